@@ -1,0 +1,38 @@
+// swift-tools-version: 6.0
+//
+// Folio: SwiftData's programming model with the data kept in plain files.
+// No package dependencies: only the Swift toolchain.
+
+import PackageDescription
+
+let package = Package(
+    name: "Folio",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "Folio", targets: ["Folio"]),
+        .library(name: "FolioStorage", targets: ["FolioStorage"]),
+        .executable(name: "folio", targets: ["folio"]),
+    ],
+    targets: [
+        // The storage engine: JSON values, journal, snapshots, recovery, locking, the platform seam.
+        // Works on records (entity, identifier, values) and knows nothing of models or macros.
+        .target(name: "FolioStorage"),
+
+        // The macro logic as an ordinary library, so that tests can link it: a small Swift lexer,
+        // a declaration parser, the expansions and their diagnostics. Depends on nothing.
+        .target(name: "FolioMacroKit"),
+
+        // The compiler plugin: speaks the plugin wire protocol on stdin/stdout and calls FolioMacroKit.
+        .macro(name: "FolioMacros", dependencies: ["FolioMacroKit"]),
+
+        // What users import: the macros, models, schema, containers, contexts and queries.
+        .target(name: "Folio", dependencies: ["FolioStorage", "FolioMacros"]),
+
+        // The command-line tool: a demo, and offline inspection of any store.
+        .executableTarget(name: "folio", dependencies: ["Folio", "FolioStorage"]),
+
+        .testTarget(name: "FolioMacroKitTests", dependencies: ["FolioMacroKit"]),
+        .testTarget(name: "FolioModelTests", dependencies: ["Folio"]),
+        .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage"]),
+    ]
+)
