@@ -3,6 +3,7 @@
 // Folio: SwiftData's programming model with the data kept in plain files.
 // No package dependencies: only the Swift toolchain.
 
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(

@@ -1,0 +1,89 @@
+import FolioStorage
+
+/// Reads a model's persisted properties from stored values. Generated `_folioDecode(from:)` calls it.
+///
+/// A property missing from the record takes the property's default, or `nil` when it is optional;
+/// otherwise decoding fails with a ``ModelCodingError`` naming the property. A relationship that refers
+/// to models is not resolved here: it stays unloaded until it is first read.
+public struct ModelRecordDecoder {
+    let values: [String: JSONValue]
+    let entityName: String
+    let identifier: PersistentIdentifier?
+    let backingData: ModelBackingData
+
+    init(values: [String: JSONValue], entityName: String, identifier: PersistentIdentifier?, backingData: ModelBackingData) {
+        self.values = values
+        self.entityName = entityName
+        self.identifier = identifier
+        self.backingData = backingData
+    }
+
+    /// Decodes a property that has no default.
+    public mutating func decode<Value>(forKey key: String) throws -> _ModelField<Value> {
+        if let field: _ModelField<Value> = try decodeStored(forKey: key) { return field }
+        if let optional = Value.self as? any _OptionalValue.Type, let none = optional._none as? Value {
+            return .loaded(none)
+        }
+        throw ModelCodingError(entityName: entityName, identifier: identifier, property: key,
+                               reason: "the record has no value for this property, which has no default and is not optional")
+    }
+
+    /// Decodes a property with a default, used when the record has no value for it.
+    public mutating func decode<Value>(forKey key: String, default makeDefault: () -> Value) throws -> _ModelField<Value> {
+        if let field: _ModelField<Value> = try decodeStored(forKey: key) { return field }
+        return .loaded(makeDefault())
+    }
+
+    /// The property's stored value, or nil when the record has none.
+    private mutating func decodeStored<Value>(forKey key: String) throws -> _ModelField<Value>? {
+        backingData.unresolvedRelationships[key] = nil
+        guard let stored = values[key] else { return nil }
+        switch ValueKind.of(Value.self) {
+        case .attribute:
+            do {
+                if let special = try ValueDecoder.decodeSpecial(Value.self, from: stored, codingPath: []) {
+                    return .loaded(special)
+                }
+                if stored.isNull, let optional = Value.self as? any _OptionalValue.Type, let none = optional._none as? Value {
+                    return .loaded(none)
+                }
+                guard let decodable = Value.self as? any Decodable.Type else {
+                    throw ModelCodingError(entityName: entityName, identifier: identifier, property: key,
+                                           reason: "\(Value.self) is neither Codable nor a model")
+                }
+                let decoded = try ValueDecoder.decode(decodable, from: stored)
+                guard let typed = decoded as? Value else {
+                    throw ModelCodingError(entityName: entityName, identifier: identifier, property: key,
+                                           reason: "the stored value did not decode as \(Value.self)")
+                }
+                return .loaded(typed)
+            } catch let error as ModelCodingError {
+                throw error
+            } catch {
+                throw ModelCodingError(entityName: entityName, identifier: identifier, property: key, error: error)
+            }
+        case .toOne(_, let optional):
+            if stored.isNull {
+                guard optional, let none = (Value.self as? any _OptionalValue.Type)?._none as? Value else {
+                    throw ModelCodingError(entityName: entityName, identifier: identifier, property: key,
+                                           reason: "the relationship is not optional, but the record stores null")
+                }
+                return .loaded(none)
+            }
+            guard stored.intValue != nil else {
+                throw ModelCodingError(entityName: entityName, identifier: identifier, property: key,
+                                       reason: "expected a record number, found \(stored.kindDescription)")
+            }
+        case .toMany(_, let collection):
+            guard case .array(let elements) = stored, elements.allSatisfy({ $0.intValue != nil }) else {
+                throw ModelCodingError(entityName: entityName, identifier: identifier, property: key,
+                                       reason: "expected an array of record numbers, found \(stored.kindDescription)")
+            }
+            if elements.isEmpty, let empty = collection._make([]) as? Value {
+                return .loaded(empty)
+            }
+        }
+        backingData.unresolvedRelationships[key] = stored
+        return .unloaded
+    }
+}

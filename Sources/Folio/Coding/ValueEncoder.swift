@@ -1,0 +1,299 @@
+import FolioStorage
+
+/// Encodes `Encodable` values into ``JSONValue``s in Folio's canonical stored form.
+///
+/// Values take the form their own `Codable` gives them, except for the types with a canonical text
+/// form: `Date` (ISO 8601, see ``CanonicalDate``), `Data` (Base64), `URL` (its absolute string), `UUID`
+/// (upper-case string) and `Decimal` (its decimal string). Non-finite floating-point numbers become
+/// the strings `"NaN"`, `"Infinity"` and `"-Infinity"`. The elements of a `Set`, and the pairs of a
+/// dictionary whose keys encode as a list, are sorted, so that the same value always gives the same bytes.
+enum ValueEncoder {
+    static func encode<T: Encodable>(_ value: T, codingPath: [any CodingKey] = []) throws -> JSONValue {
+        if let special = try encodeSpecial(value, codingPath: codingPath) { return special }
+        let encoder = TreeEncoder(codingPath: codingPath)
+        try value.encode(to: encoder)
+        var result = encoder.node.finalized()
+        if value is any _UnorderedPairs, case .array(let flat) = result {
+            result = .array(sortedPairs(flat))
+        }
+        return result
+    }
+
+    /// The canonical form of values whose `Codable` form is not canonical or not readable.
+    static func encodeSpecial(_ value: Any, codingPath: [any CodingKey]) throws -> JSONValue? {
+        switch value {
+        case let string as String: return .string(string)
+        case let bool as Bool: return .bool(bool)
+        case let int as Int: return .int(Int64(int))
+        case let double as Double: return encodeDouble(double)
+        case let date as Date: return CanonicalDate.encode(date)
+        case let uuid as UUID: return .string(uuid.uuidString)
+        case let url as URL: return .string(url.absoluteString)
+        case let data as Data: return .string(data.base64EncodedString())
+        case let decimal as Decimal: return .string(decimal.description)
+        case let float as Float: return encodeDouble(Double(float))
+        case let int as Int64: return .int(int)
+        case let int as Int32: return .int(Int64(int))
+        case let int as Int16: return .int(Int64(int))
+        case let int as Int8: return .int(Int64(int))
+        case let uint as UInt64: return uint <= UInt64(Int64.max) ? .int(Int64(uint)) : .string(String(uint))
+        case let uint as UInt: return UInt64(uint) <= UInt64(Int64.max) ? .int(Int64(uint)) : .string(String(uint))
+        case let uint as UInt32: return .int(Int64(uint))
+        case let uint as UInt16: return .int(Int64(uint))
+        case let uint as UInt8: return .int(Int64(uint))
+        case let set as any _UnorderedElements:
+            let elements = try set._encodedElements(codingPath: codingPath)
+            return .array(elements.sorted(by: JSONValue.canonicallyPrecedes))
+        default:
+            return nil
+        }
+    }
+
+    static func encodeDouble(_ value: Double) -> JSONValue {
+        if value.isNaN { return .string("NaN") }
+        if value.isInfinite { return .string(value > 0 ? "Infinity" : "-Infinity") }
+        return .double(value)
+    }
+
+    private static func sortedPairs(_ flat: [JSONValue]) -> [JSONValue] {
+        guard flat.count % 2 == 0 else { return flat }
+        var pairs: [(JSONValue, JSONValue)] = []
+        var index = 0
+        while index < flat.count {
+            pairs.append((flat[index], flat[index + 1]))
+            index += 2
+        }
+        pairs.sort { JSONValue.canonicallyPrecedes($0.0, $1.0) }
+        return pairs.flatMap { [$0.0, $0.1] }
+    }
+}
+
+/// A set whose elements Folio sorts when it stores them.
+protocol _UnorderedElements {
+    func _encodedElements(codingPath: [any CodingKey]) throws -> [JSONValue]
+}
+
+extension Set: _UnorderedElements where Element: Encodable {
+    func _encodedElements(codingPath: [any CodingKey]) throws -> [JSONValue] {
+        try map { try ValueEncoder.encode($0, codingPath: codingPath) }
+    }
+}
+
+/// A dictionary, whose key–value pairs Folio sorts when its keys encode as a list.
+protocol _UnorderedPairs {}
+extension Dictionary: _UnorderedPairs {}
+
+extension JSONValue {
+    /// A total order on values, used to sort set elements and dictionary pairs deterministically:
+    /// by kind (null, Boolean, number, string, array, object), then by value.
+    static func canonicallyPrecedes(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
+        func rank(_ value: JSONValue) -> Int {
+            switch value {
+            case .null: return 0
+            case .bool: return 1
+            case .int, .double: return 2
+            case .string: return 3
+            case .array: return 4
+            case .object: return 5
+            }
+        }
+        let (left, right) = (rank(lhs), rank(rhs))
+        if left != right { return left < right }
+        switch (lhs, rhs) {
+        case let (.bool(a), .bool(b)): return !a && b
+        case let (.int(a), .int(b)): return a < b
+        case let (.string(a), .string(b)): return Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8))
+        case let (.array(a), .array(b)):
+            for (x, y) in zip(a, b) where x != y { return canonicallyPrecedes(x, y) }
+            return a.count < b.count
+        case let (.object(a), .object(b)):
+            let keysA = a.keys.sorted(), keysB = b.keys.sorted()
+            if keysA != keysB { return keysA.lexicographicallyPrecedes(keysB) }
+            for key in keysA where a[key] != b[key] {
+                return canonicallyPrecedes(a[key] ?? .null, b[key] ?? .null)
+            }
+            return false
+        default:
+            return (lhs.doubleValue ?? 0) < (rhs.doubleValue ?? 0)
+        }
+    }
+}
+
+/// A node of the value being encoded; containers are filled in place, then turned into a value.
+final class EncodingNode {
+    enum Content {
+        case empty
+        case value(JSONValue)
+        case object([String: EncodingNode])
+        case array([EncodingNode])
+    }
+
+    var content: Content = .empty
+
+    func finalized() -> JSONValue {
+        switch content {
+        case .empty: return .object([:])
+        case .value(let value): return value
+        case .object(let members): return .object(members.mapValues { $0.finalized() })
+        case .array(let elements): return .array(elements.map { $0.finalized() })
+        }
+    }
+}
+
+final class TreeEncoder: Encoder {
+    let codingPath: [any CodingKey]
+    let userInfo: [CodingUserInfoKey: Any] = [:]
+    let node: EncodingNode
+
+    init(codingPath: [any CodingKey], node: EncodingNode = EncodingNode()) {
+        self.codingPath = codingPath
+        self.node = node
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if case .object = node.content {} else { node.content = .object([:]) }
+        return KeyedEncodingContainer(KeyedContainer<Key>(node: node, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        if case .array = node.content {} else { node.content = .array([]) }
+        return UnkeyedContainer(node: node, codingPath: codingPath)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        SingleValueContainer(node: node, codingPath: codingPath)
+    }
+
+    static func encodeChild<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> EncodingNode {
+        let child = EncodingNode()
+        child.content = .value(try ValueEncoder.encode(value, codingPath: codingPath))
+        return child
+    }
+
+    struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+        let node: EncodingNode
+        let codingPath: [any CodingKey]
+
+        private func set(_ child: EncodingNode, _ key: Key) {
+            guard case .object(var members) = node.content else { return }
+            node.content = .empty  // release the storage so the dictionary is mutated in place
+            members[key.stringValue] = child
+            node.content = .object(members)
+        }
+
+        mutating func encodeNil(forKey key: Key) throws {
+            let child = EncodingNode()
+            child.content = .value(.null)
+            set(child, key)
+        }
+
+        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+            set(try TreeEncoder.encodeChild(value, codingPath: codingPath + [key]), key)
+        }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+            -> KeyedEncodingContainer<NestedKey> {
+            let child = EncodingNode()
+            child.content = .object([:])
+            set(child, key)
+            return KeyedEncodingContainer(KeyedContainer<NestedKey>(node: child, codingPath: codingPath + [key]))
+        }
+
+        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+            let child = EncodingNode()
+            child.content = .array([])
+            set(child, key)
+            return UnkeyedContainer(node: child, codingPath: codingPath + [key])
+        }
+
+        mutating func superEncoder() -> any Encoder {
+            let child = EncodingNode()
+            if let key = Key(stringValue: "super") { set(child, key) }
+            return TreeEncoder(codingPath: codingPath, node: child)
+        }
+
+        mutating func superEncoder(forKey key: Key) -> any Encoder {
+            let child = EncodingNode()
+            set(child, key)
+            return TreeEncoder(codingPath: codingPath + [key], node: child)
+        }
+    }
+
+    struct UnkeyedContainer: UnkeyedEncodingContainer {
+        let node: EncodingNode
+        let codingPath: [any CodingKey]
+
+        var count: Int {
+            if case .array(let elements) = node.content { return elements.count }
+            return 0
+        }
+
+        private func append(_ child: EncodingNode) {
+            guard case .array(var elements) = node.content else { return }
+            node.content = .empty
+            elements.append(child)
+            node.content = .array(elements)
+        }
+
+        mutating func encodeNil() throws {
+            let child = EncodingNode()
+            child.content = .value(.null)
+            append(child)
+        }
+
+        mutating func encode<T: Encodable>(_ value: T) throws {
+            append(try TreeEncoder.encodeChild(value, codingPath: codingPath + [IndexKey(count)]))
+        }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+            let child = EncodingNode()
+            child.content = .object([:])
+            append(child)
+            return KeyedEncodingContainer(KeyedContainer<NestedKey>(node: child, codingPath: codingPath + [IndexKey(count)]))
+        }
+
+        mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+            let child = EncodingNode()
+            child.content = .array([])
+            append(child)
+            return UnkeyedContainer(node: child, codingPath: codingPath + [IndexKey(count)])
+        }
+
+        mutating func superEncoder() -> any Encoder {
+            let child = EncodingNode()
+            append(child)
+            return TreeEncoder(codingPath: codingPath, node: child)
+        }
+    }
+
+    struct SingleValueContainer: SingleValueEncodingContainer {
+        let node: EncodingNode
+        let codingPath: [any CodingKey]
+
+        mutating func encodeNil() throws { node.content = .value(.null) }
+
+        mutating func encode<T: Encodable>(_ value: T) throws {
+            node.content = .value(try ValueEncoder.encode(value, codingPath: codingPath))
+        }
+    }
+}
+
+/// A coding key for an array position.
+struct IndexKey: CodingKey {
+    let intValue: Int?
+    let stringValue: String
+
+    init(_ index: Int) {
+        self.intValue = index
+        self.stringValue = "\(index)"
+    }
+
+    init?(stringValue: String) {
+        self.stringValue = stringValue
+        self.intValue = Int(stringValue)
+    }
+
+    init?(intValue: Int) {
+        self.init(intValue)
+    }
+}

@@ -1,0 +1,98 @@
+extension Schema {
+    /// A persisted value property of an entity.
+    public final class Attribute: SchemaProperty {
+        /// How an attribute is stored.
+        public struct Option: Hashable, Sendable, CustomStringConvertible {
+            fileprivate let name: String
+            /// Keeps the value unique among models of the entity; inserting a model with an existing value
+            /// updates the stored model instead (an upsert).
+            public static let unique = Option(name: "unique")
+            /// Keeps the bytes in a content-addressed file beside the store instead of inline.
+            public static let externalStorage = Option(name: "externalStorage")
+            /// Stores the value through its own `Codable` as an opaque value. Predicates and sort
+            /// descriptors cannot reach inside it; Folio refuses such a fetch with an error naming the key path.
+            public static let codable = Option(name: "codable")
+            /// Keeps the value in the history tombstone when the model is deleted.
+            public static let preserveValueOnDeletion = Option(name: "preserveValueOnDeletion")
+            /// Tracks changes to the property without persisting it.
+            public static let ephemeral = Option(name: "ephemeral")
+            /// Accepted for compatibility; Folio has no Spotlight integration.
+            public static let spotlight = Option(name: "spotlight")
+            /// Accepted for compatibility; Folio has no CloudKit integration.
+            public static let allowsCloudEncryption = Option(name: "allowsCloudEncryption")
+
+            /// Accepted for compatibility; Folio stores values through `Codable` and ignores transformers.
+            public static func transformable(by transformerName: String) -> Option {
+                Option(name: "transformable(\(transformerName))")
+            }
+
+            public var description: String { "." + name }
+        }
+
+        public private(set) var name: String
+        public let originalName: String
+        public let options: [Option]
+        public let hashModifier: String?
+        public private(set) var valueType: any Any.Type = Any.self
+        public private(set) var defaultValue: Any?
+        public private(set) var keyPath: AnyKeyPath?
+        public private(set) var isOptional = false
+        private let declaredOriginalName: String?
+
+        /// The options and names of an attribute, as `@Attribute` spells them.
+        public init(_ options: Option..., originalName: String? = nil, hashModifier: String? = nil) {
+            self.name = ""
+            self.options = options
+            self.declaredOriginalName = originalName
+            self.originalName = originalName ?? ""
+            self.hashModifier = hashModifier
+        }
+
+        /// A complete attribute description.
+        public init(name: String, originalName: String? = nil, options: [Option] = [], valueType: any Any.Type,
+                    defaultValue: Any? = nil, hashModifier: String? = nil) {
+            self.name = name
+            self.options = options
+            self.declaredOriginalName = originalName
+            self.originalName = originalName ?? name
+            self.hashModifier = hashModifier
+            self.valueType = valueType
+            self.defaultValue = defaultValue
+            self.isOptional = valueType is any _OptionalValue.Type
+        }
+
+        func completed(from metadata: PropertyMetadata) -> Attribute {
+            let attribute = Attribute(name: metadata.name, originalName: declaredOriginalName, options: options,
+                                      valueType: metadata.valueType, defaultValue: metadata.defaultValue,
+                                      hashModifier: hashModifier)
+            attribute.keyPath = metadata.keypath
+            return attribute
+        }
+
+        public var isAttribute: Bool { true }
+        public var isRelationship: Bool { false }
+        public var isTransient: Bool { options.contains(.ephemeral) }
+        public var isUnique: Bool { options.contains(.unique) }
+        /// Whether the value is stored through its own `Codable` as an opaque value.
+        public var isCodable: Bool { options.contains(.codable) }
+        /// Whether the value's bytes are kept in a file beside the store.
+        public var isExternalStorage: Bool { options.contains(.externalStorage) }
+        /// Whether the value is kept in the history tombstone on deletion.
+        public var preservesValueOnDeletion: Bool { options.contains(.preserveValueOnDeletion) }
+
+        public var description: String {
+            let optionText = options.isEmpty ? "" : " " + options.map(\.description).joined(separator: ", ")
+            return "Attribute(\(name): \(valueType)\(optionText))"
+        }
+
+        public static func == (lhs: Attribute, rhs: Attribute) -> Bool {
+            lhs.name == rhs.name && lhs.options == rhs.options && lhs.originalName == rhs.originalName
+                && ObjectIdentifier(lhs.valueType) == ObjectIdentifier(rhs.valueType)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(name)
+            hasher.combine(options)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+extension Schema {
+    /// The blueprint of one model class: its persisted properties, constraints and place in the
+    /// inheritance tree.
+    public final class Entity: Hashable, CustomStringConvertible {
+        /// The entity's name: the class name.
+        public let name: String
+        /// The model class.
+        public let modelType: any PersistentModel.Type
+        /// The entity this one inherits from, if any.
+        public internal(set) weak var superentity: Entity?
+        /// The entities that inherit from this one directly.
+        public internal(set) var subentities: [Entity] = []
+        /// All persisted properties, the superentity's first, in declaration order.
+        public internal(set) var properties: [any SchemaProperty] = []
+        /// The properties this class declares itself (without inherited ones).
+        public internal(set) var declaredProperties: [any SchemaProperty] = []
+        /// `#Unique` constraints and `.unique` attributes, inherited ones included: groups of property names.
+        public internal(set) var uniquenessConstraints: [[String]] = []
+        /// `#Index` declarations, inherited ones included: groups of property names.
+        public internal(set) var indices: [[String]] = []
+        /// The property metadata the macro generated, inherited ones included, by property name.
+        var metadataByName: [String: PropertyMetadata] = [:]
+
+        init(modelType: any PersistentModel.Type) {
+            self.modelType = modelType
+            self.name = modelType._folioEntityName
+        }
+
+        /// The persisted value properties, inherited ones included.
+        public var attributes: Set<Attribute> {
+            Set(properties.compactMap { $0 as? Attribute })
+        }
+
+        /// The relationships, inherited ones included.
+        public var relationships: Set<Relationship> {
+            Set(properties.compactMap { $0 as? Relationship })
+        }
+
+        /// The attributes by name.
+        public var attributesByName: [String: Attribute] {
+            Dictionary(properties.compactMap { $0 as? Attribute }.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+
+        /// The relationships by name.
+        public var relationshipsByName: [String: Relationship] {
+            Dictionary(properties.compactMap { $0 as? Relationship }.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+
+        /// The property called `name`, inherited ones included.
+        public func property(named name: String) -> (any SchemaProperty)? {
+            properties.first { $0.name == name }
+        }
+
+        /// This entity and every entity that inherits from it, directly or not.
+        public var selfAndDescendants: [Entity] {
+            [self] + subentities.flatMap(\.selfAndDescendants)
+        }
+
+        /// Whether this entity is `other` or inherits from it.
+        public func isKind(of other: Entity) -> Bool {
+            var current: Entity? = self
+            while let entity = current {
+                if entity === other { return true }
+                current = entity.superentity
+            }
+            return false
+        }
+
+        public var description: String {
+            var text = "Entity \(name)"
+            if let superentity { text += " : \(superentity.name)" }
+            for property in properties { text += "\n  \(property)" }
+            return text
+        }
+
+        public static func == (lhs: Entity, rhs: Entity) -> Bool { lhs === rhs }
+
+        public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    }
+}

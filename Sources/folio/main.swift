@@ -1,0 +1,1 @@
+print("folio: the command-line tool is not built yet")
