@@ -61,8 +61,11 @@ public final class ModelBackingData {
     ) rethrows -> Result {
         let result = try registrar.withMutation(of: model, keyPath: keyPath, mutation)
         unresolvedRelationships[property] = nil
-        changedProperties.insert(property)
-        context?.modelDidChange(model, property: property)
+        // A model that no context manages has no unsaved changes: inserting it writes all its values.
+        if let context {
+            changedProperties.insert(property)
+            context.modelDidChange(model, property: property)
+        }
         return result
     }
 
