@@ -1,8 +1,299 @@
-/// The object that tracks models, their changes, and saves them to a container's store.
+import FolioStorage
+
+/// The object that tracks models, their unsaved changes, and saves them to its container's store.
+///
+/// Use a context from one thread (or actor) at a time. Each context holds at most one instance per
+/// stored record: fetching the same record twice returns the same object. Several contexts of one
+/// container, and containers in other processes on the same store, see each other's saved changes
+/// on their next fetch.
 public final class ModelContext {
-    /// Models whose relationships are resolved through this context.
-    func resolveRelationships<Model: PersistentModel>(of model: Model) {}
+    /// The container whose store this context reads and writes.
+    public let container: ModelContainer
+    /// Whether the context saves by itself after changes. `true` for ``ModelContainer/mainContext``,
+    /// `false` for contexts you create, as in SwiftData. Autosave runs on the main queue.
+    public var autosaveEnabled = false
+    /// The author recorded with each transaction this context saves, for persistent history.
+    public var author: String?
+
+    /// Live instances of stored records, by record number. Clean models are held weakly.
+    var registered: [Int64: WeakModel] = [:]
+    /// Unsaved models in insertion order, and changed and deleted ones.
+    var inserted: [ObjectIdentifier: any PersistentModel] = [:]
+    var insertionOrder: [ObjectIdentifier] = []
+    var changed: [ObjectIdentifier: any PersistentModel] = [:]
+    var deleted: [ObjectIdentifier: any PersistentModel] = [:]
+    var deletionOrder: [ObjectIdentifier] = []
+    /// Set while the context updates inverse relationships, so that those updates are not mirrored back.
+    var isMaintainingInverses = false
+    /// The values of relationships about to change, read before the change, by model and property.
+    var relationshipValuesBeforeChange: [ObjectIdentifier: [String: [AnyObject]]] = [:]
+    private var autosaveScheduled = false
+
+    /// Creates a context for a container.
+    public init(_ container: ModelContainer) {
+        self.container = container
+    }
+
+    /// A model held without keeping it alive.
+    final class WeakModel {
+        weak var model: AnyObject?
+        init(_ model: AnyObject) { self.model = model }
+    }
+
+    var schema: Schema { container.schema }
+
+    func entity(of model: any PersistentModel) -> Schema.Entity? {
+        container.schema.entitiesByName[type(of: model)._folioEntityName]
+    }
+
+    // MARK: Pending changes
+
+    /// Whether the context has inserted, changed or deleted models that are not saved yet.
+    public var hasChanges: Bool {
+        !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty
+    }
+
+    /// The models inserted since the last save, in insertion order.
+    public var insertedModelsArray: [any PersistentModel] {
+        insertionOrder.compactMap { inserted[$0] }
+    }
+
+    /// The stored models changed since the last save.
+    public var changedModelsArray: [any PersistentModel] {
+        Array(changed.values)
+    }
+
+    /// The models deleted since the last save.
+    public var deletedModelsArray: [any PersistentModel] {
+        deletionOrder.compactMap { deleted[$0] }
+    }
+
+    /// Registers a model (and the unsaved models it refers to) to be inserted at the next save.
+    ///
+    /// Until the save, the model has a temporary ``PersistentModel/persistentModelID``. Inserting a
+    /// model whose `.unique` or `#Unique` values match a stored model updates that model at the save
+    /// instead (an upsert), as in SwiftData.
+    public func insert<T: PersistentModel>(_ model: T) {
+        insertModel(model)
+    }
+
+    func insertModel(_ model: any PersistentModel) {
+        let backing = model.persistentBackingData
+        let key = ObjectIdentifier(model)
+        if backing.context === self {
+            if deleted[key] != nil {
+                deleted[key] = nil
+                deletionOrder.removeAll { $0 == key }
+                backing.isDeleted = false
+            }
+            return
+        }
+        guard backing.context == nil, backing.storedRecordNumber == nil else { return }
+        backing.context = self
+        backing.isInserted = true
+        inserted[key] = model
+        insertionOrder.append(key)
+        // Insert the related graph and make both sides of each relationship agree.
+        for related in relatedModels(of: model) {
+            insertModel(related.model)
+        }
+        reconcileInverses(of: model)
+        scheduleAutosave()
+    }
+
+    /// Marks a model to be deleted from the store at the next save. An unsaved model is simply discarded.
+    public func delete<T: PersistentModel>(_ model: T) {
+        deleteModel(model)
+    }
+
+    func deleteModel(_ model: any PersistentModel) {
+        let backing = model.persistentBackingData
+        let key = ObjectIdentifier(model)
+        guard backing.context === self else { return }
+        if inserted[key] != nil {
+            inserted[key] = nil
+            insertionOrder.removeAll { $0 == key }
+            backing.isInserted = false
+            backing.isDeleted = true
+            backing.context = nil
+            return
+        }
+        guard deleted[key] == nil else { return }
+        backing.isDeleted = true
+        deleted[key] = model
+        deletionOrder.append(key)
+        changed[key] = nil
+        scheduleAutosave()
+    }
+
+    /// Discards unsaved inserts and deletes and restores changed models to their stored values.
+    public func rollback() {
+        for model in inserted.values {
+            let backing = model.persistentBackingData
+            backing.isInserted = false
+            backing.context = nil
+            backing.changedProperties = []
+        }
+        inserted = [:]
+        insertionOrder = []
+        let restore = Array(changed.values) + Array(deleted.values)
+        changed = [:]
+        deleted = [:]
+        deletionOrder = []
+        container.syncIndex()
+        for model in restore {
+            let backing = model.persistentBackingData
+            backing.isDeleted = false
+            backing.changedProperties = []
+            if let number = backing.storedRecordNumber {
+                try? reload(model, recordNumber: number)
+            }
+        }
+    }
+
+    /// Runs `block`, then saves.
+    public func transaction(block: () throws -> Void) throws {
+        try block()
+        try save()
+    }
+
+    /// Folio records changes as they happen; there is nothing to process. Provided for SwiftData compatibility.
+    public func processPendingChanges() {}
+
+    // MARK: Identity
+
+    /// The registered model with this identifier, or nil if this context holds no such instance.
+    public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
+        if let number = persistentModelID.recordNumber {
+            return registered[number]?.model as? T
+        }
+        return inserted.values.first { $0.persistentModelID == persistentModelID } as? T
+    }
+
+    /// The model with this identifier: the registered instance, or one loaded from the store.
+    ///
+    /// SwiftData returns a placeholder for an identifier it does not know; Folio loads the record, and
+    /// when the store has no such record it returns a new, unsaved instance of the entity with no
+    /// values loaded, whose properties must not be read.
+    public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
+        if let number = persistentModelID.recordNumber, let model = model(forRecordNumber: number) {
+            return model
+        }
+        if let model = inserted.values.first(where: { $0.persistentModelID == persistentModelID }) {
+            return model
+        }
+        let type: any PersistentModel.Type = schema.entitiesByName[persistentModelID.entityName]?.modelType ?? PlaceholderModel.self
+        return type.init(backingData: ModelBackingData())
+    }
+
+    /// The instance of a stored record: the registered one, or a new one loaded from the index.
+    func model(forRecordNumber number: Int64) -> (any PersistentModel)? {
+        if let model = registered[number]?.model as? any PersistentModel {
+            let backing = model.persistentBackingData
+            if !backing.hasChanges, let version = container.index.versions[number], version > backing.loadedVersion {
+                try? reload(model, recordNumber: number)
+            }
+            return model
+        }
+        return try? materialize(number)
+    }
+
+    /// Creates and registers the instance of a stored record.
+    func materialize(_ number: Int64) throws -> (any PersistentModel)? {
+        guard let record = container.index.records[number],
+              let entity = schema.entitiesByName[record.entity] else { return nil }
+        let backing = ModelBackingData()
+        backing.assignRecordNumber(number, storeIdentifier: container.storeIdentifier)
+        let model = entity.modelType.init(backingData: backing)
+        try decode(model, from: record.values, entity: entity, number: number)
+        backing.context = self
+        backing.loadedVersion = container.index.versions[number] ?? 0
+        registered[number] = WeakModel(model)
+        return model
+    }
+
+    /// Loads a model's stored values again.
+    func reload(_ model: any PersistentModel, recordNumber number: Int64) throws {
+        guard let record = container.index.records[number], let entity = entity(of: model) else { return }
+        try decode(model, from: record.values, entity: entity, number: number)
+        model.persistentBackingData.loadedVersion = container.index.versions[number] ?? 0
+    }
+
+    private func decode(_ model: any PersistentModel, from values: [String: JSONValue], entity: Schema.Entity, number: Int64) throws {
+        var decoder = ModelRecordDecoder(values: try readExternalValues(values, entity: entity), entityName: entity.name,
+                                         identifier: model.persistentModelID, backingData: model.persistentBackingData)
+        do {
+            try model._folioDecode(from: &decoder)
+        } catch {
+            throw FolioError(.modelCoding, "\(entity.name) record \(number) could not be loaded", underlying: error)
+        }
+    }
+
+    // MARK: Autosave
+
+    func scheduleAutosave() {
+        guard autosaveEnabled, !autosaveScheduled else { return }
+        autosaveScheduled = true
+        // Autosave is for contexts used on the main queue (the main context); the box only carries the
+        // reference there.
+        let box = UncheckedBox(self)
+        DispatchQueue.main.async {
+            guard let context = box.value else { return }
+            context.autosaveScheduled = false
+            if context.hasChanges { try? context.save() }
+        }
+    }
+
+    // MARK: Hooks from models
+
+    /// Called by a model's setter before a persisted property changes.
+    func modelWillChange<Model: PersistentModel>(_ model: Model, property: String) {
+        guard !isMaintainingInverses, let entity = entity(of: model),
+              let relationship = entity.relationshipsByName[property], relationship.inverseName != nil else { return }
+        relationshipValuesBeforeChange[ObjectIdentifier(model), default: [:]][property] =
+            currentRelated(of: model, relationship: relationship)
+    }
 
     /// Called by a model's setter after a persisted property changed.
-    func modelDidChange<Model: PersistentModel>(_ model: Model, property: String) {}
+    func modelDidChange<Model: PersistentModel>(_ model: Model, property: String) {
+        let key = ObjectIdentifier(model)
+        if inserted[key] == nil && deleted[key] == nil {
+            changed[key] = model
+        }
+        if let entity = entity(of: model), let relationship = entity.relationshipsByName[property] {
+            let before = relationshipValuesBeforeChange[key]?[property] ?? []
+            relationshipValuesBeforeChange[key]?[property] = nil
+            let after = currentRelated(of: model, relationship: relationship)
+            for related in after {
+                if let relatedModel = related as? any PersistentModel, relatedModel.persistentBackingData.context == nil {
+                    insertModel(relatedModel)
+                }
+            }
+            if !isMaintainingInverses {
+                updateInverses(of: model, relationship: relationship, before: before, after: after)
+            }
+        }
+        scheduleAutosave()
+    }
+
+    /// Resolves the relationships of `model` that are not loaded yet.
+    func resolveRelationships<Model: PersistentModel>(of model: Model) {
+        let backing = model.persistentBackingData
+        guard !backing.unresolvedRelationships.isEmpty else { return }
+        var resolver = ModelRelationshipResolver(unresolved: backing.unresolvedRelationships, context: self)
+        model._folioResolve(&resolver)
+        for key in resolver.resolvedKeys { backing.unresolvedRelationships[key] = nil }
+    }
+}
+
+/// Carries a weak reference to a context to the queue it is used on.
+private final class UncheckedBox: @unchecked Sendable {
+    weak var value: ModelContext?
+    init(_ value: ModelContext) { self.value = value }
+}
+
+/// Stands in for a model of an entity the schema does not know, so that `model(for:)` can return something.
+@Model
+final class PlaceholderModel {
+    init() {}
 }

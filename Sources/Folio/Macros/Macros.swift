@@ -30,7 +30,7 @@
 @attached(member, conformances: PersistentModel,
           names: named(persistentBackingData), named(init), named(schemaMetadata), named(_folioEntityName),
           named(_folioSuperclass), named(_folioIndexes), named(_folioUniqueConstraints), named(_folioEncode),
-          named(_folioDecode))
+          named(_folioDecode), named(_folioResolve), named(_folioKeyPathTable), arbitrary)
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "FolioMacros", type: "ModelMacro")

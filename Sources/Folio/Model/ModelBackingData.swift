@@ -23,6 +23,8 @@ public final class ModelBackingData {
     var isInserted = false
     /// Stored values of relationships that have not been resolved into models yet, by property name.
     var unresolvedRelationships: [String: JSONValue] = [:]
+    /// The index version of the record the model was last loaded from.
+    var loadedVersion: UInt64 = 0
 
     /// Creates the state of a new, unsaved model.
     public init() {}
@@ -44,6 +46,10 @@ public final class ModelBackingData {
     /// The store-wide record number, once the model has been saved or loaded.
     var storedRecordNumber: Int64? { recordNumber }
 
+    func forgetRecordNumber() {
+        recordNumber = nil
+    }
+
     func assignRecordNumber(_ number: Int64, storeIdentifier: String?) {
         recordNumber = number
         self.storeIdentifier = storeIdentifier
@@ -59,14 +65,30 @@ public final class ModelBackingData {
     public func withMutation<Model: PersistentModel, Value, Result>(
         _ model: Model, keyPath: KeyPath<Model, Value>, property: String, _ mutation: () throws -> Result
     ) rethrows -> Result {
+        context?.modelWillChange(model, property: property)
         let result = try registrar.withMutation(of: model, keyPath: keyPath, mutation)
         unresolvedRelationships[property] = nil
         // A model that no context manages has no unsaved changes: inserting it writes all its values.
         if let context {
             changedProperties.insert(property)
             context.modelDidChange(model, property: property)
+        } else if ValueKind.of(Value.self).isRelationship, let adopting = ModelBackingData.managingContext(of: model[keyPath: keyPath]) {
+            // Relating an unmanaged model to a managed one inserts it into that model's context, as in SwiftData.
+            adopting.insertModel(model)
         }
         return result
+    }
+
+    /// The context of the first managed model in a relationship value.
+    static func managingContext(of value: Any) -> ModelContext? {
+        if let model = value as? any PersistentModel { return model.persistentBackingData.context }
+        if let optional = value as? any _OptionalValue, let wrapped = optional._wrappedValue { return managingContext(of: wrapped) }
+        if let collection = value as? any _ModelCollection {
+            for element in collection._elements {
+                if let context = managingContext(of: element) { return context }
+            }
+        }
+        return nil
     }
 
     /// Loads the persisted properties of `model` that are not loaded yet (its relationships, which are

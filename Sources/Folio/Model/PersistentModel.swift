@@ -24,6 +24,10 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     func _folioEncode(to encoder: inout ModelRecordEncoder) throws
     /// Reads the persisted properties (the superclass's first) from a record.
     func _folioDecode(from decoder: inout ModelRecordDecoder) throws
+    /// Resolves relationships that are not loaded yet.
+    func _folioResolve(_ resolver: inout ModelRelationshipResolver)
+    /// Key paths rooted at this class for every persisted property, inherited ones included.
+    static var _folioKeyPathTable: [(AnyKeyPath, String)] { get }
 }
 
 extension PersistentModel {

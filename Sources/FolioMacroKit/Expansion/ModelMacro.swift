@@ -88,8 +88,10 @@ struct ModelMacro {
         let problems = classProblems(type, snippet)
         if !problems.isEmpty { return ExpansionResult(source: "", diagnostics: problems) }
 
-        // The compiler lists PersistentModel as missing unless the class inherits it from a model.
-        let isSubclass = request.conformanceList.map { !$0.contains("PersistentModel") } ?? true
+        // The compiler lists PersistentModel as missing unless the class inherits it from a model, or
+        // names it in its own inheritance clause (then the class is a root that spells it out).
+        let namesConformance = type.inheritedTypes.contains { $0 == "PersistentModel" || $0.hasSuffix(".PersistentModel") }
+        let isSubclass = request.conformanceList.map { !$0.contains("PersistentModel") } ?? !namesConformance
         let superclass = isSubclass ? type.inheritedTypes.first : nil
         let analysis = ModelAnalysis(type: type, snippet: snippet, isSubclass: isSubclass)
         let writer = ModelMemberWriter(analysis: analysis, superclass: superclass)

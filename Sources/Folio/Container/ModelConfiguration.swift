@@ -1,0 +1,95 @@
+/// Where and how a container keeps its store.
+///
+/// By default a store lives in a directory named after the configuration (`default.folio`) inside the
+/// user's Application Support directory (`~/.local/share` on Linux when `XDG_DATA_HOME` is not set).
+/// Pass `url:` to put it anywhere else; the URL names the store's directory.
+public struct ModelConfiguration: Hashable, Sendable {
+    /// The configuration's name; also the default store directory's name.
+    public let name: String
+    /// The store's directory.
+    public let url: URL
+    /// Whether the store lives only in memory. The default is `false`.
+    public let isStoredInMemoryOnly: Bool
+    /// Whether contexts may save. The default is `true`.
+    public let allowsSave: Bool
+    /// The schema this configuration's store holds; nil means the container's whole schema.
+    public let schema: Schema?
+    /// How durable each save is. The default is ``Durability/always``: `save()` returns after the
+    /// transaction is on disk.
+    public var durability: Durability = .always
+    /// Journal size in bytes past which the store compacts itself. The default is 8 MiB.
+    public var compactionThreshold: Int64? = 8 << 20
+    /// How much persistent history compaction keeps. The default keeps the last 1,000 transactions.
+    public var historyRetention = HistoryRetention()
+
+    /// How durable a save is, after Redis's `appendfsync`.
+    public enum Durability: Hashable, Sendable {
+        /// Every save is flushed to disk before it returns: nothing acknowledged is lost.
+        case always
+        /// Saves are flushed at most `interval` seconds later: a power loss can lose that much.
+        case batched(TimeInterval)
+        /// The operating system decides when to flush: a power loss can lose anything not yet written back.
+        case none
+    }
+
+    /// How much persistent history compaction keeps; a reader whose token is older gets
+    /// ``FolioError/Code/historyExpired``.
+    public struct HistoryRetention: Hashable, Sendable {
+        /// Keep at most this many of the newest transactions; nil for no limit.
+        public var maximumCount: Int?
+        /// Keep transactions at most this old; nil for no limit.
+        public var maximumAge: TimeInterval?
+
+        public init(maximumCount: Int? = 1000, maximumAge: TimeInterval? = nil) {
+            self.maximumCount = maximumCount
+            self.maximumAge = maximumAge
+        }
+    }
+
+    /// A configuration with the default name and location.
+    public init(isStoredInMemoryOnly: Bool = false) {
+        self.init(nil, schema: nil, isStoredInMemoryOnly: isStoredInMemoryOnly)
+    }
+
+    /// A configuration for some model types.
+    public init(for forTypes: any PersistentModel.Type..., isStoredInMemoryOnly: Bool = false) {
+        self.init(nil, schema: Schema(forTypes), isStoredInMemoryOnly: isStoredInMemoryOnly)
+    }
+
+    /// A configuration in the default location.
+    public init(_ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true) {
+        let name = name ?? "default"
+        self.name = name
+        self.schema = schema
+        self.isStoredInMemoryOnly = isStoredInMemoryOnly
+        self.allowsSave = allowsSave
+        self.url = ModelConfiguration.defaultDirectory.appendingPathComponent("\(name).folio", isDirectory: true)
+    }
+
+    /// A configuration whose store is the directory at `url`.
+    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true) {
+        self.name = name ?? url.deletingPathExtension().lastPathComponent
+        self.schema = schema
+        self.isStoredInMemoryOnly = false
+        self.allowsSave = allowsSave
+        self.url = url
+    }
+
+    /// The directory that holds stores whose configuration names no URL.
+    public static var defaultDirectory: URL {
+        if let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first {
+            return base
+        }
+        return FileManager.default.temporaryDirectory
+    }
+
+    public static func == (lhs: ModelConfiguration, rhs: ModelConfiguration) -> Bool {
+        lhs.name == rhs.name && lhs.url == rhs.url && lhs.isStoredInMemoryOnly == rhs.isStoredInMemoryOnly
+            && lhs.allowsSave == rhs.allowsSave
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(url)
+    }
+}

@@ -1,0 +1,171 @@
+import FolioStorage
+
+/// The object that owns a store and its schema, and hands out contexts to work with models.
+///
+/// ```swift
+/// let container = try ModelContainer(for: Recipe.self, Ingredient.self,
+///                                    configurations: ModelConfiguration(url: storeDirectory))
+/// let context = ModelContext(container)
+/// ```
+///
+/// A container keeps an in-memory index of every record of its store, shared by its contexts, and keeps
+/// it in step with saves made through any of its contexts and, on their next fetch, with saves made by
+/// other processes writing the same store. One container uses one configuration (one store).
+public final class ModelContainer: @unchecked Sendable {
+    /// The schema of the container's models.
+    public let schema: Schema
+    /// The configurations the container was made with.
+    public let configurations: [ModelConfiguration]
+    /// The configuration of the store in use.
+    public let configuration: ModelConfiguration
+    /// The migration plan; Folio does not run migrations yet, so it is always nil.
+    public let migrationPlan: (any SchemaMigrationPlan.Type)? = nil
+
+    let store: Store
+    let index: RecordIndex
+    let lock = NSRecursiveLock()
+    private var mainContextStorage: ModelContext?
+    /// A number that identifies the store in persistent identifiers.
+    let storeIdentifier: String
+
+    /// Creates a container for some model classes (and the models they refer to).
+    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
+        try self.init(for: Schema(forTypes), configurations: configurations)
+    }
+
+    /// Creates a container for some model classes (and the models they refer to).
+    public convenience init(for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)?,
+                            configurations: ModelConfiguration...) throws {
+        try self.init(for: Schema(forTypes), configurations: configurations)
+    }
+
+    /// Creates a container for a schema.
+    public convenience init(for givenSchema: Schema, configurations: ModelConfiguration...) throws {
+        try self.init(for: givenSchema, configurations: configurations)
+    }
+
+    /// Creates a container for a schema.
+    public convenience init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?,
+                            configurations: ModelConfiguration...) throws {
+        try self.init(for: givenSchema, configurations: configurations)
+    }
+
+    /// Creates a container for a schema.
+    ///
+    /// - Throws: ``FolioError`` with ``FolioError/Code/invalidSchema`` when the models cannot make a
+    ///   schema, ``FolioError/Code/schemaMismatch`` naming the entity and property when the store's
+    ///   records do not match it, and ``FolioError/Code/storage`` when the store cannot be opened.
+    public init(for givenSchema: Schema, configurations: [ModelConfiguration]) throws {
+        guard givenSchema.problems.isEmpty else {
+            throw FolioError(.invalidSchema, "The models cannot be stored:\n  " + givenSchema.problems.joined(separator: "\n  "))
+        }
+        guard configurations.count <= 1 else {
+            throw FolioError(.invalidSchema, "Folio uses one configuration per container; create one container per store")
+        }
+        let configuration = configurations.first ?? ModelConfiguration()
+        self.schema = givenSchema
+        self.configurations = [configuration]
+        self.configuration = configuration
+
+        var storeConfiguration = StoreConfiguration()
+        switch configuration.durability {
+        case .always: storeConfiguration.durability = .always
+        case .batched(let interval): storeConfiguration.durability = .batched(interval)
+        case .none: storeConfiguration.durability = .none
+        }
+        storeConfiguration.compactionThreshold = configuration.compactionThreshold
+        storeConfiguration.historyRetention = StoreConfiguration.HistoryRetention(
+            maximumCount: configuration.historyRetention.maximumCount, maximumAge: configuration.historyRetention.maximumAge)
+        storeConfiguration.knownEntities = Set(givenSchema.entities.map(\.name))
+        storeConfiguration.readOnly = !configuration.allowsSave
+
+        do {
+            if configuration.isStoredInMemoryOnly {
+                self.store = Store.inMemory(configuration: storeConfiguration)
+            } else {
+                try FileManager.default.createDirectory(at: configuration.url, withIntermediateDirectories: true)
+                self.store = try Store.open(at: configuration.url, configuration: storeConfiguration)
+            }
+        } catch let error as StorageError where error.code == .unknownEntity {
+            throw FolioError(.schemaMismatch, "The store at \(configuration.url.path) holds records of an entity the schema does not know", underlying: error)
+        } catch {
+            throw FolioError(.storage, "The store at \(configuration.url.path) could not be opened", underlying: error)
+        }
+        self.storeIdentifier = configuration.isStoredInMemoryOnly ? "memory:\(UUID().uuidString)" : configuration.url.standardizedFileURL.path
+        self.index = RecordIndex(schema: givenSchema)
+        index.load(from: store)
+        try SchemaCheck.verify(index: index, schema: givenSchema, storeDescription: configuration.url.path)
+        if configuration.allowsSave {
+            let description = SchemaDescription.make(givenSchema)
+            if store.schema != description {
+                do {
+                    _ = try store.write(author: nil) { transaction in transaction.setSchema(description) }
+                    syncIndex()
+                } catch {
+                    throw FolioError(.storage, "The store at \(configuration.url.path) could not record its schema", underlying: error)
+                }
+            }
+        }
+    }
+
+    /// The context bound to the main actor, with autosave on.
+    @MainActor
+    public var mainContext: ModelContext {
+        lock.lock()
+        defer { lock.unlock() }
+        if let context = mainContextStorage { return context }
+        let context = ModelContext(self)
+        context.autosaveEnabled = true
+        mainContextStorage = context
+        return context
+    }
+
+    /// Deletes every model from the store, in one transaction.
+    public func deleteAllData() {
+        try? erase()
+    }
+
+    /// Deletes every model from the store, in one transaction.
+    public func erase() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            _ = try store.write(author: nil) { transaction in
+                for entity in schema.entities {
+                    for record in transaction.records(of: entity.name) {
+                        try transaction.delete(entity: record.entity, id: record.id)
+                    }
+                }
+            }
+        } catch {
+            throw FolioError(.storage, "The store could not be erased", underlying: error)
+        }
+        syncIndex()
+    }
+
+    /// The identifier of the store of the configuration named `name`.
+    public func storeIdentifier(forConfigurationNamed name: String) -> String? {
+        name == configuration.name ? storeIdentifier : nil
+    }
+
+    /// Brings the index up to date with the store, reading what other processes appended when
+    /// `fromDisk` is set. Call with the lock held or from a context.
+    func syncIndex(fromDisk: Bool = false) {
+        lock.lock()
+        defer { lock.unlock() }
+        if fromDisk, store.hasExternalChanges() {
+            _ = try? store.refresh()
+        }
+        guard store.lastSequence > index.lastSequence else { return }
+        if let missing = try? store.history(after: index.lastSequence), missing.first?.sequence == index.lastSequence + 1 {
+            for transaction in missing { index.apply(transaction) }
+        } else {
+            index.reload(from: store)
+        }
+    }
+}
+
+/// A plan for migrating a store between schema versions. Folio does not run migrations yet.
+public protocol SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { get }
+}

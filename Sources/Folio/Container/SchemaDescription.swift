@@ -1,0 +1,80 @@
+import FolioStorage
+
+/// The schema as a store records it in its manifest, so that tools without the model types (the
+/// `folio` command, a Python script) can interpret records: each entity's superentity, and each
+/// property's kind, type, options, relationship destination and inverse.
+///
+/// ```json
+/// {"entities":{"Recipe":{"properties":{"name":{"kind":"attribute","type":"String","unique":true}, …},
+///   "indices":[["name"]],"uniqueness":[["name"]]},
+///  "BakedGood":{"superentity":"Recipe", …}},"version":"1.0.0"}
+/// ```
+enum SchemaDescription {
+    static func make(_ schema: Schema) -> JSONValue {
+        var entities: [String: JSONValue] = [:]
+        for entity in schema.entities {
+            var properties: [String: JSONValue] = [:]
+            for property in entity.properties {
+                var description: [String: JSONValue] = [:]
+                if let attribute = property as? Schema.Attribute {
+                    description["kind"] = .string("attribute")
+                    description["type"] = .string(typeName(attribute.valueType))
+                    if attribute.isOptional { description["optional"] = .bool(true) }
+                    let options = attribute.options.map { JSONValue.string(String($0.description.dropFirst())) }
+                    if !options.isEmpty { description["options"] = .array(options) }
+                } else if let relationship = property as? Schema.Relationship {
+                    description["kind"] = .string("relationship")
+                    description["destination"] = .string(relationship.destination)
+                    description["toMany"] = .bool(!relationship.isToOneRelationship)
+                    description["deleteRule"] = .string(relationship.deleteRule.rawValue)
+                    if relationship.isOptional { description["optional"] = .bool(true) }
+                    if let inverse = relationship.inverseName { description["inverse"] = .string(inverse) }
+                }
+                if property.originalName != property.name { description["originalName"] = .string(property.originalName) }
+                properties[property.name] = .object(description)
+            }
+            var entry: [String: JSONValue] = ["properties": .object(properties)]
+            if let superentity = entity.superentity { entry["superentity"] = .string(superentity.name) }
+            let groups: ([[String]]) -> JSONValue = { .array($0.map { .array($0.map(JSONValue.string)) }) }
+            if !entity.indices.isEmpty { entry["indices"] = groups(entity.indices) }
+            if !entity.uniquenessConstraints.isEmpty { entry["uniqueness"] = groups(entity.uniquenessConstraints) }
+            entities[entity.name] = .object(entry)
+        }
+        return .object(["entities": .object(entities), "version": .string(schema.version.description)])
+    }
+
+    static func typeName(_ type: any Any.Type) -> String {
+        if let optional = type as? any _OptionalValue.Type { return typeName(optional._wrappedType) }
+        return String(describing: type)
+    }
+}
+
+/// Checks that stored records fit the schema before a container uses them.
+enum SchemaCheck {
+    static func verify(index: RecordIndex, schema: Schema, storeDescription: String) throws {
+        for (entityName, ids) in index.idsByEntity {
+            guard let entity = schema.entitiesByName[entityName] else {
+                throw FolioError(.schemaMismatch, "The store at \(storeDescription) holds \(entityName) records, an entity the schema does not know")
+            }
+            var known = Set(entity.properties.map(\.name))
+            known.formUnion(entity.properties.map(\.originalName))
+            let required = entity.properties.filter { property in
+                guard !property.isOptional, let metadata = entity.metadataByName[property.name] else { return false }
+                if metadata.defaultValue != nil { return false }
+                if let relationship = property as? Schema.Relationship { return relationship.isToOneRelationship }
+                return true
+            }.map(\.name)
+            for id in ids {
+                guard let record = index.records[id] else { continue }
+                for key in record.values.keys where !known.contains(key) {
+                    throw FolioError(.schemaMismatch,
+                        "\(entityName) record \(id) in \(storeDescription) has a property '\(key)' that \(entityName) does not declare; the schema changed (migration is not supported yet)")
+                }
+                for name in required where record.values[name] == nil {
+                    throw FolioError(.schemaMismatch,
+                        "\(entityName) record \(id) in \(storeDescription) has no value for '\(name)', which is neither optional nor defaulted; the schema changed (migration is not supported yet)")
+                }
+            }
+        }
+    }
+}

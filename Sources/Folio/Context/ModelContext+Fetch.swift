@@ -1,0 +1,98 @@
+import FolioStorage
+
+extension ModelContext {
+    /// The models that match a descriptor, sorted and windowed as it says.
+    ///
+    /// The predicate and sort run over the container's in-memory index without creating models when
+    /// Folio can translate them; otherwise Folio creates the candidate models and calls
+    /// `Predicate.evaluate` and `SortDescriptor.compare`, with the same results.
+    ///
+    /// - Throws: ``FolioError/Code/invalidFetchDescriptor`` for a predicate or sort that reaches inside a
+    ///   `.codable` attribute, or that fails to evaluate.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        try rows(descriptor).compactMap { row($0) as? T }
+    }
+
+    /// The number of models that match a descriptor.
+    public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        try rows(descriptor).count
+    }
+
+    /// The identifiers of the models that match a descriptor, without creating the models.
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+        let index = container.index
+        return try rows(descriptor).compactMap { id in
+            if id < 0 { return row(id)?.persistentModelID }
+            guard let record = index.records[id] else { return nil }
+            return PersistentIdentifier(entityName: record.entity, storeIdentifier: container.storeIdentifier, recordNumber: id)
+        }
+    }
+
+    /// How a descriptor would be carried out: whether an index serves it and whether the predicate and
+    /// sort run over records.
+    public func queryPlan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> QueryPlan {
+        var planner = QueryPlanner(context: self, descriptor: descriptor)
+        container.lock.lock()
+        defer { container.lock.unlock() }
+        container.syncIndex(fromDisk: true)
+        _ = try planner.run()
+        return planner.plan
+    }
+
+    /// Calls `block` with each matching model, creating them in batches of `batchSize` so that memory
+    /// stays bounded when the context has no other references to them.
+    ///
+    /// - Parameter allowEscapingMutations: Whether `block` may leave unsaved changes in the context;
+    ///   when `false` (the default), the enumeration throws if it does.
+    public func enumerate<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int = 5000,
+                                              allowEscapingMutations: Bool = false, block: (T) throws -> Void) throws {
+        let ids = try rows(descriptor)
+        let size = max(1, batchSize)
+        var start = 0
+        while start < ids.count {
+            let end = min(start + size, ids.count)
+            try autoreleasepoolIfAvailable {
+                for id in ids[start..<end] {
+                    guard let model = row(id) as? T else { continue }
+                    try block(model)
+                }
+            }
+            if !allowEscapingMutations && hasChanges {
+                throw FolioError(.invalidFetchDescriptor,
+                    "The enumeration block changed models; save inside the block, or pass allowEscapingMutations: true")
+            }
+            start = end
+        }
+    }
+
+    /// Deletes every model of a type (and, by default, of its subclasses) that matches a predicate, at
+    /// the next save. With no predicate, all of them.
+    public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil,
+                                           includeSubclasses: Bool = true) throws {
+        let descriptor = FetchDescriptor<T>(predicate: predicate)
+        for found in try fetch(descriptor) {
+            if !includeSubclasses && type(of: found) != model { continue }
+            deleteModel(found)
+        }
+    }
+
+    /// The matching rows of a descriptor.
+    func rows<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [RowID] {
+        container.lock.lock()
+        defer { container.lock.unlock() }
+        container.syncIndex(fromDisk: true)
+        var planner = QueryPlanner(context: self, descriptor: descriptor)
+        return try planner.run()
+    }
+
+    /// The model of a row: a stored record's instance, or an unsaved inserted model.
+    func row(_ id: RowID) -> (any PersistentModel)? {
+        if id >= 0 { return model(forRecordNumber: id) }
+        return insertedModelsArray.first { PendingOverlay.rowID(of: $0) == id }
+    }
+}
+
+@inline(__always)
+func autoreleasepoolIfAvailable<R>(_ body: () throws -> R) rethrows -> R {
+    try body()
+}

@@ -1,0 +1,220 @@
+import FolioStorage
+
+extension ModelContext {
+    /// Writes pending inserts, changes and deletes to the store as one transaction.
+    ///
+    /// Before writing, delete rules are applied: `.cascade` deletes related models, `.nullify` removes
+    /// the deleted model from related models' inverse relationships, and `.deny` refuses the save with
+    /// a ``FolioError/Code/deleteDenied`` error naming the blocking models. A model whose unique values
+    /// match a stored model updates that model instead of adding one.
+    ///
+    /// - Throws: ``FolioError``. After an error nothing was written and the pending changes remain.
+    public func save() throws {
+        guard hasChanges else { return }
+        guard container.configuration.allowsSave else {
+            throw FolioError(.saveNotAllowed, "The container's configuration does not allow saving (allowsSave is false)")
+        }
+        container.lock.lock()
+        defer { container.lock.unlock() }
+        container.syncIndex(fromDisk: true)
+        try applyDeleteRules()
+
+        let insertedModels = insertionOrder.compactMap { inserted[$0] }
+        let upsertTargets = try uniqueMatches(for: insertedModels)
+        var numbers: [ObjectIdentifier: Int64] = [:]
+        let storeIdentifier = container.storeIdentifier
+        let numberOf: (AnyObject) throws -> Int64 = { object in
+            guard let model = object as? any PersistentModel else {
+                throw FolioError(.invalidModel, "A relationship refers to something that is not a model")
+            }
+            if let number = numbers[ObjectIdentifier(object)] ?? model.persistentBackingData.storedRecordNumber {
+                return number
+            }
+            throw FolioError(.invalidModel,
+                "\(model.persistentModelID) is referred to by a saved model but was never inserted into a context; insert it first")
+        }
+        let changedModels = Array(changed.values)
+        let deletedModels = deletionOrder.compactMap { deleted[$0] }
+        let committed: JournalTransaction?
+        do {
+            committed = try container.store.write(author: author) { transaction in
+                for model in insertedModels {
+                    let key = ObjectIdentifier(model)
+                    numbers[key] = upsertTargets[key] ?? transaction.allocateID()
+                }
+                for model in insertedModels {
+                    let entityName = type(of: model)._folioEntityName
+                    guard let number = numbers[ObjectIdentifier(model)] else { continue }
+                    let values = try storedValues(of: model, onlyProperties: nil, recordNumber: numberOf, transaction: &transaction)
+                    if upsertTargets[ObjectIdentifier(model)] != nil {
+                        try transaction.update(entity: entityName, id: number, values: values)
+                    } else {
+                        try transaction.insert(entity: entityName, id: number, values: values)
+                    }
+                }
+                for model in changedModels {
+                    let backing = model.persistentBackingData
+                    guard let number = backing.storedRecordNumber, !backing.changedProperties.isEmpty else { continue }
+                    let values = try storedValues(of: model, onlyProperties: backing.changedProperties, recordNumber: numberOf,
+                                                  transaction: &transaction)
+                    if !values.isEmpty {
+                        try transaction.update(entity: type(of: model)._folioEntityName, id: number, values: values)
+                    }
+                }
+                for model in deletedModels {
+                    guard let number = model.persistentBackingData.storedRecordNumber,
+                          transaction.record(id: number) != nil else { continue }
+                    try transaction.delete(entity: type(of: model)._folioEntityName, id: number,
+                                           tombstone: try tombstone(of: model, recordNumber: numberOf))
+                }
+            }
+        } catch let error as FolioError {
+            throw error
+        } catch let error as ModelCodingError {
+            throw FolioError(.modelCoding, "The changes could not be saved", underlying: error)
+        } catch {
+            throw FolioError(.storage, "The changes could not be saved", underlying: error)
+        }
+        container.syncIndex()
+        let version = committed?.sequence ?? container.index.lastSequence
+
+        // The store has the changes: bring the models in step.
+        for model in insertedModels {
+            let backing = model.persistentBackingData
+            guard let number = numbers[ObjectIdentifier(model)] else { continue }
+            if let previous = registered[number]?.model as? any PersistentModel, previous !== model {
+                // An upsert replaced a registered instance: load the merged values into it.
+                try? reload(previous, recordNumber: number)
+            }
+            backing.assignRecordNumber(number, storeIdentifier: storeIdentifier)
+            backing.isInserted = false
+            backing.changedProperties = []
+            backing.loadedVersion = version
+            registered[number] = WeakModel(model)
+        }
+        for model in changedModels {
+            model.persistentBackingData.changedProperties = []
+            model.persistentBackingData.loadedVersion = version
+        }
+        for model in deletedModels {
+            let backing = model.persistentBackingData
+            if let number = backing.storedRecordNumber { registered[number] = nil }
+            backing.context = nil
+        }
+        inserted = [:]
+        insertionOrder = []
+        changed = [:]
+        deleted = [:]
+        deletionOrder = []
+    }
+
+    /// The values to store for a model, with `.externalStorage` bytes moved into blobs.
+    func storedValues(of model: any PersistentModel, onlyProperties: Set<String>?,
+                      recordNumber: @escaping (AnyObject) throws -> Int64,
+                      transaction: inout WriteTransaction) throws -> [String: JSONValue] {
+        var values = try ModelRecordCoding.encode(model, onlyProperties: onlyProperties, recordNumber: recordNumber)
+        guard let entity = entity(of: model) else { return values }
+        for attribute in entity.attributesByName.values where attribute.isExternalStorage {
+            guard case .string(let base64)? = values[attribute.name], let bytes = Data(base64Encoded: base64) else { continue }
+            values[attribute.name] = .object(["$blob": .string(try transaction.putBlob(bytes))])
+        }
+        return values
+    }
+
+    /// The values kept in the history when a model is deleted: its `.preserveValueOnDeletion` attributes.
+    func tombstone(of model: any PersistentModel, recordNumber: @escaping (AnyObject) throws -> Int64) throws -> [String: JSONValue] {
+        guard let entity = entity(of: model) else { return [:] }
+        let preserved = Set(entity.attributesByName.values.filter(\.preservesValueOnDeletion).map(\.name))
+        guard !preserved.isEmpty else { return [:] }
+        return try ModelRecordCoding.encode(model, onlyProperties: preserved, recordNumber: recordNumber)
+    }
+
+    // MARK: Delete rules
+
+    /// Cascades deletes, checks `.deny` rules and nullifies inverses of the models to delete.
+    func applyDeleteRules() throws {
+        var index = 0
+        while index < deletionOrder.count {
+            guard let model = deleted[deletionOrder[index]], let entity = entity(of: model) else {
+                index += 1
+                continue
+            }
+            for relationship in entity.relationshipsByName.values.sorted(by: { $0.name < $1.name }) {
+                let related = currentRelated(of: model, relationship: relationship).compactMap { $0 as? any PersistentModel }
+                    .filter { !$0.isDeleted }
+                switch relationship.deleteRule {
+                case .cascade:
+                    for target in related { deleteModel(target) }
+                case .deny:
+                    if !related.isEmpty {
+                        let names = related.prefix(5).map { "\($0.persistentModelID)" }.joined(separator: ", ")
+                        throw FolioError(.deleteDenied,
+                            "\(model.persistentModelID) cannot be deleted: its '\(relationship.name)' relationship has the .deny rule and still refers to \(names)\(related.count > 5 ? " and \(related.count - 5) more" : "")")
+                    }
+                case .nullify:
+                    guard let inverseName = relationship.inverseName else { continue }
+                    isMaintainingInverses = true
+                    for target in related {
+                        if let inverse = self.entity(of: target)?.relationshipsByName[inverseName] {
+                            unlink(target, inverse: inverse, from: model)
+                        }
+                    }
+                    isMaintainingInverses = false
+                case .noAction:
+                    continue
+                }
+            }
+            index += 1
+        }
+    }
+
+    // MARK: Uniqueness
+
+    /// For each inserted model whose unique values match a stored record, that record's number.
+    func uniqueMatches(for models: [any PersistentModel]) throws -> [ObjectIdentifier: Int64] {
+        var matches: [ObjectIdentifier: Int64] = [:]
+        let recordIndex = container.index
+        for model in models {
+            guard let entity = entity(of: model), !entity.uniquenessConstraints.isEmpty else { continue }
+            let values = try ModelRecordCoding.encode(model, onlyProperties: Set(entity.uniquenessConstraints.flatMap { $0 }),
+                                                      recordNumber: { object in
+                (object as? any PersistentModel)?.persistentBackingData.storedRecordNumber ?? -1
+            })
+            let family = familyRoot(of: entity).selfAndDescendants.map(\.name)
+            for constraint in entity.uniquenessConstraints {
+                guard let first = constraint.first else { continue }
+                let conversion = FieldTypes.conversion(of: entity, first)
+                let key = QueryKey(values[first], conversion)
+                var candidates: Set<Int64> = []
+                for name in family {
+                    if let found = recordIndex.lookup(name, first, equalTo: key) {
+                        candidates.formUnion(found)
+                    } else {
+                        for id in recordIndex.idsByEntity[name] ?? [] where QueryKey(recordIndex.records[id]?.values[first], conversion) == key {
+                            candidates.insert(id)
+                        }
+                    }
+                }
+                let match = candidates.sorted().first { id in
+                    guard let record = recordIndex.records[id] else { return false }
+                    return constraint.allSatisfy { name in
+                        QueryKey(record.values[name], FieldTypes.conversion(of: entity, name)) ==
+                            QueryKey(values[name], FieldTypes.conversion(of: entity, name))
+                    }
+                }
+                if let match {
+                    matches[ObjectIdentifier(model)] = match
+                    break
+                }
+            }
+        }
+        return matches
+    }
+
+    /// The topmost entity of an entity's inheritance tree.
+    func familyRoot(of entity: Schema.Entity) -> Schema.Entity {
+        var root = entity
+        while let parent = root.superentity { root = parent }
+        return root
+    }
+}

@@ -1,0 +1,392 @@
+import FolioStorage
+
+/// How a fetch was carried out; tests and tools read it to see whether an index was used.
+public struct QueryPlan: CustomStringConvertible, Sendable {
+    /// How candidates were found.
+    public enum Access: Equatable, Sendable {
+        /// Every record of the entities was considered.
+        case scan
+        /// An index on the property gave the candidates (equality, `||` of equalities, or a range).
+        case index(String)
+        /// The sorted index on the property was walked in order until the limit was reached.
+        case orderedIndex(String)
+    }
+
+    /// How candidates were found.
+    public internal(set) var access: Access = .scan
+    /// Whether the predicate was evaluated over stored records (true) or on models (false).
+    public internal(set) var filtersRecords = true
+    /// Whether the sort was done over stored records (true) or on models (false).
+    public internal(set) var sortsRecords = true
+
+    public var description: String {
+        var parts: [String] = []
+        switch access {
+        case .scan: parts.append("scan")
+        case .index(let name): parts.append("index on \(name)")
+        case .orderedIndex(let name): parts.append("ordered index on \(name)")
+        }
+        parts.append(filtersRecords ? "filter records" : "filter models")
+        parts.append(sortsRecords ? "sort records" : "sort models")
+        return parts.joined(separator: ", ")
+    }
+}
+
+/// A record or unsaved model a fetch found: a record number, or (negative) an unsaved model's number.
+typealias RowID = Int64
+
+/// Plans and runs fetches over the container's index, with the context's unsaved changes overlaid.
+struct QueryPlanner<T: PersistentModel> {
+    let context: ModelContext
+    let descriptor: FetchDescriptor<T>
+    private(set) var plan = QueryPlan()
+
+    init(context: ModelContext, descriptor: FetchDescriptor<T>) {
+        self.context = context
+        self.descriptor = descriptor
+    }
+
+    /// The rows that match, sorted and windowed.
+    mutating func run() throws -> [RowID] {
+        let schema = context.schema
+        guard let entity = schema.entitiesByName[T._folioEntityName] else {
+            throw FolioError(.invalidFetchDescriptor, "\(T.self) is not in the container's schema; add it to the ModelContainer")
+        }
+        let entities = Set(entity.selfAndDescendants.map(\.name))
+        if let predicate = descriptor.predicate {
+            try OpaqueAttributeCheck.check(predicateExpression: predicate.expression, schema: schema)
+        }
+        for sort in descriptor.sortBy {
+            if let keyPath = sort.keyPath { try OpaqueAttributeCheck.check(sortKeyPath: keyPath, schema: schema) }
+        }
+
+        let overlay = descriptor.includePendingChanges ? PendingOverlay(context: context, entities: entities) : PendingOverlay()
+        let index = context.container.index
+        let lookup: (Int64) -> (entity: String, values: [String: JSONValue])? = { id in
+            if let row = overlay.rows[id] { return row }
+            guard let record = index.records[id] else { return nil }
+            return (record.entity, record.values)
+        }
+        let evaluator = QueryEvaluator(record: lookup)
+
+        // Translate what can be evaluated over records.
+        var translation = TranslationContext(schema: schema)
+        var filter: QueryNode?
+        if let predicate = descriptor.predicate {
+            if let translatable = predicate.expression as? any QueryTranslatable {
+                filter = try? translatable.translate(&translation)
+            }
+            plan.filtersRecords = filter != nil
+        }
+        let sortKeys = try translateSort()
+        plan.sortsRecords = descriptor.sortBy.isEmpty || sortKeys != nil
+
+        // Top-k from a sorted index: one sort key with an index, everything else on records.
+        if let sortKeys, sortKeys.count == 1, let limit = descriptor.fetchLimit, descriptor.predicate == nil || filter != nil,
+           overlay.isEmpty, let walked = try topK(sortKeys[0], entities: entities, filter: filter, evaluator: evaluator,
+                                                   limit: limit + (descriptor.fetchOffset ?? 0)) {
+            plan.access = .orderedIndex(sortKeys[0].name)
+            return window(walked)
+        }
+
+        // Candidates.
+        var candidates: [RowID]
+        if let filter, let fromIndex = indexCandidates(filter, entities: entities) {
+            candidates = Array(fromIndex.ids)
+            plan.access = .index(fromIndex.field)
+        } else {
+            candidates = entities.flatMap { Array(index.idsByEntity[$0] ?? []) }
+        }
+        candidates.removeAll { overlay.deleted.contains($0) }
+        let present = Set(candidates)
+        candidates += overlay.changedIDs.filter { !present.contains($0) && entities.contains(overlay.rows[$0]?.entity ?? "") }
+        candidates += overlay.insertedIDs.filter { entities.contains(overlay.rows[$0]?.entity ?? "") }
+        candidates.sort()
+
+        // Filter.
+        if let filter {
+            var slots: [QueryValue] = []
+            candidates = try candidates.filter { id in
+                slots = [.record(id)]
+                do {
+                    return try evaluator.truth(filter, &slots)
+                } catch let error as QueryEvaluationError {
+                    throw FolioError(.invalidFetchDescriptor, "The predicate could not be evaluated: \(error)")
+                }
+            }
+        } else if let predicate = descriptor.predicate {
+            candidates = try candidates.filter { id in
+                guard let model = context.row(id) as? T else { return false }
+                return try predicate.evaluate(model)
+            }
+        }
+
+        // Sort.
+        if let sortKeys {
+            if !sortKeys.isEmpty {
+                let keyed = candidates.map { id -> (RowID, [QueryValue]) in
+                    (id, sortKeys.map { key in QueryValue(stored: lookup(id)?.values[key.name], conversion: key.conversion) })
+                }
+                candidates = keyed.sorted { lhs, rhs in
+                    for (position, key) in sortKeys.enumerated() {
+                        let a = lhs.1[position]
+                        let b = rhs.1[position]
+                        if QueryValue.equal(a, b) { continue }
+                        let ascending = SortKey.ascending(a, b)
+                        return key.forward ? ascending : !ascending
+                    }
+                    return lhs.0 < rhs.0
+                }.map(\.0)
+            }
+        } else {
+            let models = candidates.compactMap { id in (context.row(id) as? T).map { (id, $0) } }
+            let sorted = models.sorted { lhs, rhs in
+                for sort in descriptor.sortBy {
+                    switch sort.compare(lhs.1, rhs.1) {
+                    case .orderedAscending: return true
+                    case .orderedDescending: return false
+                    case .orderedSame: continue
+                    }
+                }
+                return lhs.0 < rhs.0
+            }
+            candidates = sorted.map(\.0)
+        }
+        return window(candidates)
+    }
+
+    private func window(_ rows: [RowID]) -> [RowID] {
+        let offset = max(0, descriptor.fetchOffset ?? 0)
+        guard offset < rows.count else { return [] }
+        var result = Array(rows[offset...])
+        if let limit = descriptor.fetchLimit, limit >= 0, result.count > limit {
+            result.removeLast(result.count - limit)
+        }
+        return result
+    }
+
+    /// A sort descriptor as a stored field, or nil when some descriptor cannot be done over records.
+    struct SortKey {
+        var name: String
+        var conversion: FieldConversion
+        var forward: Bool
+
+        /// Foundation's order: nil first, then values in ascending order.
+        static func ascending(_ a: QueryValue, _ b: QueryValue) -> Bool {
+            if a.isNull { return !b.isNull }
+            if b.isNull { return false }
+            return QueryValue.less(a, b, strings: .standard) ?? false
+        }
+    }
+
+    private func translateSort() throws -> [SortKey]? {
+        var keys: [SortKey] = []
+        var translation = TranslationContext(schema: context.schema)
+        for sort in descriptor.sortBy {
+            guard let keyPath = sort.keyPath, let (name, conversion) = try? translation.field(of: T.self, keyPath: keyPath) else {
+                return nil
+            }
+            if conversion == .toOne || conversion == .toMany { return nil }
+            keys.append(SortKey(name: name, conversion: conversion, forward: sort.order == .forward))
+        }
+        return keys
+    }
+
+    /// Walks a sorted index in order, keeping rows of the entities that pass the filter, until `limit`.
+    private func topK(_ key: SortKey, entities: Set<String>, filter: QueryNode?, evaluator: QueryEvaluator,
+                      limit: Int) throws -> [RowID]? {
+        let index = context.container.index
+        var lists: [[(key: QueryKey, id: Int64)]] = []
+        for entity in entities {
+            guard let entries = index.sortedEntries(entity, key.name) else { return nil }
+            lists.append(entries)
+        }
+        // Merge the entities' indexes; with one entity this is the index itself.
+        var merged = lists.count == 1 ? lists[0] : lists.flatMap { $0 }
+        if lists.count > 1 { merged.sort { $0.key < $1.key || ($0.key == $1.key && $0.id < $1.id) } }
+        var result: [RowID] = []
+        var slots: [QueryValue] = []
+        func consider(_ id: Int64) throws -> Bool {
+            if let filter {
+                slots = [.record(id)]
+                do {
+                    guard try evaluator.truth(filter, &slots) else { return false }
+                } catch let error as QueryEvaluationError {
+                    throw FolioError(.invalidFetchDescriptor, "The predicate could not be evaluated: \(error)")
+                }
+            }
+            result.append(id)
+            return result.count >= limit
+        }
+        if key.forward {
+            var position = 0
+            while position < merged.count {
+                // Rows with equal keys come out in record order.
+                if try consider(merged[position].id) { break }
+                position += 1
+            }
+        } else {
+            var end = merged.count
+            while end > 0 {
+                var start = end - 1
+                while start > 0 && merged[start - 1].key == merged[end - 1].key { start -= 1 }
+                var done = false
+                for position in start..<end where try consider(merged[position].id) {
+                    done = true
+                    break
+                }
+                if done { break }
+                end = start
+            }
+        }
+        return result
+    }
+
+    /// Candidates from an index for a top-level conjunct: equality, `||` of equalities on one field,
+    /// or a range. Picks the smallest set found.
+    private func indexCandidates(_ node: QueryNode, entities: Set<String>) -> (ids: Set<Int64>, field: String)? {
+        var best: (ids: Set<Int64>, field: String)?
+        for conjunct in conjuncts(node) {
+            guard let found = candidates(for: conjunct, entities: entities) else { continue }
+            if best == nil || found.ids.count < best!.ids.count { best = found }
+        }
+        return best
+    }
+
+    private func conjuncts(_ node: QueryNode) -> [QueryNode] {
+        if case .and(let lhs, let rhs) = node { return conjuncts(lhs) + conjuncts(rhs) }
+        return [node]
+    }
+
+    private func candidates(for node: QueryNode, entities: Set<String>) -> (ids: Set<Int64>, field: String)? {
+        let index = context.container.index
+        switch node {
+        case .equal(let lhs, let rhs):
+            guard let (name, conversion, value) = fieldAndConstant(lhs, rhs) else { return nil }
+            var ids: Set<Int64> = []
+            for entity in entities {
+                guard let found = index.lookup(entity, name, equalTo: QueryPlanner.key(value, conversion)) else { return nil }
+                ids.formUnion(found)
+            }
+            return (ids, name)
+        case .or(let lhs, let rhs):
+            guard let left = candidates(for: lhs, entities: entities), let right = candidates(for: rhs, entities: entities),
+                  left.field == right.field else { return nil }
+            return (left.ids.union(right.ids), left.field)
+        case .compare(let lhs, let op, let rhs):
+            var operation = op
+            var pair = fieldAndConstant(lhs, rhs)
+            if pair == nil, let flipped = fieldAndConstant(rhs, lhs) {
+                pair = flipped
+                switch op {
+                case .less: operation = .greater
+                case .lessOrEqual: operation = .greaterOrEqual
+                case .greater: operation = .less
+                case .greaterOrEqual: operation = .lessOrEqual
+                }
+            } else if case .field = rhs {
+                return nil
+            }
+            guard let (name, conversion, value) = pair, !value.isNull else { return nil }
+            let bound = QueryPlanner.key(value, conversion)
+            var ids: Set<Int64> = []
+            for entity in entities {
+                guard let entries = index.sortedEntries(entity, name) else { return nil }
+                // Binary search for the first entry not below the bound.
+                func firstIndex(_ belongs: (QueryKey) -> Bool) -> Int {
+                    var low = 0
+                    var high = entries.count
+                    while low < high {
+                        let middle = (low + high) / 2
+                        if belongs(entries[middle].key) { high = middle } else { low = middle + 1 }
+                    }
+                    return low
+                }
+                let range: Range<Int>
+                switch operation {
+                case .less: range = firstIndex { $0 == .null ? false : true } ..< firstIndex { !($0 < bound) }
+                case .lessOrEqual: range = firstIndex { $0 == .null ? false : true } ..< firstIndex { bound < $0 }
+                case .greater: range = firstIndex { bound < $0 } ..< entries.count
+                case .greaterOrEqual: range = firstIndex { !($0 < bound) } ..< entries.count
+                }
+                if range.lowerBound < range.upperBound {
+                    for position in range { ids.insert(entries[position].id) }
+                }
+            }
+            return (ids, name)
+        default:
+            return nil
+        }
+    }
+
+    private func fieldAndConstant(_ lhs: QueryNode, _ rhs: QueryNode) -> (String, FieldConversion, QueryValue)? {
+        if case .field(.variable(0), let name, let conversion) = lhs, case .constant(let value) = rhs {
+            if conversion == .toMany { return nil }
+            return (name, conversion, value)
+        }
+        if case .field(.variable(0), let name, let conversion) = rhs, case .constant(let value) = lhs {
+            if conversion == .toMany { return nil }
+            return (name, conversion, value)
+        }
+        return nil
+    }
+
+    /// The index key of a constant.
+    static func key(_ value: QueryValue, _ conversion: FieldConversion) -> QueryKey {
+        switch value {
+        case .null: return .null
+        case .bool(let bool): return .bool(bool)
+        case .int(let int): return .int(int)
+        case .double(let double): return .double(double)
+        case .string(let string): return .string(string)
+        case .date(let date): return .date(date)
+        case .record(let id): return .int(id)
+        case .json(let json): return .other(json)
+        case .records, .array: return .other(.null)
+        }
+    }
+}
+
+/// The context's unsaved changes, as rows the planner can read alongside stored records.
+struct PendingOverlay {
+    var rows: [Int64: (entity: String, values: [String: JSONValue])] = [:]
+    var insertedIDs: [Int64] = []
+    var changedIDs: [Int64] = []
+    var deleted: Set<Int64> = []
+
+    var isEmpty: Bool { rows.isEmpty && deleted.isEmpty }
+
+    init() {}
+
+    init(context: ModelContext, entities: Set<String>) {
+        guard context.hasChanges else { return }
+        let number: (AnyObject) throws -> Int64 = { object in
+            guard let model = object as? any PersistentModel else { return 0 }
+            return PendingOverlay.rowID(of: model)
+        }
+        for model in context.deletedModelsArray {
+            if let id = model.persistentBackingData.storedRecordNumber { deleted.insert(id) }
+        }
+        for model in context.insertedModelsArray where entities.contains(type(of: model)._folioEntityName) {
+            guard let values = try? ModelRecordCoding.encode(model, recordNumber: number) else { continue }
+            let id = PendingOverlay.rowID(of: model)
+            rows[id] = (type(of: model)._folioEntityName, values)
+            insertedIDs.append(id)
+        }
+        for model in context.changedModelsArray where entities.contains(type(of: model)._folioEntityName) {
+            let backing = model.persistentBackingData
+            guard let id = backing.storedRecordNumber, let stored = context.container.index.records[id],
+                  let changes = try? ModelRecordCoding.encode(model, onlyProperties: backing.changedProperties, recordNumber: number) else {
+                continue
+            }
+            rows[id] = (stored.entity, stored.values.merging(changes) { _, new in new })
+            changedIDs.append(id)
+        }
+    }
+
+    /// A saved model's record number, or the negated temporary number of an unsaved one.
+    static func rowID(of model: any PersistentModel) -> Int64 {
+        let id = model.persistentModelID
+        return id.recordNumber ?? -Int64(truncatingIfNeeded: id.id.temporaryNumber ?? 0)
+    }
+}

@@ -1,0 +1,173 @@
+/// Writes ``JSONValue``s in Folio's canonical form, so that the same value always gives the same bytes.
+///
+/// The canonical form:
+/// - no insignificant whitespace;
+/// - object keys sorted by their UTF-8 bytes;
+/// - integers in decimal without a fraction; doubles in Swift's shortest round-trip form, always with a
+///   fraction or exponent (`3.0`, `0.1`, `1e+20`); non-finite doubles are refused;
+/// - strings as raw UTF-8, escaping only `"`, `\`, the C0 and C1 control characters and DEL
+///   (`\b \f \n \r \t` where they exist, `\u00XX` otherwise) and U+2028/U+2029 (`\u2028`, `\u2029`),
+///   so that no tool splitting on Unicode line breaks can cut a line in two.
+public struct CanonicalJSONWriter: Sendable {
+    /// Creates a writer.
+    public init() {}
+
+    /// Returns the canonical bytes of `value`.
+    ///
+    /// - Throws: ``StorageError/Code/unencodableValue`` for a non-finite double.
+    public func bytes(_ value: JSONValue) throws(StorageError) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(128)
+        try write(value, into: &output)
+        return output
+    }
+
+    /// Returns the canonical text of `value`.
+    public func string(_ value: JSONValue) throws(StorageError) -> String {
+        String(decoding: try bytes(value), as: UTF8.self)
+    }
+
+    /// Appends the canonical bytes of `value` to `output`.
+    public func write(_ value: JSONValue, into output: inout [UInt8]) throws(StorageError) {
+        switch value {
+        case .null: output.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        case .bool(true): output.append(contentsOf: [0x74, 0x72, 0x75, 0x65])
+        case .bool(false): output.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])
+        case .int(let int): Self.writeInteger(int, into: &output)
+        case .double(let double): try Self.writeDouble(double, into: &output)
+        case .string(let string): Self.writeString(string, into: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (position, element) in elements.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                try write(element, into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            var first = true
+            for key in Self.sortedKeys(members) {
+                if !first { output.append(UInt8(ascii: ",")) }
+                first = false
+                Self.writeString(key, into: &output)
+                output.append(UInt8(ascii: ":"))
+                // The key comes from the dictionary itself.
+                if let member = members[key] { try write(member, into: &output) }
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Keys sorted by their UTF-8 bytes (not by Swift's `String` ordering, which is not byte order).
+    static func sortedKeys(_ members: [String: JSONValue]) -> [String] {
+        members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    static func writeInteger(_ value: Int64, into output: inout [UInt8]) {
+        if value == 0 {
+            output.append(UInt8(ascii: "0"))
+            return
+        }
+        var magnitude = value.magnitude
+        if value < 0 { output.append(UInt8(ascii: "-")) }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, enough for 20 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var position = buffer.count
+            while magnitude > 0 {
+                position -= 1
+                buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            }
+            output.append(contentsOf: buffer[position...])
+        }
+    }
+
+    static func writeDouble(_ value: Double, into output: inout [UInt8]) throws(StorageError) {
+        guard value.isFinite else {
+            throw StorageError(
+                .unencodableValue,
+                "the double \(value) has no JSON form; store it as a string or refuse it in the model layer")
+        }
+        // `description` is Swift's shortest round-trip form and already ends in ".0" when integral
+        // below 2^53; larger values use an exponent ("1e+16"), which is also a valid JSON double.
+        output.append(contentsOf: value.description.utf8)
+    }
+
+    static func writeString(_ string: String, into output: inout [UInt8]) {
+        output.append(_quoteByte)
+        var string = string
+        string.withUTF8 { utf8 in
+            var runStart = 0
+            var i = 0
+            let count = utf8.count
+            while i < count {
+                let byte = utf8[i]
+                var escape: StaticString? = nil
+                var width = 1
+                var controlValue: UInt8? = nil
+                if byte < 0x20 || byte == 0x7F {
+                    switch byte {
+                    case 0x08: escape = "\\b"
+                    case 0x09: escape = "\\t"
+                    case 0x0A: escape = "\\n"
+                    case 0x0C: escape = "\\f"
+                    case 0x0D: escape = "\\r"
+                    default: controlValue = byte
+                    }
+                } else if byte == _quoteByte {
+                    escape = "\\\""
+                } else if byte == _backslashByte {
+                    escape = "\\\\"
+                } else if byte == 0xC2, i + 1 < count, utf8[i + 1] >= 0x80, utf8[i + 1] <= 0x9F {
+                    controlValue = utf8[i + 1]  // C1 control U+0080...U+009F
+                    width = 2
+                } else if byte == 0xE2, i + 2 < count, utf8[i + 1] == 0x80, utf8[i + 2] == 0xA8 || utf8[i + 2] == 0xA9 {
+                    escape = utf8[i + 2] == 0xA8 ? "\\u2028" : "\\u2029"
+                    width = 3
+                }
+                if escape == nil && controlValue == nil {
+                    i += 1
+                    continue
+                }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+                if let escape {
+                    output.append(contentsOf: UnsafeBufferPointer(start: escape.utf8Start, count: escape.utf8CodeUnitCount))
+                } else if let controlValue {
+                    output.append(contentsOf: [_backslashByte, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                    output.append(_hexDigits[Int(controlValue >> 4)])
+                    output.append(_hexDigits[Int(controlValue & 0xF)])
+                }
+                i += width
+                runStart = i
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<count]))
+        }
+        output.append(_quoteByte)
+    }
+}
+
+private let _quoteByte: UInt8 = 0x22
+private let _backslashByte: UInt8 = 0x5C
+let _hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+extension JSONValue {
+    /// The canonical JSON bytes of this value (see ``CanonicalJSONWriter``).
+    public func canonicalBytes() throws(StorageError) -> [UInt8] {
+        try CanonicalJSONWriter().bytes(self)
+    }
+
+    /// The canonical JSON text of this value (see ``CanonicalJSONWriter``).
+    public func canonicalString() throws(StorageError) -> String {
+        try CanonicalJSONWriter().string(self)
+    }
+
+    /// Parses one strict JSON text (see ``JSONReader``).
+    public init(parsing text: String) throws(StorageError) {
+        self = try JSONReader().parse(text)
+    }
+
+    /// The value at `key`, if this value is an object that has it.
+    public subscript(key: String) -> JSONValue? {
+        objectValue?[key]
+    }
+}

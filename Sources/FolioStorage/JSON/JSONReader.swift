@@ -1,0 +1,343 @@
+/// A strict, fast JSON reader for one JSON text held in memory.
+///
+/// Strictness is deliberate, so that Folio, `jq` and Python never disagree about a file:
+/// - duplicate keys in an object are rejected (Foundation keeps the first, Python and jq the last);
+/// - anything but whitespace after the value is rejected;
+/// - escapes must be valid, surrogates must pair, the text must be valid UTF-8;
+/// - nesting deeper than ``maximumDepth`` is rejected (512 by default, as Foundation);
+/// - a number that overflows a `Double` (`1e400`) is rejected;
+/// - an integer that fits in `Int64` becomes ``JSONValue/int(_:)``, every other number
+///   ``JSONValue/double(_:)``.
+///
+/// Two keys that Swift considers equal (canonically equivalent Unicode, such as a precomposed and a
+/// decomposed "é") count as duplicates.
+public struct JSONReader: Sendable {
+    /// The deepest nesting of arrays and objects accepted. The default is 512.
+    public var maximumDepth: Int
+
+    /// Creates a reader.
+    public init(maximumDepth: Int = 512) {
+        self.maximumDepth = maximumDepth
+    }
+
+    /// Parses one JSON text.
+    ///
+    /// - Throws: ``StorageError`` with code ``StorageError/Code/invalidJSON`` whose ``StorageError/offset``
+    ///   is the byte offset of the problem within `bytes`.
+    public func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(StorageError) -> JSONValue {
+        var parser = _Parser(bytes: bytes, maximumDepth: maximumDepth)
+        do throws(_SyntaxError) {
+            parser.skipWhitespace()
+            let value = try parser.parseValue(depth: 0)
+            parser.skipWhitespace()
+            if parser.index != bytes.count { throw parser.fail("unexpected data after the JSON value") }
+            return value
+        } catch {
+            throw StorageError(.invalidJSON, error.message, offset: Int64(error.offset))
+        }
+    }
+
+    /// Parses one JSON text from any contiguous bytes.
+    public func parse(_ bytes: some Collection<UInt8>) throws(StorageError) -> JSONValue {
+        if let result = bytes.withContiguousStorageIfAvailable({ buffer in
+            Result { () throws(StorageError) in try parse(buffer) }
+        }) {
+            return try result.get()
+        }
+        let array = Array(bytes)
+        return try array.withUnsafeBufferPointer { buffer throws(StorageError) in try parse(buffer) }
+    }
+
+    /// Parses one JSON text from a string.
+    public func parse(_ text: String) throws(StorageError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+}
+
+struct _SyntaxError: Error {
+    var message: String
+    var offset: Int
+}
+
+private let _quote: UInt8 = 0x22
+private let _backslash: UInt8 = 0x5C
+
+struct _Parser {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let maximumDepth: Int
+    var index = 0
+    var scratch: [UInt8] = []
+
+    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+        self.bytes = bytes
+        self.maximumDepth = maximumDepth
+    }
+
+    func fail(_ message: String, at offset: Int? = nil) -> _SyntaxError {
+        _SyntaxError(message: message, offset: offset ?? index)
+    }
+
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    mutating func parseValue(depth: Int) throws(_SyntaxError) -> JSONValue {
+        guard index < bytes.count else { throw fail("unexpected end of JSON text") }
+        switch bytes[index] {
+        case _quote: return .string(try parseString())
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw fail("unexpected character '\(Self.printable(bytes[index]))'")
+        }
+    }
+
+    static func printable(_ byte: UInt8) -> String {
+        byte >= 0x20 && byte < 0x7F ? String(UnicodeScalar(byte)) : "\\x" + String(byte, radix: 16)
+    }
+
+    mutating func expectLiteral(_ literal: StaticString) throws(_SyntaxError) {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - index >= count else { throw fail("unexpected end of JSON text in literal") }
+        let base = literal.utf8Start
+        for k in 0..<count where bytes[index + k] != base[k] {
+            throw fail("invalid literal", at: index + k)
+        }
+        index += count
+    }
+
+    mutating func parseObject(depth: Int) throws(_SyntaxError) -> JSONValue {
+        if depth > maximumDepth { throw fail("nesting deeper than \(maximumDepth)") }
+        index += 1  // {
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == _quote else { throw fail("expected a string key") }
+            let keyOffset = index
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+            index += 1
+            skipWhitespace()
+            let value = try parseValue(depth: depth)
+            if members.updateValue(value, forKey: key) != nil {
+                throw fail("duplicate key \"\(key)\"", at: keyOffset)
+            }
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of JSON text in object") }
+            let byte = bytes[index]
+            index += 1
+            if byte == UInt8(ascii: ",") { continue }
+            if byte == UInt8(ascii: "}") { return .object(members) }
+            throw fail("expected ',' or '}'", at: index - 1)
+        }
+    }
+
+    mutating func parseArray(depth: Int) throws(_SyntaxError) -> JSONValue {
+        if depth > maximumDepth { throw fail("nesting deeper than \(maximumDepth)") }
+        index += 1  // [
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue(depth: depth))
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of JSON text in array") }
+            let byte = bytes[index]
+            index += 1
+            if byte == UInt8(ascii: ",") { continue }
+            if byte == UInt8(ascii: "]") { return .array(elements) }
+            throw fail("expected ',' or ']'", at: index - 1)
+        }
+    }
+
+    mutating func parseString() throws(_SyntaxError) -> String {
+        let start = index + 1
+        var i = start
+        let count = bytes.count
+        // Fast path: no escapes.
+        while i < count {
+            let byte = bytes[i]
+            if byte == _quote {
+                index = i + 1
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<i])
+                guard let string = String(validating: slice, as: UTF8.self) else {
+                    throw fail("invalid UTF-8 in string", at: start)
+                }
+                return string
+            }
+            if byte == _backslash { break }
+            if byte < 0x20 { throw fail("unescaped control character in string", at: i) }
+            i += 1
+        }
+        guard i < count else { throw fail("unterminated string", at: start - 1) }
+        // Slow path with escapes.
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
+        while i < count {
+            let byte = bytes[i]
+            if byte == _quote {
+                index = i + 1
+                guard let string = String(validating: scratch, as: UTF8.self) else {
+                    throw fail("invalid UTF-8 in string", at: start)
+                }
+                return string
+            }
+            if byte < 0x20 { throw fail("unescaped control character in string", at: i) }
+            if byte != _backslash {
+                scratch.append(byte)
+                i += 1
+                continue
+            }
+            guard i + 1 < count else { break }
+            let escape = bytes[i + 1]
+            switch escape {
+            case _quote: scratch.append(_quote)
+            case _backslash: scratch.append(_backslash)
+            case UInt8(ascii: "/"): scratch.append(UInt8(ascii: "/"))
+            case UInt8(ascii: "b"): scratch.append(0x08)
+            case UInt8(ascii: "f"): scratch.append(0x0C)
+            case UInt8(ascii: "n"): scratch.append(0x0A)
+            case UInt8(ascii: "r"): scratch.append(0x0D)
+            case UInt8(ascii: "t"): scratch.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalarValue = try hex4(at: i + 2)
+                var consumed = 6
+                if scalarValue >= 0xD800 && scalarValue < 0xDC00 {
+                    guard i + 12 <= count, bytes[i + 6] == _backslash, bytes[i + 7] == UInt8(ascii: "u") else {
+                        throw fail("lone high surrogate in \\u escape", at: i)
+                    }
+                    let low = try hex4(at: i + 8)
+                    guard low >= 0xDC00 && low < 0xE000 else { throw fail("invalid low surrogate", at: i + 6) }
+                    scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (low - 0xDC00)
+                    consumed = 12
+                } else if scalarValue >= 0xDC00 && scalarValue < 0xE000 {
+                    throw fail("lone low surrogate in \\u escape", at: i)
+                }
+                guard let scalar = Unicode.Scalar(scalarValue) else { throw fail("invalid \\u escape", at: i) }
+                appendUTF8(scalar, to: &scratch)
+                i += consumed
+                continue
+            default:
+                throw fail("invalid escape '\\\(Self.printable(escape))'", at: i)
+            }
+            i += 2
+        }
+        throw fail("unterminated string", at: start - 1)
+    }
+
+    func appendUTF8(_ scalar: Unicode.Scalar, to buffer: inout [UInt8]) {
+        let value = scalar.value
+        switch value {
+        case 0..<0x80:
+            buffer.append(UInt8(value))
+        case 0x80..<0x800:
+            buffer.append(UInt8(0xC0 | (value >> 6)))
+            buffer.append(UInt8(0x80 | (value & 0x3F)))
+        case 0x800..<0x10000:
+            buffer.append(UInt8(0xE0 | (value >> 12)))
+            buffer.append(UInt8(0x80 | ((value >> 6) & 0x3F)))
+            buffer.append(UInt8(0x80 | (value & 0x3F)))
+        default:
+            buffer.append(UInt8(0xF0 | (value >> 18)))
+            buffer.append(UInt8(0x80 | ((value >> 12) & 0x3F)))
+            buffer.append(UInt8(0x80 | ((value >> 6) & 0x3F)))
+            buffer.append(UInt8(0x80 | (value & 0x3F)))
+        }
+    }
+
+    func hex4(at offset: Int) throws(_SyntaxError) -> UInt32 {
+        guard offset + 4 <= bytes.count else { throw fail("truncated \\u escape", at: offset) }
+        var value: UInt32 = 0
+        for k in 0..<4 {
+            let byte = bytes[offset + k]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw fail("invalid hex digit in \\u escape", at: offset + k)
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    mutating func parseNumber() throws(_SyntaxError) -> JSONValue {
+        let start = index
+        var i = index
+        let count = bytes.count
+        var negative = false
+        if bytes[i] == UInt8(ascii: "-") {
+            negative = true
+            i += 1
+        }
+        guard i < count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") else {
+            throw fail("invalid number", at: start)
+        }
+        var magnitude: UInt64 = 0
+        var overflow = false
+        if bytes[i] == UInt8(ascii: "0") {
+            i += 1
+            if i < count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") {
+                throw fail("leading zero in number", at: start)
+            }
+        } else {
+            while i < count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") {
+                let (m1, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                let (m2, o2) = m1.addingReportingOverflow(UInt64(bytes[i] - UInt8(ascii: "0")))
+                if o1 || o2 { overflow = true }
+                magnitude = m2
+                i += 1
+            }
+        }
+        var isInteger = true
+        if i < count, bytes[i] == UInt8(ascii: ".") {
+            isInteger = false
+            i += 1
+            let digitsStart = i
+            while i < count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") { i += 1 }
+            if i == digitsStart { throw fail("expected digits after '.'", at: i) }
+        }
+        if i < count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+            isInteger = false
+            i += 1
+            if i < count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+            let digitsStart = i
+            while i < count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") { i += 1 }
+            if i == digitsStart { throw fail("expected digits in exponent", at: i) }
+        }
+        index = i
+        if isInteger && !overflow {
+            if negative {
+                if magnitude <= UInt64(Int64.max) { return .int(-Int64(magnitude)) }
+                if magnitude == UInt64(Int64.max) + 1 { return .int(Int64.min) }
+            } else if magnitude <= UInt64(Int64.max) {
+                return .int(Int64(magnitude))
+            }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+        guard let double = Double(text), double.isFinite else {
+            throw fail("number \(text) is out of range", at: start)
+        }
+        return .double(double)
+    }
+}

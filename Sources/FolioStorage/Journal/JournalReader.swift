@@ -1,0 +1,26 @@
+/// Reads journal (and history) files line by line into transactions.
+enum JournalReader {
+    /// Decodes every complete line from `start`, calling `each` with the transaction and its line.
+    ///
+    /// A line that cannot be decoded is passed to `report` with file, line and offset filled in; if
+    /// `report` returns (verification mode), scanning continues with the next line.
+    static func read(
+        _ fs: any FileSystem, _ file: FileDescriptor, from start: Int64 = 0, firstLineNumber: Int = 1,
+        report: (StorageError) throws -> Void, each: (JournalTransaction, ScannedLine) throws -> Void
+    ) throws -> ScanResult {
+        let reader = JSONReader()
+        return try LineScanner.scan(fs, file, from: start, firstLineNumber: firstLineNumber) { line in
+            let transaction: JournalTransaction
+            do {
+                transaction = try JournalTransaction(members: try LineFraming.decode(line.bytes, reader: reader))
+            } catch var error as StorageError {
+                error.file = file.path
+                error.line = line.number
+                error.offset = line.offset + (error.offset ?? 0)
+                try report(error)
+                return
+            }
+            try each(transaction, line)
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+
+/// A committed transaction: one line of the journal.
+public struct JournalTransaction: Hashable, Sendable {
+    /// The 1-based, contiguous sequence number.
+    public var sequence: UInt64
+    /// A UUID string naming the transaction (SwiftData's history token).
+    public var transactionID: String
+    /// When it was committed, at millisecond precision.
+    public var timestamp: Date
+    /// Who wrote it (SwiftData's `transactionAuthor`), if set.
+    public var author: String?
+    /// Records inserted, with all their values. Sorted by identifier.
+    public var inserted: [StoredRecord]
+    /// Records updated, with only the changed values. Sorted by identifier.
+    public var updated: [StoredRecord]
+    /// Records deleted, with their tombstones. Sorted by identifier.
+    public var deleted: [DeletedRecord]
+    /// The store's metadata slot after this transaction, if the transaction set it.
+    public var schema: JSONValue?
+    /// The store's identifier counter after this transaction: the next identifier to allocate.
+    public var nextID: Int64
+
+    /// Creates a transaction value.
+    public init(
+        sequence: UInt64, transactionID: String, timestamp: Date, author: String?, inserted: [StoredRecord],
+        updated: [StoredRecord], deleted: [DeletedRecord], schema: JSONValue? = nil, nextID: Int64
+    ) {
+        self.sequence = sequence
+        self.transactionID = transactionID
+        self.timestamp = timestamp
+        self.author = author
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+        self.schema = schema
+        self.nextID = nextID
+    }
+
+    /// The entities this transaction touches.
+    public var entities: Set<String> {
+        Set(inserted.map(\.entity)).union(updated.map(\.entity)).union(deleted.map(\.entity))
+    }
+}
+
+extension JournalTransaction {
+    /// The JSON members of the journal line (without `$crc`).
+    func jsonMembers() -> [String: JSONValue] {
+        var members: [String: JSONValue] = [
+            "seq": .int(Int64(sequence)),
+            "id": .string(transactionID),
+            "time": .string(Timestamp.format(timestamp)),
+            "nextID": .int(nextID),
+        ]
+        if let author { members["author"] = .string(author) }
+        if !inserted.isEmpty {
+            members["inserted"] = .array(inserted.map { .object(["entity": .string($0.entity), "id": .int($0.id), "values": .object($0.values)]) })
+        }
+        if !updated.isEmpty {
+            members["updated"] = .array(updated.map { .object(["entity": .string($0.entity), "id": .int($0.id), "values": .object($0.values)]) })
+        }
+        if !deleted.isEmpty {
+            members["deleted"] = .array(deleted.map { .object(["entity": .string($0.entity), "id": .int($0.id), "tombstone": .object($0.tombstone)]) })
+        }
+        if let schema { members["schema"] = .object(["value": schema]) }
+        return members
+    }
+
+    /// The framed journal line, ending in `\n`.
+    func encodedLine() throws -> [UInt8] {
+        try LineFraming.encode(jsonMembers())
+    }
+
+    /// Decodes a journal line's members; errors carry no file or line (the caller adds them).
+    init(members: [String: JSONValue]) throws {
+        func bad(_ what: String) -> StorageError {
+            StorageError(.malformedLine, "not a journal transaction: \(what)")
+        }
+        guard case .int(let seq)? = members["seq"], seq > 0 else { throw bad("\"seq\" must be a positive integer") }
+        guard case .string(let id)? = members["id"] else { throw bad("\"id\" must be a string") }
+        guard case .string(let time)? = members["time"], let date = Timestamp.parse(time) else {
+            throw bad("\"time\" must be an ISO 8601 UTC timestamp like 2026-01-31T12:00:00.000Z")
+        }
+        guard case .int(let nextID)? = members["nextID"] else { throw bad("\"nextID\" must be an integer") }
+        var author: String? = nil
+        if let value = members["author"] {
+            guard case .string(let string) = value else { throw bad("\"author\" must be a string") }
+            author = string
+        }
+        func records(_ key: String, valuesKey: String) throws -> [(String, Int64, [String: JSONValue])] {
+            guard let value = members[key] else { return [] }
+            guard case .array(let elements) = value else { throw bad("\"\(key)\" must be an array") }
+            return try elements.map { element in
+                guard case .object(let record) = element, case .string(let entity)? = record["entity"],
+                    case .int(let id)? = record["id"], case .object(let values)? = record[valuesKey]
+                else { throw bad("each of \"\(key)\" must be {\"entity\":…,\"id\":…,\"\(valuesKey)\":{…}}") }
+                return (entity, id, values)
+            }
+        }
+        var schema: JSONValue? = nil
+        if let value = members["schema"] {
+            guard case .object(let box) = value, let inner = box["value"] else { throw bad("\"schema\" must be {\"value\":…}") }
+            schema = inner
+        }
+        self.init(
+            sequence: UInt64(seq), transactionID: id, timestamp: date, author: author,
+            inserted: try records("inserted", valuesKey: "values").map { StoredRecord(entity: $0.0, id: $0.1, values: $0.2) },
+            updated: try records("updated", valuesKey: "values").map { StoredRecord(entity: $0.0, id: $0.1, values: $0.2) },
+            deleted: try records("deleted", valuesKey: "tombstone").map { DeletedRecord(entity: $0.0, id: $0.1, tombstone: $0.2) },
+            schema: schema, nextID: nextID)
+    }
+}
+
+/// ISO 8601 UTC timestamps with milliseconds (`2026-01-31T12:00:00.000Z`), without Foundation's
+/// formatters (which are slow and locale-sensitive).
+enum Timestamp {
+    /// Truncates a date to whole milliseconds, the precision kept in the journal.
+    static func truncated(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+    }
+
+    static func format(_ date: Date) -> String {
+        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let days = millis >= 0 ? millis / 86_400_000 : (millis - 86_399_999) / 86_400_000
+        let msOfDay = millis - days * 86_400_000
+        // Civil from days (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(msOfDay / 3_600_000, 2)):"
+            + "\(pad(msOfDay / 60_000 % 60, 2)):\(pad(msOfDay / 1000 % 60, 2)).\(pad(msOfDay % 1000, 3))Z"
+    }
+
+    static func parse(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 24, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+            bytes[19] == UInt8(ascii: "."), bytes[23] == UInt8(ascii: "Z")
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for k in range {
+                guard bytes[k] >= UInt8(ascii: "0"), bytes[k] <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int64(bytes[k] - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            let millis = number(20..<23), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60,
+            second < 60
+        else { return nil }
+        // Days from civil.
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = month > 2 ? month - 3 : month + 9
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        let total = ((days * 24 + hour) * 60 + minute) * 60 + second
+        return Date(timeIntervalSince1970: Double(total * 1000 + millis) / 1000)
+    }
+}

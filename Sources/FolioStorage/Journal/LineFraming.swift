@@ -1,0 +1,93 @@
+/// The framing shared by every line Folio writes: journal transactions, snapshot records, history and
+/// the manifest.
+///
+/// A line is one canonical JSON object whose first member is `"$crc"`, eight lowercase hex digits: the
+/// CRC-32 (zlib's) of the line's canonical JSON *without* that member, that is of `{` followed by the
+/// rest of the line after its first 19 bytes `{"$crc":"hhhhhhhh",`. Lines end in `\n`; a `\r` before it
+/// is tolerated (a git checkout with `core.autocrlf`) and is not part of the checksummed content.
+package enum LineFraming {
+    /// Length of `{"$crc":"hhhhhhhh",`.
+    static let prefixLength = 19
+    private static let prefixHead: [UInt8] = Array(#"{"$crc":""#.utf8)
+
+    /// Encodes `members` (which must not contain `$crc`) as a framed line ending in `\n`.
+    package static func encode(_ members: [String: JSONValue]) throws -> [UInt8] {
+        let body = try CanonicalJSONWriter().bytes(.object(members))
+        let crc = CRC32.checksum(body)
+        var line = prefixHead
+        line.reserveCapacity(body.count + 21)
+        line.append(contentsOf: CRC32.hex(crc))
+        line.append(UInt8(ascii: "\""))
+        if body.count > 2 {
+            line.append(UInt8(ascii: ","))
+            line.append(contentsOf: body[1...])
+        } else {
+            line.append(UInt8(ascii: "}"))
+        }
+        line.append(0x0A)
+        return line
+    }
+
+    /// Whether a line is a git merge-conflict marker (`<<<<<<<`, `=======`, `>>>>>>>`, `|||||||`).
+    package static func isConflictMarker(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard line.count >= 7 else { return false }
+        let first = line[0]
+        guard first == UInt8(ascii: "<") || first == UInt8(ascii: "=") || first == UInt8(ascii: ">")
+            || first == UInt8(ascii: "|")
+        else { return false }
+        for k in 1..<7 where line[k] != first { return false }
+        return true
+    }
+
+    /// Decodes a line (without its terminator), checking its checksum.
+    ///
+    /// - Returns: the members, without `$crc`.
+    /// - Throws: ``StorageError`` (`mergeConflict`, `checksumMismatch`, `invalidJSON`, `malformedLine`)
+    ///   without file or line: the caller adds them.
+    package static func decode(_ line: UnsafeBufferPointer<UInt8>, reader: JSONReader = JSONReader()) throws -> [String: JSONValue] {
+        if isConflictMarker(line) {
+            throw StorageError(
+                .mergeConflict,
+                "git merge-conflict marker; resolve the conflict (keep both sides' lines in sequence order) and reopen")
+        }
+        guard line.count >= prefixLength + 1, line.starts(with: prefixHead),
+            line[17] == UInt8(ascii: "\""), line[18] == UInt8(ascii: ",") || line[18] == UInt8(ascii: "}")
+        else {
+            // Not framed: report a JSON error if it is not even JSON, otherwise a missing checksum.
+            _ = try reader.parse(line)
+            throw StorageError(.malformedLine, "line does not start with its {\"$crc\":...} checksum member")
+        }
+        var expected: UInt32 = 0
+        for k in 9..<17 {
+            let byte = line[k]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            default: throw StorageError(.checksumMismatch, "the checksum is not 8 lowercase hex digits; the line was damaged or edited by hand")
+            }
+            expected = expected << 4 | digit
+        }
+        var actual: UInt32
+        if line[18] == UInt8(ascii: "}") {
+            actual = CRC32.checksum([UInt8(ascii: "{"), UInt8(ascii: "}")])
+            if line.count != prefixLength {
+                throw StorageError(.checksumMismatch, "unexpected bytes after the line's closing brace")
+            }
+        } else {
+            let open: [UInt8] = [UInt8(ascii: "{")]
+            actual = open.withUnsafeBufferPointer { CRC32.checksum($0) }
+            actual = CRC32.checksum(UnsafeBufferPointer(rebasing: line[prefixLength...]), continuing: actual)
+        }
+        guard actual == expected else {
+            throw StorageError(
+                .checksumMismatch,
+                "checksum mismatch: the line was damaged or edited; restore it from a backup or git, or run `folio verify --repair`")
+        }
+        guard case .object(var members) = try reader.parse(line) else {
+            throw StorageError(.malformedLine, "line is not a JSON object")
+        }
+        members["$crc"] = nil
+        return members
+    }
+}

@@ -1,0 +1,137 @@
+/// An open file, with the path it was opened from (for error messages).
+package struct FileDescriptor: Sendable, Hashable {
+    /// The raw descriptor.
+    package var raw: Int32
+    /// The path it was opened from.
+    package var path: String
+}
+
+/// What `stat`/`fstat` tells the engine about a file.
+package struct FileStatus: Sendable, Hashable {
+    /// The size in bytes.
+    package var size: Int64
+    /// Device and inode: a file replaced by rename (compaction, `git checkout`) gets a new identity.
+    package var device: UInt64
+    /// The inode number.
+    package var inode: UInt64
+    /// Whether it is a directory.
+    package var isDirectory: Bool
+}
+
+/// How to open a file.
+package enum OpenMode: Sendable {
+    /// Read only; the file must exist.
+    case read
+    /// Read and write; created if missing.
+    case readWriteCreate
+    /// Write only; must not exist yet (temporary files).
+    case createExclusive
+}
+
+/// The kinds of file-system operation, as counted and failed by fault injection.
+package enum FileOperation: String, Sendable, CaseIterable {
+    case open, read, write, fsync, truncate, rename, unlink, makeDirectory, syncDirectory, lock
+}
+
+/// The seam between the storage engine and the operating system.
+///
+/// Every byte the engine reads or writes and every fsync, rename, truncate and lock goes through this
+/// protocol, so that tests can inject faults (ENOSPC, short writes, EIO on fsync) at any step.
+/// ``PosixFileSystem`` is the real implementation.
+package protocol FileSystem: Sendable {
+    func open(_ path: String, _ mode: OpenMode) throws -> FileDescriptor
+    func close(_ file: FileDescriptor)
+    /// Reads up to `buffer.count` bytes at `offset`; returns 0 at end of file.
+    func read(_ file: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int
+    /// Writes some of `bytes` at `offset` and returns how many were written (may be fewer: a short write).
+    func write(_ file: FileDescriptor, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int
+    func sync(_ file: FileDescriptor) throws
+    func truncate(_ file: FileDescriptor, to size: Int64) throws
+    func status(_ file: FileDescriptor) throws -> FileStatus
+    /// `nil` when nothing exists at `path`.
+    func status(atPath path: String) throws -> FileStatus?
+    func rename(_ source: String, to destination: String) throws
+    /// Removing a missing file is not an error.
+    func unlink(_ path: String) throws
+    /// Creating an existing directory is not an error.
+    func makeDirectory(_ path: String) throws
+    /// Fsyncs a directory, making renames and creations in it durable.
+    func syncDirectory(_ path: String) throws
+    /// Names in a directory (not `.`/`..`); empty when it does not exist.
+    func contentsOfDirectory(_ path: String) throws -> [String]
+    /// Takes an advisory lock (`flock`), waiting for it when `wait` is true; returns false if busy.
+    func lock(_ file: FileDescriptor, exclusive: Bool, wait: Bool) throws -> Bool
+    func unlock(_ file: FileDescriptor)
+}
+
+extension FileSystem {
+    /// Writes all of `bytes` at `offset`, continuing after short writes.
+    package func writeAll(_ file: FileDescriptor, _ bytes: [UInt8], at offset: Int64) throws {
+        try bytes.withUnsafeBytes { buffer throws in
+            var done = 0
+            while done < buffer.count {
+                let count = try write(file, UnsafeRawBufferPointer(rebasing: buffer[done...]), at: offset + Int64(done))
+                if count <= 0 {
+                    throw StorageError.io("write", path: file.path, errno: EIO)
+                }
+                done += count
+            }
+        }
+    }
+
+    /// Reads a whole (small) file: manifests and lock files only. Data files are streamed.
+    package func readSmallFile(_ path: String, limit: Int = 16 << 20) throws -> [UInt8] {
+        let file = try open(path, .read)
+        defer { close(file) }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = try chunk.withUnsafeMutableBytes { buffer throws in
+                try read(file, into: buffer, at: Int64(result.count))
+            }
+            if count == 0 { return result }
+            result.append(contentsOf: chunk[0..<count])
+            if result.count > limit {
+                throw StorageError(.malformedLine, "file is larger than \(limit) bytes; it is not a Folio file", file: path)
+            }
+        }
+    }
+
+    /// Replaces the file at `path` atomically: write a uniquely named temporary file beside it, fsync it,
+    /// rename it over `path`, fsync the directory. A crash at any step leaves either the old or the new
+    /// file at `path`, plus perhaps a temporary file that the next compaction removes.
+    package func replaceFile(at path: String, with bytes: [UInt8]) throws {
+        let temporary = Self.temporaryPath(for: path)
+        let file = try open(temporary, .createExclusive)
+        do {
+            try writeAll(file, bytes, at: 0)
+            try sync(file)
+            close(file)
+        } catch {
+            close(file)
+            try? unlink(temporary)
+            throw error
+        }
+        do {
+            try rename(temporary, to: path)
+        } catch {
+            try? unlink(temporary)
+            throw error
+        }
+        try syncDirectory(Self.directory(of: path))
+    }
+
+    /// A temporary name beside `path`, unique per process and call (`<name>.tmp-<pid>-<random>`).
+    package static func temporaryPath(for path: String) -> String {
+        "\(path).tmp-\(Platform.processID)-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
+    }
+
+    /// Whether `name` is a temporary file left by ``replaceFile(at:with:)``.
+    package static func isTemporaryName(_ name: String) -> Bool { name.contains(".tmp-") }
+
+    /// The directory part of a path.
+    package static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}

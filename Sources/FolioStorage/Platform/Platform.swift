@@ -1,0 +1,46 @@
+// The single place where the C library is chosen. Everything else in FolioStorage imports this module's
+// `Platform` namespace or the `FileSystem` seam, never Glibc or Darwin directly, except through here.
+
+#if canImport(Darwin)
+@_exported import Darwin
+#elseif canImport(Glibc)
+@_exported import Glibc
+#elseif canImport(Musl)
+@_exported import Musl
+#else
+#error("Unsupported C library: FolioStorage needs Darwin, Glibc or Musl.")
+#endif
+
+/// Operating-system facts the storage engine needs.
+package enum Platform {
+    /// The current process identifier.
+    package static var processID: Int32 { getpid() }
+
+    /// The current `errno`.
+    package static var lastError: Int32 { errno }
+
+    /// The host name, for lock diagnostics.
+    package static var hostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Whether a process with this identifier exists (on this host).
+    package static func processExists(_ pid: Int32) -> Bool {
+        if pid <= 0 { return false }
+        return kill(pid, 0) == 0 || errno == EPERM
+    }
+
+    /// Flushes a file's data to stable storage: `F_FULLFSYNC` on Darwin (plain `fsync` there only reaches
+    /// the drive's cache), `fsync` elsewhere.
+    package static func fullSync(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+        if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+        // Some file systems (network, FAT) do not support F_FULLFSYNC: fall back to fsync.
+        return fsync(fd)
+        #else
+        return fsync(fd)
+        #endif
+    }
+}

@@ -1,0 +1,51 @@
+/// A snapshot file, `snapshots/<Entity>.jsonl`: the records of one entity.
+///
+/// The first line is a header, `{"$crc":"…","entity":"Item","records":3,"sequence":12,"snapshot":1}`:
+/// the record count and the sequence of the last transaction that touched the entity. Each further line
+/// is one record, `{"$crc":"…","id":7,"values":{…}}`, in ascending identifier order, in canonical JSON:
+/// the same records always give the same bytes, and changing one record changes its line (and the
+/// header's `sequence`).
+enum SnapshotFile {
+    static let version: Int64 = 1
+
+    struct Header: Hashable {
+        var entity: String
+        var records: Int
+        var sequence: UInt64
+    }
+
+    static func relativePath(_ entity: String) -> String { "snapshots/\(entity).jsonl" }
+
+    /// The full file content for an entity's records.
+    static func encode(entity: String, sequence: UInt64, records: [Int64: [String: JSONValue]]) throws -> [UInt8] {
+        var bytes = try LineFraming.encode([
+            "snapshot": .int(version), "entity": .string(entity), "records": .int(Int64(records.count)),
+            "sequence": .int(Int64(sequence)),
+        ])
+        for id in records.keys.sorted() {
+            guard let values = records[id] else { continue }
+            bytes.append(contentsOf: try LineFraming.encode(["id": .int(id), "values": .object(values)]))
+        }
+        return bytes
+    }
+
+    static func decodeHeader(_ members: [String: JSONValue]) throws -> Header {
+        guard case .int(let version)? = members["snapshot"] else {
+            throw StorageError(.malformedLine, "the first line of a snapshot must be its header {\"snapshot\":1,…}")
+        }
+        if version > Self.version {
+            throw StorageError(.newerFormatVersion, "snapshot format \(version) is newer than this Folio reads (\(Self.version)); upgrade Folio")
+        }
+        guard case .string(let entity)? = members["entity"], case .int(let records)? = members["records"], records >= 0,
+            case .int(let sequence)? = members["sequence"], sequence >= 0
+        else { throw StorageError(.malformedLine, "snapshot header needs \"entity\", \"records\" and \"sequence\"") }
+        return Header(entity: entity, records: Int(records), sequence: UInt64(sequence))
+    }
+
+    static func decodeRecord(_ members: [String: JSONValue]) throws -> (Int64, [String: JSONValue]) {
+        guard case .int(let id)? = members["id"], case .object(let values)? = members["values"], members.count == 2 else {
+            throw StorageError(.malformedLine, "a snapshot record must be {\"id\":…,\"values\":{…}}")
+        }
+        return (id, values)
+    }
+}

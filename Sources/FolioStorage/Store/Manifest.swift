@@ -1,0 +1,76 @@
+/// The store's manifest, `manifest.json`: one framed line.
+///
+/// `{"$crc":"…","format":"folio-store","nextID":N,"schema":{"value":…},"sequence":S,"version":1}`
+///
+/// `sequence` is the sequence number the snapshots were last compacted at; `nextID` and `schema` are
+/// their values at that sequence (journal transactions after it carry newer ones).
+struct Manifest: Hashable, Sendable {
+    /// The on-disk format version this code writes and reads.
+    static let currentVersion: Int64 = 1
+    static let formatName = "folio-store"
+
+    var version: Int64 = Manifest.currentVersion
+    var sequence: UInt64 = 0
+    var nextID: Int64 = 1
+    var schema: JSONValue? = nil
+
+    func encoded() throws -> [UInt8] {
+        var members: [String: JSONValue] = [
+            "format": .string(Self.formatName), "version": .int(version), "sequence": .int(Int64(sequence)),
+            "nextID": .int(nextID),
+        ]
+        if let schema { members["schema"] = .object(["value": schema]) }
+        return try LineFraming.encode(members)
+    }
+
+    /// Decodes the manifest file's bytes. The version is checked before the checksum, so that a newer
+    /// format with a different framing still gives ``StorageError/Code/newerFormatVersion``.
+    static func decode(_ bytes: [UInt8], path: String) throws -> Manifest {
+        var line = bytes[...]
+        if line.last == 0x0A { line = line.dropLast() }
+        if line.last == 0x0D { line = line.dropLast() }
+        if line.contains(0x0A) {
+            throw StorageError(.malformedLine, "the manifest must be a single line", file: path, line: 2)
+        }
+        return try [UInt8](line).withUnsafeBufferPointer { buffer in
+            if LineFraming.isConflictMarker(buffer) {
+                throw StorageError(.mergeConflict, "git merge-conflict marker in the manifest; resolve the conflict", file: path, line: 1)
+            }
+            let value: JSONValue
+            do throws(StorageError) { value = try JSONReader().parse(buffer) } catch {
+                throw StorageError(.invalidJSON, "manifest is not JSON: \(error.message)", file: path, line: 1, offset: error.offset)
+            }
+            guard case .string(formatName)? = value["format"] else {
+                throw StorageError(.missingManifest, "not a Folio manifest (no \"format\":\"folio-store\")", file: path, line: 1)
+            }
+            guard case .int(let version)? = value["version"], version >= 1 else {
+                throw StorageError(.malformedLine, "manifest \"version\" must be a positive integer", file: path, line: 1)
+            }
+            if version > currentVersion {
+                throw StorageError(
+                    .newerFormatVersion,
+                    "the store has format version \(version) but this Folio reads up to \(currentVersion); upgrade Folio",
+                    file: path, line: 1)
+            }
+            let members: [String: JSONValue]
+            do { members = try LineFraming.decode(buffer) } catch var error as StorageError {
+                error.file = path
+                error.line = 1
+                throw error
+            }
+            guard case .int(let sequence)? = members["sequence"], sequence >= 0,
+                case .int(let nextID)? = members["nextID"]
+            else {
+                throw StorageError(.malformedLine, "manifest needs integer \"sequence\" and \"nextID\"", file: path, line: 1)
+            }
+            var schema: JSONValue? = nil
+            if let box = members["schema"] {
+                guard let inner = box["value"] else {
+                    throw StorageError(.malformedLine, "manifest \"schema\" must be {\"value\":…}", file: path, line: 1)
+                }
+                schema = inner
+            }
+            return Manifest(version: version, sequence: UInt64(sequence), nextID: nextID, schema: schema)
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+extension Store {
+    /// Rewrites the snapshots to the current state, keeps the retained history, empties the journal and
+    /// removes unreferenced blobs.
+    ///
+    /// Crash-safe at every step: each file is replaced by writing a temporary file, syncing it, renaming
+    /// it over the old one and syncing the directory, in an order (snapshots, history, manifest, journal)
+    /// such that a crash between any two steps opens to the same state.
+    public func compact() throws {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        try checkWritable()
+        guard paths != nil else {
+            withStateMutation { _ in retained = retainedHistory(retained) }
+            return
+        }
+        try lockExclusive()
+        defer { unlockFile() }
+        _ = try catchUp()
+        try compactLocked()
+    }
+
+    /// The transactions the retention policy keeps.
+    func retainedHistory(_ transactions: [JournalTransaction], now: Date = Date()) -> [JournalTransaction] {
+        var kept = transactions
+        let policy = configuration.historyRetention
+        if let maximumAge = policy.maximumAge {
+            let oldest = now.addingTimeInterval(-maximumAge)
+            kept = kept.filter { $0.timestamp >= oldest }
+        }
+        if let maximumCount = policy.maximumCount, kept.count > maximumCount {
+            kept = Array(kept.suffix(max(0, maximumCount)))
+        }
+        return kept
+    }
+
+    /// Compacts. Caller holds the writer lock and the exclusive file lock, and has caught up.
+    func compactLocked() throws {
+        guard let paths else { return }
+        let state = withState { $0 }
+        let sequence = state.lastSequence
+        // 0. Leftovers of interrupted replacements (only writers create them, and we hold the lock).
+        try removeTemporaryFiles(paths)
+        // 1. Snapshots whose entity changed since it was last written.
+        var emptied: [String] = []
+        var newBases = snapshotBases
+        let entities = Set(state.entities.keys).union(snapshotBases.keys)
+        if !entities.isEmpty, try fs.status(atPath: paths.snapshots) == nil {
+            try fs.makeDirectory(paths.snapshots)
+            try fs.syncDirectory(paths.directory)
+        }
+        for entity in entities.sorted() {
+            let records = state.entities[entity] ?? [:]
+            let modified = state.lastModified[entity] ?? sequence
+            if records.isEmpty {
+                if snapshotBases[entity] == nil { continue }
+                emptied.append(entity)
+            }
+            if snapshotBases[entity] == modified { continue }
+            try fs.replaceFile(at: paths.snapshot(entity), with: SnapshotFile.encode(entity: entity, sequence: modified, records: records))
+            newBases[entity] = modified
+        }
+        withStateMutation { _ in snapshotBases = newBases }
+        // 2. Retained history.
+        let kept = retainedHistory(withState { _ in retained })
+        var historyBytes: [UInt8] = []
+        for transaction in kept { historyBytes.append(contentsOf: try transaction.encodedLine()) }
+        try fs.replaceFile(at: paths.history, with: historyBytes)
+        // 3. Manifest: the snapshots now stand at `sequence`.
+        try fs.replaceFile(at: paths.manifest, with: Manifest(sequence: sequence, nextID: state.nextID, schema: state.schema).encoded())
+        // 4. Journal: empty (everything is in the snapshots). Other processes see its new identity and reload.
+        do {
+            try fs.replaceFile(at: paths.journal, with: [])
+        } catch {
+            try? openJournal()
+            throw error
+        }
+        try openJournal()
+        withStateMutation { _ in
+            retained = kept
+            journalEnd = 0
+            journalLines = 0
+            tailLength = 0
+        }
+        // 5. Snapshot files of entities with no records left (safe only now that the journal is empty).
+        if !emptied.isEmpty {
+            for entity in emptied { try fs.unlink(paths.snapshot(entity)) }
+            try fs.syncDirectory(paths.snapshots)
+            withStateMutation { _ in for entity in emptied { snapshotBases[entity] = nil } }
+        }
+        // 6. Blobs nothing refers to any more.
+        var referenced = state.referencedBlobs()
+        for transaction in kept {
+            for record in transaction.inserted + transaction.updated { BlobStore.collectReferences(in: record.values, into: &referenced) }
+            for record in transaction.deleted { BlobStore.collectReferences(in: record.tombstone, into: &referenced) }
+        }
+        for shard in try fs.contentsOfDirectory(paths.blobs) {
+            let shardPath = "\(paths.blobs)/\(shard)"
+            for name in try fs.contentsOfDirectory(shardPath) where !referenced.contains(name) {
+                try fs.unlink("\(shardPath)/\(name)")
+            }
+        }
+    }
+
+    private func removeTemporaryFiles(_ paths: StorePaths) throws {
+        var folders = [paths.directory, paths.snapshots]
+        for shard in try fs.contentsOfDirectory(paths.blobs) { folders.append("\(paths.blobs)/\(shard)") }
+        for folder in folders {
+            for name in try fs.contentsOfDirectory(folder) where FileSystemNames.isTemporary(name) {
+                try fs.unlink("\(folder)/\(name)")
+            }
+        }
+    }
+}

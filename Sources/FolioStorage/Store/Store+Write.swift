@@ -1,0 +1,274 @@
+import Dispatch
+import Foundation
+
+extension Store {
+    /// Runs `body` as one transaction and commits it.
+    ///
+    /// Under the cross-process writer lock: catches up with transactions other processes appended, runs
+    /// `body` against that state, validates, appends one journal line, syncs it according to
+    /// ``StoreConfiguration/durability``, applies it, and unlocks.
+    ///
+    /// - Returns: the committed transaction, or `nil` if `body` changed nothing.
+    /// - Throws: what `body` throws (nothing is written), or a ``StorageError``. After a failed fsync
+    ///   under ``StoreConfiguration/Durability/always`` (or a batched fsync) the store refuses writes
+    ///   with ``StorageError/Code/storePoisoned`` until it is reopened: the file is then the truth.
+    @discardableResult
+    public func write(author: String? = nil, _ body: (inout WriteTransaction) throws -> Void) throws -> JournalTransaction? {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        try checkWritable()
+        try lockExclusive()
+        defer { unlockFile() }
+        _ = try catchUp()
+        let paths = self.paths
+        let fs = self.fs
+        var transaction = WriteTransaction(
+            base: withState { $0 }, knownEntities: configuration.knownEntities,
+            blobWriter: { [unowned self] data in
+                if let paths { return try BlobStore.write(data, directory: paths.directory, fileSystem: fs) }
+                let hash = SHA256.hexDigest([UInt8](data))
+                self.withStateMutation { _ in self.memoryBlobs[hash] = data }
+                return hash
+            })
+        try body(&transaction)
+        if transaction.isEmpty { return nil }
+        let committed = try commit(transaction, author: author)
+        if let threshold = configuration.compactionThreshold, paths != nil, journalEnd > threshold {
+            do { try compactLocked() } catch {
+                withStateMutation { _ in openWarnings.append("automatic compaction failed: \(error)") }
+            }
+        }
+        return committed
+    }
+
+    /// Catches up with transactions other processes appended, returning them (oldest first).
+    ///
+    /// If another process compacted the store meanwhile, the store reloads its files; transactions that
+    /// compaction dropped from history are then not returned (the state is still complete).
+    @discardableResult
+    public func refresh() throws -> [JournalTransaction] {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        if isClosed { throw StorageError(.closed, "the store is closed") }
+        guard paths != nil else { return [] }
+        if let lockFile { _ = try fs.lock(lockFile, exclusive: false, wait: true) }
+        defer { unlockFile() }
+        return try catchUp()
+    }
+
+    // MARK: Internals
+
+    func checkWritable() throws {
+        if isClosed { throw StorageError(.closed, "the store is closed") }
+        if configuration.readOnly { throw StorageError(.readOnly, "the store was opened read-only") }
+        if let poisonError {
+            throw StorageError(
+                .storePoisoned,
+                "an earlier write failed (\(poisonError.message)); reopen the store to continue from what is on disk",
+                file: poisonError.file, errno: poisonError.errno)
+        }
+    }
+
+    func lockExclusive() throws {
+        if let lockFile { _ = try fs.lock(lockFile, exclusive: true, wait: true) }
+    }
+
+    func unlockFile() {
+        if let lockFile { fs.unlock(lockFile) }
+    }
+
+    func withStateMutation<T>(_ body: (inout StoreState) throws -> T) rethrows -> T {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        return try body(&state)
+    }
+
+    /// Reads what other processes appended (or reloads after they compacted). Caller holds a file lock.
+    func catchUp() throws -> [JournalTransaction] {
+        guard let paths else { return [] }
+        let current = try fs.status(atPath: paths.journal)
+        let replaced: Bool
+        if let current, let known = journalIdentity {
+            replaced = current.inode != known.inode || current.device != known.device || current.size < journalEnd
+        } else {
+            replaced = (current == nil) != (journalIdentity == nil)
+        }
+        if replaced {
+            let oldLast = lastSequence
+            let loaded = try StoreLoader.load(paths, configuration: configuration, report: { throw $0 })
+            withStateMutation { state in
+                state = loaded.state
+                retained = loaded.history
+                journalEnd = loaded.journalValidEnd
+                journalLines = loaded.journalLines
+                tailLength = loaded.tailLength
+                snapshotBases = loaded.snapshotBases
+            }
+            try openJournal()
+            return loaded.history.filter { $0.sequence > oldLast }
+        }
+        guard let current, let journalFile, current.size != journalEnd + tailLength || tailLength > 0 else { return [] }
+        var newState = withState { $0 }
+        var fresh: [JournalTransaction] = []
+        let result = try JournalReader.read(fs, journalFile, from: journalEnd, firstLineNumber: journalLines + 1, report: { throw $0 }) {
+            transaction, line in
+            let expected = newState.lastSequence + 1
+            if transaction.sequence != expected {
+                throw StorageError(
+                    transaction.sequence < expected ? .duplicateSequence : .missingSequence,
+                    "expected sequence \(expected) but found \(transaction.sequence)", file: paths.journal, line: line.number,
+                    offset: line.offset)
+            }
+            if let known = configuration.knownEntities, let unknown = transaction.entities.first(where: { !known.contains($0) }) {
+                throw StorageError(.unknownEntity, "record of unknown entity \"\(unknown)\"", file: paths.journal, line: line.number, offset: line.offset)
+            }
+            if let problem = newState.apply(transaction).first {
+                throw StorageError(.inconsistentStore, "transaction \(transaction.sequence) \(problem)", file: paths.journal, line: line.number, offset: line.offset)
+            }
+            fresh.append(transaction)
+        }
+        withStateMutation { state in
+            state = newState
+            retained.append(contentsOf: fresh)
+            journalEnd = result.validEnd
+            journalLines = result.lineCount
+            tailLength = result.tailLength
+        }
+        return fresh
+    }
+
+    /// Validates, appends, syncs and applies. Caller holds the writer lock and the exclusive file lock.
+    func commit(_ transaction: WriteTransaction, author: String?) throws -> JournalTransaction {
+        let base = transaction.base
+        let committed = JournalTransaction(
+            sequence: base.lastSequence + 1, transactionID: UUID().uuidString, timestamp: Timestamp.truncated(Date()),
+            author: author, inserted: transaction.inserted.values.sorted { $0.id < $1.id },
+            updated: transaction.updated.values.filter { !$0.values.isEmpty }.sorted { $0.id < $1.id },
+            deleted: transaction.deleted.values.sorted { $0.id < $1.id },
+            schema: transaction.schemaChange.map { $0 ?? .null }, nextID: transaction.nextID)
+        // Blobs referred to must exist before the transaction that refers to them.
+        var hashes = Set<String>()
+        for record in committed.inserted + committed.updated { BlobStore.collectReferences(in: record.values, into: &hashes) }
+        for hash in hashes {
+            if let paths {
+                guard try fs.status(atPath: "\(paths.directory)/\(BlobStore.relativePath(hash))") != nil else {
+                    throw StorageError(.blobNotFound, "a record refers to blob \(hash), which was not stored; call putBlob first")
+                }
+            } else if withState({ _ in memoryBlobs[hash] }) == nil {
+                throw StorageError(.blobNotFound, "a record refers to blob \(hash), which was not stored; call putBlob first")
+            }
+        }
+        let line = try committed.encodedLine()
+        if let paths {
+            try append(line, paths: paths)
+        }
+        withStateMutation { state in
+            _ = state.apply(committed)
+            retained.append(committed)
+            if paths != nil {
+                journalEnd += Int64(line.count)
+                journalLines += 1
+            }
+        }
+        return committed
+    }
+
+    private func append(_ line: [UInt8], paths: StorePaths) throws {
+        if journalFile == nil {
+            let file = try fs.open(paths.journal, .readWriteCreate)
+            journalFile = file
+            do {
+                try fs.syncDirectory(paths.directory)
+                journalIdentity = try fs.status(file)
+            } catch {
+                // The next catch-up sees the identity change and reloads.
+                throw error
+            }
+        }
+        guard let journalFile else { return }
+        if tailLength > 0 {
+            try moveTornTail(paths: paths, journal: journalFile)
+        }
+        do {
+            try fs.writeAll(journalFile, line, at: journalEnd)
+        } catch {
+            do {
+                try fs.truncate(journalFile, to: journalEnd)
+            } catch let truncateError as StorageError {
+                poisonError = truncateError
+            }
+            throw error
+        }
+        switch configuration.durability {
+        case .always:
+            do { try fs.sync(journalFile) } catch let error as StorageError {
+                poisonError = error
+                throw error
+            }
+        case .batched:
+            unsyncedWrites = true
+        case .none:
+            break
+        }
+    }
+
+    /// Moves an incomplete last line to `journal.jsonl.corrupt-tail`, then truncates it away.
+    private func moveTornTail(paths: StorePaths, journal: FileDescriptor) throws {
+        var tail = [UInt8](repeating: 0, count: Int(tailLength))
+        var filled = 0
+        while filled < tail.count {
+            let count = try tail.withUnsafeMutableBytes { raw in
+                try fs.read(journal, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]), at: journalEnd + Int64(filled))
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        tail.removeLast(tail.count - filled)
+        tail.append(0x0A)
+        let side = try fs.open(paths.corruptTail, .readWriteCreate)
+        defer { fs.close(side) }
+        try fs.writeAll(side, tail, at: try fs.status(side).size)
+        try fs.sync(side)
+        do {
+            try fs.truncate(journal, to: journalEnd)
+            try fs.sync(journal)
+        } catch let error as StorageError {
+            // The journal's length on disk is now unknown: refuse writes until reopened.
+            poisonError = error
+            throw error
+        }
+        withStateMutation { _ in
+            openWarnings.append("moved a \(filled)-byte incomplete journal line to \(paths.corruptTail)")
+            tailLength = 0
+        }
+    }
+
+    func startBatchTimer() {
+        guard case .batched(let interval) = configuration.durability, paths != nil, !configuration.readOnly else { return }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "folio.storage.batched-fsync"))
+        let nanoseconds = max(1, Int((interval * 1e9).rounded()))
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds), leeway: .milliseconds(10))
+        timer.setEventHandler { [weak self] in self?.syncBatch() }
+        batchTimer = timer
+        timer.resume()
+    }
+
+    /// Syncs writes made under ``StoreConfiguration/Durability/batched(_:)``; a failure poisons the store.
+    public func sync() throws {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        if let poisonError { throw poisonError }
+        guard unsyncedWrites, let journalFile else { return }
+        do {
+            try fs.sync(journalFile)
+            unsyncedWrites = false
+        } catch let error as StorageError {
+            poisonError = error
+            throw error
+        }
+    }
+
+    private func syncBatch() {
+        try? sync()
+    }
+}

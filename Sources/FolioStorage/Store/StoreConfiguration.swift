@@ -1,0 +1,66 @@
+import Foundation
+
+/// How a store is opened and how hard it works to keep data.
+public struct StoreConfiguration: Sendable {
+    /// When journal appends reach stable storage.
+    ///
+    /// | policy | process crash (kill -9) | OS crash / power loss | failed write or fsync |
+    /// |---|---|---|---|
+    /// | `always` | nothing acknowledged lost | nothing acknowledged lost | the write throws; a failed fsync makes the store refuse writes until reopened |
+    /// | `batched(t)` | nothing acknowledged lost | at most the last `t` seconds | the next write throws, store refuses writes until reopened |
+    /// | `none` | nothing acknowledged lost | whatever the OS had not flushed (~30 s on Linux) | the write throws |
+    public enum Durability: Sendable, Hashable {
+        /// fsync the journal before `write` returns. The default.
+        case always
+        /// fsync at most this many seconds after a write, from a background timer.
+        case batched(TimeInterval)
+        /// Never fsync the journal (compaction still syncs its files).
+        case none
+    }
+
+    /// How much committed history compaction keeps readable through ``Store/history(after:)``.
+    public struct HistoryRetention: Sendable, Hashable {
+        /// Keep at most this many of the newest transactions (`nil`: no count limit).
+        public var maximumCount: Int?
+        /// Keep only transactions at most this old, in seconds (`nil`: no age limit).
+        public var maximumAge: TimeInterval?
+
+        /// Creates a retention policy; a transaction is kept when it satisfies every limit that is set.
+        public init(maximumCount: Int? = 1000, maximumAge: TimeInterval? = nil) {
+            self.maximumCount = maximumCount
+            self.maximumAge = maximumAge
+        }
+    }
+
+    /// When journal appends are synced. The default is ``Durability/always``.
+    public var durability: Durability = .always
+    /// Compact automatically after a write once the journal is larger than this many bytes
+    /// (`nil`: only when ``Store/compact()`` is called). The default is 8 MiB.
+    public var compactionThreshold: Int64? = 8 << 20
+    /// What history survives compaction. The default keeps the newest 1,000 transactions.
+    public var historyRetention = HistoryRetention()
+    /// The entities records may belong to; a record of any other entity makes `open` fail with
+    /// ``StorageError/Code/unknownEntity`` and a write throw. `nil` (the default) accepts any entity.
+    public var knownEntities: Set<String>? = nil
+    /// Open without ever writing: no lock file, no repairs, writes throw ``StorageError/Code/readOnly``.
+    /// The default is `false`.
+    public var readOnly = false
+    /// The largest journal tail (bytes after the last complete line) ignored as a torn append; a larger
+    /// one makes `open` fail with ``StorageError/Code/tailTooLarge``. The default is 64 MiB.
+    public var maximumTornTailBytes: Int64 = 64 << 20
+    /// The file system seam (fault injection in tests).
+    package var fileSystem: any FileSystem = PosixFileSystem()
+
+    /// Creates a configuration with the defaults described on each property.
+    public init(
+        durability: Durability = .always, compactionThreshold: Int64? = 8 << 20,
+        historyRetention: HistoryRetention = HistoryRetention(), knownEntities: Set<String>? = nil,
+        readOnly: Bool = false
+    ) {
+        self.durability = durability
+        self.compactionThreshold = compactionThreshold
+        self.historyRetention = historyRetention
+        self.knownEntities = knownEntities
+        self.readOnly = readOnly
+    }
+}

@@ -1,0 +1,241 @@
+/// What loading a store directory produced.
+struct LoadedStore {
+    var state = StoreState()
+    var manifest = Manifest()
+    /// Retained history and journal transactions, ascending and contiguous.
+    var history: [JournalTransaction] = []
+    /// The journal's identity when it was read (nil: no journal file yet).
+    var journalStatus: FileStatus? = nil
+    /// Offset after the last complete journal line.
+    var journalValidEnd: Int64 = 0
+    /// Complete lines in the journal.
+    var journalLines = 0
+    /// Bytes after the last complete journal line (a torn append).
+    var tailLength: Int64 = 0
+    /// Warnings to surface (torn tails ignored, ...).
+    var warnings: [String] = []
+    /// The header sequence of each snapshot file on disk.
+    var snapshotBases: [String: UInt64] = [:]
+}
+
+/// Rebuilds a store's state from its directory: manifest, snapshots, history, journal.
+enum StoreLoader {
+    /// Loads the store in `paths`.
+    ///
+    /// - Parameter report: called with every problem; throwing from it stops loading (what `open` does).
+    ///   Returning continues past the problem where possible (what verification does).
+    static func load(
+        _ paths: StorePaths, configuration: StoreConfiguration, report: (StorageError) throws -> Void
+    ) throws -> LoadedStore {
+        let fs = configuration.fileSystem
+        var loaded = LoadedStore()
+        guard try fs.status(atPath: paths.manifest) != nil else {
+            let names = try fs.contentsOfDirectory(paths.directory)
+            let storeFiles = names.filter { ["journal.jsonl", "history.jsonl", "snapshots"].contains($0) }
+            if !storeFiles.isEmpty {
+                try report(
+                    StorageError(
+                        .missingManifest,
+                        "manifest.json is missing but \(storeFiles.joined(separator: ", ")) exist; restore the manifest from git or a backup",
+                        file: paths.manifest))
+            }
+            return loaded
+        }
+        loaded.manifest = try Manifest.decode(try fs.readSmallFile(paths.manifest), path: paths.manifest)
+        let manifest = loaded.manifest
+        loaded.state.lastSequence = manifest.sequence
+        loaded.state.nextID = manifest.nextID
+        loaded.state.schema = manifest.schema
+
+        func checkEntity(_ entity: String, file: String, line: Int, offset: Int64) throws -> Bool {
+            if !EntityName.isValid(entity) {
+                try report(StorageError(.malformedLine, "\"\(entity)\" is not a valid entity name", file: file, line: line, offset: offset))
+                return false
+            }
+            if let known = configuration.knownEntities, !known.contains(entity) {
+                try report(
+                    StorageError(
+                        .unknownEntity,
+                        "record of unknown entity \"\(entity)\"; add it to the schema or open with a configuration that knows it",
+                        file: file, line: line, offset: offset))
+                return false
+            }
+            return true
+        }
+
+        // Snapshots.
+        var bases: [String: UInt64] = [:]
+        for name in try fs.contentsOfDirectory(paths.snapshots) where name.hasSuffix(".jsonl") && !FileSystemNames.isTemporary(name) {
+            let entity = String(name.dropLast(6))
+            let path = "\(paths.snapshots)/\(name)"
+            let file = try fs.open(path, .read)
+            defer { fs.close(file) }
+            var header: SnapshotFile.Header? = nil
+            var records: [Int64: [String: JSONValue]] = [:]
+            var previousID: Int64? = nil
+            let reader = JSONReader()
+            var entityAccepted = true
+            let result = try LineScanner.scan(fs, file) { line in
+                do {
+                    let members = try LineFraming.decode(line.bytes, reader: reader)
+                    if line.number == 1 {
+                        let decoded = try SnapshotFile.decodeHeader(members)
+                        guard decoded.entity == entity else {
+                            throw StorageError(.malformedLine, "header names entity \"\(decoded.entity)\" but the file is \(name)")
+                        }
+                        entityAccepted = try checkEntity(entity, file: path, line: 1, offset: 0)
+                        header = decoded
+                        return
+                    }
+                    guard header != nil else { return }
+                    let (id, values) = try SnapshotFile.decodeRecord(members)
+                    if let previousID, id <= previousID {
+                        throw StorageError(
+                            .inconsistentStore,
+                            id == previousID ? "record \(id) appears twice" : "record \(id) is out of order (after \(previousID))")
+                    }
+                    previousID = id
+                    if !entityAccepted { return }
+                    if let owner = loaded.state.entityOfID[id] {
+                        throw StorageError(.inconsistentStore, "identifier \(id) is also used by entity \(owner)")
+                    }
+                    records[id] = values
+                    loaded.state.entityOfID[id] = entity
+                    loaded.state.nextID = max(loaded.state.nextID, id &+ 1)
+                } catch var error as StorageError {
+                    error.file = path
+                    error.line = line.number
+                    error.offset = line.offset + (error.offset ?? 0)
+                    try report(error)
+                }
+            }
+            if result.tailLength > 0 {
+                try report(
+                    StorageError(
+                        .malformedLine, "snapshot ends in an incomplete line (\(result.tailLength) bytes); restore it from git or a backup",
+                        file: path, line: result.lineCount + 1, offset: result.validEnd))
+            }
+            guard let header else {
+                if result.lineCount == 0 && result.tailLength == 0 {
+                    try report(StorageError(.malformedLine, "snapshot file is empty (no header line)", file: path, line: 1, offset: 0))
+                }
+                continue
+            }
+            if header.records != result.lineCount - 1 {
+                try report(
+                    StorageError(
+                        .inconsistentStore,
+                        "header says \(header.records) records but the file has \(result.lineCount - 1); the file was truncated or edited",
+                        file: path, line: 1, offset: 0))
+            }
+            if !records.isEmpty { loaded.state.entities[entity] = records }
+            loaded.state.lastModified[entity] = header.sequence
+            bases[entity] = header.sequence
+        }
+
+        // Retained history (already contained in the snapshots: never applied).
+        var historyBySequence: [UInt64: JournalTransaction] = [:]
+        if try fs.status(atPath: paths.history) != nil {
+            let file = try fs.open(paths.history, .read)
+            defer { fs.close(file) }
+            var previous: UInt64? = nil
+            let result = try JournalReader.read(fs, file, report: report) { transaction, line in
+                if let previous, transaction.sequence <= previous {
+                    try report(StorageError(.duplicateSequence, "history sequence \(transaction.sequence) after \(previous)", file: paths.history, line: line.number, offset: line.offset))
+                }
+                previous = transaction.sequence
+                historyBySequence[transaction.sequence] = transaction
+            }
+            if result.tailLength > 0 {
+                try report(StorageError(.malformedLine, "history ends in an incomplete line", file: paths.history, line: result.lineCount + 1, offset: result.validEnd))
+            }
+        }
+
+        // Journal.
+        if let status = try fs.status(atPath: paths.journal) {
+            let file = try fs.open(paths.journal, .read)
+            defer { fs.close(file) }
+            loaded.journalStatus = try fs.status(file)
+            _ = status
+            var previous: UInt64? = nil
+            var lastLineNumber = 0
+            var badLineBefore = false
+            let reporting: (StorageError) throws -> Void = { error in
+                badLineBefore = true
+                try report(error)
+            }
+            let result = try JournalReader.read(fs, file, report: reporting) { transaction, line in
+                lastLineNumber = line.number
+                let sequence = transaction.sequence
+                if let previous {
+                    if sequence <= previous {
+                        try report(
+                            StorageError(
+                                .duplicateSequence,
+                                "sequence \(sequence) comes after \(previous): the journal was merged or edited; keep one copy of each transaction",
+                                file: paths.journal, line: line.number, offset: line.offset))
+                        return
+                    }
+                    if sequence != previous + 1 && !badLineBefore {
+                        try report(
+                            StorageError(
+                                .missingSequence,
+                                "sequence \(sequence) follows \(previous): transactions \(previous + 1)…\(sequence - 1) are missing; restore them from git or a backup",
+                                file: paths.journal, line: line.number, offset: line.offset))
+                    }
+                } else if sequence > manifest.sequence + 1 {
+                    try report(
+                        StorageError(
+                            .missingSequence,
+                            "the journal starts at sequence \(sequence) but the snapshots end at \(manifest.sequence); transactions are missing",
+                            file: paths.journal, line: line.number, offset: line.offset))
+                }
+                badLineBefore = false
+                previous = sequence
+                for entity in transaction.entities {
+                    _ = try checkEntity(entity, file: paths.journal, line: line.number, offset: line.offset)
+                }
+                let problems = loaded.state.apply(
+                    transaction, entityBase: { bases[$0] ?? manifest.sequence }, globalBase: manifest.sequence)
+                for problem in problems {
+                    try report(
+                        StorageError(
+                            .inconsistentStore, "transaction \(sequence) \(problem)", file: paths.journal, line: line.number,
+                            offset: line.offset))
+                }
+                historyBySequence[sequence] = transaction
+            }
+            _ = lastLineNumber
+            loaded.journalValidEnd = result.validEnd
+            loaded.journalLines = result.lineCount
+            loaded.tailLength = result.tailLength
+            if result.tailLength > 0 {
+                if result.tailLength > configuration.maximumTornTailBytes {
+                    try report(
+                        StorageError(
+                            .tailTooLarge,
+                            "the journal ends in \(result.tailLength) bytes that are not a complete line, more than the \(configuration.maximumTornTailBytes)-byte limit for a torn append; run `folio verify`",
+                            file: paths.journal, line: result.lineCount + 1, offset: result.validEnd))
+                } else {
+                    loaded.warnings.append(
+                        "\(paths.journal):\(result.lineCount + 1) (byte \(result.validEnd)): ignored an incomplete last line of \(result.tailLength) bytes (an interrupted append); it will be moved to journal.jsonl.corrupt-tail on the next write")
+                }
+            }
+        }
+        for (entity, base) in bases where base > loaded.state.lastSequence {
+            try report(
+                StorageError(
+                    .inconsistentStore,
+                    "snapshot is at sequence \(base) but the journal ends at \(loaded.state.lastSequence); journal transactions are missing",
+                    file: paths.snapshot(entity), line: 1, offset: 0))
+        }
+        loaded.snapshotBases = bases
+        loaded.history = historyBySequence.keys.sorted().compactMap { historyBySequence[$0] }
+        return loaded
+    }
+}
+
+/// Names of files the engine treats specially.
+enum FileSystemNames {
+    static func isTemporary(_ name: String) -> Bool { name.contains(".tmp-") }
+}

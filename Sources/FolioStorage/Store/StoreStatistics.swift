@@ -1,0 +1,57 @@
+import Foundation
+
+/// Facts about a store for an `info` command.
+public struct StoreStatistics: Sendable, Hashable {
+    /// The on-disk format version (``formatVersion`` of this build for in-memory stores).
+    public var formatVersion: Int64
+    /// Records per entity.
+    public var recordCounts: [String: Int]
+    /// Sizes in bytes of the store's files, by path relative to the store directory.
+    public var fileSizes: [String: Int64]
+    /// Complete transactions in the journal (appended since the last compaction).
+    public var journalTransactions: Int
+    /// Bytes in the journal.
+    public var journalBytes: Int64
+    /// The last transaction, if still in history.
+    public var lastTransaction: JournalTransaction?
+    /// The last sequence number.
+    public var lastSequence: UInt64
+    /// Transactions readable through ``Store/history(after:)``.
+    public var retainedTransactions: Int
+    /// Whether the journal has outgrown ``StoreConfiguration/compactionThreshold``.
+    public var isCompactionDue: Bool
+}
+
+extension Store {
+    /// The format version this build writes.
+    public static var formatVersion: Int64 { Manifest.currentVersion }
+
+    /// Statistics for an `info` command.
+    public func statistics() throws -> StoreStatistics {
+        var sizes: [String: Int64] = [:]
+        if let paths {
+            for name in ["manifest.json", "journal.jsonl", "history.jsonl"] {
+                if let status = try fs.status(atPath: "\(paths.directory)/\(name)") { sizes[name] = status.size }
+            }
+            for name in try fs.contentsOfDirectory(paths.snapshots) where !FileSystemNames.isTemporary(name) {
+                if let status = try fs.status(atPath: "\(paths.snapshots)/\(name)") { sizes["snapshots/\(name)"] = status.size }
+            }
+            var blobBytes: Int64 = 0
+            for shard in try fs.contentsOfDirectory(paths.blobs) {
+                for name in try fs.contentsOfDirectory("\(paths.blobs)/\(shard)") {
+                    blobBytes += try fs.status(atPath: "\(paths.blobs)/\(shard)/\(name)")?.size ?? 0
+                }
+            }
+            if blobBytes > 0 { sizes["blobs"] = blobBytes }
+        }
+        return withState { state in
+            StoreStatistics(
+                formatVersion: Manifest.currentVersion,
+                recordCounts: state.entities.filter { !$0.value.isEmpty }.mapValues(\.count),
+                fileSizes: sizes, journalTransactions: journalLines, journalBytes: journalEnd + tailLength,
+                lastTransaction: retained.last.flatMap { $0.sequence == state.lastSequence ? $0 : nil },
+                lastSequence: state.lastSequence, retainedTransactions: retained.count,
+                isCompactionDue: configuration.compactionThreshold.map { journalEnd > $0 } ?? false)
+        }
+    }
+}

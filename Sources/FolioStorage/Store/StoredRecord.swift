@@ -1,0 +1,38 @@
+/// One record as the storage engine keeps it: an entity name, a store-wide identifier and its values.
+///
+/// Identifiers are unique across the whole store (one counter per store, not per entity) and never
+/// reused, so a relationship can be stored as a plain identifier and resolved with
+/// ``Store/record(id:)`` whatever the entity (a subclass entity included).
+public struct StoredRecord: Hashable, Sendable {
+    /// The entity (model type) name. Also the snapshot file name, so it is limited to
+    /// ASCII letters, digits, `_`, `-` and `.` (see ``Store/isValidEntityName(_:)``).
+    public var entity: String
+    /// The store-wide identifier.
+    public var id: Int64
+    /// The values by property name. In an updated record: only the changed values.
+    public var values: [String: JSONValue]
+
+    /// Creates a record.
+    public init(entity: String, id: Int64, values: [String: JSONValue]) {
+        self.entity = entity
+        self.id = id
+        self.values = values
+    }
+}
+
+/// A deleted record in a committed transaction.
+public struct DeletedRecord: Hashable, Sendable {
+    /// The entity of the deleted record.
+    public var entity: String
+    /// Its identifier (never reused).
+    public var id: Int64
+    /// Values preserved for history readers (SwiftData's `preserveValueOnDeletion`); often empty.
+    public var tombstone: [String: JSONValue]
+
+    /// Creates a deleted-record entry.
+    public init(entity: String, id: Int64, tombstone: [String: JSONValue] = [:]) {
+        self.entity = entity
+        self.id = id
+        self.tombstone = tombstone
+    }
+}

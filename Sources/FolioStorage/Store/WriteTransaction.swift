@@ -1,0 +1,154 @@
+import Foundation
+
+/// The changes of one ``Store/write(author:_:)`` call, made against the store's state as caught up
+/// with every other process under the writer lock.
+///
+/// Reads see the transaction's own changes. Changes to one record combine: an insert then update is one
+/// insert, an update then delete is one delete, an insert then delete is nothing at all (the identifier
+/// stays used).
+public struct WriteTransaction {
+    var base: StoreState
+    var inserted: [Int64: StoredRecord] = [:]
+    var updated: [Int64: StoredRecord] = [:]
+    var deleted: [Int64: DeletedRecord] = [:]
+    var allocated: Set<Int64> = []
+    var nextID: Int64
+    var schemaChange: JSONValue?? = nil
+    let knownEntities: Set<String>?
+    let blobWriter: (Data) throws -> String
+
+    init(base: StoreState, knownEntities: Set<String>?, blobWriter: @escaping (Data) throws -> String) {
+        self.base = base
+        self.nextID = base.nextID
+        self.knownEntities = knownEntities
+        self.blobWriter = blobWriter
+    }
+
+    /// The sequence number of the last committed transaction this transaction builds on.
+    public var lastSequence: UInt64 { base.lastSequence }
+
+    /// The record with this identifier, including this transaction's changes.
+    public func record(id: Int64) -> StoredRecord? {
+        if deleted[id] != nil { return nil }
+        if let record = inserted[id] { return record }
+        guard var record = base.record(id: id) else { return nil }
+        if let changes = updated[id] { for (key, value) in changes.values { record.values[key] = value } }
+        return record
+    }
+
+    /// The records of an entity, including this transaction's changes, in identifier order.
+    public func records(of entity: String) -> [StoredRecord] {
+        var ids = Set(base.entities[entity]?.keys.map { $0 } ?? [])
+        for record in inserted.values where record.entity == entity { ids.insert(record.id) }
+        return ids.sorted().compactMap { record(id: $0) }.filter { $0.entity == entity }
+    }
+
+    /// The store's metadata slot as this transaction sees it.
+    public var schema: JSONValue? {
+        if let change = schemaChange { return change }
+        return base.schema
+    }
+
+    /// Sets the store's metadata slot (for example the model layer's schema description).
+    public mutating func setSchema(_ schema: JSONValue?) {
+        schemaChange = .some(schema)
+    }
+
+    /// Allocates a new store-wide identifier. Identifiers are never reused, even after delete and
+    /// compaction.
+    public mutating func allocateID() -> Int64 {
+        let id = nextID
+        nextID += 1
+        allocated.insert(id)
+        return id
+    }
+
+    /// Inserts a record.
+    ///
+    /// - Throws: ``StorageError/Code/invalidTransaction`` if the identifier is in use,
+    ///   ``StorageError/Code/identifierNotAllocated`` if it was used before (identifiers are never reused)
+    ///   and not allocated by ``allocateID()``, ``StorageError/Code/invalidEntityName``,
+    ///   ``StorageError/Code/unknownEntity``.
+    public mutating func insert(_ record: StoredRecord) throws {
+        try checkEntity(record.entity)
+        let id = record.id
+        if self.record(id: id) != nil {
+            throw StorageError(.invalidTransaction, "cannot insert \(record.entity) \(id): identifier \(id) is in use")
+        }
+        if deleted[id] != nil || (id < base.nextID && !allocated.contains(id)) {
+            throw StorageError(
+                .identifierNotAllocated,
+                "identifier \(id) was not allocated by this transaction and may have been used before; call allocateID()")
+        }
+        if id <= 0 { throw StorageError(.identifierNotAllocated, "identifiers are positive; call allocateID()") }
+        if id >= nextID { nextID = id + 1 }
+        inserted[id] = record
+    }
+
+    /// Inserts a record.
+    public mutating func insert(entity: String, id: Int64, values: [String: JSONValue]) throws {
+        try insert(StoredRecord(entity: entity, id: id, values: values))
+    }
+
+    /// Sets some values of an existing record; other values are kept.
+    ///
+    /// - Throws: ``StorageError/Code/invalidTransaction`` if no record of that entity has this identifier.
+    public mutating func update(entity: String, id: Int64, values: [String: JSONValue]) throws {
+        if var record = inserted[id] {
+            guard record.entity == entity else { throw mismatch(entity, id, record.entity) }
+            for (key, value) in values { record.values[key] = value }
+            inserted[id] = record
+            return
+        }
+        guard let existing = record(id: id) else {
+            throw StorageError(.invalidTransaction, "cannot update \(entity) \(id): no such record")
+        }
+        guard existing.entity == entity else { throw mismatch(entity, id, existing.entity) }
+        var change = updated[id] ?? StoredRecord(entity: entity, id: id, values: [:])
+        for (key, value) in values { change.values[key] = value }
+        updated[id] = change
+    }
+
+    /// Deletes a record, keeping `tombstone` values in the transaction for history readers.
+    ///
+    /// - Throws: ``StorageError/Code/invalidTransaction`` if no record of that entity has this identifier.
+    public mutating func delete(entity: String, id: Int64, tombstone: [String: JSONValue] = [:]) throws {
+        if let record = inserted[id] {
+            guard record.entity == entity else { throw mismatch(entity, id, record.entity) }
+            inserted[id] = nil
+            return
+        }
+        guard let existing = record(id: id) else {
+            throw StorageError(.invalidTransaction, "cannot delete \(entity) \(id): no such record")
+        }
+        guard existing.entity == entity else { throw mismatch(entity, id, existing.entity) }
+        updated[id] = nil
+        deleted[id] = DeletedRecord(entity: entity, id: id, tombstone: tombstone)
+    }
+
+    /// Stores a blob durably now (before the transaction is appended) and returns its SHA-256 hash.
+    /// Refer to it from a record with ``BlobStore/reference(_:)``.
+    public mutating func putBlob(_ data: Data) throws -> String {
+        try blobWriter(data)
+    }
+
+    /// Whether the transaction changes nothing (no records, no schema, no identifiers allocated).
+    public var isEmpty: Bool {
+        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && schemaChange == nil && allocated.isEmpty
+    }
+
+    private func mismatch(_ entity: String, _ id: Int64, _ actual: String) -> StorageError {
+        StorageError(.invalidTransaction, "record \(id) is a \(actual), not a \(entity)")
+    }
+
+    private func checkEntity(_ entity: String) throws {
+        guard EntityName.isValid(entity) else {
+            throw StorageError(
+                .invalidEntityName,
+                "\"\(entity)\" cannot be an entity name: use 1–200 ASCII letters, digits, '_', '-', '.' (not starting with '.')")
+        }
+        if let knownEntities, !knownEntities.contains(entity) {
+            throw StorageError(.unknownEntity, "entity \"\(entity)\" is not in the store's known entities")
+        }
+    }
+}
