@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+@testable import Folio
+
+@Suite("Queries")
+struct QueryTests {
+    static let day: TimeInterval = 86_400
+    static let base = Date(timeIntervalSince1970: 1_750_000_000)
+
+    static func tripContainer(count: Int = 60) throws -> (ModelContainer, ModelContext) {
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let cities = ["Rome", "Paris", "Tokyo", "Lima", "Oslo"]
+        for index in 0..<count {
+            let trip = Trip(name: "Trip \(index)", destination: cities[index % cities.count],
+                            startDate: base.addingTimeInterval(Double((index * 7) % count) * day),
+                            price: Double((index * 37) % 1000) + 0.5, nights: index % 9,
+                            mapItem: index % 4 == 0 ? nil : MapItemIdentifier(rawValue: "I\(index)"))
+            trip.notes = index % 3 == 0 ? nil : "note \(index)"
+            context.insert(trip)
+        }
+        try context.save()
+        return (container, context)
+    }
+
+    @Test func equalityOnAnIndexedPropertyUsesTheIndex() throws {
+        let (_, context) = try Self.tripContainer()
+        let descriptor = FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Rome" })
+        let trips = try context.fetch(descriptor)
+        #expect(trips.count == 12)
+        #expect(trips.allSatisfy { $0.destination == "Rome" })
+        let plan = try context.queryPlan(for: descriptor)
+        #expect(plan.access == .index("destination"))
+        #expect(plan.filtersRecords)
+    }
+
+    @Test func disjunctionOfEqualitiesUsesTheIndex() throws {
+        let (_, context) = try Self.tripContainer()
+        let descriptor = FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Rome" || $0.destination == "Lima" })
+        #expect(try context.fetchCount(descriptor) == 24)
+        #expect(try context.queryPlan(for: descriptor).access == .index("destination"))
+    }
+
+    @Test func rangeOnAnIndexedDateUsesTheIndex() throws {
+        let (_, context) = try Self.tripContainer()
+        let cutoff = Self.base.addingTimeInterval(10 * Self.day)
+        let descriptor = FetchDescriptor<Trip>(predicate: #Predicate { $0.startDate < cutoff })
+        let trips = try context.fetch(descriptor)
+        #expect(trips.count == 10)
+        #expect(trips.allSatisfy { $0.startDate < cutoff })
+        #expect(try context.queryPlan(for: descriptor).access == .index("startDate"))
+    }
+
+    @Test func sortPlusLimitWalksTheSortedIndex() throws {
+        let (_, context) = try Self.tripContainer()
+        var descriptor = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.startDate, order: .reverse)])
+        descriptor.fetchLimit = 5
+        let trips = try context.fetch(descriptor)
+        let all = try context.fetch(FetchDescriptor<Trip>()).sorted { $0.startDate > $1.startDate }
+        #expect(trips.map(\.name) == all.prefix(5).map(\.name))
+        #expect(try context.queryPlan(for: descriptor).access == .orderedIndex("startDate"))
+    }
+
+    @Test func severalSortKeysBothOrdersAndOffset() throws {
+        let (_, context) = try Self.tripContainer()
+        var descriptor = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.destination), SortDescriptor(\.price, order: .reverse)])
+        descriptor.fetchOffset = 3
+        descriptor.fetchLimit = 10
+        let trips = try context.fetch(descriptor)
+        let expected = try context.fetch(FetchDescriptor<Trip>()).sorted {
+            $0.destination != $1.destination ? $0.destination < $1.destination : $0.price > $1.price
+        }
+        #expect(trips.map(\.name) == Array(expected[3..<13]).map(\.name))
+    }
+
+    @Test func optionalsSortFirstAscendingAsFoundationPlacesThem() throws {
+        let (_, context) = try Self.tripContainer(count: 12)
+        let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.notes)]))
+        let reference = try context.fetch(FetchDescriptor<Trip>()).sorted(using: SortDescriptor(\Trip.notes))
+        #expect(trips.map(\.notes) == reference.map(\.notes))
+        #expect(trips.first?.notes == nil)
+    }
+
+    @Test func stringAndArithmeticPredicates() throws {
+        let (_, context) = try Self.tripContainer()
+        let contains = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name.contains("1") && $0.destination.starts(with: "T") }))
+        #expect(contains.allSatisfy { $0.name.contains("1") && $0.destination == "Tokyo" })
+        #expect(!contains.isEmpty)
+        let arithmetic = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.price * 2 > 1500 && $0.nights % 2 == 0 }))
+        #expect(arithmetic.allSatisfy { $0.price * 2 > 1500 && $0.nights % 2 == 0 })
+        let coalesced = try context.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { ($0.notes ?? "none") == "none" }))
+        #expect(coalesced == 20)
+    }
+
+    @Test func readingInsideACodableAttributeIsRefusedWithTheKeyPath() throws {
+        let (_, context) = try Self.tripContainer(count: 4)
+        #expect {
+            _ = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.mapItem?.rawValue == "I1" }))
+        } throws: { error in
+            guard let error = error as? FolioError else { return false }
+            return error.code == .invalidFetchDescriptor && error.message.contains("Trip.mapItem") && error.message.contains("rawValue")
+        }
+        #expect {
+            _ = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.mapItem!.rawValue == "I1" }))
+        } throws: { error in
+            (error as? FolioError)?.code == .invalidFetchDescriptor
+        }
+        #expect {
+            _ = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.mapItem?.rawValue)]))
+        } throws: { error in
+            (error as? FolioError)?.message.contains("mapItem") == true
+        }
+    }
+
+    @Test func comparingAWholeCodableAttributeWithNilIsAllowed() throws {
+        let (_, context) = try Self.tripContainer(count: 8)
+        let without = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.mapItem == nil }))
+        #expect(without.count == 2)
+        let trip = try #require(try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Trip 1" })).first)
+        #expect(trip.mapItem == MapItemIdentifier(rawValue: "I1"))
+    }
+
+    @Test func fetchIdentifiersDoesNotCreateModels() throws {
+        let (container, _) = try Self.tripContainer(count: 10)
+        let context = ModelContext(container)
+        let ids = try context.fetchIdentifiers(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Oslo" }))
+        #expect(ids.count == 2)
+        #expect(context.registered.isEmpty)
+        #expect(ids.allSatisfy { $0.entityName == "Trip" && !$0.isTemporary })
+    }
+
+    @Test func enumerateVisitsEveryMatchInBatches() throws {
+        let (_, context) = try Self.tripContainer(count: 25)
+        var names: [String] = []
+        try context.enumerate(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]), batchSize: 4) { names.append($0.name) }
+        #expect(names.count == 25)
+        #expect(names == names.sorted())
+    }
+
+    @Test func bulkDeleteWithAPredicate() throws {
+        let (_, context) = try Self.tripContainer(count: 20)
+        try context.delete(model: Trip.self, where: #Predicate { $0.destination == "Paris" })
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Trip>()) == 16)
+    }
+}
