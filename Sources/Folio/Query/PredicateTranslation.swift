@@ -69,6 +69,7 @@ struct TranslationContext {
             return .record(id.recordNumber ?? -Int64(truncatingIfNeeded: id.id.temporaryNumber ?? 0))
         }
         if let date = value as? Date { return .date(date.timeIntervalSinceReferenceDate) }
+        if let order = value as? ComparisonResult { return .int(Int64(order.rawValue)) }
         if value is Decimal { throw NotTranslatable(reason: "Decimal constants are compared by evaluating models") }
         if let special = try ValueEncoder.encodeSpecial(value, codingPath: []) { return QueryValue(json: special) }
         if let encodable = value as? any Encodable {

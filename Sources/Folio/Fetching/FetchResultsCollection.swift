@@ -1,0 +1,47 @@
+/// Fetched models that are created when they are first accessed, in batches.
+///
+/// `context.fetch(descriptor, batchSize: 500)` returns one: the matching identifiers are found at once,
+/// and the models of a batch are created when an element of that batch is first read.
+public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessCollection {
+    private let rows: [RowID]
+    private let context: ModelContext
+    private let batchSize: Int
+    private let cache: BatchCache
+
+    final class BatchCache {
+        var batches: [Int: [Element]] = [:]
+    }
+
+    init(rows: [RowID], context: ModelContext, batchSize: Int) {
+        self.rows = rows
+        self.context = context
+        self.batchSize = Swift.max(1, batchSize)
+        self.cache = BatchCache()
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { rows.count }
+
+    public subscript(position: Int) -> Element {
+        let batch = position / batchSize
+        if cache.batches[batch] == nil {
+            let range = (batch * batchSize)..<Swift.min(rows.count, (batch + 1) * batchSize)
+            cache.batches[batch] = range.compactMap { context.row(rows[$0]) as? Element }
+            // Keep only a few batches alive: the context re-creates models it no longer holds.
+            if cache.batches.count > 4, let oldest = cache.batches.keys.first(where: { $0 != batch }) {
+                cache.batches[oldest] = nil
+            }
+        }
+        let models = cache.batches[batch] ?? []
+        let offset = position - batch * batchSize
+        precondition(offset < models.count, "a fetched model is no longer in the store; fetch again")
+        return models[offset]
+    }
+}
+
+extension ModelContext {
+    /// The models that match a descriptor, created lazily in batches of `batchSize` as they are read.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
+        FetchResultsCollection(rows: try rows(descriptor), context: self, batchSize: batchSize)
+    }
+}
