@@ -11,6 +11,10 @@ public struct DeclParser {
     public let tokens: [Token]
     private let bytes: [UInt8]
     private var position = 0
+    /// How many `#if` blocks enclose the current position; bounded so that pathological input cannot
+    /// exhaust the stack (the compiler rejects such nesting long before).
+    private var ifConfigDepth = 0
+    static let maximumNesting = 64
 
     public init(_ text: String) {
         self.text = text
@@ -127,7 +131,10 @@ public struct DeclParser {
             if next.isPunctuation("}") { break }
             if next.kind == .pound, ["#elseif", "#else", "#endif"].contains(next.text) { break }
             if next.kind == .pound, next.text == "#if" {
+                guard ifConfigDepth < DeclParser.maximumNesting else { position += 1; continue }
+                ifConfigDepth += 1
                 items.append(.ifConfig(parseIfConfig()))
+                ifConfigDepth -= 1
                 continue
             }
             if next.isPunctuation(";") { position += 1; continue }
@@ -260,6 +267,11 @@ public struct DeclParser {
                     let token = tokens[index]
                     if depth == 0 && token.isPunctuation(",") { break }
                     if depth == 0 && token.isPunctuation("{") && blockStartsWithObserver(index) { break }
+                    // `Dictionary<String, Int>()`: a generic argument clause, whose commas do not separate bindings.
+                    if token.isPunctuation("<"), let close = genericArgumentClauseEnd(at: index, limit: to) {
+                        index = close
+                        continue
+                    }
                     if ["(", "[", "{"].contains(token.text) && token.kind == .punctuation { depth += 1 }
                     if [")", "]", "}"].contains(token.text) && token.kind == .punctuation { depth -= 1 }
                     index += 1
@@ -278,6 +290,30 @@ public struct DeclParser {
             if index < to { index += 1 }
         }
         return bindings
+    }
+
+    /// When the `<` at `openIndex` starts a generic argument clause (`Dictionary<String, Int>`), the
+    /// index after its closing `>`; nil when it is a less-than operator. As in the Swift parser, a
+    /// clause follows a name without whitespace and contains only what types are made of.
+    private func genericArgumentClauseEnd(at openIndex: Int, limit: Int) -> Int? {
+        guard openIndex > 0, tokens[openIndex - 1].kind == .identifier,
+              tokens[openIndex - 1].end == tokens[openIndex].start else { return nil }
+        let typeSymbols: Set<String> = [".", ",", "[", "]", "(", ")", ":", "?", "!", "->", "&", "<", ">", "@", "..."]
+        var depth = 0
+        var index = openIndex
+        while index < limit {
+            let token = tokens[index]
+            guard token.kind == .identifier || (token.kind == .punctuation && typeSymbols.contains(token.text)) else {
+                return nil
+            }
+            if token.isPunctuation("<") { depth += 1 }
+            if token.isPunctuation(">") {
+                depth -= 1
+                if depth == 0 { return index + 1 }
+            }
+            index += 1
+        }
+        return nil
     }
 
     private func blockStartsWithObserver(_ braceIndex: Int) -> Bool {

@@ -9,6 +9,9 @@ public struct Lexer {
     private let bytes: [UInt8]
     private var index = 0
     private var sawNewline = true
+    /// Nesting of string literals inside interpolations; bounded so that pathological input cannot
+    /// exhaust the stack.
+    private var literalDepth = 0
 
     public init(_ text: String) {
         self.bytes = Array(text.utf8)
@@ -129,6 +132,12 @@ public struct Lexer {
                 scanString(hashes: hashes)
                 return make(.string)
             }
+            if peek(hashes) == UInt8(ascii: "/") {
+                // An extended regex literal, `#/a{2}/#`: it may hold braces and quotes.
+                index += hashes + 1
+                scanRegex(hashes: hashes)
+                return make(.string)
+            }
             index += 1
             if let next = peek(), Lexer.isIdentifierHead(next) {
                 while let next = peek(), Lexer.isIdentifierBody(next) { index += 1 }
@@ -198,6 +207,21 @@ public struct Lexer {
         }
     }
 
+    /// Scans the rest of `#/…/#` after the opening delimiter, up to `/` followed by the same `#`s.
+    private mutating func scanRegex(hashes: Int) {
+        while let byte = peek() {
+            if byte == UInt8(ascii: "\\"), peek(1) != nil {
+                index += 2
+                continue
+            }
+            if byte == UInt8(ascii: "/"), hashesFollow(at: index + 1, count: hashes) {
+                index += 1 + hashes
+                return
+            }
+            index += 1
+        }
+    }
+
     private func hashesFollow(at position: Int, count: Int) -> Bool {
         guard count > 0 else { return true }
         for offset in 0..<count where position + offset >= bytes.count || bytes[position + offset] != UInt8(ascii: "#") {
@@ -208,6 +232,16 @@ public struct Lexer {
 
     /// Scans `( … )` of an interpolation, which can contain strings, comments and nested parentheses.
     private mutating func scanInterpolation() {
+        // Line breaks inside the interpolation (in a comment, say) do not put the token after the
+        // literal at the start of a line.
+        let savedNewline = sawNewline
+        defer { sawNewline = savedNewline }
+        guard literalDepth < 64 else {
+            index = bytes.count  // far deeper than any real source: the literal runs to the end
+            return
+        }
+        literalDepth += 1
+        defer { literalDepth -= 1 }
         var depth = 0
         while let byte = peek() {
             switch byte {

@@ -6,7 +6,8 @@ public struct Token: Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// An identifier or keyword. For a backticked name, `text` is the name without backticks.
         case identifier
-        /// A string literal of any form (plain, multi-line, raw, with interpolations).
+        /// A string literal of any form (plain, multi-line, raw, with interpolations), or an extended
+        /// regex literal (`#/…/#`).
         case string
         /// A number literal.
         case number

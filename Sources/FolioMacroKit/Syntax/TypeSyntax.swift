@@ -97,8 +97,17 @@ public indirect enum TypeSyntax: Sendable, Equatable {
 private struct TypeParser {
     let tokens: [Token]
     var index = 0
+    /// Nesting of `parseType` calls; bounded so that pathological input cannot exhaust the stack.
+    var depth = 0
 
     mutating func parseType() -> TypeSyntax {
+        guard depth < DeclParser.maximumNesting else {
+            let rest = tokens[min(index, tokens.count)...].map(\.text).joined(separator: " ")
+            index = tokens.count
+            return .unknown(rest)
+        }
+        depth += 1
+        defer { depth -= 1 }
         // Attributes and specifiers that do not change the shape.
         while index < tokens.count {
             let token = tokens[index]

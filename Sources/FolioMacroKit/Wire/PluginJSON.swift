@@ -139,6 +139,10 @@ extension PluginJSON {
 
         mutating func parseNumber() throws -> Double {
             let start = index
+            // JSON numbers start with '-' or a digit (no '+', no '.5').
+            guard bytes[index] == UInt8(ascii: "-") || (bytes[index] >= 0x30 && bytes[index] <= 0x39) else {
+                throw fail("invalid value")
+            }
             while index < bytes.count {
                 let byte = bytes[index]
                 if (byte >= 0x30 && byte <= 0x39) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")

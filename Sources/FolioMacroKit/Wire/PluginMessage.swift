@@ -21,8 +21,10 @@ public struct SourceSnippet: Sendable, Equatable {
         self.source = source
         let location = json["location"]
         self.fileName = location?["fileName"]?.string ?? ""
-        self.offset = location?["offset"]?.int ?? 0
-        self.line = location?["line"]?.int ?? 1
+        // Clamped to what a real file can have, so that arithmetic on them never overflows.
+        let limit = 1 << 40
+        self.offset = min(max(location?["offset"]?.int ?? 0, 0), limit)
+        self.line = min(max(location?["line"]?.int ?? 1, 0), limit)
     }
 }
 
