@@ -32,8 +32,11 @@ let package = Package(
         // The command-line tool: a demo, and offline inspection of any store.
         .executableTarget(name: "folio", dependencies: ["Folio", "FolioStorage"]),
 
+        // A second process for the multi-process tests of the model layer.
+        .executableTarget(name: "folio-model-worker", dependencies: ["Folio"]),
+
         .testTarget(name: "FolioMacroKitTests", dependencies: ["FolioMacroKit"]),
-        .testTarget(name: "FolioModelTests", dependencies: ["Folio"]),
+        .testTarget(name: "FolioModelTests", dependencies: ["Folio", "folio-model-worker"]),
         .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage"]),
     ]
 )

@@ -1,0 +1,70 @@
+// A second process for Folio's multi-process tests: it opens a store with the same Trip model the
+// tests declare and writes or reads through the public API.
+//
+//   folio-model-worker STORE insert COUNT PREFIX [DELAY_MS]   insert COUNT trips, one save each; prints "saved N"
+//   folio-model-worker STORE count                             prints the number of trips
+//   folio-model-worker STORE rename FROM TO                    renames the trips named FROM; prints "renamed N"
+
+import Folio
+
+struct MapItemIdentifier: Codable, Hashable {
+    var rawValue: String
+}
+
+@Model
+final class Trip {
+    #Index<Trip>([\.destination], [\.startDate])
+
+    var name: String
+    var destination: String
+    var startDate: Date
+    var price: Double
+    var nights: Int = 1
+    var notes: String?
+    @Attribute(.codable) var mapItem: MapItemIdentifier?
+
+    init(name: String, destination: String, startDate: Date, price: Double) {
+        self.name = name
+        self.destination = destination
+        self.startDate = startDate
+        self.price = price
+    }
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(2)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else { fail("usage: folio-model-worker STORE insert|count|rename …") }
+let url = URL(fileURLWithPath: arguments[1], isDirectory: true)
+do {
+    let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
+    let context = ModelContext(container)
+    context.author = "worker"
+    switch arguments[2] {
+    case "insert":
+        guard arguments.count >= 5, let count = Int(arguments[3]) else { fail("insert COUNT PREFIX [DELAY_MS]") }
+        let delay = arguments.count > 5 ? UInt32(arguments[5]) ?? 0 : 0
+        for index in 0..<count {
+            context.insert(Trip(name: "\(arguments[4])-\(index)", destination: "Worker", startDate: .now, price: Double(index)))
+            try context.save()
+            FileHandle.standardOutput.write(Data("saved \(index + 1)\n".utf8))
+            if delay > 0 { usleep(delay * 1000) }
+        }
+    case "count":
+        print(try context.fetchCount(FetchDescriptor<Trip>()))
+    case "rename":
+        guard arguments.count >= 5 else { fail("rename FROM TO") }
+        let from = arguments[3]
+        let trips = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == from }))
+        for trip in trips { trip.name = arguments[4] }
+        try context.save()
+        print("renamed \(trips.count)")
+    default:
+        fail("unknown command \(arguments[2])")
+    }
+} catch {
+    fail("folio-model-worker: \(error)")
+}
