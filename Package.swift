@@ -19,6 +19,9 @@ let package = Package(
         // Works on records (entity, identifier, values) and knows nothing of models or macros.
         .target(name: "FolioStorage"),
 
+        // A tiny executable the storage tests start and kill (SIGKILL crash tests, multi-process writers).
+        .executableTarget(name: "folio-storage-worker", dependencies: ["FolioStorage"]),
+
         // The macro logic as an ordinary library, so that tests can link it: a small Swift lexer,
         // a declaration parser, the expansions and their diagnostics. Depends on nothing.
         .target(name: "FolioMacroKit"),
@@ -37,6 +40,6 @@ let package = Package(
 
         .testTarget(name: "FolioMacroKitTests", dependencies: ["FolioMacroKit"]),
         .testTarget(name: "FolioModelTests", dependencies: ["Folio", "folio-model-worker"]),
-        .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage"]),
+        .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "folio-storage-worker"]),
     ]
 )

@@ -119,6 +119,7 @@ struct _Parser {
         if depth > maximumDepth { throw fail("nesting deeper than \(maximumDepth)") }
         index += 1  // {
         var members: [String: JSONValue] = [:]
+        members.reserveCapacity(8)
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -174,11 +175,19 @@ struct _Parser {
         var i = start
         let count = bytes.count
         // Fast path: no escapes.
+        var nonASCII: UInt8 = 0
         while i < count {
             let byte = bytes[i]
             if byte == _quote {
                 index = i + 1
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<i])
+                if nonASCII & 0x80 == 0 {
+                    // Pure ASCII is valid UTF-8: skip validation.
+                    return String(unsafeUninitializedCapacity: slice.count) { buffer in
+                        _ = buffer.initialize(fromContentsOf: slice)
+                        return slice.count
+                    }
+                }
                 guard let string = String(validating: slice, as: UTF8.self) else {
                     throw fail("invalid UTF-8 in string", at: start)
                 }
@@ -186,6 +195,7 @@ struct _Parser {
             }
             if byte == _backslash { break }
             if byte < 0x20 { throw fail("unescaped control character in string", at: i) }
+            nonASCII |= byte
             i += 1
         }
         guard i < count else { throw fail("unterminated string", at: start - 1) }
@@ -281,6 +291,22 @@ struct _Parser {
         return value
     }
 
+    static let powersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    static func digitCount(_ value: UInt64) -> Int {
+        var value = value
+        var digits = 0
+        while value > 0 {
+            digits += 1
+            value /= 10
+        }
+        return digits
+    }
+
     mutating func parseNumber() throws(_SyntaxError) -> JSONValue {
         let start = index
         var i = index
@@ -310,22 +336,51 @@ struct _Parser {
             }
         }
         var isInteger = true
+        // For the exact fast path: all significant digits as an integer, and the decimal exponent.
+        var significand = magnitude
+        var significantDigits = overflow ? 99 : Self.digitCount(magnitude)
+        var decimalExponent = 0
         if i < count, bytes[i] == UInt8(ascii: ".") {
             isInteger = false
             i += 1
             let digitsStart = i
-            while i < count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") { i += 1 }
+            while i < count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") {
+                if significantDigits < 19 {
+                    significand = significand &* 10 &+ UInt64(bytes[i] - UInt8(ascii: "0"))
+                    if significand != 0 { significantDigits += 1 }
+                    decimalExponent -= 1
+                } else {
+                    significantDigits = 99
+                }
+                i += 1
+            }
             if i == digitsStart { throw fail("expected digits after '.'", at: i) }
         }
         if i < count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
             isInteger = false
             i += 1
-            if i < count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+            var exponentNegative = false
+            if i < count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") {
+                exponentNegative = bytes[i] == UInt8(ascii: "-")
+                i += 1
+            }
             let digitsStart = i
-            while i < count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") { i += 1 }
+            var exponent = 0
+            while i < count, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") {
+                if exponent < 100_000 { exponent = exponent * 10 + Int(bytes[i] - UInt8(ascii: "0")) }
+                i += 1
+            }
             if i == digitsStart { throw fail("expected digits in exponent", at: i) }
+            decimalExponent += exponentNegative ? -exponent : exponent
         }
         index = i
+        // Clinger's fast path: an integer significand below 2^53 scaled by an exactly representable power
+        // of ten gives the correctly rounded double with one multiplication or division.
+        if !isInteger, significantDigits <= 15, decimalExponent >= -22, decimalExponent <= 22 {
+            var value = Double(significand)
+            if decimalExponent < 0 { value /= Self.powersOfTen[-decimalExponent] } else { value *= Self.powersOfTen[decimalExponent] }
+            return .double(negative ? -value : value)
+        }
         if isInteger && !overflow {
             if negative {
                 if magnitude <= UInt64(Int64.max) { return .int(-Int64(magnitude)) }

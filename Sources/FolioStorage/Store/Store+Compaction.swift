@@ -36,7 +36,21 @@ extension Store {
     }
 
     /// Compacts. Caller holds the writer lock and the exclusive file lock, and has caught up.
+    ///
+    /// If a step fails, the files are in one of the safe intermediate states; the store forgets its
+    /// journal position so that the next operation reloads from the files.
     func compactLocked() throws {
+        do {
+            try compactSteps()
+        } catch {
+            if let journalFile { fs.close(journalFile) }
+            journalFile = nil
+            journalIdentity = nil
+            throw error
+        }
+    }
+
+    private func compactSteps() throws {
         guard let paths else { return }
         let state = withState { $0 }
         let sequence = state.lastSequence
@@ -63,6 +77,7 @@ extension Store {
         }
         withStateMutation { _ in snapshotBases = newBases }
         // 2. Retained history.
+        try loadHistoryFileIfNeeded()
         let kept = retainedHistory(withState { _ in retained })
         var historyBytes: [UInt8] = []
         for transaction in kept { historyBytes.append(contentsOf: try transaction.encodedLine()) }
@@ -70,12 +85,7 @@ extension Store {
         // 3. Manifest: the snapshots now stand at `sequence`.
         try fs.replaceFile(at: paths.manifest, with: Manifest(sequence: sequence, nextID: state.nextID, schema: state.schema).encoded())
         // 4. Journal: empty (everything is in the snapshots). Other processes see its new identity and reload.
-        do {
-            try fs.replaceFile(at: paths.journal, with: [])
-        } catch {
-            try? openJournal()
-            throw error
-        }
+        try fs.replaceFile(at: paths.journal, with: [])
         try openJournal()
         withStateMutation { _ in
             retained = kept

@@ -91,21 +91,30 @@ extension Store {
         if let current, let known = journalIdentity {
             replaced = current.inode != known.inode || current.device != known.device || current.size < journalEnd
         } else {
-            replaced = (current == nil) != (journalIdentity == nil)
+            // No journal known: reload if one exists now (created by another process, or after a failed
+            // compaction made this store forget its position).
+            // Also reload if a known journal disappeared (`git clean`): the snapshots are then the truth.
+            replaced = current != nil || journalIdentity != nil
         }
         if replaced {
             let oldLast = lastSequence
-            let loaded = try StoreLoader.load(paths, configuration: configuration, report: { throw $0 })
+            let loaded = try StoreLoader.load(paths, configuration: configuration, includeHistoryFile: false, report: { throw $0 })
             withStateMutation { state in
                 state = loaded.state
                 retained = loaded.history
+                historyFileLoaded = false
                 journalEnd = loaded.journalValidEnd
                 journalLines = loaded.journalLines
                 tailLength = loaded.tailLength
                 snapshotBases = loaded.snapshotBases
             }
             try openJournal()
-            return loaded.history.filter { $0.sequence > oldLast }
+            let firstInJournal = loaded.history.first?.sequence ?? (loaded.state.lastSequence + 1)
+            if firstInJournal > oldLast + 1 {
+                // Another process compacted transactions this store had not seen: take them from history.
+                try loadHistoryFileIfNeeded()
+            }
+            return withState { _ in retained.filter { $0.sequence > oldLast } }
         }
         guard let current, let journalFile, current.size != journalEnd + tailLength || tailLength > 0 else { return [] }
         var newState = withState { $0 }

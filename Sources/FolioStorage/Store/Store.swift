@@ -22,7 +22,10 @@ public final class Store: @unchecked Sendable {
     let writerLock = NSLock()
 
     var state: StoreState
+    /// Retained transactions: the journal's, plus `history.jsonl`'s once ``historyFileLoaded``.
     var retained: [JournalTransaction]
+    /// Whether `history.jsonl` has been read into ``retained`` (it is read on first use: it can be large).
+    var historyFileLoaded: Bool
     var journalFile: FileDescriptor?
     var journalIdentity: FileStatus?
     var journalEnd: Int64 = 0
@@ -44,6 +47,7 @@ public final class Store: @unchecked Sendable {
         self.fs = configuration.fileSystem
         self.state = loaded.state
         self.retained = loaded.history
+        self.historyFileLoaded = directory == nil
         self.journalEnd = loaded.journalValidEnd
         self.journalLines = loaded.journalLines
         self.tailLength = loaded.tailLength
@@ -70,7 +74,7 @@ public final class Store: @unchecked Sendable {
             lockFile = try? fs.open(paths.lock, .read)
         }
         guard let lockFile else {
-            let loaded = try StoreLoader.load(paths, configuration: configuration, report: { throw $0 })
+            let loaded = try StoreLoader.load(paths, configuration: configuration, includeHistoryFile: false, report: { throw $0 })
             let store = Store(directory: directory, configuration: configuration, loaded: loaded)
             try store.openJournal()
             return store
@@ -84,7 +88,7 @@ public final class Store: @unchecked Sendable {
                     try fs.replaceFile(at: paths.manifest, with: try Manifest().encoded())
                 }
             }
-            let loaded = try StoreLoader.load(paths, configuration: configuration, report: { throw $0 })
+            let loaded = try StoreLoader.load(paths, configuration: configuration, includeHistoryFile: false, report: { throw $0 })
             let store = Store(directory: directory, configuration: configuration, loaded: loaded)
             store.lockFile = lockFile
             try store.openJournal()
@@ -164,7 +168,8 @@ public final class Store: @unchecked Sendable {
     /// - Throws: ``StorageError/Code/historyExpired`` if compaction already dropped some of them
     ///   (see ``StoreConfiguration/historyRetention``).
     public func history(after sequence: UInt64) throws -> [JournalTransaction] {
-        try withState { _ in
+        try loadHistoryFileIfNeeded()
+        return try withState { _ in
             let available = retained.first?.sequence ?? (state.lastSequence + 1)
             if sequence + 1 < available {
                 throw StorageError(
@@ -184,6 +189,20 @@ public final class Store: @unchecked Sendable {
             throw StorageError(.blobNotFound, "no blob \(hash) in this in-memory store")
         }
         return try BlobStore.read(hash, directory: paths.directory, fileSystem: fs)
+    }
+
+    /// Reads `history.jsonl` into ``retained`` on first use.
+    func loadHistoryFileIfNeeded() throws {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        guard !historyFileLoaded, let paths else { return }
+        var bySequence: [UInt64: JournalTransaction] = [:]
+        for transaction in try StoreLoader.loadHistoryFile(paths, configuration: configuration, report: { throw $0 }) {
+            bySequence[transaction.sequence] = transaction
+        }
+        for transaction in retained { bySequence[transaction.sequence] = transaction }
+        retained = bySequence.keys.sorted().compactMap { bySequence[$0] }
+        historyFileLoaded = true
     }
 
     func withState<T>(_ body: (StoreState) throws -> T) rethrows -> T {

@@ -25,7 +25,8 @@ enum StoreLoader {
     /// - Parameter report: called with every problem; throwing from it stops loading (what `open` does).
     ///   Returning continues past the problem where possible (what verification does).
     static func load(
-        _ paths: StorePaths, configuration: StoreConfiguration, report: (StorageError) throws -> Void
+        _ paths: StorePaths, configuration: StoreConfiguration, includeHistoryFile: Bool = true,
+        report: (StorageError) throws -> Void
     ) throws -> LoadedStore {
         let fs = configuration.fileSystem
         var loaded = LoadedStore()
@@ -85,6 +86,9 @@ enum StoreLoader {
                         }
                         entityAccepted = try checkEntity(entity, file: path, line: 1, offset: 0)
                         header = decoded
+                        let expected = min(decoded.records, 50_000_000)
+                        records.reserveCapacity(expected)
+                        loaded.state.entityOfID.reserveCapacity(loaded.state.entityOfID.count + expected)
                         return
                     }
                     guard header != nil else { return }
@@ -133,21 +137,11 @@ enum StoreLoader {
             bases[entity] = header.sequence
         }
 
-        // Retained history (already contained in the snapshots: never applied).
+        // Retained history (already contained in the snapshots: never applied). Loaded lazily by stores.
         var historyBySequence: [UInt64: JournalTransaction] = [:]
-        if try fs.status(atPath: paths.history) != nil {
-            let file = try fs.open(paths.history, .read)
-            defer { fs.close(file) }
-            var previous: UInt64? = nil
-            let result = try JournalReader.read(fs, file, report: report) { transaction, line in
-                if let previous, transaction.sequence <= previous {
-                    try report(StorageError(.duplicateSequence, "history sequence \(transaction.sequence) after \(previous)", file: paths.history, line: line.number, offset: line.offset))
-                }
-                previous = transaction.sequence
+        if includeHistoryFile {
+            for transaction in try loadHistoryFile(paths, configuration: configuration, report: report) {
                 historyBySequence[transaction.sequence] = transaction
-            }
-            if result.tailLength > 0 {
-                try report(StorageError(.malformedLine, "history ends in an incomplete line", file: paths.history, line: result.lineCount + 1, offset: result.validEnd))
             }
         }
 
@@ -232,6 +226,38 @@ enum StoreLoader {
         loaded.snapshotBases = bases
         loaded.history = historyBySequence.keys.sorted().compactMap { historyBySequence[$0] }
         return loaded
+    }
+}
+
+extension StoreLoader {
+    /// Reads `history.jsonl`: the retained transactions already folded into the snapshots.
+    static func loadHistoryFile(
+        _ paths: StorePaths, configuration: StoreConfiguration, report: (StorageError) throws -> Void
+    ) throws -> [JournalTransaction] {
+        let fs = configuration.fileSystem
+        guard try fs.status(atPath: paths.history) != nil else { return [] }
+        let file = try fs.open(paths.history, .read)
+        defer { fs.close(file) }
+        var previous: UInt64? = nil
+        var transactions: [JournalTransaction] = []
+        let result = try JournalReader.read(fs, file, report: report) { transaction, line in
+            if let previous, transaction.sequence != previous + 1 {
+                try report(
+                    StorageError(
+                        transaction.sequence <= previous ? .duplicateSequence : .missingSequence,
+                        "history sequence \(transaction.sequence) follows \(previous)", file: paths.history, line: line.number,
+                        offset: line.offset))
+            }
+            previous = transaction.sequence
+            transactions.append(transaction)
+        }
+        if result.tailLength > 0 {
+            try report(
+                StorageError(
+                    .malformedLine, "history ends in an incomplete line", file: paths.history, line: result.lineCount + 1,
+                    offset: result.validEnd))
+        }
+        return transactions
     }
 }
 

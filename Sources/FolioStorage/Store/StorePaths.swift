@@ -24,3 +24,11 @@ enum EntityName {
         }
     }
 }
+
+extension Store {
+    /// Whether `name` can be an entity name: 1–200 ASCII letters, digits, `_`, `-` or `.`, not starting
+    /// with `.`. Entity names are snapshot file names, so they are kept portable and safe.
+    public static func isValidEntityName(_ name: String) -> Bool {
+        EntityName.isValid(name)
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+
+/// What ``StoreRepair/repair(at:options:)`` may do.
+public struct RepairOptions: Sendable {
+    /// Also move damaged journal and snapshot lines (bad checksum, bad JSON, conflict markers) to side
+    /// files. This loses the data on those lines; the default (`false`) only does what loses nothing.
+    public var moveDamagedLines: Bool
+
+    /// Creates options. The default repairs only what is safe.
+    public init(moveDamagedLines: Bool = false) {
+        self.moveDamagedLines = moveDamagedLines
+    }
+}
+
+/// What a repair did.
+public struct RepairReport: Sendable {
+    /// Each action taken, in order, in words (file names, line numbers, byte counts).
+    public var actions: [String]
+    /// Backups written before any file was changed.
+    public var backups: [String]
+    /// Problems left after the repair (an empty list means the store opens).
+    public var remainingProblems: [StorageError]
+}
+
+/// Repairs a store directory: the library side of `folio repair`.
+public enum StoreRepair {
+    /// Repairs what can be repaired, under the writer lock.
+    ///
+    /// Always safe: moves a torn last journal line to `journal.jsonl.corrupt-tail` and truncates it,
+    /// removes temporary files of interrupted writes. With ``RepairOptions/moveDamagedLines``: first
+    /// copies each file it changes to `<file>.backup-<time>`, then moves damaged lines to
+    /// `<file>.damaged`; a damaged journal line is replaced by an empty transaction with the same
+    /// sequence number, so later sequence numbers stay contiguous.
+    public static func repair(at directory: URL, options: RepairOptions = RepairOptions()) throws -> RepairReport {
+        let fs: any FileSystem = PosixFileSystem()
+        let paths = StorePaths(directory: directory.path)
+        let lock = try fs.open(paths.lock, .readWriteCreate)
+        defer { fs.close(lock) }
+        _ = try fs.lock(lock, exclusive: true, wait: true)
+        defer { fs.unlock(lock) }
+        var report = RepairReport(actions: [], backups: [], remainingProblems: [])
+        let stamp = Timestamp.format(Date()).replacingOccurrences(of: ":", with: "-")
+
+        // Temporary files.
+        for folder in [paths.directory, paths.snapshots] {
+            for name in try fs.contentsOfDirectory(folder) where FileSystemNames.isTemporary(name) {
+                try fs.unlink("\(folder)/\(name)")
+                report.actions.append("removed temporary file \(folder)/\(name)")
+            }
+        }
+
+        // Torn journal tail.
+        if try fs.status(atPath: paths.journal) != nil {
+            let file = try fs.open(paths.journal, .readWriteCreate)
+            defer { fs.close(file) }
+            let scan = try LineScanner.scan(fs, file) { _ in }
+            if scan.tailLength > 0 {
+                var tail = [UInt8](repeating: 0, count: Int(scan.tailLength))
+                _ = try tail.withUnsafeMutableBytes { try fs.read(file, into: $0, at: scan.validEnd) }
+                let side = try fs.open(paths.corruptTail, .readWriteCreate)
+                try fs.writeAll(side, tail + [0x0A], at: try fs.status(side).size)
+                try fs.sync(side)
+                fs.close(side)
+                try fs.truncate(file, to: scan.validEnd)
+                try fs.sync(file)
+                report.actions.append(
+                    "moved the incomplete last line of \(paths.journal) (line \(scan.lineCount + 1), \(scan.tailLength) bytes at byte \(scan.validEnd)) to \(paths.corruptTail) and truncated the journal")
+            }
+        }
+
+        if options.moveDamagedLines {
+            let found = StoreVerifier.verify(at: directory).problems
+            let lineCodes: Set<StorageError.Code> = [.checksumMismatch, .invalidJSON, .mergeConflict, .malformedLine]
+            var damagedByFile: [String: Set<Int>] = [:]
+            for problem in found where lineCodes.contains(problem.code) {
+                if let file = problem.file, let line = problem.line, file != paths.manifest { damagedByFile[file, default: []].insert(line) }
+            }
+            for (file, lines) in damagedByFile.sorted(by: { $0.key < $1.key }) {
+                try moveLines(lines, of: file, isJournal: file == paths.journal || file == paths.history, stamp: stamp, fs: fs, report: &report)
+            }
+        }
+        report.remainingProblems = StoreVerifier.verify(at: directory).problems
+        return report
+    }
+
+    private static func moveLines(
+        _ damaged: Set<Int>, of path: String, isJournal: Bool, stamp: String, fs: any FileSystem, report: inout RepairReport
+    ) throws {
+        let original = try fs.readSmallFile(path, limit: Int.max)
+        let backup = "\(path).backup-\(stamp)"
+        try fs.replaceFile(at: backup, with: original)
+        report.backups.append(backup)
+        var lines = original.split(separator: 0x0A, omittingEmptySubsequences: false).map { Array($0) }
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        var kept: [[UInt8]] = []
+        var moved: [UInt8] = []
+        var lastSequence: UInt64? = nil
+        var pendingGap = 0
+        var snapshotRecordCount = 0
+        for (index, line) in lines.enumerated() {
+            let number = index + 1
+            if damaged.contains(number) {
+                moved += line + [0x0A]
+                if !LineFraming.isConflictMarker(line.withUnsafeBufferPointer { $0 }) { pendingGap += 1 }
+                report.actions.append("moved line \(number) of \(path) to \(path).damaged")
+                continue
+            }
+            if isJournal, let sequence = sequenceOf(line) {
+                // Keep sequence numbers contiguous: one empty transaction per moved transaction line.
+                if let last = lastSequence, pendingGap > 0, sequence > last + 1 {
+                    for missing in (last + 1)..<sequence {
+                        let placeholder = JournalTransaction(
+                            sequence: missing, transactionID: UUID().uuidString, timestamp: Timestamp.truncated(Date()),
+                            author: "folio repair: damaged line moved to journal side file", inserted: [], updated: [], deleted: [],
+                            nextID: 0)
+                        kept.append(Array(try placeholder.encodedLine().dropLast()))
+                        report.actions.append("inserted an empty transaction \(missing) in \(path) in place of a damaged line")
+                    }
+                }
+                lastSequence = sequence
+                pendingGap = 0
+            }
+            if !isJournal && number > 1 { snapshotRecordCount += 1 }
+            kept.append(line)
+        }
+        if !isJournal, let header = kept.first, let members = try? header.withUnsafeBufferPointer({ try LineFraming.decode($0) }),
+            var updatedHeader = Optional(members)
+        {
+            updatedHeader["records"] = .int(Int64(snapshotRecordCount))
+            kept[0] = Array(try LineFraming.encode(updatedHeader).dropLast())
+            report.actions.append("set the record count in the header of \(path) to \(snapshotRecordCount)")
+        }
+        let side = try fs.open("\(path).damaged", .readWriteCreate)
+        try fs.writeAll(side, moved, at: try fs.status(side).size)
+        try fs.sync(side)
+        fs.close(side)
+        try fs.replaceFile(at: path, with: kept.flatMap { $0 + [0x0A] })
+    }
+
+    private static func sequenceOf(_ line: [UInt8]) -> UInt64? {
+        line.withUnsafeBufferPointer { buffer in
+            guard let members = try? LineFraming.decode(buffer), case .int(let sequence)? = members["seq"], sequence > 0 else { return nil }
+            return UInt64(sequence)
+        }
+    }
+}

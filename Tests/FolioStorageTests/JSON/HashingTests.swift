@@ -1,0 +1,24 @@
+import Testing
+@testable import FolioStorage
+
+@Suite("Checksums and hashes")
+struct HashingTests {
+    @Test func crc32MatchesZlib() {
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        #expect(CRC32.checksum([]) == 0)
+        let long = [UInt8](repeating: 0x61, count: 1000)
+        let split = long.withUnsafeBufferPointer { buffer in
+            CRC32.checksum(UnsafeBufferPointer(rebasing: buffer[500...]), continuing: CRC32.checksum(UnsafeBufferPointer(rebasing: buffer[..<500])))
+        }
+        #expect(split == CRC32.checksum(long))
+    }
+
+    @Test func sha256MatchesFIPSVectors() {
+        #expect(SHA256.hexDigest([UInt8]()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hexDigest(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            SHA256.hexDigest(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(SHA256.hexDigest([UInt8](repeating: 0x61, count: 1_000_000)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+@testable import FolioStorage
+
+/// A running worker process whose stdout goes to a file.
+struct Worker {
+    let process: Process
+    let output: URL
+
+    static func start(_ arguments: [String], output: URL) throws -> Worker {
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        let process = Process()
+        process.executableURL = try workerExecutable()
+        process.arguments = arguments
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.standardError
+        try process.run()
+        return Worker(process: process, output: output)
+    }
+
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// The (sequence, id) pairs the worker acknowledged: complete "ack" lines only.
+    func acknowledged() throws -> [(UInt64, Int64)] {
+        let text = String(decoding: try readBytes(output), as: UTF8.self)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        lines.removeLast()  // after the last "\n": empty or an unfinished line
+        return lines.compactMap { line in
+            let parts = line.split(separator: " ")
+            guard parts.count == 3, parts[0] == "ack", let sequence = UInt64(parts[1]), let id = Int64(parts[2]) else { return nil }
+            return (sequence, id)
+        }
+    }
+}
+
+/// Whether the long variants run (`FOLIO_LONG_TESTS=1`).
+let longTests = ProcessInfo.processInfo.environment["FOLIO_LONG_TESTS"] == "1"
+
+@Suite("Several processes", .serialized)
+struct ProcessTests {
+    /// SIGKILL a writer at random moments (6 times by default, 200 with FOLIO_LONG_TESTS=1); after each
+    /// kill every acknowledged transaction is present and no partial transaction is visible.
+    @Test func acknowledgedTransactionsSurviveSIGKILL() throws {
+        try withTemporaryDirectory { root in
+            let store = root.appending("store")
+            var random = SeededGenerator(seed: UInt64(Date().timeIntervalSince1970))
+            let rounds = longTests ? 200 : 6
+            var acknowledgedTotal = 0
+            for round in 0..<rounds {
+                let worker = try Worker.start(["append", store.path, "0"], output: root.appending("out-\(round)"))
+                var compactor: Worker? = nil
+                if round % 3 == 2 {
+                    compactor = try Worker.start(["compact", store.path, "0"], output: root.appending("compact-\(round)"))
+                }
+                usleep(UInt32.random(in: 40_000...250_000, using: &random))
+                worker.kill()
+                compactor?.kill()
+                let acknowledged = try worker.acknowledged()
+                acknowledgedTotal += acknowledged.count
+                let reopened = try Store.open(at: store, configuration: StoreConfiguration(compactionThreshold: nil))
+                for (sequence, id) in acknowledged {
+                    #expect(sequence <= reopened.lastSequence, "round \(round): acknowledged \(sequence) lost")
+                    #expect(reopened.record(id: id)?.entity == "Item", "round \(round): record \(id) of sequence \(sequence) lost")
+                }
+                // Every transaction inserts exactly one Item: a partial transaction would break this.
+                #expect(reopened.count(of: "Item") == Int(reopened.lastSequence), "round \(round)")
+                for record in reopened.records(of: "Item") {
+                    #expect(record.values["n"]?.intValue != nil && record.values["text"]?.stringValue != nil)
+                }
+                reopened.close()
+            }
+            #expect(acknowledgedTotal > 0)
+        }
+    }
+
+    @Test(arguments: [2, 4])
+    func concurrentWritersNeitherLoseNorRepeatASequenceNumber(_ writers: Int) throws {
+        try withTemporaryDirectory { root in
+            let store = root.appending("store")
+            _ = try Store.open(at: store)
+            let perWriter = longTests ? 300 : 40
+            let workers = try (0..<writers).map { n in
+                try Worker.start(["increment", store.path, "\(perWriter)", "w\(n)"], output: root.appending("out-\(n)"))
+            }
+            for worker in workers {
+                worker.process.waitUntilExit()
+                #expect(worker.process.terminationStatus == 0)
+            }
+            let total = writers * perWriter
+            let sequences = try workers.flatMap { try $0.acknowledged().map(\.0) }
+            #expect(sequences.sorted() == Array(1...UInt64(total)))
+            let opened = try Store.open(at: store)
+            #expect(opened.lastSequence == UInt64(total))
+            #expect(opened.records(of: "Counter").first?.values["value"] == .int(Int64(total)))
+            #expect(opened.count(of: "Log") == total)
+            // The final state equals applying every transaction in sequence order.
+            let history = try opened.history(after: 0)
+            #expect(history.map(\.sequence) == Array(1...UInt64(total)))
+            var replayed = StoreState()
+            for transaction in history { #expect(replayed.apply(transaction).isEmpty) }
+            #expect(replayed.entities == opened.withState { $0.entities })
+            for n in 0..<writers {
+                let mine = opened.records(of: "Log").filter { $0.values["writer"] == .string("w\(n)") }
+                #expect(mine.compactMap { $0.values["n"]?.intValue }.sorted() == Array(1...Int64(perWriter)))
+            }
+        }
+    }
+
+    @Test func refreshCatchesUpWithAnotherProcessAndTheMonitorNotices() throws {
+        try withTemporaryDirectory { root in
+            let store = root.appending("store")
+            let reader = try Store.open(at: store)
+            let noticed = DispatchSemaphore(value: 0)
+            let monitor = try reader.monitorChanges { noticed.signal() }
+            let worker = try Worker.start(["append", store.path, "5"], output: root.appending("out"))
+            worker.process.waitUntilExit()
+            // Not a latency assertion: a generous bound so a broken monitor fails instead of hanging.
+            #expect(noticed.wait(timeout: .now() + 30) == .success)
+            monitor.cancel()
+            let fresh = try reader.refresh()
+            #expect(fresh.map(\.sequence) == [1, 2, 3, 4, 5])
+            #expect(reader.count(of: "Item") == 5)
+            #expect(try reader.refresh().isEmpty)
+            // Another process compacts: the reader reloads and still sees the same state.
+            let compactor = try Worker.start(["compact", store.path, "1"], output: root.appending("compact"))
+            compactor.process.waitUntilExit()
+            let appender = try Worker.start(["append", store.path, "2"], output: root.appending("out2"))
+            appender.process.waitUntilExit()
+            let after = try reader.refresh()
+            #expect(after.map(\.sequence) == [6, 7])
+            #expect(reader.count(of: "Item") == 7)
+            // Appends then a compaction while the reader is not looking: the news comes from retained history.
+            let more = try Worker.start(["append", store.path, "3"], output: root.appending("out3"))
+            more.process.waitUntilExit()
+            let compactAgain = try Worker.start(["compact", store.path, "1"], output: root.appending("compact2"))
+            compactAgain.process.waitUntilExit()
+            #expect(try reader.refresh().map(\.sequence) == [8, 9, 10])
+            #expect(reader.count(of: "Item") == 10)
+        }
+    }
+}

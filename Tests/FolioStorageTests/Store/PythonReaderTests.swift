@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import FolioStorage
+
+/// The format is documented well enough for a short Python script to rebuild a store's state.
+@Suite("Python reader (Tools/folio_read_store.py)")
+struct PythonReaderTests {
+    static let python: URL? = ["/usr/bin/python3", "/usr/local/bin/python3", "/opt/homebrew/bin/python3"]
+        .map { URL(fileURLWithPath: $0) }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+
+    static var script: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appending("Tools/folio_read_store.py")
+    }
+
+    func runScript(_ directory: URL) throws -> JSONValue {
+        let process = Process()
+        process.executableURL = try #require(Self.python)
+        process.arguments = [Self.script.path, directory.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return try JSONReader().parse([UInt8](data))
+    }
+
+    func engineState(_ store: Store) -> JSONValue {
+        var records: [String: JSONValue] = [:]
+        for entity in store.entityNames {
+            records[entity] = .array(store.records(of: entity).map { .object(["id": .int($0.id), "values": .object($0.values)]) })
+        }
+        return .object([
+            "lastSequence": .int(Int64(store.lastSequence)), "nextID": .int(store.nextID), "schema": store.schema ?? .null,
+            "records": .object(records),
+        ])
+    }
+
+    @Test(.enabled(if: python != nil, "python3 is not installed"))
+    func pythonRebuildsTheSameStateAsTheEngine() throws {
+        try withTemporaryDirectory { url in
+            let store = try Store.open(at: url)
+            try writeSampleTransactions(store, count: 30)
+            try store.write { tx in
+                tx.setSchema(.object(["Item": .object(["title": .string("String")])]))
+                try tx.insert(entity: "Item", id: tx.allocateID(), values: [
+                    "text": .string("line\u{2028}sep\u{85}nel\r\n\"quoted\" é 😀 \u{0}"), "big": .int(.max), "small": .double(1e-7),
+                    "huge": .double(1e300), "neg": .double(-0.5),
+                ])
+            }
+            #expect(try runScript(url) == engineState(store))
+            try store.compact()
+            #expect(try runScript(url) == engineState(store))
+            try writeSampleTransactions(store, count: 10, seed: 77)
+            #expect(try runScript(url) == engineState(store))
+            // With a torn tail too.
+            let journal = url.appending("journal.jsonl")
+            try writeBytes(try readBytes(journal) + Array(#"{"$crc":"1234"#.utf8), to: journal)
+            #expect(try runScript(url) == engineState(store))
+        }
+    }
+}
