@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import FolioMacroKit
 
 /// Compiles fixture files with the real compiler, the built `Folio` module and the built plugin, and
 /// checks that each macro error appears as `file:line: error: …` on the line marked for it.
@@ -224,6 +225,62 @@ struct EndToEndDiagnosticsTests {
         }
     }
 
+    /// The built plugin process speaks the framing: an 8-byte little-endian length, then JSON; it answers
+    /// every message (garbage too) and exits with status 0 at a zero-length frame or at end of input.
+    @Test(arguments: ["zero-length frame", "end of input", "truncated frame"])
+    func pluginProcessAnswersEveryFrameAndExitsCleanly(ending: String) throws {
+        guard let products = BuildProducts.locate() else {
+            try Test.cancel("Skipped: the built FolioMacros-tool was not found next to the test bundle.")
+        }
+        func frame(_ payload: [UInt8]) -> [UInt8] {
+            var length = UInt64(payload.count)
+            var header: [UInt8] = []
+            for _ in 0..<8 { header.append(UInt8(truncatingIfNeeded: length)); length >>= 8 }
+            return header + payload
+        }
+        var input = frame(Array(#"{"getCapability":{"capability":{"protocolVersion":7}}}"#.utf8))
+        input += frame(Array(WireTests.capturedMemberMessage.utf8))
+        input += frame(Array("{ not json".utf8))
+        input += frame(Array(#"{"expandAttachedMacro":{"attributeSyntax":{"source":"@X"},"macro":{"typeName":"Nope"},"macroRole":"peer"}}"#.utf8))
+        switch ending {
+        case "zero-length frame": input += frame([]) + frame(Array("ignored after the end".utf8))
+        case "truncated frame": input += [100, 0, 0, 0, 0, 0, 0, 0] + Array("{\"get".utf8)
+        default: break
+        }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: products.plugin)
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input))
+        try stdin.fileHandleForWriting.close()
+        let output = [UInt8](stdout.fileHandleForReading.readDataToEndOfFile())
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+
+        var replies: [PluginJSON] = []
+        var index = 0
+        while index + 8 <= output.count {
+            var length = 0
+            for byte in output[index..<(index + 8)].reversed() { length = length << 8 | Int(byte) }
+            index += 8
+            guard index + length <= output.count else { Issue.record("truncated reply frame"); break }
+            replies.append(try PluginJSON.parse(Array(output[index..<(index + length)])))
+            index += length
+        }
+        #expect(index == output.count, "stdout carries only frames")
+        #expect(replies.count == 4)
+        guard replies.count == 4 else { return }
+        #expect(replies[0]["getCapabilityResult"]?["capability"]?["protocolVersion"]?.int == 7)
+        #expect(replies[1]["expandMacroResult"]?["expandedSource"]?.string?.contains("persistentBackingData") == true)
+        #expect(replies[2]["expandMacroResult"]?["diagnostics"]?.array?.first?["severity"]?.string == "error")
+        #expect(replies[3]["expandMacroResult"]?["diagnostics"]?.array?.first?["message"]?.string?.contains("Nope") == true)
+    }
+
     private func run(_ executable: String, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -250,7 +307,12 @@ struct BuildProducts {
     /// `.build/{debug,release}` of the package this file belongs to.
     static func locate(filePath: String = #filePath) -> BuildProducts? {
         var candidates: [URL] = []
-        for executable in [Bundle.main.executablePath, CommandLine.arguments.first].compactMap({ $0 }) {
+        var executables = [Bundle.main.executablePath, CommandLine.arguments.first].compactMap { $0 }
+        // On macOS, swift-testing runs the bundle through `swiftpm-testing-helper --test-bundle-path <bundle>`.
+        if let flag = CommandLine.arguments.firstIndex(of: "--test-bundle-path"), flag + 1 < CommandLine.arguments.count {
+            executables.append(CommandLine.arguments[flag + 1] + "/Contents/MacOS/bundle")
+        }
+        for executable in executables {
             var url = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
             for _ in 0..<4 {
                 candidates.append(url)
@@ -274,7 +336,7 @@ struct BuildProducts {
         return nil
     }
 
-    /// The `swiftc` on PATH.
+    /// The `swiftc` on PATH (the toolchain that `swift test` itself runs from).
     static func compiler() -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for directory in path.split(separator: ":") {
