@@ -25,6 +25,10 @@ public final class ModelContainer: @unchecked Sendable {
     let index: RecordIndex
     let lock = NSRecursiveLock()
     private var mainContextStorage: ModelContext?
+    var changeHubStorage: StoreChangeHub?
+    /// How soon a change saved by another process reaches this container's observers, at most (on
+    /// Linux, inotify delivers it within milliseconds). The default is 250 ms.
+    public var changeNotificationLatency: TimeInterval = 0.25
     /// A number that identifies the store in persistent identifiers.
     let storeIdentifier: String
 
@@ -139,6 +143,19 @@ public final class ModelContainer: @unchecked Sendable {
             }
         } catch {
             throw FolioError(.storage, "The store could not be erased", underlying: error)
+        }
+        syncIndex()
+    }
+
+    /// Compacts the store now: rewrites the snapshots, empties the journal and applies the history
+    /// retention policy. Stores also compact by themselves past ``ModelConfiguration/compactionThreshold``.
+    public func compact() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            try store.compact()
+        } catch {
+            throw FolioError(.storage, "The store could not be compacted", underlying: error)
         }
         syncIndex()
     }

@@ -15,7 +15,19 @@ extension ModelContext {
             throw FolioError(.saveNotAllowed, "The container's configuration does not allow saving (allowsSave is false)")
         }
         container.lock.lock()
-        defer { container.lock.unlock() }
+        do {
+            try saveLocked()
+        } catch {
+            container.lock.unlock()
+            throw error
+        }
+        container.lock.unlock()
+        // Observers hear of the transaction after the lock is released: they may fetch.
+        container.changeHub.publish()
+    }
+
+    /// Saves; the caller holds the container's lock.
+    private func saveLocked() throws {
         container.syncIndex(fromDisk: true)
         try applyDeleteRules()
 

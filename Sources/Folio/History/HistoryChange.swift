@@ -1,0 +1,158 @@
+import FolioStorage
+
+/// One change of a history transaction.
+public enum HistoryChange: Sendable {
+    case insert(any HistoryInsert)
+    case update(any HistoryUpdate)
+    case delete(any HistoryDelete)
+
+    /// The model the change is about.
+    public var changedPersistentIdentifier: PersistentIdentifier {
+        switch self {
+        case .insert(let change): return change.changedPersistentIdentifier
+        case .update(let change): return change.changedPersistentIdentifier
+        case .delete(let change): return change.changedPersistentIdentifier
+        }
+    }
+}
+
+/// An inserted model.
+public protocol HistoryInsert<Model>: Sendable {
+    associatedtype Model: PersistentModel
+    var changedPersistentIdentifier: PersistentIdentifier { get }
+    var changeIdentifier: Int { get }
+    var transactionIdentifier: UInt64 { get }
+}
+
+/// An updated model: which attributes changed. Folio's ``DefaultHistoryUpdate`` also carries the new values.
+public protocol HistoryUpdate<Model>: Sendable {
+    associatedtype Model: PersistentModel
+    var changedPersistentIdentifier: PersistentIdentifier { get }
+    var changeIdentifier: Int { get }
+    var transactionIdentifier: UInt64 { get }
+    var updatedAttributes: [any PartialKeyPath<Model> & Sendable] { get }
+}
+
+/// A deleted model, with the values its `.preserveValueOnDeletion` attributes had.
+public protocol HistoryDelete<Model>: Sendable {
+    associatedtype Model: PersistentModel
+    var changedPersistentIdentifier: PersistentIdentifier { get }
+    var changeIdentifier: Int { get }
+    var transactionIdentifier: UInt64 { get }
+    var tombstone: HistoryTombstone<Model> { get }
+}
+
+/// Stored values of one model as a history change recorded them, readable by key path.
+///
+/// Folio's journal keeps the values of every change, so history can give them out, which SwiftData's
+/// cannot: an insert carries all values, an update the changed ones, a delete the preserved ones.
+public struct HistoryValues<Model: PersistentModel>: Sendable {
+    /// The stored values by property name, in Folio's canonical JSON form.
+    public let storedValues: [String: JSONValue]
+
+    /// The value of a property, if the change recorded it; nil for relationships.
+    public func value<Value: Decodable>(for keyPath: KeyPath<Model, Value>) -> Value? {
+        guard let name = Model._folioKeyPathTable.first(where: { $0.0 == keyPath })?.1,
+              let stored = storedValues[name] else { return nil }
+        if let special = try? ValueDecoder.decodeSpecial(Value.self, from: stored, codingPath: []) { return special }
+        return try? ValueDecoder.decode(Value.self, from: stored)
+    }
+
+    /// The names of the properties recorded.
+    public var propertyNames: [String] { storedValues.keys.sorted() }
+}
+
+/// An inserted model of type `Model`.
+public struct DefaultHistoryInsert<Model: PersistentModel>: HistoryInsert, Hashable {
+    public let changedPersistentIdentifier: PersistentIdentifier
+    public let changeIdentifier: Int
+    public let transactionIdentifier: UInt64
+    /// All the values the model was inserted with.
+    public let values: HistoryValues<Model>
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.changedPersistentIdentifier == rhs.changedPersistentIdentifier && lhs.transactionIdentifier == rhs.transactionIdentifier
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(changedPersistentIdentifier)
+        hasher.combine(transactionIdentifier)
+    }
+}
+
+/// An updated model of type `Model`.
+public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, Hashable {
+    public let changedPersistentIdentifier: PersistentIdentifier
+    public let changeIdentifier: Int
+    public let transactionIdentifier: UInt64
+    /// The key paths of the attributes that changed.
+    public let updatedAttributes: [any PartialKeyPath<Model> & Sendable]
+    /// The new values of the changed attributes (Folio only).
+    public let changedValues: HistoryValues<Model>
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.changedPersistentIdentifier == rhs.changedPersistentIdentifier && lhs.transactionIdentifier == rhs.transactionIdentifier
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(changedPersistentIdentifier)
+        hasher.combine(transactionIdentifier)
+    }
+}
+
+/// A deleted model of type `Model`.
+public struct DefaultHistoryDelete<Model: PersistentModel>: HistoryDelete, Hashable {
+    public let changedPersistentIdentifier: PersistentIdentifier
+    public let changeIdentifier: Int
+    public let transactionIdentifier: UInt64
+    /// The values of the model's `.preserveValueOnDeletion` attributes.
+    public let tombstone: HistoryTombstone<Model>
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.changedPersistentIdentifier == rhs.changedPersistentIdentifier && lhs.transactionIdentifier == rhs.transactionIdentifier
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(changedPersistentIdentifier)
+        hasher.combine(transactionIdentifier)
+    }
+}
+
+/// The preserved values of a deleted model, by key path.
+public struct HistoryTombstone<Model: PersistentModel>: Sendable, Sequence {
+    let values: HistoryValues<Model>
+
+    /// The preserved value of a property, if it was preserved.
+    public subscript(keyPath: PartialKeyPath<Model>) -> (any Sendable)? {
+        guard let name = Model._folioKeyPathTable.first(where: { $0.0 == keyPath })?.1,
+              let stored = values.storedValues[name],
+              let metadata = Model.schemaMetadataIncludingInherited.first(where: { $0.name == name }),
+              let decodable = metadata.valueType as? any Decodable.Type else { return nil }
+        guard let decoded = try? ValueDecoder.decode(decodable, from: stored) else { return nil }
+        // A freshly decoded value is owned by no one else; `any Sendable` has the layout of `Any`.
+        return unsafeBitCast(decoded as Any, to: (any Sendable).self)
+    }
+
+    /// The value of a property, typed.
+    public func value<Value: Decodable>(for keyPath: KeyPath<Model, Value>) -> Value? {
+        values.value(for: keyPath)
+    }
+
+    /// The preserved properties and their stored values.
+    public func makeIterator() -> Dictionary<String, JSONValue>.Iterator {
+        values.storedValues.makeIterator()
+    }
+}
+
+extension PersistentModel {
+    /// The metadata of this class's persisted properties and its superclasses'.
+    static var schemaMetadataIncludingInherited: [Schema.PropertyMetadata] {
+        var metadata: [Schema.PropertyMetadata] = []
+        var current: (any PersistentModel.Type)? = Self.self
+        while let type = current {
+            metadata = type.schemaMetadata + metadata
+            current = type._folioSuperclass
+        }
+        return metadata
+    }
+}

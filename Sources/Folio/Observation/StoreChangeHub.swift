@@ -1,0 +1,132 @@
+import FolioStorage
+
+/// Delivers each transaction committed to a container's store — by any of its contexts, or by another
+/// process — to the container's observers, once, in sequence order.
+///
+/// Saves in this process publish as they commit. For other processes the hub watches the store's
+/// journal (inotify on Linux, a 250 ms check elsewhere) while it has subscribers, and publishes what
+/// they appended; there is no polling while nobody observes.
+final class StoreChangeHub: @unchecked Sendable {
+    /// What subscribers receive: the new transactions, or a reset when history was compacted away
+    /// before it could be read (subscribers then refetch everything).
+    struct Event {
+        var transactions: [JournalTransaction]
+        var isReset: Bool
+    }
+
+    private weak var container: ModelContainer?
+    private let lock = NSLock()
+    private var subscribers: [UUID: (Event) -> Void] = [:]
+    private var lastDelivered: UInt64
+    private var monitor: ChangeMonitor?
+    private let latency: TimeInterval
+
+    init(container: ModelContainer, startingAt sequence: UInt64, latency: TimeInterval) {
+        self.container = container
+        self.lastDelivered = sequence
+        self.latency = latency
+    }
+
+    /// Registers a subscriber; keep the returned identifier to unsubscribe.
+    func subscribe(_ handler: @escaping (Event) -> Void) -> UUID {
+        let id = UUID()
+        let current = container?.store.lastSequence
+        lock.withLock {
+            if subscribers.isEmpty, let current { lastDelivered = max(lastDelivered, current) }
+            subscribers[id] = handler
+        }
+        startMonitoringIfNeeded()
+        return id
+    }
+
+    func unsubscribe(_ id: UUID) {
+        let stop: ChangeMonitor? = lock.withLock {
+            subscribers[id] = nil
+            guard subscribers.isEmpty else { return nil }
+            defer { monitor = nil }
+            return monitor
+        }
+        stop?.cancel()
+    }
+
+    private func startMonitoringIfNeeded() {
+        guard let container, !container.configuration.isStoredInMemoryOnly else { return }
+        let needsMonitor = lock.withLock { monitor == nil && !subscribers.isEmpty }
+        guard needsMonitor else { return }
+        let created = try? container.store.monitorChanges(interval: latency) { [weak self] in
+            self?.publish(readingDisk: true)
+        }
+        lock.withLock {
+            if monitor == nil { monitor = created } else { created?.cancel() }
+        }
+    }
+
+    /// Reads the transactions after the last delivered one and hands them to every subscriber.
+    func publish(readingDisk: Bool = false) {
+        guard let container else { return }
+        let idle = lock.withLock { () -> Bool in
+            guard subscribers.isEmpty else { return false }
+            // Nobody listens: nothing to read; a later subscriber starts from the present.
+            lastDelivered = container.store.lastSequence
+            return true
+        }
+        if idle { return }
+        let event: Event?
+        let handlers: [(Event) -> Void]
+        container.lock.lock()
+        container.syncIndex(fromDisk: readingDisk)
+        lock.lock()
+        let from = lastDelivered
+        let last = container.store.lastSequence
+        if last > from {
+            if let transactions = try? container.store.history(after: from), transactions.first?.sequence == from + 1 {
+                event = Event(transactions: transactions.filter { $0.sequence <= last }, isReset: false)
+            } else {
+                event = Event(transactions: [], isReset: true)
+            }
+            lastDelivered = last
+        } else {
+            event = nil
+        }
+        handlers = Array(subscribers.values)
+        lock.unlock()
+        container.lock.unlock()
+        guard let event else { return }
+        for handler in handlers { handler(event) }
+    }
+}
+
+extension ModelContainer {
+    /// The container's change hub, created on first use.
+    var changeHub: StoreChangeHub {
+        lock.lock()
+        defer { lock.unlock() }
+        if let hub = changeHubStorage { return hub }
+        let hub = StoreChangeHub(container: self, startingAt: store.lastSequence, latency: changeNotificationLatency)
+        changeHubStorage = hub
+        return hub
+    }
+}
+
+/// Runs a closure isolated to an actor, or right away without one.
+enum Isolation {
+    /// Carries a non-sendable value to the actor it belongs to.
+    struct Carrier<Value>: @unchecked Sendable {
+        let value: Value
+    }
+
+    static func run(on actor: (any Actor)?, _ body: @escaping () -> Void) {
+        guard let actor else {
+            body()
+            return
+        }
+        let carrier = Carrier(value: body)
+        Task {
+            await perform(on: actor, carrier)
+        }
+    }
+
+    private static func perform(on actor: isolated any Actor, _ carrier: Carrier<() -> Void>) {
+        carrier.value()
+    }
+}
