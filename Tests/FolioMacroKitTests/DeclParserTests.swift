@@ -202,6 +202,18 @@ struct DeclParserTests {
         #expect(flattened.map(\.1) == [[], ["#if"], ["#if", "#if"], ["#elseif"], ["#else"], []])
     }
 
+    @Test func parenthesisedIfConditionContinuesOnTheNextLine() throws {
+        let source = "class T {\n    #if (DEBUG\n        && os(Linux)) // why\n    var b = 2\n    #endif\n    #if (unbalanced\n    #endif\n}"
+        let type = try #require(DeclParser.parseTypeDecl(source))
+        guard case .ifConfig(let clauses) = type.members.first else {
+            Issue.record("expected #if")
+            return
+        }
+        #expect(clauses.first?.condition == "(DEBUG\n        && os(Linux))")
+        #expect(clauses.first?.members.count == 1)
+        #expect(type.isComplete)
+    }
+
     @Test func freestandingIndexAndUniqueDeclarations() throws {
         let source = """
             class Trip {

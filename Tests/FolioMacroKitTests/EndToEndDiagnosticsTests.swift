@@ -89,6 +89,11 @@ struct EndToEndDiagnosticsTests {
                 )
                 var name: String
                 var start: Date = Date(timeIntervalSince1970: 0)
+                var updated: Date = .distantPast
+                var mood: Mood = .calm
+                var ratio: Double = 1.0 / 3.0
+                var flags: [Bool] = [true, false].map { !$0 }
+                var attempts = Int.zero
                 var café: String = "crème { \\" }"
                 var `default`: Int = 0
                 var scores = Dictionary<String, Int>()
@@ -102,6 +107,10 @@ struct EndToEndDiagnosticsTests {
                 #else
                 var releaseNote: String?
                 #endif
+                #if (os(Linux)
+                    || os(macOS)) // a condition on two lines
+                var desktop: Bool = true
+                #endif
                 @Relationship(deleteRule: .cascade, inverse: \\Leg.journey) var legs: [Leg] = []
                 @Transient var isExpanded = false
                 var display: String { "\\(name) { \\"x\\" }" }
@@ -111,6 +120,8 @@ struct EndToEndDiagnosticsTests {
                     self.name = name
                 }
             }
+
+            enum Mood: String, Codable { case calm, busy }
 
             @Model
             final class Leg {

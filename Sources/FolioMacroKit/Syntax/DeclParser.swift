@@ -156,7 +156,11 @@ public struct DeclParser {
             if directive.text != "#else" {
                 let start = current?.start ?? directive.end
                 var end = start
-                while let next = current, !next.startsLine {
+                var parentheses = 0  // a parenthesised condition may continue on the next lines
+                while let next = current, !next.startsLine || parentheses > 0,
+                      !(next.kind == .pound && ["#if", "#elseif", "#else", "#endif"].contains(next.text)) {
+                    if next.isPunctuation("(") { parentheses += 1 }
+                    if next.isPunctuation(")") { parentheses -= 1 }
                     end = next.end
                     position += 1
                 }
