@@ -70,6 +70,15 @@ struct DiagnosticTests {
         #expect(fixIt.endOffset == diagnostic.offset + keyword.utf8.count)
     }
 
+    @Test func modelOnAnExtensionSaysWhereItBelongs() throws {
+        let source = "\n@Model\nextension Trip {\n}"
+        let diagnostics = diagnose(source)
+        #expect(diagnostics.count == 1)
+        let diagnostic = try #require(diagnostics.first)
+        expect(diagnostic, in: source, at: "extension", ["'@Model' cannot be applied to an extension", "attach it to the class declaration"])
+        #expect(diagnostic.fixIts.isEmpty)
+    }
+
     @Test func modelOnAGenericClass() {
         expectOneError("@Model\nfinal class Box<T> {\n    init() {}\n}", at: "Box", "does not support generic classes")
     }

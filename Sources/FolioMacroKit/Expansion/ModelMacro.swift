@@ -43,7 +43,11 @@ struct ModelMacro {
                                               startOffset: type.keywordOffset,
                                               endOffset: type.keywordOffset + type.keyword.utf8.count,
                                               replacement: "class")
-            let kind = type.keyword == "actor" ? "an actor" : type.keyword == "enum" ? "an enum" : "a \(type.keyword)"
+            if type.keyword == "extension" {
+                return [Diagnostics.error("'@Model' cannot be applied to an extension; attach it to the class declaration itself",
+                                          at: type.keywordOffset, in: snippet)]
+            }
+            let kind = ["actor", "enum"].contains(type.keyword) ? "an \(type.keyword)" : "a \(type.keyword)"
             return [Diagnostics.error(
                 "'@Model' cannot be applied to \(kind); models are classes, because a model context tracks each instance by identity",
                 at: type.keywordOffset, in: snippet, fixIts: type.keyword == "extension" ? [] : [fixIt])]
