@@ -183,7 +183,14 @@ extension PluginJSON {
                 guard index < bytes.count else { throw fail("unterminated string") }
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\"") { index += 1; break }
-                if byte != UInt8(ascii: "\\") { output.append(byte); index += 1; continue }
+                if byte != UInt8(ascii: "\\") {
+                    // Copy the run up to the next quote or escape at once: sources are long and mostly plain.
+                    var end = index + 1
+                    while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") { end += 1 }
+                    output.append(contentsOf: bytes[index..<end])
+                    index = end
+                    continue
+                }
                 index += 1
                 guard index < bytes.count else { throw fail("unterminated escape") }
                 let escape = bytes[index]
