@@ -25,16 +25,21 @@ public struct ObservationEvent: Sendable {
 public final class ObservationToken: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled = false
+    var task: Task<Void, Never>?
 
     /// Ends the observation.
     public func cancel() {
-        lock.withLock { cancelled = true }
+        let running: Task<Void, Never>? = lock.withLock {
+            cancelled = true
+            return task
+        }
+        running?.cancel()
     }
 
     /// Whether the observation ended.
     public var isCancelled: Bool { lock.withLock { cancelled } }
 
-    deinit { cancel() }
+    deinit { task?.cancel() }
 }
 
 /// Runs `apply` now, tracking the observable properties it reads, and again each time one of them
@@ -47,29 +52,51 @@ public final class ObservationToken: @unchecked Sendable {
 /// }
 /// ```
 ///
-/// With `.didSet` the closure runs after the change has completed, on the main queue when observed
-/// from the main thread and on a global queue otherwise.
+/// With `.didSet` (the default) the closure runs after each change has completed, through the
+/// toolchain's `Observations` sequence, which also coalesces changes made in one go. With `.willSet` it
+/// runs synchronously as a change begins, and sees the values from before it.
 @discardableResult
 public func withContinuousObservation(options: ObservationOptions = .didSet,
                                       _ apply: @escaping @Sendable (ObservationEvent) -> Void) -> ObservationToken {
     let token = ObservationToken()
-    let state = ContinuousObservationState(token: token, options: options, apply: apply, onMain: Thread.isMainThread)
-    state.run(ObservationEvent(count: 0, phase: []))
+    if options.contains(.willSet) {
+        WillSetObservation(token: token, apply: apply).run(ObservationEvent(count: 0, phase: []))
+        return token
+    }
+    let runs = RunCounter()
+    let observations = Observations<Void, Never> {
+        let count = runs.next()
+        apply(ObservationEvent(count: count, phase: count == 0 ? [] : .didSet))
+    }
+    token.task = Task { [weak token] in
+        for await _ in observations {
+            if token?.isCancelled ?? true { break }
+        }
+    }
     return token
 }
 
-private final class ContinuousObservationState: @unchecked Sendable {
+/// Numbers the runs of a continuous observation.
+private final class RunCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = -1
+    func next() -> Int {
+        lock.withLock {
+            count += 1
+            return count
+        }
+    }
+}
+
+/// Observation that runs its closure as each change begins.
+private final class WillSetObservation: @unchecked Sendable {
     weak var token: ObservationToken?
-    let options: ObservationOptions
     let apply: @Sendable (ObservationEvent) -> Void
-    let onMain: Bool
     private var count = 0
 
-    init(token: ObservationToken, options: ObservationOptions, apply: @escaping @Sendable (ObservationEvent) -> Void, onMain: Bool) {
+    init(token: ObservationToken, apply: @escaping @Sendable (ObservationEvent) -> Void) {
         self.token = token
-        self.options = options
         self.apply = apply
-        self.onMain = onMain
     }
 
     func run(_ event: ObservationEvent) {
@@ -78,14 +105,7 @@ private final class ContinuousObservationState: @unchecked Sendable {
             apply(event)
         } onChange: { [self] in
             count += 1
-            let number = count
-            if options.contains(.willSet) {
-                // Runs before the change lands, and re-arms tracking for the next one.
-                run(ObservationEvent(count: number, phase: .willSet))
-                return
-            }
-            let queue: DispatchQueue = onMain ? .main : .global()
-            queue.async { [self] in self.run(ObservationEvent(count: number, phase: .didSet)) }
+            run(ObservationEvent(count: count, phase: .willSet))
         }
     }
 }
