@@ -240,7 +240,7 @@ struct ExpansionTests {
                        "default: { [\n        1,\n        2\n    ] })")
     }
 
-    @Test func typeSourceIsParsedOncePerText() {
+    @Test func repeatedMemberExpansionFromTheParseCacheGivesTheSameResult() {
         let requests = ModelRequests(source: Self.trip)
         let first = expander.expand(requests.member())
         let second = expander.expand(requests.member())
@@ -299,8 +299,10 @@ struct ExpansionTests {
     // MARK: Other macros
 
     @Test func annotationAndFreestandingMacrosExpandToNothing() {
-        for typeName in ["AttributeMacro", "RelationshipMacro", "TransientMacro", "IndexMacro", "UniqueMacro"] {
-            let request = ExpansionRequest(typeName: typeName, role: typeName.hasSuffix("xMacro") || typeName == "UniqueMacro" ? .declaration : .peer,
+        let roles: [String: MacroRole] = ["AttributeMacro": .peer, "RelationshipMacro": .peer, "TransientMacro": .peer,
+                                          "IndexMacro": .declaration, "UniqueMacro": .declaration]
+        for (typeName, role) in roles {
+            let request = ExpansionRequest(typeName: typeName, role: role,
                                            attribute: SourceSnippet(source: "@X"), declaration: SourceSnippet(source: "var x = 1"))
             #expect(expander.expand(request) == ExpansionResult(source: ""), "\(typeName)")
         }

@@ -1,3 +1,11 @@
+// `Int(exactly:)` on a Double calls libm's rounding functions. Importing the C library here links libm
+// into every client of FolioMacroKit, so that an executable that does not import it still links.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A minimal JSON value for the compiler plugin's messages.
 ///
 /// The plugin avoids Foundation so that it starts quickly (the compiler spawns one plugin process per
