@@ -76,28 +76,41 @@ struct ObserverTests {
         #expect(await eventually(5) { observer.results.count == 2 })
     }
 
-    @Test func historyObserverCountsRelevantTransactionsFromContextsAndProcesses() async throws {
+    @Test func historyObserverCountsTransactionsFromContextsAndOtherProcessesFilteredByAuthor() async throws {
         let store = TemporaryStore()
         defer { store.cleanUp() }
-        let container = try ModelContainer(for: Schema([Trip.self, Note.self]), configurations: [ModelConfiguration(url: store.url)])
+        let container = try store.container(Trip.self)
         let all = try HistoryObserver(modelContainer: container)
-        let tripsOnly = try HistoryObserver(observedModels: [Trip.self], modelContainer: container)
         let workerOnly = try HistoryObserver(authors: ["worker"], modelContainer: container)
         #expect(all.eventCounter == 0)
 
         let context = ModelContext(container)
         context.author = "App"
-        context.insert(Note(text: "hello"))
+        context.insert(Trip(name: "local", destination: "Here", startDate: .now, price: 1))
         try context.save()
         #expect(await eventually { all.eventCounter == 1 })
-        #expect(tripsOnly.eventCounter == 0)
         #expect(workerOnly.eventCounter == 0)
 
         try runWorker([store.url.path, "insert", "1", "remote"])
-        #expect(await eventually(5) { all.eventCounter == 2 && tripsOnly.eventCounter == 1 && workerOnly.eventCounter == 1 })
+        #expect(await eventually(5) { all.eventCounter == 2 && workerOnly.eventCounter == 1 })
         let newest = try #require(all.historyTokens[container.storeIdentifier])
         let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token >= newest }))
         #expect(history.first?.author == "worker")
+    }
+
+    @Test func historyObserverFiltersByObservedModelsAndTheirSubclasses() async throws {
+        let container = try ModelContainer(for: Schema([Note.self] + recipeTypes), configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        let recipes = try HistoryObserver(observedModels: [Recipe.self], modelContainer: container)
+        let notes = try HistoryObserver(observedModels: [Note.self], modelContainer: container)
+        let context = ModelContext(container)
+        context.insert(BakedGood(name: "Bread", ovenTemperature: 200))
+        try context.save()
+        #expect(await eventually { recipes.eventCounter == 1 })
+        #expect(notes.eventCounter == 0)
+        context.insert(Note(text: "n"))
+        try context.save()
+        #expect(await eventually { notes.eventCounter == 1 })
+        #expect(recipes.eventCounter == 1)
     }
 
     @Test func historyObserverStartingFromAnOldTokenCountsTheBacklog() async throws {

@@ -25,21 +25,16 @@ public struct ObservationEvent: Sendable {
 public final class ObservationToken: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled = false
-    var task: Task<Void, Never>?
 
     /// Ends the observation.
     public func cancel() {
-        let running: Task<Void, Never>? = lock.withLock {
-            cancelled = true
-            return task
-        }
-        running?.cancel()
+        lock.withLock { cancelled = true }
     }
 
     /// Whether the observation ended.
     public var isCancelled: Bool { lock.withLock { cancelled } }
 
-    deinit { task?.cancel() }
+    deinit { cancel() }
 }
 
 /// Runs `apply` now, tracking the observable properties it reads, and again each time one of them
@@ -52,50 +47,33 @@ public final class ObservationToken: @unchecked Sendable {
 /// }
 /// ```
 ///
-/// With `.didSet` (the default) the closure runs after each change has completed, through the
-/// toolchain's `Observations` sequence, which also coalesces changes made in one go. With `.willSet` it
-/// runs synchronously as a change begins, and sees the values from before it.
+/// With `.didSet` (the default) the closure runs again after the change, on the actor the observation
+/// was started from (`#isolation`): Folio's observers change on the actor they were created on, so the
+/// re-run is queued behind the change and sees its result. Started outside any actor, the re-run goes
+/// to a global queue. With `.willSet` the closure runs synchronously as a change begins and sees the
+/// values from before it.
 @discardableResult
-public func withContinuousObservation(options: ObservationOptions = .didSet,
+public func withContinuousObservation(options: ObservationOptions = .didSet, isolation: isolated (any Actor)? = #isolation,
                                       _ apply: @escaping @Sendable (ObservationEvent) -> Void) -> ObservationToken {
     let token = ObservationToken()
-    if options.contains(.willSet) {
-        WillSetObservation(token: token, apply: apply).run(ObservationEvent(count: 0, phase: []))
-        return token
-    }
-    let runs = RunCounter()
-    let observations = Observations<Void, Never> {
-        let count = runs.next()
-        apply(ObservationEvent(count: count, phase: count == 0 ? [] : .didSet))
-    }
-    token.task = Task { [weak token] in
-        for await _ in observations {
-            if token?.isCancelled ?? true { break }
-        }
-    }
+    ContinuousObservation(token: token, options: options, isolation: isolation, apply: apply)
+        .run(ObservationEvent(count: 0, phase: []))
     return token
 }
 
-/// Numbers the runs of a continuous observation.
-private final class RunCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = -1
-    func next() -> Int {
-        lock.withLock {
-            count += 1
-            return count
-        }
-    }
-}
-
-/// Observation that runs its closure as each change begins.
-private final class WillSetObservation: @unchecked Sendable {
+/// The state of one continuous observation.
+private final class ContinuousObservation: @unchecked Sendable {
     weak var token: ObservationToken?
+    let options: ObservationOptions
+    let isolation: (any Actor)?
     let apply: @Sendable (ObservationEvent) -> Void
     private var count = 0
 
-    init(token: ObservationToken, apply: @escaping @Sendable (ObservationEvent) -> Void) {
+    init(token: ObservationToken, options: ObservationOptions, isolation: (any Actor)?,
+         apply: @escaping @Sendable (ObservationEvent) -> Void) {
         self.token = token
+        self.options = options
+        self.isolation = isolation
         self.apply = apply
     }
 
@@ -105,7 +83,14 @@ private final class WillSetObservation: @unchecked Sendable {
             apply(event)
         } onChange: { [self] in
             count += 1
-            run(ObservationEvent(count: count, phase: .willSet))
+            let next = ObservationEvent(count: count, phase: options.contains(.willSet) ? .willSet : .didSet)
+            if options.contains(.willSet) {
+                run(next)
+            } else if let isolation {
+                Isolation.run(on: isolation) { self.run(next) }
+            } else {
+                DispatchQueue.global().async { self.run(next) }
+            }
         }
     }
 }
