@@ -1,1 +1,5 @@
-print("folio: the command-line tool is not built yet")
+import Foundation
+
+// The `folio` command. Everything lives in Commands/; this file only runs it.
+let console = Console()
+exit(FolioCommand.main(Array(CommandLine.arguments.dropFirst()), console: console))

@@ -1,0 +1,45 @@
+import Foundation
+import FolioStorage
+
+/// `folio compact STORE`.
+enum CompactCommand: FolioSubcommand {
+    static let spec = CommandSpec(
+        name: "compact", abstract: "Fold the journal into the snapshots, keep the retained history, drop unreferenced blobs.",
+        discussion: """
+            Takes the store's writer lock (waiting for an app that is saving), rewrites the snapshots of entities
+            that changed, writes history.jsonl with the retained transactions (the newest 1,000 unless
+            --keep-history says otherwise), empties the journal and removes blobs nothing refers to. Safe to
+            interrupt at any point. Apps with the store open notice and reload.
+            """,
+        arguments: [.init(name: "STORE", help: "The store directory.")],
+        options: [.option("--keep-history", value: "N", help: "Keep the newest N transactions in history (default 1000).")],
+        examples: ["folio compact Store", "folio compact Store --keep-history 0"])
+
+    static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let path = arguments.positionals[0]
+        let keep = try arguments.integer("--keep-history", command: spec.name)
+        let url = try StoreAccess.directory(path)
+        var configuration = StoreConfiguration(compactionThreshold: nil)
+        if let keep { configuration.historyRetention = .init(maximumCount: keep) }
+        let store: Store
+        do { store = try Store.open(at: url, configuration: configuration) } catch let error as StorageError {
+            throw StoreAccess.failure(error, path: path)
+        }
+        defer { store.close() }
+        let before = try store.statistics()
+        let start = Date()
+        do { try store.compact() } catch let error as StorageError {
+            throw CommandFailure("Compaction failed, and the store is unchanged or in a state that opens the same: \(error)",
+                                 help: "Run 'folio verify \(path)'.")
+        }
+        let after = try store.statistics()
+        let totalBefore = before.fileSizes.values.reduce(0, +), totalAfter = after.fileSizes.values.reduce(0, +)
+        console.print("Compacted \(store.directory!.path) at sequence \(after.lastSequence) in \(String(format: "%.2f", Date().timeIntervalSince(start))) s.")
+        console.print("  journal: \(before.journalTransactions) transaction(s), \(byteCount(before.journalBytes)) → \(after.journalTransactions), \(byteCount(after.journalBytes))")
+        console.print("  history: \(after.retainedTransactions) transaction(s) retained")
+        console.print("  snapshots: \(after.recordCounts.values.reduce(0, +)) record(s) in \(after.recordCounts.count) file(s)")
+        console.print("  size: \(byteCount(totalBefore)) → \(byteCount(totalAfter))")
+        for warning in store.warnings { console.warning(warning) }
+        return ExitCode.success
+    }
+}

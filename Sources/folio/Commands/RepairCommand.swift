@@ -1,0 +1,98 @@
+import Foundation
+import FolioStorage
+
+/// `folio repair STORE`: backup, then repair, then say exactly what was done.
+enum RepairCommand: FolioSubcommand {
+    static let spec = CommandSpec(
+        name: "repair", abstract: "Back up a damaged store, then truncate a torn tail and move damaged lines aside.",
+        discussion: """
+            First copies the store's files (manifest, journal, history, snapshots; blobs are never changed) to a
+            backup directory beside it, STORE.backup-<time>, unless --backup names another. Then, under the
+            writer lock: removes temporary files of interrupted writes, moves an incomplete last journal line
+            to journal.jsonl.corrupt-tail, and moves each damaged line (bad checksum, bad JSON, merge-conflict
+            marker) to <file>.damaged, putting an empty transaction in place of a damaged journal line so that
+            sequence numbers stay contiguous. The data on moved lines is lost from the store (it stays in the
+            .damaged file and the backup). --safe-only does only what loses nothing. --dry-run repairs a
+            temporary copy and reports what would be done.
+            """,
+        arguments: [.init(name: "STORE", help: "The store directory.")],
+        options: [
+            .flag("--dry-run", help: "Say what would be done; change nothing."),
+            .flag("--safe-only", help: "Only truncate a torn tail and remove temporary files; leave damaged lines."),
+            .option("--backup", value: "DIR", help: "Where to copy the store first (default STORE.backup-<time> beside it)."),
+        ],
+        examples: ["folio repair Store --dry-run", "folio repair Store"])
+
+    static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let path = arguments.positionals[0]
+        let url = try StoreAccess.directory(path)
+        let options = RepairOptions(moveDamagedLines: !arguments.flag("--safe-only"))
+        let before = StoreVerifier.verify(at: url)
+        if before.isHealthy && before.warnings.isEmpty {
+            console.print("The store at \(url.path) has no problems: nothing to repair.")
+            return ExitCode.success
+        }
+        if arguments.flag("--dry-run") {
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("folio-repair-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            try copyStore(from: url, to: scratch, includeBlobs: false)
+            let report = try repair(scratch, options: options, path: path)
+            console.print("Dry run: nothing was changed. A repair would:")
+            for action in report.actions { console.print("  - " + action.replacingOccurrences(of: scratch.path, with: url.path)) }
+            if report.actions.isEmpty { console.print("  - do nothing") }
+            printRemaining(report.remainingProblems.map { $0.description.replacingOccurrences(of: scratch.path, with: url.path) }, path: path, console: console)
+            return report.remainingProblems.isEmpty ? ExitCode.success : ExitCode.failure
+        }
+        let backup: URL
+        if let given = arguments.value("--backup") {
+            backup = URL(fileURLWithPath: given, isDirectory: true)
+            if FileManager.default.fileExists(atPath: backup.path) {
+                throw UsageError("The backup directory '\(given)' already exists.", help: "Name a directory that does not exist yet.", command: spec.name)
+            }
+        } else {
+            let stamp = DateText.iso(Date()).replacingOccurrences(of: ":", with: "-")
+            backup = url.deletingLastPathComponent().appendingPathComponent("\(url.lastPathComponent).backup-\(stamp)")
+        }
+        do { try copyStore(from: url, to: backup, includeBlobs: false) } catch {
+            throw CommandFailure("Could not write the backup to \(backup.path), so nothing was repaired: \(error)",
+                                 help: "Check free space and permissions, or give another place with --backup DIR.")
+        }
+        console.print("Backed up the store's files to \(backup.path)")
+        let report = try repair(url, options: options, path: path)
+        if report.actions.isEmpty {
+            console.print("Nothing needed repairing\(options.moveDamagedLines ? "" : " with --safe-only").")
+        } else {
+            console.print("Repaired \(url.path):")
+            for action in report.actions { console.print("  - " + action) }
+        }
+        for file in report.backups { console.print("  (the library also kept \(file))") }
+        printRemaining(report.remainingProblems.map(\.description), path: path, console: console)
+        return report.remainingProblems.isEmpty ? ExitCode.success : ExitCode.failure
+    }
+
+    static func repair(_ url: URL, options: RepairOptions, path: String) throws -> RepairReport {
+        do { return try StoreRepair.repair(at: url, options: options) } catch let error as StorageError {
+            throw CommandFailure("Repair stopped: \(error)", help: "The backup is intact; restore it or repair by hand (docs/file-format.md).")
+        }
+    }
+
+    static func printRemaining(_ problems: [String], path: String, console: Console) {
+        if problems.isEmpty {
+            console.print(console.styled("The store now verifies", .green) + ": run 'folio verify \(path)' for the model checks.")
+            return
+        }
+        console.print(console.styled("\(problems.count) problem\(problems.count == 1 ? "" : "s") remain\(problems.count == 1 ? "s" : "")", .red) + ":")
+        for problem in problems { console.print("  " + problem) }
+        console.print("Repair cannot fix these (for example two transactions with the same sequence after a git merge):")
+        console.print("see docs/git.md, or restore the backup.")
+    }
+
+    /// Copies the files a repair may change (and optionally the blobs) to a new directory.
+    static func copyStore(from source: URL, to destination: URL, includeBlobs: Bool) throws {
+        let manager = FileManager.default
+        try manager.createDirectory(at: destination, withIntermediateDirectories: true)
+        for name in try manager.contentsOfDirectory(atPath: source.path) where name != "lock" && (includeBlobs || name != "blobs") {
+            try manager.copyItem(at: source.appendingPathComponent(name), to: destination.appendingPathComponent(name))
+        }
+    }
+}
