@@ -130,3 +130,34 @@ final class Unstorable {
     var handle: Handle
     init(handle: Handle) { self.handle = handle }
 }
+
+enum RenameV1 {
+    @Model
+    final class Label {
+        var name: String
+        init(name: String) { self.name = name }
+    }
+}
+
+enum RenameV2 {
+    @Model
+    final class Label {
+        @Attribute(originalName: "name") var title: String
+        init(title: String) { self.title = title }
+    }
+}
+
+@Suite("Renamed properties")
+struct RenamedPropertyTests {
+    @Test func aPropertyRenamedWithOriginalNameReadsItsOldValues() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        do {
+            let context = ModelContext(try store.container(RenameV1.Label.self))
+            context.insert(RenameV1.Label(name: "kept"))
+            try context.save()
+        }
+        let context = ModelContext(try store.container(RenameV2.Label.self))
+        #expect(try context.fetch(FetchDescriptor<RenameV2.Label>()).map(\.title) == ["kept"])
+    }
+}

@@ -112,11 +112,16 @@ extension ModelContext {
 
     // MARK: External storage
 
-    /// Replaces `{"$blob": hash}` values of `.externalStorage` attributes with the stored bytes.
+    /// Prepares stored values for decoding: a property renamed with `originalName:` reads the value
+    /// stored under its old name, and `{"$blob": hash}` values of `.externalStorage` attributes become
+    /// the stored bytes.
     func readExternalValues(_ values: [String: JSONValue], entity: Schema.Entity) throws -> [String: JSONValue] {
         var result = values
+        for property in entity.properties where property.originalName != property.name && result[property.name] == nil {
+            if let old = values[property.originalName] { result[property.name] = old }
+        }
         for attribute in entity.attributesByName.values where attribute.isExternalStorage {
-            guard case .object(let reference)? = values[attribute.name], case .string(let hash)? = reference["$blob"] else { continue }
+            guard case .object(let reference)? = result[attribute.name], case .string(let hash)? = reference["$blob"] else { continue }
             do {
                 result[attribute.name] = .string(try container.store.blob(hash).base64EncodedString())
             } catch {
