@@ -166,6 +166,17 @@ struct ExpansionTests {
             """)
     }
 
+    @Test func accumulatorsThatNothingAppendsToAreConstants() throws {
+        let source = "@Model final class Empty {\n    @Transient var cache: Int = 0\n    init() {}\n}"
+        let generated = try #require(expander.expand(ModelRequests(source: source).member()).source)
+        expectContains(generated,
+            "let properties: [Folio.Schema.PropertyMetadata] = []\n    return properties",
+            "class var _folioIndexes: [[Swift.String]] {\n    let groups: [[Swift.String]] = []\n    return groups\n}",
+            "class var _folioUniqueConstraints: [[Swift.String]] {\n    let groups: [[Swift.String]] = []\n    return groups\n}")
+        #expect(!generated.contains("var properties"))
+        #expect(!generated.contains("var groups"))
+    }
+
     @Test func subclassDetectedFromAMissingConformanceList() throws {
         let source = """
             @Model
