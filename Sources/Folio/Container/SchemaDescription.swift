@@ -63,16 +63,16 @@ enum SchemaCheck {
                 if metadata.defaultValue != nil { return false }
                 if let relationship = property as? Schema.Relationship { return relationship.isToOneRelationship }
                 return true
-            }.map(\.name)
+            }
             for id in ids {
                 guard let record = index.records[id] else { continue }
                 for key in record.values.keys where !known.contains(key) {
                     throw FolioError(.schemaMismatch,
                         "\(entityName) record \(id) in \(storeDescription) has a property '\(key)' that \(entityName) does not declare; the schema changed (migration is not supported yet)")
                 }
-                for name in required where record.values[name] == nil {
+                for property in required where record.values[property.name] == nil && record.values[property.originalName] == nil {
                     throw FolioError(.schemaMismatch,
-                        "\(entityName) record \(id) in \(storeDescription) has no value for '\(name)', which is neither optional nor defaulted; the schema changed (migration is not supported yet)")
+                        "\(entityName) record \(id) in \(storeDescription) has no value for '\(property.name)', which is neither optional nor defaulted; the schema changed (migration is not supported yet)")
                 }
             }
         }
