@@ -4,6 +4,8 @@
 //   folio-model-worker STORE insert COUNT PREFIX [DELAY_MS]   insert COUNT trips, one save each; prints "saved N"
 //   folio-model-worker STORE count                             prints the number of trips
 //   folio-model-worker STORE rename FROM TO                    renames the trips named FROM; prints "renamed N"
+//   folio-model-worker STORE import COUNT BATCH                imports COUNT trips in batches, a new context per
+//                                                              batch; prints records/s and peak RSS per batch
 
 import Folio
 
@@ -31,6 +33,13 @@ final class Trip {
     }
 }
 
+/// The process's peak resident set size (VmHWM), in kilobytes; 0 where /proc is not available.
+func peakResidentKilobytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+}
+
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data((message + "\n").utf8))
     exit(2)
@@ -53,6 +62,25 @@ do {
             FileHandle.standardOutput.write(Data("saved \(index + 1)\n".utf8))
             if delay > 0 { usleep(delay * 1000) }
         }
+    case "import":
+        guard arguments.count >= 5, let count = Int(arguments[3]), let batch = Int(arguments[4]), batch > 0 else {
+            fail("import COUNT BATCH")
+        }
+        let start = Date()
+        var done = 0
+        while done < count {
+            let batchStart = Date()
+            let batchContext = ModelContext(container)
+            for index in done..<min(count, done + batch) {
+                batchContext.insert(Trip(name: "trip-\(index)", destination: "City\(index % 200)",
+                                         startDate: Date(timeIntervalSince1970: 1_600_000_000 + Double(index)), price: Double(index % 5000)))
+            }
+            try batchContext.save()
+            done = min(count, done + batch)
+            let seconds = Date().timeIntervalSince(batchStart)
+            print("batch done=\(done) records_per_s=\(Int(Double(batch) / seconds)) peak_rss_kb=\(peakResidentKilobytes())")
+        }
+        print("total records_per_s=\(Int(Double(count) / Date().timeIntervalSince(start)))")
     case "count":
         print(try context.fetchCount(FetchDescriptor<Trip>()))
     case "rename":
