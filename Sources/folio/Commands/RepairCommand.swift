@@ -37,7 +37,7 @@ enum RepairCommand: FolioSubcommand {
             defer { try? FileManager.default.removeItem(at: scratch) }
             try copyStore(from: url, to: scratch, includeBlobs: false)
             let report = try repair(scratch, options: options, path: path)
-            console.print("Dry run: nothing was changed. A repair would:")
+            console.print("Dry run: nothing was changed. Repairing a copy of the store did this:")
             for action in report.actions { console.print("  - " + action.replacingOccurrences(of: scratch.path, with: url.path)) }
             if report.actions.isEmpty { console.print("  - do nothing") }
             printRemaining(report.remainingProblems.map { $0.description.replacingOccurrences(of: scratch.path, with: url.path) }, path: path, console: console)

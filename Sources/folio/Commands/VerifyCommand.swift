@@ -17,6 +17,8 @@ enum VerifyCommand: FolioSubcommand {
         options: [
             .flag("--json", help: "Print one JSON object with the problems, warnings and counts."),
             .flag("--quiet", "-q", help: "Print only problems and the summary line."),
+            .flag("--all", help: "Print every problem (the default prints the first 50 of each kind)."),
+            .flag("--repair", help: "When there are problems in the files, run 'folio repair' (with a backup) afterwards."),
         ],
         examples: ["folio verify Store", "folio verify Store --json | jq '.problems[]'"])
 
@@ -54,7 +56,11 @@ enum VerifyCommand: FolioSubcommand {
         for error in verification.problems {
             problems.append(Problem(check: "files", location: location(error), code: error.code.rawValue, message: error.message))
         }
-        warnings += verification.warnings.map { $0.replacingOccurrences(of: url.path + "/", with: "") }
+        func addWarning(_ text: String) {
+            let relativeText = text.replacingOccurrences(of: url.path + "/", with: "")
+            if !warnings.contains(relativeText) { warnings.append(relativeText) }
+        }
+        verification.warnings.forEach(addWarning)
         let fileCount = (try? FileManager.default.subpathsOfDirectory(atPath: url.path))?.filter { name in
             var isDirectory: ObjCBool = false
             return FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory)
@@ -76,6 +82,7 @@ enum VerifyCommand: FolioSubcommand {
             counts.append(("transactions", history.count))
             let progress = Progress("Checking records", total: total, console: console)
             var references = 0
+            var inverseMismatches = 0
             var blobs: [String: String] = [:]  // hash → first place it is referred to
             if schema == nil, total > 0 {
                 warnings.append("the store records no schema, so references and unique constraints cannot be checked (open it once with a ModelContainer)")
@@ -108,6 +115,15 @@ enum VerifyCommand: FolioSubcommand {
                         }
                         for target in RelationshipValue.identifiers(value) {
                             references += 1
+                            if let inverse = relationship.inverse, let related = store.record(id: target),
+                                !RelationshipValue.identifiers(related.values[inverse]).contains(record.id),
+                                related.values[inverse] != nil || schema?.property(inverse, of: related.entity) != nil
+                            {
+                                inverseMismatches += 1
+                                if inverseMismatches <= 20 {
+                                    addWarning("\(entity) \(record.id).\(relationship.name) refers to \(related.entity) \(target), whose inverse '\(inverse)' does not refer back")
+                                }
+                            }
                             guard let related = store.record(id: target) else {
                                 problems.append(Problem(check: "references", location: "\(entity) \(record.id)", code: "danglingReference",
                                                         message: "'\(relationship.name)' refers to record \(target), which does not exist"))
@@ -122,6 +138,7 @@ enum VerifyCommand: FolioSubcommand {
                 }
             }
             progress.finish()
+            if inverseMismatches > 20 { addWarning("… \(inverseMismatches - 20) more relationships whose inverse does not refer back") }
             counts.append(("references", references))
 
             // Unique constraints, across the entity and its subentities.
@@ -172,7 +189,7 @@ enum VerifyCommand: FolioSubcommand {
                 }
             }
             counts.append(("blobs", blobs.count))
-            warnings += store.warnings
+            store.warnings.forEach(addWarning)
         }
         if !opened, verification.problems.isEmpty {
             problems.append(Problem(check: "files", location: nil, code: "openFailed", message: "the store does not open"))
@@ -193,7 +210,17 @@ enum VerifyCommand: FolioSubcommand {
             console.print(ValueFormatting.json(.object(object)))
             return problems.isEmpty ? ExitCode.success : ExitCode.failure
         }
-        for problem in problems { console.print("\(console.styled("problem", .red))  \(problem.text)") }
+        var shownPerCode: [String: Int] = [:]
+        for problem in problems {
+            shownPerCode[problem.code, default: 0] += 1
+            let shown = shownPerCode[problem.code]!
+            if shown <= 50 || arguments.flag("--all") {
+                console.print("\(console.styled("problem", .red))  \(problem.text)")
+            }
+        }
+        for (code, count) in shownPerCode.sorted(by: { $0.key < $1.key }) where count > 50 && !arguments.flag("--all") {
+            console.print("\(console.styled("problem", .red))  … and \(count - 50) more [\(code)] problems (--all or --json shows them)")
+        }
         for warning in warnings { console.print("\(console.styled("warning", .yellow))  \(warning)") }
         if !arguments.flag("--quiet") {
             console.print("Checked \(counts.map { "\($0.1) \($0.0)" }.joined(separator: ", ")).")
@@ -205,7 +232,11 @@ enum VerifyCommand: FolioSubcommand {
         }
         let fileProblems = problems.contains { $0.check == "files" }
         console.print(console.styled("FAILED", .red) + ": \(problems.count) problem\(problems.count == 1 ? "" : "s"), \(warnings.count) warning\(warnings.count == 1 ? "" : "s").")
-        if fileProblems {
+        if fileProblems && arguments.flag("--repair") {
+            console.print()
+            console.flush()
+            return try RepairCommand.run(ParsedArguments(positionals: [path]), console: console)
+        } else if fileProblems {
             console.print("Run 'folio repair \(path)' to set damaged lines aside (it writes a backup first).")
         } else {
             console.print("These problems are in the data itself; 'folio repair' does not change records. Fix them in the app, or edit with 'folio import'.")

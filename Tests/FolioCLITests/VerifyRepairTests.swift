@@ -1,0 +1,166 @@
+import Foundation
+import FolioStorage
+import Testing
+
+@Suite("verify, repair and compact on healthy and damaged stores")
+struct VerifyRepairTests {
+    /// Appends bytes without a newline: an interrupted append.
+    static func tearTail(_ store: URL) throws {
+        try editFile(store.appendingPathComponent("journal.jsonl")) { $0 += Array("{\"$crc\":\"0000".utf8) }
+    }
+
+    /// Flips one bit in the middle of the journal's last line.
+    static func flipByte(_ store: URL) throws {
+        try editFile(store.appendingPathComponent("journal.jsonl")) { bytes in
+            let lastStart = (bytes.dropLast().lastIndex(of: 0x0A) ?? -1) + 1
+            bytes[lastStart + 60] ^= 0x01
+        }
+    }
+
+    /// Wraps the last journal line in git conflict markers, with "their" version of the transaction.
+    static func addConflictMarkers(_ store: URL) throws {
+        let journal = store.appendingPathComponent("journal.jsonl")
+        var lines = try fileLines(journal)
+        let ours = lines.removeLast()
+        let conflict: [[UInt8]] = [Array("<<<<<<< HEAD".utf8), ours, Array("=======".utf8), ours, Array(">>>>>>> theirs".utf8)]
+        try Data((lines + conflict).flatMap { $0 + [0x0A] }).write(to: journal)
+    }
+
+    @Test func aHealthyStorePassesEveryCheck() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let store = scratch.appending("library")
+        try LibraryStore.write(to: store)
+        let run = try folio("verify", store.path)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.contains("5 records, 2 entities, 2 transactions, 6 references, 1 unique constraints, 1 blobs."))
+        #expect(run.stdout.hasSuffix("OK: no problems.\n"))
+    }
+
+    @Test func aTornTailIsAWarningAndRepairMovesItAside() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let store = try DemoStore.copy(into: scratch)
+        try Self.tearTail(store)
+        let verify = try folio("verify", store.path)
+        #expect(verify.status == 0, "\(verify)")
+        #expect(verify.stdout.contains("warning  journal.jsonl:5"))
+        #expect(verify.stdout.contains("incomplete last line"))
+        #expect(try folio("info", store.path).stderr.contains("Warning: "))
+        let repair = try folio("repair", store.path)
+        #expect(repair.status == 0, "\(repair)")
+        #expect(repair.stdout.contains("Backed up the store's files to \(store.path).backup-"))
+        #expect(repair.stdout.contains("moved the incomplete last line of \(store.path)/journal.jsonl (line 5, 15 bytes"))
+        #expect(FileManager.default.fileExists(atPath: store.path + "/journal.jsonl.corrupt-tail"))
+        let after = try folio("verify", store.path)
+        #expect(after.status == 0)
+        #expect(!after.stdout.contains("warning"))
+    }
+
+    @Test func aFlippedByteFailsVerifyAndRepairSetsTheLineAsideAfterABackup() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let store = try DemoStore.copy(into: scratch)
+        try Self.flipByte(store)
+        let original = try Data(contentsOf: store.appendingPathComponent("journal.jsonl"))
+        let verify = try folio("verify", store.path)
+        #expect(verify.status == 1, "\(verify)")
+        #expect(verify.stdout.contains("problem  journal.jsonl:4 (byte "))
+        #expect(verify.stdout.contains("[checksumMismatch]"))
+        #expect(verify.stdout.contains("FAILED: 1 problem"))
+        let json = try #require(try verify.jsonLinesOf(folio("verify", store.path, "--json")).first?.objectValue)
+        #expect(json["healthy"]?.boolValue == false)
+        #expect(json["problems"]?.arrayValue?.first?.objectValue?["code"]?.stringValue == "checksumMismatch")
+        // Other commands refuse with a remedy.
+        let cat = try folio("cat", store.path, "Trip")
+        #expect(cat.status == 1)
+        #expect(cat.stderr.contains("Help: Run 'folio verify"))
+
+        let dryRun = try folio("repair", store.path, "--dry-run")
+        #expect(dryRun.status == 0, "\(dryRun)")
+        #expect(dryRun.stdout.contains("moved line 4 of \(store.path)/journal.jsonl to \(store.path)/journal.jsonl.damaged"))
+        #expect(try Data(contentsOf: store.appendingPathComponent("journal.jsonl")) == original, "a dry run changes nothing")
+
+        let backup = scratch.appending("backup")
+        let repair = try folio("repair", store.path, "--backup", backup.path)
+        #expect(repair.status == 0, "\(repair)")
+        #expect(repair.stdout.contains("Backed up the store's files to \(backup.path)"))
+        #expect(try Data(contentsOf: backup.appendingPathComponent("journal.jsonl")) == original)
+        #expect(repair.stdout.contains("moved line 4 of"))
+        #expect(repair.stdout.contains("The store now verifies"))
+        #expect(FileManager.default.fileExists(atPath: store.path + "/journal.jsonl.damaged"))
+        #expect(try folio("verify", store.path).status == 0)
+    }
+
+    @Test func mergeConflictMarkersAreFoundAndRepaired() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let store = try DemoStore.copy(into: scratch)
+        try Self.addConflictMarkers(store)
+        let verify = try folio("verify", store.path)
+        #expect(verify.status == 1, "\(verify)")
+        #expect(verify.stdout.contains("[mergeConflict]"))
+        let info = try folio("info", store.path)
+        #expect(info.status == 1)
+        #expect(info.stderr.contains("merge-conflict markers: see docs/git.md"))
+        let repair = try folio("verify", store.path, "--repair")
+        #expect(repair.stdout.contains("Backed up the store's files"), "\(repair)")
+        #expect(repair.stdout.contains("moved line 4 of"))
+        #expect(try folio("verify", store.path).status == 0)
+    }
+
+    @Test func modelChecksFindDanglingReferencesWrongEntitiesAndUniqueViolations() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let store = scratch.appending("library")
+        try LibraryStore.write(to: store)
+        try LibraryStore.append(to: store) { t in
+            let id = t.allocateID()
+            try t.insert(entity: "Author", id: id, values: ["name": .string("Tove Jansson"), "books": .array([.int(1)])])
+            try t.update(entity: "Book", id: 3, values: ["author": .int(999)])
+        }
+        let run = try folio("verify", store.path)
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stdout.contains("Book 3: [danglingReference] 'author' refers to record 999, which does not exist"))
+        #expect(run.stdout.contains("Author 6: [wrongEntity] 'books' refers to Author 1, but it holds Book records"))
+        #expect(run.stdout.contains("Author 6: [uniqueViolation] name = [\"Tove Jansson\"] is also held by Author 2"))
+        #expect(run.stdout.contains("warning  Author 1.books refers to Book 3, whose inverse 'author' does not refer back"))
+        #expect(run.stdout.contains("'folio repair' does not change records"))
+    }
+
+    @Test func missingAndDamagedBlobsAreProblems() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let store = scratch.appending("library")
+        let hash = try LibraryStore.write(to: store)
+        let blob = store.appendingPathComponent("blobs/\(hash.prefix(2))/\(hash)")
+        try Data("another image".utf8).write(to: blob)
+        let damaged = try folio("verify", store.path)
+        #expect(damaged.status == 1, "\(damaged)")
+        #expect(damaged.stdout.contains("[blobNotFound] blob \(hash) is damaged"))
+        #expect(damaged.stdout.contains("(referred to by Book 3)"))
+        try FileManager.default.removeItem(at: blob)
+        let missing = try folio("verify", store.path)
+        #expect(missing.status == 1)
+        #expect(missing.stdout.contains("blob \(hash) is missing"))
+    }
+
+    @Test func compactFoldsTheJournalAndKeepsEveryRecord() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let store = try DemoStore.copy(into: scratch)
+        let before = try folio("export", store.path)
+        let run = try folio("compact", store.path)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.contains("Compacted \(store.path) at sequence 4"))
+        #expect(run.stdout.contains("journal: 4 transaction(s)"))
+        #expect(try Data(contentsOf: store.appendingPathComponent("journal.jsonl")).isEmpty)
+        #expect(FileManager.default.fileExists(atPath: store.path + "/snapshots/Trip.jsonl"))
+        #expect(try folio("export", store.path).stdout == before.stdout)
+        #expect(try folio("verify", store.path).status == 0)
+        #expect(try folio("log", store.path, "--oneline").stdout.split(separator: "\n").count == 4, "history is retained")
+        let none = try folio("compact", store.path, "--keep-history", "0")
+        #expect(none.stdout.contains("history: 0 transaction(s) retained"))
+        #expect(try folio("show", store.path, "5").status == 0)
+    }
+}
