@@ -15,7 +15,8 @@ struct DemoTests {
             "read back by a new container",
             "equal: true",
             "nights booked in Rome",
-            "transaction 4 by demo",
+            "token #4, author demo",
+            "2 updatedAttributes (changedValues: price = ",
             "folio info \(DemoStore.path)",
             "folio verify \(DemoStore.path)",
         ] {

@@ -204,20 +204,35 @@ struct DemoTour {
         console.print("(Inside this package, prefix them with 'swift run': swift run folio info \(path).)")
     }
 
-    /// Reads the last transaction from the store's history.
+    private static func updatedAttributeCount<U: HistoryUpdate>(_ update: U) -> Int { update.updatedAttributes.count }
+
+    /// Reads the saved change back from the persistent history, as SwiftData's `fetchHistory` gives it.
     private func showHistory(container: ModelContainer, context: ModelContext) throws {
-        code("let transactions = try Store.open(at: storeURL, configuration: .init(readOnly: true)).history(after: 0)")
-        let reader = try Store.open(at: store, configuration: StoreConfiguration(compactionThreshold: nil, readOnly: true))
-        defer { reader.close() }
-        let history = try StoreAccess.retainedHistory(reader)
+        code("""
+            let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+            for case .update(let update as DefaultHistoryUpdate<Trip>) in history.last!.changes { … }
+            """)
+        let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
         say("\(history.count) transactions in the store's history; the last one:")
         guard let last = history.last else { return }
-        say("  transaction \(last.sequence) by \(last.author ?? "nobody") at \(DateText.format(last.timestamp, milliseconds: true))")
-        for change in last.updated {
-            say("  update \(change.entity) \(change.id): " + change.values.keys.sorted().map { "\($0) = \(ValueFormatting.json(change.values[$0]!))" }.joined(separator: ", "))
+        say("  token \(last.token), author \(last.author ?? "nobody"), at \(DateText.format(last.timestamp, milliseconds: true))")
+        for change in last.changes {
+            switch change {
+            case .insert(let insert):
+                say("  insert \(insert.changedPersistentIdentifier)")
+            case .update(let update):
+                let count = Self.updatedAttributeCount(update)
+                var line = "  update \(update.changedPersistentIdentifier): \(count) updatedAttributes"
+                if let trip = update as? DefaultHistoryUpdate<Trip> {
+                    let price = trip.changedValues.value(for: \Trip.price).map(money) ?? "?"
+                    let notes = trip.changedValues.value(for: \Trip.notes).flatMap { $0 } ?? "nil"
+                    line += " (changedValues: price = \(price), notes = \"\(notes)\")"
+                }
+                say(line)
+            case .delete(let delete):
+                say("  delete \(delete.changedPersistentIdentifier)")
+            }
         }
-        for change in last.inserted { say("  insert \(change.entity) \(change.id)") }
-        for change in last.deleted { say("  delete \(change.entity) \(change.id)") }
     }
 }
 
