@@ -277,6 +277,15 @@ extension ResultsObserver where SectionTitle == String {
                       sectionKeyPath: sectionBy, isolation: isolation)
     }
 
+    /// Observes the models that match a predicate in a new context, in sections by an optional string property.
+    public convenience init(filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
+                            sectionBy: KeyPath<Element, String?>, modelContainer: ModelContainer,
+                            isolation: isolated (any Actor)? = #isolation) throws {
+        try self.init(descriptor: Self.sorted(FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), by: sectionBy),
+                      context: ModelContext(modelContainer), sectionTitle: { $0[keyPath: sectionBy] ?? "" },
+                      sectionKeyPath: sectionBy, isolation: isolation)
+    }
+
     /// The descriptor with the section key sorted on first, as SwiftData does.
     private static func sorted(_ descriptor: FetchDescriptor<Element>, by keyPath: KeyPath<Element, String>) -> FetchDescriptor<Element> {
         var sorted = descriptor
