@@ -159,6 +159,18 @@ struct ObserverTests {
         #expect(await iterator.next() == 1)
     }
 
+    @Test func observationsSequenceDeliversResultsChanges() async throws {
+        let container = try ModelContainer(for: Note.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let observer = try ResultsObserver<Note, Never>(sortBy: [SortDescriptor(\.text)], modelContext: context)
+        var iterator = Observations { observer.results.map(\.text) }.makeAsyncIterator()
+        #expect(await iterator.next() == [])
+        context.insert(Note(text: "b"))
+        context.insert(Note(text: "a"))
+        try context.save()
+        #expect(await iterator.next() == ["a", "b"])
+    }
+
     @Test func historyStreamYieldsTheBacklogThenNewTransactions() async throws {
         let container = try ModelContainer(for: Note.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
