@@ -10,7 +10,11 @@ extension ModelContext {
     /// - Throws: ``FolioError/Code/invalidFetchDescriptor`` for a predicate or sort that reaches inside a
     ///   `.codable` attribute, or that fails to evaluate.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
-        try rows(descriptor).compactMap { row($0) as? T }
+        let found = try rows(descriptor)
+        guard found.contains(where: { $0 < 0 }) else { return found.compactMap { row($0) as? T } }
+        // Unsaved models are looked up once, not per row.
+        let unsaved = Dictionary(insertedModelsArray.map { (PendingOverlay.rowID(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
+        return found.compactMap { ($0 < 0 ? unsaved[$0] : row($0)) as? T }
     }
 
     /// The number of models that match a descriptor.
