@@ -32,6 +32,7 @@ public struct FolioError: Error, CustomStringConvertible, Sendable {
     /// The error that caused this one, if any.
     public let underlying: (any Error)?
 
+    /// An error of a kind, with a message and the error that caused it.
     public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message

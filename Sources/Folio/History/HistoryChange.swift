@@ -64,8 +64,11 @@ public struct HistoryValues<Model: PersistentModel>: Sendable {
 
 /// An inserted model of type `Model`.
 public struct DefaultHistoryInsert<Model: PersistentModel>: HistoryInsert, Hashable {
+    /// The model the change is about.
     public let changedPersistentIdentifier: PersistentIdentifier
+    /// The change's number within its transaction, from 1.
     public let changeIdentifier: Int
+    /// The transaction's sequence number.
     public let transactionIdentifier: UInt64
     /// All the values the model was inserted with.
     public let values: HistoryValues<Model>
@@ -82,8 +85,11 @@ public struct DefaultHistoryInsert<Model: PersistentModel>: HistoryInsert, Hasha
 
 /// An updated model of type `Model`.
 public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, Hashable {
+    /// The model the change is about.
     public let changedPersistentIdentifier: PersistentIdentifier
+    /// The change's number within its transaction, from 1.
     public let changeIdentifier: Int
+    /// The transaction's sequence number.
     public let transactionIdentifier: UInt64
     /// The key paths of the attributes that changed.
     public let updatedAttributes: [any PartialKeyPath<Model> & Sendable]
@@ -102,8 +108,11 @@ public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, Hasha
 
 /// A deleted model of type `Model`.
 public struct DefaultHistoryDelete<Model: PersistentModel>: HistoryDelete, Hashable {
+    /// The model the change is about.
     public let changedPersistentIdentifier: PersistentIdentifier
+    /// The change's number within its transaction, from 1.
     public let changeIdentifier: Int
+    /// The transaction's sequence number.
     public let transactionIdentifier: UInt64
     /// The values of the model's `.preserveValueOnDeletion` attributes.
     public let tombstone: HistoryTombstone<Model>

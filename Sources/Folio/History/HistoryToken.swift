@@ -17,11 +17,13 @@ public struct DefaultHistoryToken: HistoryToken, CustomStringConvertible {
     /// The transaction's sequence number (1-based, contiguous).
     public let sequence: UInt64
 
+    /// The position of transaction `sequence` in a store.
     public init(storeIdentifier: String, sequence: UInt64) {
         self.storeIdentifier = storeIdentifier
         self.sequence = sequence
     }
 
+    /// The sequence number.
     public var tokenValue: UInt64? { sequence }
     public var id: UInt64 { sequence }
 

@@ -56,11 +56,13 @@ public struct HistoryDescriptor<TransactionType: HistoryTransaction> {
     /// The greatest number of transactions to return; 0 for no limit.
     public var fetchLimit: Int = 0
 
+    /// A descriptor with a predicate, oldest transactions first.
     public init(predicate: Predicate<TransactionType>? = nil) {
         self.predicate = predicate
         self.sortBy = []
     }
 
+    /// A descriptor with a predicate and an order.
     public init(predicate: Predicate<TransactionType>? = nil, sortBy: [SortDescriptor<TransactionType>] = []) {
         self.predicate = predicate
         self.sortBy = sortBy

@@ -29,13 +29,21 @@ extension Schema {
             public var description: String { "." + name }
         }
 
+        /// The property's name.
         public private(set) var name: String
+        /// The property's name in an earlier schema (`originalName:`), or its name.
         public let originalName: String
+        /// The options written in `@Attribute`.
         public let options: [Option]
+        /// The `hashModifier:` written in `@Attribute`.
         public let hashModifier: String?
+        /// The property's declared type.
         public private(set) var valueType: any Any.Type = Any.self
+        /// The property's declared default, if any.
         public private(set) var defaultValue: Any?
+        /// The key path `\Model.property`.
         public private(set) var keyPath: AnyKeyPath?
+        /// Whether the property's type is optional.
         public private(set) var isOptional = false
         private let declaredOriginalName: String?
 
