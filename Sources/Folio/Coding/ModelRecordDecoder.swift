@@ -38,6 +38,9 @@ public struct ModelRecordDecoder {
     private mutating func decodeStored<Value>(forKey key: String) throws -> _ModelField<Value>? {
         backingData.unresolvedRelationships[key] = nil
         guard let stored = values[key] else { return nil }
+        if let fast = PrimitiveCoding.decode(stored, as: Value.self), let value = fast {
+            return .loaded(value)
+        }
         switch ValueKind.of(Value.self) {
         case .attribute:
             do {

@@ -41,6 +41,7 @@ public struct ModelRecordEncoder {
     }
 
     private func encodeValue<Value>(_ value: Value) throws -> JSONValue {
+        if let fast = PrimitiveCoding.encode(value) { return fast }
         switch ValueKind.of(Value.self) {
         case .attribute:
             if let special = try ValueEncoder.encodeSpecial(value, codingPath: []) { return special }
