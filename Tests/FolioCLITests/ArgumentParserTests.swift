@@ -77,6 +77,7 @@ struct ArgumentParserTests {
 
     @Test func editDistanceFindsTyposButNotStrangers() {
         #expect(EditDistance.distance("kitten", "sitting") == 3)
+        #expect(EditDistance.distance("cta", "cat") == 1)
         #expect(EditDistance.distance("", "abc") == 3)
         #expect(EditDistance.closest(to: "cta", in: ["cat", "log", "info"]) == "cat")
         #expect(EditDistance.closest(to: "verfiy", in: ["verify", "repair"]) == "verify")

@@ -14,7 +14,7 @@ struct ConventionTests {
         let cat = try folio("help", "cat")
         #expect(cat.status == 0)
         #expect(cat.stdout.contains("USAGE: folio cat STORE ENTITY [options]"))
-        #expect(cat.stdout.contains("--where <FILTER>"))
+        #expect(cat.stdout.contains("--where, -w <FILTER>"))
         #expect(try folio("cat", "--help").stdout == cat.stdout)
         #expect(try folio("log", "x", "-h").stdout.contains("--since <DATE>"))
         #expect(try folio("--version").stdout.hasPrefix("0."))
