@@ -1,0 +1,48 @@
+// folio-bench: the Trip workloads W1–W8 of ../shared/bench/README.md through Folio's public API, with
+// the same command line and JSON-lines rows as the SQLite peer (sqlite/sqlite_bench.c), plus
+// "peer":"folio", peak RSS (VmHWM) and the store's bytes on disk.
+
+import Foundation
+import Folio
+
+let usage = """
+    usage: folio-bench gen N
+           folio-bench load STORE N FULL|NORMAL [BATCH=10000]   (W1)
+           folio-bench count STORE                              (W2)
+           folio-bench read STORE                               (W3,W4,W5)
+           folio-bench single STORE BASE FULL|NORMAL [COUNT]    (W6)
+           folio-bench modify STORE [FULL|NORMAL]               (W7,W8)
+    STORE is a directory. FULL = durability .always; NORMAL = .batched(1 s) (FOLIO_BENCH_RELAXED=none: .none).
+
+    """
+
+func usageExit() -> Never {
+    FileHandle.standardError.write(Data(usage.utf8))
+    exit(1)
+}
+
+let arguments = CommandLine.arguments
+if arguments.count < 3 { usageExit() }
+let command = arguments[1]
+
+/// `atol`, as the C harness parses numbers.
+func number(_ text: String) -> Int { atol(text) }
+
+switch command {
+case "gen":
+    Workloads.gen(number(arguments[2]))
+case "load" where arguments.count >= 5:
+    Workloads.load(arguments[2], n: number(arguments[3]), sync: arguments[4],
+                   batch: arguments.count > 5 ? number(arguments[5]) : 10_000)
+case "count":
+    Workloads.count(arguments[2])
+case "read":
+    Workloads.read(arguments[2])
+case "single" where arguments.count >= 5:
+    Workloads.single(arguments[2], base: number(arguments[3]), sync: arguments[4],
+                     count: arguments.count > 5 ? number(arguments[5]) : 1000)
+case "modify":
+    Workloads.modify(arguments[2], sync: arguments.count > 3 ? arguments[3] : "FULL")
+default:
+    usageExit()
+}
