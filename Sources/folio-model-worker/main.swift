@@ -4,6 +4,8 @@
 //   folio-model-worker STORE insert COUNT PREFIX [DELAY_MS]   insert COUNT trips, one save each; prints "saved N"
 //   folio-model-worker STORE count                             prints the number of trips
 //   folio-model-worker STORE rename FROM TO                    renames the trips named FROM; prints "renamed N"
+//   folio-model-worker STORE idle SECONDS                      observes the store for SECONDS while idle; prints the
+//                                                              CPU seconds the process used meanwhile
 //   folio-model-worker STORE import COUNT BATCH                imports COUNT trips in batches, a new context per
 //                                                              batch; prints records/s and peak RSS per batch
 
@@ -38,6 +40,18 @@ func peakResidentKilobytes() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
     return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+}
+
+/// CPU time the process has used, in seconds.
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    #if canImport(Glibc)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
 }
 
 func fail(_ message: String) -> Never {
@@ -81,6 +95,12 @@ do {
             print("batch done=\(done) records_per_s=\(Int(Double(batch) / seconds)) peak_rss_kb=\(peakResidentKilobytes())")
         }
         print("total records_per_s=\(Int(Double(count) / Date().timeIntervalSince(start)))")
+    case "idle":
+        guard arguments.count >= 4, let seconds = Double(arguments[3]) else { fail("idle SECONDS") }
+        let observer = try ResultsObserver<Trip, Never>(modelContext: context)
+        let before = cpuSeconds()
+        Thread.sleep(forTimeInterval: seconds)
+        print("cpu_seconds=\(cpuSeconds() - before) results=\(observer.results.count)")
     case "count":
         print(try context.fetchCount(FetchDescriptor<Trip>()))
     case "rename":

@@ -1,21 +1,6 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
 @testable import Folio
-
-/// CPU time this process has used, in seconds.
-func processCPUSeconds() -> Double {
-    var usage = rusage()
-    #if canImport(Glibc)
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    #else
-    getrusage(RUSAGE_SELF, &usage)
-    #endif
-    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-}
 
 @MainActor
 @Suite("Observer latency across processes", .serialized)
@@ -48,18 +33,16 @@ struct ObserverLatencyTests {
         #expect(median < 1.0)
     }
 
-    /// While observing, an idle process must not spin: measures (and prints) the CPU time used during
-    /// one second of waiting with an observer watching the store.
+    /// While observing, an idle process must not spin: a separate process observes the store for one
+    /// second and reports the CPU time it used meanwhile (printed; the bound is generous).
     @Test func anIdleObserverDoesNotPoll() async throws {
         let store = TemporaryStore()
         defer { store.cleanUp() }
-        let container = try store.container(Trip.self)
-        let observer = try ResultsObserver<Trip, Never>(modelContainer: container)
-        let before = processCPUSeconds()
-        try await Task.sleep(nanoseconds: 1_000_000_000)
-        let used = processCPUSeconds() - before
+        _ = try store.container(Trip.self)
+        let output = try runWorker([store.url.path, "idle", "1"])
+        let reported = output.split(separator: " ").first { $0.hasPrefix("cpu_seconds=") }
+        let used = try #require(reported.flatMap { Double($0.dropFirst("cpu_seconds=".count)) })
         print("IDLE_OBSERVER cpu_ms_per_s=\(Int(used * 1000))")
-        #expect(observer.results.isEmpty)
-        #expect(used < 0.5)
+        #expect(used < 0.2)
     }
 }
