@@ -105,7 +105,47 @@ struct VerifyRepairTests {
         #expect(info.stderr.contains("merge-conflict markers: see docs/git.md"))
         let repair = try folio("verify", store.path, "--repair")
         #expect(repair.stdout.contains("Backed up the store's files"), "\(repair)")
-        #expect(try folio("verify", store.path).status == 0, "\(try folio("verify", store.path))")
+        let after = try folio("verify", store.path)
+        #expect(after.status == 0, "\(after)")
+    }
+
+    /// Two copies of a store each save a transaction; git joins their journals with conflict markers.
+    @Test func aGitMergeOfTheJournalIsResolvedByReplayingTheirTransactions() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let ours = scratch.appending("ours")
+        try LibraryStore.write(to: ours)
+        let theirs = scratch.appending("theirs")
+        try FileManager.default.copyItem(at: ours, to: theirs)
+        try LibraryStore.append(to: ours) { t in
+            let id = t.allocateID()
+            try t.insert(entity: "Book", id: id, values: ["title": .string("The Dispossessed"), "pages": .int(341), "price": .double(14.0),
+                                                         "published": .string("1974-05-01T00:00:00Z"), "author": .int(1)])
+        }
+        try LibraryStore.append(to: theirs) { t in
+            let author = t.allocateID(), book = t.allocateID()
+            try t.insert(entity: "Author", id: author, values: ["name": .string("Italo Calvino"), "books": .array([.int(book)])])
+            try t.insert(entity: "Book", id: book, values: ["title": .string("Invisible Cities"), "pages": .int(165), "price": .double(13.0),
+                                                           "published": .string("1972-11-01T00:00:00Z"), "author": .int(author)])
+        }
+        let journal = ours.appendingPathComponent("journal.jsonl")
+        let ourLines = try fileLines(journal), theirLines = try fileLines(theirs.appendingPathComponent("journal.jsonl"))
+        let merged = Array(ourLines.prefix(2)) + [Array("<<<<<<< HEAD".utf8), ourLines[2], Array("=======".utf8), theirLines[2],
+                                                  Array(">>>>>>> theirs".utf8)]
+        try Data(merged.flatMap { $0 + [0x0A] }).write(to: journal)
+        #expect(try folio("verify", ours.path).status == 1)
+
+        let repair = try folio("repair", ours.path)
+        #expect(repair.status == 0, "\(repair)")
+        #expect(repair.stdout.contains("removed 3 git conflict marker lines"))
+        #expect(repair.stdout.contains("replayed the 1 transaction of the other side (sequence 3–3 after 2) as 4–4, giving their 2 new records the identifiers 7–8"))
+        let verify = try folio("verify", ours.path)
+        #expect(verify.status == 0, "\(verify)")
+        let calvino = try #require(try folio("cat", ours.path, "Author", "--where", "name contains calvino").jsonLines().first?.objectValue)
+        #expect(calvino["id"]?.intValue == 7)
+        #expect(calvino["values"]?.objectValue?["books"] == .array([.int(8)]))
+        #expect(try folio("cat", ours.path, "Book", "--count").stdout == "5\n")
+        #expect(try folio("log", ours.path, "--oneline").stdout.split(separator: "\n").count == 4)
     }
 
     @Test func modelChecksFindDanglingReferencesWrongEntitiesAndUniqueViolations() throws {

@@ -8,7 +8,9 @@ enum RepairCommand: FolioSubcommand {
         discussion: """
             First copies the store's files (manifest, journal, history, snapshots; blobs are never changed) to a
             backup directory beside it, STORE.backup-<time>, unless --backup names another. Then, under the
-            writer lock: removes temporary files of interrupted writes, moves an incomplete last journal line
+            writer lock: resolves a git merge of journal.jsonl (conflict markers, or two branches' transactions
+            with the same sequence numbers after a union merge) by replaying the other branch's transactions after
+            this one's with fresh identifiers, removes temporary files of interrupted writes, moves an incomplete last journal line
             to journal.jsonl.corrupt-tail, and moves each damaged line (bad checksum, bad JSON, merge-conflict
             marker) to <file>.damaged, putting an empty transaction in place of a damaged journal line so that
             sequence numbers stay contiguous. The data on moved lines is lost from the store (it stays in the
@@ -70,10 +72,45 @@ enum RepairCommand: FolioSubcommand {
         return report.remainingProblems.isEmpty ? ExitCode.success : ExitCode.failure
     }
 
+    /// Resolves a merged journal (see ``JournalMerge``), then lets the storage engine repair the rest.
     static func repair(_ url: URL, options: RepairOptions, path: String) throws -> RepairReport {
-        do { return try StoreRepair.repair(at: url, options: options) } catch let error as StorageError {
+        var actions: [String] = []
+        var mergeLater = false
+        let journal = url.appendingPathComponent("journal.jsonl")
+        func mergeJournal() throws {
+            guard let lines = try? fileLines(journal), JournalMerge.needsMerge(lines) else { return }
+            let manifest = (try? fileLines(url.appendingPathComponent("manifest.json")))?.first.flatMap { try? JournalMerge.decode($0) }
+            let outcome = try JournalMerge.merge(lines, manifest: manifest)
+            // Written beside the journal and renamed over it, so that a crash leaves one or the other.
+            try Data(outcome.lines.flatMap { $0 + [0x0A] }).write(to: journal, options: .atomic)
+            actions += outcome.actions.map { "\($0) in \(journal.path)" }
+        }
+        if options.moveDamagedLines {
+            do { try mergeJournal() } catch JournalMerge.Failure.damagedLine {
+                mergeLater = true
+            } catch {
+                actions.append("could not resolve the merged journal: \(error)")
+            }
+        }
+        var report: RepairReport
+        do { report = try StoreRepair.repair(at: url, options: options) } catch let error as StorageError {
             throw CommandFailure("Repair stopped: \(error)", help: "The backup is intact; restore it or repair by hand (docs/file-format.md).")
         }
+        report.actions = actions + report.actions
+        if mergeLater {
+            actions = []
+            do { try mergeJournal() } catch { actions.append("could not resolve the merged journal: \(error)") }
+            report.actions += actions
+            report.remainingProblems = StoreVerifier.verify(at: url).problems
+        }
+        return report
+    }
+
+    static func fileLines(_ url: URL) throws -> [[UInt8]] {
+        let bytes = [UInt8](try Data(contentsOf: url))
+        var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        return lines
     }
 
     static func printRemaining(_ problems: [String], path: String, console: Console) {
@@ -83,8 +120,7 @@ enum RepairCommand: FolioSubcommand {
         }
         console.print(console.styled("\(problems.count) problem\(problems.count == 1 ? "" : "s") remain\(problems.count == 1 ? "s" : "")", .red) + ":")
         for problem in problems { console.print("  " + problem) }
-        console.print("Repair cannot fix these (for example two transactions with the same sequence after a git merge):")
-        console.print("see docs/git.md, or restore the backup.")
+        console.print("Repair cannot fix these; see docs/git.md and docs/file-format.md, or restore the backup.")
     }
 
     /// Copies the files a repair may change (and optionally the blobs) to a new directory.
