@@ -81,7 +81,9 @@ extension JournalTransaction {
         guard case .string(let time)? = members["time"], let date = Timestamp.parse(time) else {
             throw bad("\"time\" must be an ISO 8601 UTC timestamp like 2026-01-31T12:00:00.000Z")
         }
-        guard case .int(let nextID)? = members["nextID"] else { throw bad("\"nextID\" must be an integer") }
+        guard case .int(let nextID)? = members["nextID"], nextID == 0 || IdentifierLimits.isValidCounter(nextID) else {
+            throw bad("\"nextID\" must be an integer from 1 to 2^62")
+        }
         var author: String? = nil
         if let value = members["author"] {
             guard case .string(let string) = value else { throw bad("\"author\" must be a string") }
@@ -92,8 +94,8 @@ extension JournalTransaction {
             guard case .array(let elements) = value else { throw bad("\"\(key)\" must be an array") }
             return try elements.map { element in
                 guard case .object(let record) = element, case .string(let entity)? = record["entity"],
-                    case .int(let id)? = record["id"], case .object(let values)? = record[valuesKey]
-                else { throw bad("each of \"\(key)\" must be {\"entity\":…,\"id\":…,\"\(valuesKey)\":{…}}") }
+                    case .int(let id)? = record["id"], IdentifierLimits.isValid(id), case .object(let values)? = record[valuesKey]
+                else { throw bad("each of \"\(key)\" must be {\"entity\":…,\"id\":1…2^62-1,\"\(valuesKey)\":{…}}") }
                 return (entity, id, values)
             }
         }

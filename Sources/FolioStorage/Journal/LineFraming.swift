@@ -39,16 +39,14 @@ package enum LineFraming {
         return true
     }
 
-    /// Decodes a line (without its terminator), checking its checksum.
+    /// Checks a line's framing and checksum (without its terminator); does not parse it.
     ///
-    /// - Returns: the members, without `$crc`.
-    /// - Throws: ``StorageError`` (`mergeConflict`, `checksumMismatch`, `invalidJSON`, `malformedLine`)
-    ///   without file or line: the caller adds them.
-    package static func decode(_ line: UnsafeBufferPointer<UInt8>, reader: JSONReader = JSONReader()) throws -> [String: JSONValue] {
+    /// - Throws: ``StorageError`` (`mergeConflict`, `checksumMismatch`, `invalidJSON`, `malformedLine`).
+    package static func verify(_ line: UnsafeBufferPointer<UInt8>, reader: JSONReader = JSONReader()) throws {
         if isConflictMarker(line) {
             throw StorageError(
                 .mergeConflict,
-                "git merge-conflict marker; resolve the conflict (keep both sides' lines in sequence order) and reopen")
+                "git merge-conflict marker: the file was merged with conflicts; check out one side (or renumber the other side's transactions after it) and reopen")
         }
         guard line.count >= prefixLength + 1, line.starts(with: prefixHead),
             line[17] == UInt8(ascii: "\""), line[18] == UInt8(ascii: ",") || line[18] == UInt8(ascii: "}")
@@ -84,6 +82,15 @@ package enum LineFraming {
                 .checksumMismatch,
                 "checksum mismatch: the line was damaged or edited; restore it from a backup or git, or run `folio verify --repair`")
         }
+    }
+
+    /// Decodes a line (without its terminator), checking its checksum.
+    ///
+    /// - Returns: the members, without `$crc`.
+    /// - Throws: ``StorageError`` (`mergeConflict`, `checksumMismatch`, `invalidJSON`, `malformedLine`)
+    ///   without file or line: the caller adds them.
+    package static func decode(_ line: UnsafeBufferPointer<UInt8>, reader: JSONReader = JSONReader()) throws -> [String: JSONValue] {
+        try verify(line, reader: reader)
         guard case .object(var members) = try reader.parse(line) else {
             throw StorageError(.malformedLine, "line is not a JSON object")
         }

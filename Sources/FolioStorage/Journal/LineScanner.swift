@@ -33,8 +33,9 @@ package enum LineScanner {
     /// Calls `body` for each complete line from `start` (with `firstLineNumber` for it).
     package static func scan(
         _ fileSystem: any FileSystem, _ file: FileDescriptor, from start: Int64 = 0, firstLineNumber: Int = 1,
-        _ body: (ScannedLine) throws -> Void
+        chunkSize: Int = LineScanner.chunkSize, _ body: (ScannedLine) throws -> Void
     ) throws -> ScanResult {
+        let chunkSize = max(1, chunkSize)
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         var filled = 0  // bytes in buffer
         var bufferOffset = start  // file offset of buffer[0]

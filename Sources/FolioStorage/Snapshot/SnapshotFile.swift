@@ -42,6 +42,34 @@ enum SnapshotFile {
         return Header(entity: entity, records: Int(records), sequence: UInt64(sequence))
     }
 
+    private static let idMember: [UInt8] = Array(#","id":"#.utf8)
+    private static let valuesMember: [UInt8] = Array(#","values":"#.utf8)
+
+    /// Decodes a canonical record line, `{"$crc":"…","id":N,"values":{…}}`, checksum included, without
+    /// building the outer object (the loader's hot path). Returns `nil` for any other shape, which the
+    /// caller then decodes the general way (and reports precisely).
+    static func fastRecord(_ line: UnsafeBufferPointer<UInt8>) throws -> (Int64, [String: JSONValue])? {
+        try LineFraming.verify(line)
+        let start = LineFraming.prefixLength - 1  // the ',' after the checksum member
+        guard line.count > start + idMember.count, UnsafeBufferPointer(rebasing: line[start..<(start + idMember.count)]).elementsEqual(idMember)
+        else { return nil }
+        var parser = _Parser(bytes: line, maximumDepth: JSONReader().maximumDepth)
+        parser.index = start + idMember.count
+        do {
+            guard case .int(let id) = try parser.parseNumber() else { return nil }
+            let valuesStart = parser.index
+            guard line.count > valuesStart + valuesMember.count + 1,
+                UnsafeBufferPointer(rebasing: line[valuesStart..<(valuesStart + valuesMember.count)]).elementsEqual(valuesMember)
+            else { return nil }
+            parser.index = valuesStart + valuesMember.count
+            guard line[parser.index] == UInt8(ascii: "{"), case .object(let values) = try parser.parseValue(depth: 1) else { return nil }
+            guard parser.index == line.count - 1, line[parser.index] == UInt8(ascii: "}") else { return nil }
+            return (id, values)
+        } catch {
+            return nil
+        }
+    }
+
     static func decodeRecord(_ members: [String: JSONValue]) throws -> (Int64, [String: JSONValue]) {
         guard case .int(let id)? = members["id"], case .object(let values)? = members["values"], members.count == 2 else {
             throw StorageError(.malformedLine, "a snapshot record must be {\"id\":…,\"values\":{…}}")

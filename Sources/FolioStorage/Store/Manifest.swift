@@ -59,7 +59,7 @@ struct Manifest: Hashable, Sendable {
                 throw error
             }
             guard case .int(let sequence)? = members["sequence"], sequence >= 0,
-                case .int(let nextID)? = members["nextID"]
+                case .int(let nextID)? = members["nextID"], IdentifierLimits.isValidCounter(nextID)
             else {
                 throw StorageError(.malformedLine, "manifest needs integer \"sequence\" and \"nextID\"", file: path, line: 1)
             }

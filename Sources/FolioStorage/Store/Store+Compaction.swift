@@ -45,7 +45,7 @@ extension Store {
         } catch {
             if let journalFile { fs.close(journalFile) }
             journalFile = nil
-            journalIdentity = nil
+            withStateMutation { _ in journalIdentity = nil }
             throw error
         }
     }
@@ -56,6 +56,12 @@ extension Store {
         let sequence = state.lastSequence
         // 0. Leftovers of interrupted replacements (only writers create them, and we hold the lock).
         try removeTemporaryFiles(paths)
+        // The journal must be durable before any snapshot that contains its transactions is, whatever
+        // the durability policy: otherwise a power cut could leave snapshots ahead of the journal.
+        if let journalFile {
+            try fs.sync(journalFile)
+            unsyncedWrites = false
+        }
         // 1. Snapshots whose entity changed since it was last written.
         var emptied: [String] = []
         var newBases = snapshotBases

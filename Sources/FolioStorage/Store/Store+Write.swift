@@ -30,9 +30,13 @@ extension Store {
                 self.withStateMutation { _ in self.memoryBlobs[hash] = data }
                 return hash
             })
+        transaction.reserved = withState { _ in reservedIDs }
         try body(&transaction)
         if transaction.isEmpty { return nil }
         let committed = try commit(transaction, author: author)
+        withStateMutation { _ in
+            for record in committed.inserted { reservedIDs.remove(record.id) }
+        }
         if let threshold = configuration.compactionThreshold, paths != nil, journalEnd > threshold {
             do { try compactLocked() } catch {
                 withStateMutation { _ in openWarnings.append("automatic compaction failed: \(error)") }
@@ -41,20 +45,28 @@ extension Store {
         return committed
     }
 
-    /// Catches up with transactions other processes appended, returning them (oldest first).
+    /// Reserves `count` new identifiers for records this process will insert later (for example objects
+    /// created in a model context before it saves). The counter advance is committed and synced now, so
+    /// no other process or later session can allocate them; unused reservations are simply skipped.
     ///
-    /// If another process compacted the store meanwhile, the store reloads its files; transactions that
-    /// compaction dropped from history are then not returned (the state is still complete).
-    @discardableResult
-    public func refresh() throws -> [JournalTransaction] {
-        writerLock.lock()
-        defer { writerLock.unlock() }
-        if isClosed { throw StorageError(.closed, "the store is closed") }
-        guard paths != nil else { return [] }
-        if let lockFile { _ = try fs.lock(lockFile, exclusive: false, wait: true) }
-        defer { unlockFile() }
-        return try catchUp()
+    /// - Returns: the reserved identifiers, consecutive.
+    public func reserveIDs(_ count: Int) throws -> ClosedRange<Int64> {
+        guard count > 0, count <= 1_000_000 else {
+            throw StorageError(.invalidTransaction, "reserve between 1 and 1,000,000 identifiers at a time, not \(count)")
+        }
+        var first: Int64 = 0
+        var last: Int64 = 0
+        try write(author: nil) { tx in
+            first = tx.allocateID()
+            last = first
+            for _ in 1..<count { last = tx.allocateID() }
+        }
+        withStateMutation { _ in
+            for id in first...last { reservedIDs.insert(id) }
+        }
+        return first...last
     }
+
 
     // MARK: Internals
 
@@ -83,68 +95,6 @@ extension Store {
         return try body(&state)
     }
 
-    /// Reads what other processes appended (or reloads after they compacted). Caller holds a file lock.
-    func catchUp() throws -> [JournalTransaction] {
-        guard let paths else { return [] }
-        let current = try fs.status(atPath: paths.journal)
-        let replaced: Bool
-        if let current, let known = journalIdentity {
-            replaced = current.inode != known.inode || current.device != known.device || current.size < journalEnd
-        } else {
-            // No journal known: reload if one exists now (created by another process, or after a failed
-            // compaction made this store forget its position).
-            // Also reload if a known journal disappeared (`git clean`): the snapshots are then the truth.
-            replaced = current != nil || journalIdentity != nil
-        }
-        if replaced {
-            let oldLast = lastSequence
-            let loaded = try StoreLoader.load(paths, configuration: configuration, includeHistoryFile: false, report: { throw $0 })
-            withStateMutation { state in
-                state = loaded.state
-                retained = loaded.history
-                historyFileLoaded = false
-                journalEnd = loaded.journalValidEnd
-                journalLines = loaded.journalLines
-                tailLength = loaded.tailLength
-                snapshotBases = loaded.snapshotBases
-            }
-            try openJournal()
-            let firstInJournal = loaded.history.first?.sequence ?? (loaded.state.lastSequence + 1)
-            if firstInJournal > oldLast + 1 {
-                // Another process compacted transactions this store had not seen: take them from history.
-                try loadHistoryFileIfNeeded()
-            }
-            return withState { _ in retained.filter { $0.sequence > oldLast } }
-        }
-        guard let current, let journalFile, current.size != journalEnd + tailLength || tailLength > 0 else { return [] }
-        var newState = withState { $0 }
-        var fresh: [JournalTransaction] = []
-        let result = try JournalReader.read(fs, journalFile, from: journalEnd, firstLineNumber: journalLines + 1, report: { throw $0 }) {
-            transaction, line in
-            let expected = newState.lastSequence + 1
-            if transaction.sequence != expected {
-                throw StorageError(
-                    transaction.sequence < expected ? .duplicateSequence : .missingSequence,
-                    "expected sequence \(expected) but found \(transaction.sequence)", file: paths.journal, line: line.number,
-                    offset: line.offset)
-            }
-            if let known = configuration.knownEntities, let unknown = transaction.entities.first(where: { !known.contains($0) }) {
-                throw StorageError(.unknownEntity, "record of unknown entity \"\(unknown)\"", file: paths.journal, line: line.number, offset: line.offset)
-            }
-            if let problem = newState.apply(transaction).first {
-                throw StorageError(.inconsistentStore, "transaction \(transaction.sequence) \(problem)", file: paths.journal, line: line.number, offset: line.offset)
-            }
-            fresh.append(transaction)
-        }
-        withStateMutation { state in
-            state = newState
-            retained.append(contentsOf: fresh)
-            journalEnd = result.validEnd
-            journalLines = result.lineCount
-            tailLength = result.tailLength
-        }
-        return fresh
-    }
 
     /// Validates, appends, syncs and applies. Caller holds the writer lock and the exclusive file lock.
     func commit(_ transaction: WriteTransaction, author: String?) throws -> JournalTransaction {
@@ -188,7 +138,8 @@ extension Store {
             journalFile = file
             do {
                 try fs.syncDirectory(paths.directory)
-                journalIdentity = try fs.status(file)
+                let identity = try fs.status(file)
+                withStateMutation { _ in journalIdentity = identity }
             } catch {
                 // The next catch-up sees the identity change and reloads.
                 throw error
@@ -252,32 +203,4 @@ extension Store {
         }
     }
 
-    func startBatchTimer() {
-        guard case .batched(let interval) = configuration.durability, paths != nil, !configuration.readOnly else { return }
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "folio.storage.batched-fsync"))
-        let nanoseconds = max(1, Int((interval * 1e9).rounded()))
-        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds), leeway: .milliseconds(10))
-        timer.setEventHandler { [weak self] in self?.syncBatch() }
-        batchTimer = timer
-        timer.resume()
-    }
-
-    /// Syncs writes made under ``StoreConfiguration/Durability/batched(_:)``; a failure poisons the store.
-    public func sync() throws {
-        writerLock.lock()
-        defer { writerLock.unlock() }
-        if let poisonError { throw poisonError }
-        guard unsyncedWrites, let journalFile else { return }
-        do {
-            try fs.sync(journalFile)
-            unsyncedWrites = false
-        } catch let error as StorageError {
-            poisonError = error
-            throw error
-        }
-    }
-
-    private func syncBatch() {
-        try? sync()
-    }
 }

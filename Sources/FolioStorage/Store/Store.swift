@@ -7,7 +7,9 @@ import Foundation
 /// with what other processes appended, runs your changes, appends one journal line, syncs it according
 /// to ``StoreConfiguration/durability`` and applies it. ``refresh()`` catches up without writing.
 ///
-/// A `Store` is safe to use from several threads. Do not call `write` from inside a `write` body.
+/// A `Store` is safe to use from several threads. Do not call `write`, `refresh`, `compact` or `sync`
+/// from inside a `write` body (they wait for the write to finish); read through the
+/// ``WriteTransaction`` instead.
 public final class Store: @unchecked Sendable {
     /// The store directory, or `nil` for an in-memory store.
     public let directory: URL?
@@ -38,6 +40,8 @@ public final class Store: @unchecked Sendable {
     var openWarnings: [String]
     var memoryBlobs: [String: Data] = [:]
     var batchTimer: (any DispatchSourceTimer)?
+    /// Identifiers reserved by ``reserveIDs(_:)`` and not yet inserted.
+    var reservedIDs: Set<Int64> = []
     var isClosed = false
 
     private init(directory: URL?, configuration: StoreConfiguration, loaded: LoadedStore) {
@@ -217,11 +221,12 @@ public final class Store: @unchecked Sendable {
         guard let paths else { return }
         if let journalFile { fs.close(journalFile) }
         journalFile = nil
-        journalIdentity = nil
+        withStateMutation { _ in journalIdentity = nil }
         guard try fs.status(atPath: paths.journal) != nil else { return }
         let file = try fs.open(paths.journal, configuration.readOnly ? .read : .readWriteCreate)
         journalFile = file
-        journalIdentity = try fs.status(file)
+        let identity = try fs.status(file)
+        withStateMutation { _ in journalIdentity = identity }
     }
 
     /// Whether another process has changed the journal since this store last read it.

@@ -35,7 +35,8 @@ public struct StoreConfiguration: Sendable {
     /// When journal appends are synced. The default is ``Durability/always``.
     public var durability: Durability = .always
     /// Compact automatically after a write once the journal is larger than this many bytes
-    /// (`nil`: only when ``Store/compact()`` is called). The default is 8 MiB.
+    /// (`nil`: only when ``Store/compact()`` is called). The default is 8 MiB. The journal's
+    /// transactions are also kept in memory (for ``Store/history(after:)``) until compaction.
     public var compactionThreshold: Int64? = 8 << 20
     /// What history survives compaction. The default keeps the newest 1,000 transactions.
     public var historyRetention = HistoryRetention()

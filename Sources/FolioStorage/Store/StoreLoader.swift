@@ -78,7 +78,8 @@ enum StoreLoader {
             var entityAccepted = true
             let result = try LineScanner.scan(fs, file) { line in
                 do {
-                    let members = try LineFraming.decode(line.bytes, reader: reader)
+                    let fast = line.number > 1 && header != nil ? try SnapshotFile.fastRecord(line.bytes) : nil
+                    let members = fast == nil ? try LineFraming.decode(line.bytes, reader: reader) : [:]
                     if line.number == 1 {
                         let decoded = try SnapshotFile.decodeHeader(members)
                         guard decoded.entity == entity else {
@@ -92,7 +93,10 @@ enum StoreLoader {
                         return
                     }
                     guard header != nil else { return }
-                    let (id, values) = try SnapshotFile.decodeRecord(members)
+                    let (id, values) = try fast ?? SnapshotFile.decodeRecord(members)
+                    guard IdentifierLimits.isValid(id) else {
+                        throw StorageError(.malformedLine, "record identifier \(id) is out of range (1…2^62-1)")
+                    }
                     if let previousID, id <= previousID {
                         throw StorageError(
                             .inconsistentStore,
@@ -146,20 +150,17 @@ enum StoreLoader {
         }
 
         // Journal.
-        if let status = try fs.status(atPath: paths.journal) {
+        if try fs.status(atPath: paths.journal) != nil {
             let file = try fs.open(paths.journal, .read)
             defer { fs.close(file) }
             loaded.journalStatus = try fs.status(file)
-            _ = status
             var previous: UInt64? = nil
-            var lastLineNumber = 0
             var badLineBefore = false
             let reporting: (StorageError) throws -> Void = { error in
                 badLineBefore = true
                 try report(error)
             }
             let result = try JournalReader.read(fs, file, report: reporting) { transaction, line in
-                lastLineNumber = line.number
                 let sequence = transaction.sequence
                 if let previous {
                     if sequence <= previous {
@@ -199,7 +200,6 @@ enum StoreLoader {
                 }
                 historyBySequence[sequence] = transaction
             }
-            _ = lastLineNumber
             loaded.journalValidEnd = result.validEnd
             loaded.journalLines = result.lineCount
             loaded.tailLength = result.tailLength

@@ -36,3 +36,11 @@ public struct DeletedRecord: Hashable, Sendable {
         self.tombstone = tombstone
     }
 }
+
+/// Limits on identifiers, so that no counter arithmetic can overflow, whatever a file says.
+enum IdentifierLimits {
+    /// The largest identifier a record may have (2^62 - 1).
+    static let maximum: Int64 = Int64.max >> 1
+    static func isValid(_ id: Int64) -> Bool { id >= 1 && id <= maximum }
+    static func isValidCounter(_ next: Int64) -> Bool { next >= 1 && next <= maximum + 1 }
+}

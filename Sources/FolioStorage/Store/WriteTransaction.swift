@@ -12,6 +12,8 @@ public struct WriteTransaction {
     var updated: [Int64: StoredRecord] = [:]
     var deleted: [Int64: DeletedRecord] = [:]
     var allocated: Set<Int64> = []
+    /// Identifiers reserved earlier by this process with ``Store/reserveIDs(_:)`` and not used yet.
+    var reserved: Set<Int64> = []
     var nextID: Int64
     var schemaChange: JSONValue?? = nil
     let knownEntities: Set<String>?
@@ -75,12 +77,14 @@ public struct WriteTransaction {
         if self.record(id: id) != nil {
             throw StorageError(.invalidTransaction, "cannot insert \(record.entity) \(id): identifier \(id) is in use")
         }
-        if deleted[id] != nil || (id < base.nextID && !allocated.contains(id)) {
+        if deleted[id] != nil || (id < base.nextID && !allocated.contains(id) && !reserved.contains(id)) {
             throw StorageError(
                 .identifierNotAllocated,
-                "identifier \(id) was not allocated by this transaction and may have been used before; call allocateID()")
+                "identifier \(id) was not allocated by this transaction or reserved by this store and may have been used before; call allocateID()")
         }
-        if id <= 0 { throw StorageError(.identifierNotAllocated, "identifiers are positive; call allocateID()") }
+        if !IdentifierLimits.isValid(id) {
+            throw StorageError(.identifierNotAllocated, "identifier \(id) is out of range (1…2^62-1); call allocateID()")
+        }
         if id >= nextID { nextID = id + 1 }
         inserted[id] = record
     }

@@ -8,7 +8,7 @@ struct Worker {
     let output: URL
 
     static func start(_ arguments: [String], output: URL) throws -> Worker {
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let process = Process()
         process.executableURL = try workerExecutable()
         process.arguments = arguments
@@ -106,6 +106,32 @@ struct ProcessTests {
                 let mine = opened.records(of: "Log").filter { $0.values["writer"] == .string("w\(n)") }
                 #expect(mine.compactMap { $0.values["n"]?.intValue }.sorted() == Array(1...Int64(perWriter)))
             }
+        }
+    }
+
+    @Test func compactionRacingWritersLosesNothing() throws {
+        try withTemporaryDirectory { root in
+            let store = root.appending("store")
+            _ = try Store.open(at: store)
+            let perWriter = longTests ? 300 : 40
+            let writers = try (0..<2).map { n in
+                try Worker.start(["increment", store.path, "\(perWriter)", "w\(n)"], output: root.appending("out-\(n)"))
+            }
+            let compactor = try Worker.start(["compact", store.path, "0"], output: root.appending("compact"))
+            for worker in writers {
+                worker.process.waitUntilExit()
+                #expect(worker.process.terminationStatus == 0)
+            }
+            compactor.kill()
+            #expect(try compactor.acknowledged().count > 1, "the compactor did not run")
+            let total = 2 * perWriter
+            let opened = try Store.open(at: store)
+            #expect(opened.lastSequence == UInt64(total))
+            #expect(opened.records(of: "Counter").first?.values["value"] == .int(Int64(total)))
+            #expect(opened.count(of: "Log") == total)
+            #expect(try writers.flatMap { try $0.acknowledged().map(\.0) }.sorted() == Array(1...UInt64(total)))
+            #expect(try opened.history(after: 0).map(\.sequence) == Array(1...UInt64(total)))
+            #expect(StoreVerifier.verify(at: store).isHealthy)
         }
     }
 

@@ -228,6 +228,21 @@ struct DamagedFileTests {
         }
     }
 
+    @Test func identifiersOutOfRangeAreRefusedInFilesAndWrites() throws {
+        try withTemporaryDirectory { url in
+            _ = try makeStore(at: url, transactions: 2)
+            let line = try LineFraming.encode([
+                "seq": .int(3), "id": .string("x"), "time": .string("2026-01-01T00:00:00.000Z"), "nextID": .int(.max),
+            ])
+            let journal = url.appending("journal.jsonl")
+            try writeBytes(try readBytes(journal) + line, to: journal)
+            try expectOpenFailure(url, code: .malformedLine, file: "journal.jsonl", line: 3)
+        }
+        let store = Store.inMemory()
+        #expect(throws: StorageError.self) { try store.write { tx in try tx.insert(entity: "Item", id: .max, values: [:]) } }
+        #expect(throws: StorageError.self) { try store.write { tx in try tx.insert(entity: "Item", id: -1, values: [:]) } }
+    }
+
     @Test func errorsCanBeCaughtByCode() throws {
         try withTemporaryDirectory { url in
             _ = try makeStore(at: url, transactions: 2)

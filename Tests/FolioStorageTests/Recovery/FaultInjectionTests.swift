@@ -143,6 +143,31 @@ struct FaultInjectionTests {
         }
     }
 
+    @Test func batchedDurabilitySyncsInTheBackgroundAndAFailureSurfacesOnTheNextWrite() throws {
+        try withTemporaryDirectory { url in
+            let filesystem = FaultInjectingFileSystem()
+            var configuration = StoreConfiguration(durability: .batched(0.02))
+            configuration.fileSystem = filesystem
+            let store = try Store.open(at: url, configuration: configuration)
+            filesystem.arm([.fsync], at: 1, fault: .error(EIO))
+            try writeSampleTransactions(store, count: 1)  // no fsync here: the timer does it
+            // Wait for the background fsync (a bound so that a broken timer fails instead of hanging).
+            var waited = 0
+            while !filesystem.didFire && waited < 30_000 {
+                usleep(10_000)
+                waited += 10
+            }
+            #expect(filesystem.didFire)
+            filesystem.disarm()
+            do {
+                try writeSampleTransactions(store, count: 1)
+                Issue.record("the failed background fsync did not surface")
+            } catch {
+                #expect((error as? StorageError)?.code == .storePoisoned)
+            }
+        }
+    }
+
     @Test func aShortWriteIsTruncatedAndWritesResumeWhenSpaceReturns() throws {
         try withTemporaryDirectory { url in
             let filesystem = FaultInjectingFileSystem()

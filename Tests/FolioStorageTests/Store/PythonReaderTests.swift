@@ -15,7 +15,7 @@ struct PythonReaderTests {
 
     func runScript(_ directory: URL) throws -> JSONValue {
         let process = Process()
-        process.executableURL = try #require(Self.python)
+        process.executableURL = Self.python
         process.arguments = [Self.script.path, directory.path]
         let output = Pipe()
         process.standardOutput = output

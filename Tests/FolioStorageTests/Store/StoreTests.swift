@@ -57,6 +57,28 @@ struct StoreTests {
         }
     }
 
+    @Test func reservedIdentifiersCanBeInsertedLaterAndAreNeverHandedOutAgain() throws {
+        try withTemporaryDirectory { url in
+            let store = try Store.open(at: url)
+            let reserved = try store.reserveIDs(3)
+            #expect(reserved == 1...3)
+            let other = try Store.open(at: url)
+            var otherID: Int64 = 0
+            try other.write { tx in
+                otherID = tx.allocateID()
+                try tx.insert(entity: "Item", id: otherID, values: [:])
+            }
+            #expect(!reserved.contains(otherID))
+            try store.write { tx in try tx.insert(entity: "Item", id: 2, values: ["reserved": .bool(true)]) }
+            #expect(store.record(id: 2)?.values["reserved"] == .bool(true))
+            // Another store object did not reserve 3.
+            #expect(throws: StorageError.self) { try other.write { tx in try tx.insert(entity: "Item", id: 3, values: [:]) } }
+            #expect(throws: StorageError.self) { try store.reserveIDs(0) }
+            store.close()
+            #expect(try Store.open(at: url).nextID == 5)
+        }
+    }
+
     @Test func refusesToReinsertADeletedIdentifier() throws {
         let store = Store.inMemory()
         var id: Int64 = 0

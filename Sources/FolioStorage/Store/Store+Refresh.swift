@@ -1,0 +1,82 @@
+import Foundation
+
+extension Store {
+    /// Catches up with transactions other processes appended, returning them (oldest first).
+    ///
+    /// If another process compacted the store meanwhile, the store reloads its files and takes the
+    /// transactions it had not seen from retained history; any that retention already dropped are not
+    /// returned (the state is still complete: compare ``lastSequence`` with the last one returned).
+    @discardableResult
+    public func refresh() throws -> [JournalTransaction] {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        if isClosed { throw StorageError(.closed, "the store is closed") }
+        guard paths != nil else { return [] }
+        if let lockFile { _ = try fs.lock(lockFile, exclusive: false, wait: true) }
+        defer { unlockFile() }
+        return try catchUp()
+    }
+
+    /// Reads what other processes appended (or reloads after they compacted). Caller holds a file lock.
+    func catchUp() throws -> [JournalTransaction] {
+        guard let paths else { return [] }
+        let current = try fs.status(atPath: paths.journal)
+        let replaced: Bool
+        if let current, let known = journalIdentity {
+            replaced = current.inode != known.inode || current.device != known.device || current.size < journalEnd
+        } else {
+            // No journal known: reload if one exists now (created by another process, or after a failed
+            // compaction made this store forget its position).
+            // Also reload if a known journal disappeared (`git clean`): the snapshots are then the truth.
+            replaced = current != nil || journalIdentity != nil
+        }
+        if replaced {
+            let oldLast = lastSequence
+            let loaded = try StoreLoader.load(paths, configuration: configuration, includeHistoryFile: false, report: { throw $0 })
+            withStateMutation { state in
+                state = loaded.state
+                retained = loaded.history
+                historyFileLoaded = false
+                journalEnd = loaded.journalValidEnd
+                journalLines = loaded.journalLines
+                tailLength = loaded.tailLength
+                snapshotBases = loaded.snapshotBases
+            }
+            try openJournal()
+            let firstInJournal = loaded.history.first?.sequence ?? (loaded.state.lastSequence + 1)
+            if firstInJournal > oldLast + 1 {
+                // Another process compacted transactions this store had not seen: take them from history.
+                try loadHistoryFileIfNeeded()
+            }
+            return withState { _ in retained.filter { $0.sequence > oldLast } }
+        }
+        guard let current, let journalFile, current.size != journalEnd + tailLength || tailLength > 0 else { return [] }
+        var newState = withState { $0 }
+        var fresh: [JournalTransaction] = []
+        let result = try JournalReader.read(fs, journalFile, from: journalEnd, firstLineNumber: journalLines + 1, report: { throw $0 }) {
+            transaction, line in
+            let expected = newState.lastSequence + 1
+            if transaction.sequence != expected {
+                throw StorageError(
+                    transaction.sequence < expected ? .duplicateSequence : .missingSequence,
+                    "expected sequence \(expected) but found \(transaction.sequence)", file: paths.journal, line: line.number,
+                    offset: line.offset)
+            }
+            if let known = configuration.knownEntities, let unknown = transaction.entities.first(where: { !known.contains($0) }) {
+                throw StorageError(.unknownEntity, "record of unknown entity \"\(unknown)\"", file: paths.journal, line: line.number, offset: line.offset)
+            }
+            if let problem = newState.apply(transaction).first {
+                throw StorageError(.inconsistentStore, "transaction \(transaction.sequence) \(problem)", file: paths.journal, line: line.number, offset: line.offset)
+            }
+            fresh.append(transaction)
+        }
+        withStateMutation { state in
+            state = newState
+            retained.append(contentsOf: fresh)
+            journalEnd = result.validEnd
+            journalLines = result.lineCount
+            tailLength = result.tailLength
+        }
+        return fresh
+    }
+}
