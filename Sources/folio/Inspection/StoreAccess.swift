@@ -29,7 +29,9 @@ enum StoreAccess {
     static func openReadOnly(_ path: String) throws -> Store {
         let url = try directory(path)
         do {
-            return try Store.open(at: url, configuration: StoreConfiguration(compactionThreshold: nil, readOnly: true))
+            // The default compaction threshold, so that `info` can say whether compaction is due; a
+            // read-only store never compacts.
+            return try Store.open(at: url, configuration: StoreConfiguration(readOnly: true))
         } catch let error as StorageError {
             throw failure(error, path: path)
         }

@@ -75,6 +75,9 @@ struct ScratchDirectory {
     func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
+/// The demo store's directory, removed when the test process exits.
+nonisolated(unsafe) var demoStoreToRemove: String?
+
 /// The store `folio demo --store` builds, made once for the whole run; tests copy it before changing it.
 enum DemoStore {
     struct Built: Sendable {
@@ -85,6 +88,8 @@ enum DemoStore {
     static let built: Built = {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("folio-cli-demo-\(UUID().uuidString.prefix(8))")
         let run = (try? folio("demo", "--store", url.path)) ?? FolioRun(status: -1, stdout: "", stderr: "could not run folio")
+        demoStoreToRemove = url.path
+        atexit { if let path = demoStoreToRemove { try? FileManager.default.removeItem(atPath: path) } }
         return Built(url: url, run: run)
     }()
 
