@@ -37,7 +37,7 @@ extension Store {
         withStateMutation { _ in
             for record in committed.inserted { reservedIDs.remove(record.id) }
         }
-        if let threshold = configuration.compactionThreshold, paths != nil, journalEnd > threshold {
+        if isCompactionDue() {
             do { try compactLocked() } catch {
                 withStateMutation { _ in openWarnings.append("automatic compaction failed: \(error)") }
             }

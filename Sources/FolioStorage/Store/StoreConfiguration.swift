@@ -34,8 +34,12 @@ public struct StoreConfiguration: Sendable {
 
     /// When journal appends are synced. The default is ``Durability/always``.
     public var durability: Durability = .always
-    /// Compact automatically after a write once the journal is larger than this many bytes
-    /// (`nil`: only when ``Store/compact()`` is called). The default is 8 MiB. The journal's
+    /// Compact automatically after a write once the journal is larger than this many bytes and larger
+    /// than the snapshots (`nil`: only when ``Store/compact()`` is called). The default is 8 MiB.
+    ///
+    /// Comparing with the snapshots keeps compaction's cost proportional to what was written: a
+    /// compaction rewrites the snapshots, so it waits until the journal has grown as large as they are
+    /// (a bulk load therefore compacts O(log n) times, not once per threshold). The journal's
     /// transactions are also kept in memory (for ``Store/history(after:)``) until compaction.
     public var compactionThreshold: Int64? = 8 << 20
     /// What history survives compaction. The default keeps the newest 1,000 transactions.

@@ -18,7 +18,7 @@ public struct StoreStatistics: Sendable, Hashable {
     public var lastSequence: UInt64
     /// Transactions readable through ``Store/history(after:)``.
     public var retainedTransactions: Int
-    /// Whether the journal has outgrown ``StoreConfiguration/compactionThreshold``.
+    /// Whether the journal has outgrown ``StoreConfiguration/compactionThreshold`` and the snapshots.
     public var isCompactionDue: Bool
 }
 
@@ -45,6 +45,7 @@ extension Store {
             }
             if blobBytes > 0 { sizes["blobs"] = blobBytes }
         }
+        let compactionDue = isCompactionDue()
         return withState { state in
             StoreStatistics(
                 formatVersion: Manifest.currentVersion,
@@ -52,7 +53,7 @@ extension Store {
                 fileSizes: sizes, journalTransactions: journalLines, journalBytes: journalEnd + tailLength,
                 lastTransaction: retained.last.flatMap { $0.sequence == state.lastSequence ? $0 : nil },
                 lastSequence: state.lastSequence, retainedTransactions: retained.count,
-                isCompactionDue: configuration.compactionThreshold.map { journalEnd > $0 } ?? false)
+                isCompactionDue: compactionDue)
         }
     }
 }
