@@ -157,6 +157,9 @@ struct VerifyRepairTests {
             let id = t.allocateID()
             try t.insert(entity: "Author", id: id, values: ["name": .string("Tove Jansson"), "books": .array([.int(1)])])
             try t.update(entity: "Book", id: 3, values: ["author": .int(999)])
+            let old = t.allocateID()
+            try t.insert(entity: "Book", id: old, values: ["name": .string("Stored under the original name"), "pages": .int(1), "price": .double(1),
+                                                          "published": .string("1970-01-01T00:00:00Z"), "subtitle": .string("?")])
         }
         let run = try folio("verify", store.path)
         #expect(run.status == 1, "\(run)")
@@ -164,6 +167,8 @@ struct VerifyRepairTests {
         #expect(run.stdout.contains("Author 6: [wrongEntity] 'books' refers to Author 1, but it holds Book records"))
         #expect(run.stdout.contains("Author 6: [uniqueViolation] name = [\"Tove Jansson\"] is also held by Author 2"))
         #expect(run.stdout.contains("warning  Author 1.books refers to Book 3, whose inverse 'author' does not refer back"))
+        #expect(run.stdout.contains("Book 7: [unknownProperty] property 'subtitle' is not declared by Book"))
+        #expect(!run.stdout.contains("property 'name' is not declared"), "values under a property's originalName are known")
         #expect(run.stdout.contains("'folio repair' does not change records"))
     }
 
@@ -182,6 +187,24 @@ struct VerifyRepairTests {
         let missing = try folio("verify", store.path)
         #expect(missing.status == 1)
         #expect(missing.stdout.contains("blob \(hash) is missing"))
+    }
+
+    @Test func commandsThatReadOrWriteRefuseADamagedStoreWithARemedy() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let store = try DemoStore.copy(into: scratch)
+        try Self.flipByte(store)
+        let before = try Data(contentsOf: store.appendingPathComponent("journal.jsonl"))
+        for arguments in [["compact", store.path], ["export", store.path], ["log", store.path], ["show", store.path, "1"],
+                          ["import", store.path, "-"]] {
+            let run = try folio(arguments: arguments, input: Data())
+            #expect(run.status == 1, "\(arguments): \(run)")
+            #expect(run.stderr.contains("Error: The store at"), "\(arguments)")
+            #expect(run.stderr.contains("[checksumMismatch]"), "\(arguments)")
+            #expect(run.stderr.contains("Help: Run 'folio verify"), "\(arguments)")
+            #expect(run.stdout.isEmpty, "\(arguments)")
+        }
+        #expect(try Data(contentsOf: store.appendingPathComponent("journal.jsonl")) == before)
     }
 
     @Test func compactFoldsTheJournalAndKeepsEveryRecord() throws {

@@ -16,6 +16,8 @@ struct SchemaInfo {
         var isToMany: Bool
         var inverse: String?
         var deleteRule: String?
+        /// The name values were stored under in an earlier schema version, if renamed.
+        var originalName: String?
 
         var isRelationship: Bool { kind == "relationship" }
         var isDate: Bool { type == "Date" }
@@ -47,7 +49,8 @@ struct SchemaInfo {
                     isOptional: d["optional"]?.boolValue ?? false,
                     options: d["options"]?.arrayValue?.compactMap(\.stringValue) ?? [],
                     destination: d["destination"]?.stringValue, isToMany: d["toMany"]?.boolValue ?? false,
-                    inverse: d["inverse"]?.stringValue, deleteRule: d["deleteRule"]?.stringValue)
+                    inverse: d["inverse"]?.stringValue, deleteRule: d["deleteRule"]?.stringValue,
+                    originalName: d["originalName"]?.stringValue)
             }
             func groups(_ key: String) -> [[String]] {
                 members[key]?.arrayValue?.compactMap { $0.arrayValue?.compactMap(\.stringValue) } ?? []
@@ -94,12 +97,13 @@ struct SchemaInfo {
         return false
     }
 
-    /// A property of an entity (declared or inherited).
+    /// A property of an entity (declared or inherited), by its name or its original name.
     func property(_ name: String, of entity: String) -> Property? {
         var current: String? = entity
         var steps = 0
         while let entityName = current, steps < 100 {
             if let property = entities[entityName]?.properties[name] { return property }
+            if let property = entities[entityName]?.properties.values.first(where: { $0.originalName == name }) { return property }
             current = entities[entityName]?.superentity
             steps += 1
         }

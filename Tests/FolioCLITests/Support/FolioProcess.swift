@@ -133,6 +133,12 @@ enum LibraryStore {
             .object(["kind": .string("relationship"), "destination": .string(destination), "toMany": .bool(toMany),
                      "inverse": .string(inverse), "deleteRule": .string("nullify"), "optional": .bool(!toMany)])
         }
+        // Renamed from `name`: records may still hold the old key.
+        var titleAttribute = attribute("String")
+        if case .object(var members) = titleAttribute {
+            members["originalName"] = .string("name")
+            titleAttribute = .object(members)
+        }
         return .object([
             "version": .string("1.0.0"),
             "entities": .object([
@@ -142,7 +148,7 @@ enum LibraryStore {
                     "uniqueness": .array([.array([.string("name")])]),
                 ]),
                 "Book": .object([
-                    "properties": .object(["title": attribute("String"), "pages": attribute("Int"), "price": attribute("Double"),
+                    "properties": .object(["title": titleAttribute, "pages": attribute("Int"), "price": attribute("Double"),
                                            "published": attribute("Date"), "cover": attribute("Data", optional: true, options: ["externalStorage"]),
                                            "author": relationship("Author", toMany: false, inverse: "books")]),
                 ]),
