@@ -17,7 +17,9 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// How durable each save is. The default is ``Durability/always``: `save()` returns after the
     /// transaction is on disk.
     public var durability: Durability = .always
-    /// Journal size in bytes past which the store compacts itself. The default is 8 MiB.
+    /// Journal size in bytes past which the store compacts itself, once the journal is also as large as
+    /// the snapshots (so that a growing store compacts less and less often). The default is 8 MiB; nil
+    /// compacts only when ``ModelContainer/compact()`` is called.
     public var compactionThreshold: Int64? = 8 << 20
     /// How much persistent history compaction keeps. The default keeps the last 1,000 transactions.
     public var historyRetention = HistoryRetention()
