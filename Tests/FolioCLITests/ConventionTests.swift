@@ -78,31 +78,51 @@ struct ConventionTests {
         #expect(!run.stdout.contains("\u{1B}["))
     }
 
-    /// `script` gives the command a terminal: colour appears there, and never with NO_COLOR.
+    /// Runs folio under `script`, which gives it a terminal for standard output and standard error.
+    static func viaTerminal(_ arguments: String, _ environment: [String: String]) throws -> String {
+        let executable = try #require(folioExecutable())
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", "\(executable.path) \(arguments)", "/dev/null"]
+        var env = ProcessInfo.processInfo.environment
+        env["NO_COLOR"] = nil
+        env["TERM"] = "xterm"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// On a terminal: colour, and never with NO_COLOR.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
     func colourOnlyOnATerminalAndNeverWithNoColor() throws {
-        let executable = try #require(folioExecutable())
-        func viaTerminal(_ environment: [String: String]) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-            process.arguments = ["-qec", "\(executable.path) info \(DemoStore.path)", "/dev/null"]
-            var env = ProcessInfo.processInfo.environment
-            env["NO_COLOR"] = nil
-            env["TERM"] = "xterm"
-            for (key, value) in environment { env[key] = value }
-            process.environment = env
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
-        let coloured = try viaTerminal([:])
+        let coloured = try Self.viaTerminal("info \(DemoStore.path)", [:])
         #expect(coloured.contains("\u{1B}[1m"))
-        let plain = try viaTerminal(["NO_COLOR": "1"])
+        let plain = try Self.viaTerminal("info \(DemoStore.path)", ["NO_COLOR": "1"])
         #expect(plain.contains("Trip"))
         #expect(!plain.contains("\u{1B}["))
+        let table = try Self.viaTerminal("cat \(DemoStore.path) Cookbook", ["NO_COLOR": "1"])
+        #expect(table.contains("ID  title"), "a table on a terminal")
+    }
+
+    /// Progress with a count and a rate appears on a terminal only, and never with NO_COLOR.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func progressOnlyOnATerminal() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let arguments = "export \(DemoStore.path) -o \(scratch.appending("all.jsonl").path)"
+        let shown = try Self.viaTerminal(arguments, ["FOLIO_PROGRESS_AFTER": "0"])
+        #expect(shown.contains("Exporting: "), "\(shown)")
+        #expect(shown.contains("/5007 ("))
+        #expect(shown.contains("/s)"))
+        let quiet = try Self.viaTerminal(arguments, ["FOLIO_PROGRESS_AFTER": "0", "NO_COLOR": "1"])
+        #expect(!quiet.contains("Exporting: "))
+        let piped = try folio(arguments: arguments.split(separator: " ").map(String.init), environment: ["FOLIO_PROGRESS_AFTER": "0"])
+        #expect(!piped.stderr.contains("Exporting: "))
     }
 }

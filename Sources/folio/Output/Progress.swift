@@ -2,7 +2,7 @@ import Foundation
 
 /// A one-line progress display with a count and a rate, redrawn at most ten times a second on
 /// standard error, only when ``Console/showsProgress`` allows it and only once the operation has run
-/// for half a second (short operations show nothing).
+/// for half a second (short operations show nothing; `FOLIO_PROGRESS_AFTER=SECONDS` changes the delay).
 final class Progress {
     private let console: Console
     private let label: String
@@ -10,12 +10,14 @@ final class Progress {
     private let start = Date()
     private var lastDraw = Date.distantPast
     private var drawn = false
+    private let delay: TimeInterval
     private(set) var count = 0
 
     init(_ label: String, total: Int? = nil, console: Console) {
         self.label = label
         self.total = total
         self.console = console
+        self.delay = console.environment["FOLIO_PROGRESS_AFTER"].flatMap(Double.init) ?? 0.5
     }
 
     /// Counts `n` more items and redraws if due.
@@ -23,7 +25,7 @@ final class Progress {
         count += n
         guard console.showsProgress else { return }
         let now = Date()
-        guard now.timeIntervalSince(start) > 0.5, now.timeIntervalSince(lastDraw) > 0.1 else { return }
+        guard now.timeIntervalSince(start) >= delay, now.timeIntervalSince(lastDraw) > 0.1 else { return }
         lastDraw = now
         draw(now)
     }
