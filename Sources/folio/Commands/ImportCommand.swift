@@ -40,7 +40,7 @@ enum ImportCommand: FolioSubcommand {
         if file == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()
         } else {
-            guard let contents = FileManager.default.contents(atPath: file) else {
+            guard let contents = FileHandle(forReadingAtPath: file).map({ $0.readDataToEndOfFile() }) else {
                 throw CommandFailure("Cannot read '\(file)'.", help: "Check the path; use - for standard input.")
             }
             data = contents
