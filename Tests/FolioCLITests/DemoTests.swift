@@ -66,6 +66,7 @@ struct DemoTests {
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return }
         process.waitUntilExit()
+        if process.terminationStatus == 127 { return }  // no python3 on this machine
         #expect(process.terminationStatus == 0, "SampleData differs from what generate.py writes")
     }
 }
