@@ -8,10 +8,11 @@ enum RepairCommand: FolioSubcommand {
         discussion: """
             First copies the store's files (manifest, journal, history, snapshots; blobs are never changed) to a
             backup directory beside it, STORE.backup-<time>, unless --backup names another. Then, under the
-            writer lock: resolves a git merge of journal.jsonl (conflict markers, or two branches' transactions
-            with the same sequence numbers after a union merge) by replaying the other branch's transactions after
-            this one's with fresh identifiers, removes temporary files of interrupted writes, moves an incomplete last journal line
-            to journal.jsonl.corrupt-tail, and moves each damaged line (bad checksum, bad JSON, merge-conflict
+            writer lock: resolves a git merge of journal.jsonl (conflict markers, or two branches'
+            transactions with the same sequence numbers after a union merge) by replaying the other branch's
+            transactions after this one's with fresh identifiers; removes temporary files of interrupted
+            writes; moves an incomplete last journal line to journal.jsonl.corrupt-tail; and moves each
+            damaged line (bad checksum, bad JSON, merge-conflict
             marker) to <file>.damaged, putting an empty transaction in place of a damaged journal line so that
             sequence numbers stay contiguous. The data on moved lines is lost from the store (it stays in the
             .damaged file and the backup). --safe-only does only what loses nothing. --dry-run repairs a
@@ -78,6 +79,15 @@ enum RepairCommand: FolioSubcommand {
         var mergeLater = false
         let journal = url.appendingPathComponent("journal.jsonl")
         func mergeJournal() throws {
+            // Under the store's writer lock, released before StoreRepair takes it.
+            let lock = open(url.appendingPathComponent("lock").path, O_RDWR | O_CREAT, 0o644)
+            if lock >= 0 { _ = flock(lock, LOCK_EX) }
+            defer {
+                if lock >= 0 {
+                    _ = flock(lock, LOCK_UN)
+                    close(lock)
+                }
+            }
             guard let lines = try? fileLines(journal), JournalMerge.needsMerge(lines) else { return }
             let manifest = (try? fileLines(url.appendingPathComponent("manifest.json")))?.first.flatMap { try? JournalMerge.decode($0) }
             let outcome = try JournalMerge.merge(lines, manifest: manifest)
