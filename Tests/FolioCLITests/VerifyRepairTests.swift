@@ -47,6 +47,10 @@ struct VerifyRepairTests {
         #expect(verify.stdout.contains("warning  journal.jsonl:5"))
         #expect(verify.stdout.contains("incomplete last line"))
         #expect(try folio("info", store.path).stderr.contains("Warning: "))
+        // Readers ignore the torn line: every record and transaction is still there.
+        #expect(try folio("cat", store.path, "Trip", "--count").stdout == "3000\n")
+        #expect(try folio("log", store.path, "--oneline").stdout.split(separator: "\n").count == 4)
+        #expect(try folio("export", store.path).stdout.split(separator: "\n").count == 5007)
         let repair = try folio("repair", store.path)
         #expect(repair.status == 0, "\(repair)")
         #expect(repair.stdout.contains("Backed up the store's files to \(store.path).backup-"))
