@@ -154,7 +154,10 @@ enum VerifyCommand: FolioSubcommand {
                         var seen: [String: StoredRecord] = [:]
                         for member in schema.selfAndDescendants(owner) {
                             for record in store.records(of: member) {
-                                let key = ValueFormatting.json(.array(group.map { record.values[$0] ?? .null }))
+                                let values = group.map { record.values[$0] ?? .null }
+                                // Like SQL's UNIQUE, missing values (nil) never collide.
+                                if values.contains(where: \.isNull) { continue }
+                                let key = ValueFormatting.json(.array(values))
                                 if let first = seen[key] {
                                     problems.append(Problem(check: "unique", location: "\(record.entity) \(record.id)", code: "uniqueViolation",
                                                             message: "\(group.joined(separator: ", ")) = \(key) is also held by \(first.entity) \(first.id), but \(owner) declares it unique"))

@@ -100,7 +100,7 @@ struct DemoTour {
         for trip in try context.fetch(rome) {
             say("  \(day(trip.startDate))  \(trip.name.padding(toLength: 26, withPad: " ", startingAt: 0)) \(trip.nights) night\(trip.nights == 1 ? " " : "s") \(money(trip.price).leftPadded(8))")
         }
-        say("(\(try context.queryPlan(for: rome)))")
+        say("query plan: \(try context.queryPlan(for: rome))")
         let summerStart = try SampleDataLoader.date("2026-07-01T00:00:00Z")
         let summerEnd = try SampleDataLoader.date("2026-08-01T00:00:00Z")
         code("""
