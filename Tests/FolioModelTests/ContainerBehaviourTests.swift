@@ -161,3 +161,58 @@ struct RenamedPropertyTests {
         #expect(try context.fetch(FetchDescriptor<RenameV2.Label>()).map(\.title) == ["kept"])
     }
 }
+
+@Model
+final class Team {
+    var name: String
+    @Attribute(.ephemeral) var draftNote: String = ""
+    @Relationship(minimumModelCount: 1, maximumModelCount: 2, inverse: \Player.team) var players: [Player] = []
+    init(name: String) { self.name = name }
+}
+
+@Model
+final class Player {
+    var name: String
+    var team: Team?
+    init(name: String) { self.name = name }
+}
+
+@Suite("Attribute and relationship options")
+struct OptionTests {
+    @Test func ephemeralAttributesAreTrackedButNotStored() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        do {
+            let context = ModelContext(try store.container(Team.self, Player.self))
+            let team = Team(name: "Reds")
+            context.insert(team)
+            team.players = [Player(name: "Ann")]
+            team.draftNote = "secret"
+            try context.save()
+            team.draftNote = "changed"
+            #expect(context.hasChanges)
+            try context.save()
+        }
+        let journal = try String(contentsOf: store.url.appendingPathComponent("journal.jsonl"), encoding: .utf8)
+        #expect(!journal.contains("secret") && !journal.contains("draftNote"))
+        let context = ModelContext(try store.container(Team.self, Player.self))
+        #expect(try context.fetch(FetchDescriptor<Team>()).first?.draftNote == "")
+    }
+
+    @Test func relationshipCountsOutsideTheirBoundsRefuseTheSave() throws {
+        let container = try ModelContainer(for: Team.self, Player.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let team = Team(name: "Blues")
+        context.insert(team)
+        #expect { try context.save() } throws: { error in
+            (error as? FolioError)?.message.contains("minimumModelCount of 1") == true
+        }
+        team.players = [Player(name: "a"), Player(name: "b"), Player(name: "c")]
+        #expect { try context.save() } throws: { error in
+            (error as? FolioError)?.message.contains("maximumModelCount of 2") == true
+        }
+        team.players.removeLast()
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Player>()) >= 2)
+    }
+}

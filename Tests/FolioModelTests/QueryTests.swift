@@ -108,7 +108,7 @@ struct QueryTests {
         #expect {
             _ = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.mapItem?.rawValue)]))
         } throws: { error in
-            (error as? FolioError)?.message.contains("mapItem") == true
+            (error as? FolioError)?.message.contains("'\\.mapItem?.rawValue'") == true
         }
     }
 

@@ -59,7 +59,7 @@ enum SchemaCheck {
             var known = Set(entity.properties.map(\.name))
             known.formUnion(entity.properties.map(\.originalName))
             let required = entity.properties.filter { property in
-                guard !property.isOptional, let metadata = entity.metadataByName[property.name] else { return false }
+                guard !property.isOptional, !property.isTransient, let metadata = entity.metadataByName[property.name] else { return false }
                 if metadata.defaultValue != nil { return false }
                 if let relationship = property as? Schema.Relationship { return relationship.isToOneRelationship }
                 return true

@@ -30,6 +30,7 @@ extension ModelContext {
     private func saveLocked() throws {
         container.syncIndex(fromDisk: true)
         try applyDeleteRules()
+        try checkRelationshipCounts()
 
         let insertedModels = insertionOrder.compactMap { inserted[$0] }
         let upsertTargets = try uniqueMatches(for: insertedModels)
@@ -126,6 +127,10 @@ extension ModelContext {
                       transaction: inout WriteTransaction) throws -> [String: JSONValue] {
         var values = try ModelRecordCoding.encode(model, onlyProperties: onlyProperties, recordNumber: recordNumber)
         guard let entity = entity(of: model) else { return values }
+        // `.ephemeral` attributes are tracked but never stored.
+        for attribute in entity.attributesByName.values where attribute.isTransient {
+            values[attribute.name] = nil
+        }
         for attribute in entity.attributesByName.values where attribute.isExternalStorage {
             guard case .string(let base64)? = values[attribute.name], let bytes = Data(base64Encoded: base64) else { continue }
             values[attribute.name] = .object(["$blob": .string(try transaction.putBlob(bytes))])
@@ -177,6 +182,28 @@ extension ModelContext {
                 }
             }
             index += 1
+        }
+    }
+
+    /// Refuses the save when a to-many relationship has fewer models than its `minimumModelCount` or
+    /// more than its `maximumModelCount` (0 means no bound, as in SwiftData).
+    func checkRelationshipCounts() throws {
+        for model in insertedModelsArray + changedModelsArray {
+            guard let entity = entity(of: model) else { continue }
+            for relationship in entity.relationshipsByName.values where !relationship.isToOneRelationship {
+                let minimum = relationship.minimumModelCount ?? 0
+                let maximum = relationship.maximumModelCount ?? 0
+                guard minimum > 0 || maximum > 0 else { continue }
+                let count = currentRelated(of: model, relationship: relationship).count
+                if minimum > 0 && count < minimum {
+                    throw FolioError(.invalidModel,
+                        "\(model.persistentModelID).\(relationship.name) refers to \(count) models, fewer than its minimumModelCount of \(minimum)")
+                }
+                if maximum > 0 && count > maximum {
+                    throw FolioError(.invalidModel,
+                        "\(model.persistentModelID).\(relationship.name) refers to \(count) models, more than its maximumModelCount of \(maximum)")
+                }
+            }
         }
     }
 

@@ -62,12 +62,20 @@ enum OpaqueAttributeCheck {
         }
     }
 
+    /// The key path as a person wrote it, such as `'\.mapItem?.rawValue'`.
     private static func display(_ keyPath: AnyKeyPath, _ hit: Opaque) -> String {
         let text = "\(keyPath)"
-        if let dot = text.lastIndex(of: ".") {
-            return "'\\.\(hit.attribute)…\(text[dot...])'"
+        let prefix = "\(hit.keyPath)"
+        var rest: Substring
+        if text.hasPrefix(prefix) {
+            rest = text.dropFirst(prefix.count)           // "?.rawValue?" for \Trip.mapItem?.rawValue
+            if rest.hasSuffix("?") { rest = rest.dropLast() }
+        } else if let dot = text.firstIndex(of: ".") {
+            rest = text[dot...]                            // ".rawValue" for \MapItemIdentifier.rawValue
+        } else {
+            rest = ""
         }
-        return "'\(text)'"
+        return "'\\.\(hit.attribute)\(rest)'"
     }
 
     /// Every key path stored anywhere in a value (an expression tree), found by reflection.

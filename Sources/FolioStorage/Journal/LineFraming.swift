@@ -46,7 +46,7 @@ package enum LineFraming {
         if isConflictMarker(line) {
             throw StorageError(
                 .mergeConflict,
-                "git merge-conflict marker: the file was merged with conflicts; check out one side (or renumber the other side's transactions after it) and reopen")
+                "git merge-conflict marker: the file was merged with conflicts; run `folio repair STORE` to keep this branch's transactions and renumber the other branch's after them, or check out one side")
         }
         guard line.count >= prefixLength + 1, line.starts(with: prefixHead),
             line[17] == UInt8(ascii: "\""), line[18] == UInt8(ascii: ",") || line[18] == UInt8(ascii: "}")
