@@ -194,7 +194,7 @@ struct OptionTests {
             try context.save()
         }
         let journal = try String(contentsOf: store.url.appendingPathComponent("journal.jsonl"), encoding: .utf8)
-        #expect(!journal.contains("secret") && !journal.contains("draftNote"))
+        #expect(!journal.contains("secret") && !journal.contains("\"changed\""))
         let context = ModelContext(try store.container(Team.self, Player.self))
         #expect(try context.fetch(FetchDescriptor<Team>()).first?.draftNote == "")
     }
