@@ -125,20 +125,8 @@ enum Timestamp {
         let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let days = millis >= 0 ? millis / 86_400_000 : (millis - 86_399_999) / 86_400_000
         let msOfDay = millis - days * 86_400_000
-        // Civil from days (Howard Hinnant's algorithm).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
+        let (year, month, day) = CivilDate.civil(fromDays: days)
+        let pad = CivilDate.pad
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(msOfDay / 3_600_000, 2)):"
             + "\(pad(msOfDay / 60_000 % 60, 2)):\(pad(msOfDay / 1000 % 60, 2)).\(pad(msOfDay % 1000, 3))Z"
     }
@@ -162,14 +150,7 @@ enum Timestamp {
             let millis = number(20..<23), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60,
             second < 60
         else { return nil }
-        // Days from civil.
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = month > 2 ? month - 3 : month + 9
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        let days = era * 146_097 + doe - 719_468
+        let days = CivilDate.days(year: year, month: month, day: day)
         let total = ((days * 24 + hour) * 60 + minute) * 60 + second
         return Date(timeIntervalSince1970: Double(total * 1000 + millis) / 1000)
     }

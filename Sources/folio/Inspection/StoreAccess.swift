@@ -130,14 +130,7 @@ enum DateText {
             if position < bytes.count, bytes[position] == UInt8(ascii: "Z") { position += 1 }
         }
         guard position == bytes.count else { return nil }
-        // Days from civil (Howard Hinnant).
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = month > 2 ? month - 3 : month + 9
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        let days = era * 146_097 + doe - 719_468
+        let days = CivilDate.days(year: year, month: month, day: day)
         return Date(timeIntervalSince1970: Double(days * 86400) + seconds)
     }
 
@@ -161,19 +154,8 @@ enum DateText {
             secondsOfDay += 86400
             days -= 1
         }
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
+        let (year, month, day) = CivilDate.civil(fromDays: days)
+        let pad = CivilDate.pad
         var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) \(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay / 60 % 60, 2)):\(pad(secondsOfDay % 60, 2))"
         if milliseconds { text += "." + pad(Int64(((total - Double(whole)) * 1000).rounded(.down)), 3) }
         return text + " UTC"
