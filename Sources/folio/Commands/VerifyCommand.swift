@@ -226,7 +226,7 @@ enum VerifyCommand: FolioSubcommand {
         }
         for warning in warnings { console.print("\(console.styled("warning", .yellow))  \(warning)") }
         if !arguments.flag("--quiet") {
-            console.print("Checked \(counts.map { "\($0.1) \($0.0)" }.joined(separator: ", ")).")
+            console.print("Checked \(counts.map { "\($0.1) \($0.1 == 1 ? singular($0.0) : $0.0)" }.joined(separator: ", ")).")
             if !opened { console.print("Model checks (schema, references, unique constraints, blobs) were skipped: the files have problems.") }
         }
         if problems.isEmpty {
@@ -269,4 +269,11 @@ enum VerifyCommand: FolioSubcommand {
             break
         }
     }
+}
+
+/// The singular of a count's noun: "1 entity", "1 unique constraint", "1 blob".
+private func singular(_ noun: String) -> String {
+    if noun.hasSuffix("ies") { return String(noun.dropLast(3)) + "y" }
+    if noun.hasSuffix("s") { return String(noun.dropLast()) }
+    return noun
 }
