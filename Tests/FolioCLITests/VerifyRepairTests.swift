@@ -33,7 +33,7 @@ struct VerifyRepairTests {
         try LibraryStore.write(to: store)
         let run = try folio("verify", store.path)
         #expect(run.status == 0, "\(run)")
-        #expect(run.stdout.contains("5 records, 2 entities, 2 transactions, 6 references, 1 unique constraints, 1 blobs."))
+        #expect(run.stdout.contains("5 records, 2 entities, 2 transactions, 6 references, 1 unique constraint, 1 blob."))
         #expect(run.stdout.hasSuffix("OK: no problems.\n"))
     }
 
