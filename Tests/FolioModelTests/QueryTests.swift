@@ -41,6 +41,20 @@ struct QueryTests {
         #expect(try context.queryPlan(for: descriptor).access == .index("destination"))
     }
 
+    @Test func containsOnAConstantListUsesTheIndexAsAnInList() throws {
+        let (_, context) = try Self.tripContainer()
+        let cities = ["Rome", "Lima", "Atlantis"]
+        let descriptor = FetchDescriptor<Trip>(predicate: #Predicate { cities.contains($0.destination) })
+        #expect(try context.fetchCount(descriptor) == 24)
+        #expect(try context.queryPlan(for: descriptor).access == .index("destination"))
+        let days = [Self.base, Self.base.addingTimeInterval(7 * Self.day)]
+        let onDays = FetchDescriptor<Trip>(predicate: #Predicate { days.contains($0.startDate) })
+        let expected = try context.fetch(FetchDescriptor<Trip>()).filter { days.contains($0.startDate) }
+        #expect(try context.fetch(onDays).map(\.name).sorted() == expected.map(\.name).sorted())
+        #expect(!expected.isEmpty)
+        #expect(try context.queryPlan(for: onDays).access == .index("startDate"))
+    }
+
     @Test func rangeOnAnIndexedDateUsesTheIndex() throws {
         let (_, context) = try Self.tripContainer()
         let cutoff = Self.base.addingTimeInterval(10 * Self.day)

@@ -103,8 +103,8 @@ public final class ModelContainer: @unchecked Sendable {
             let description = SchemaDescription.make(givenSchema)
             if store.schema != description {
                 do {
-                    _ = try store.write(author: nil) { transaction in transaction.setSchema(description) }
-                    syncIndex()
+                    let written = try store.write(author: nil) { transaction in transaction.setSchema(description) }
+                    syncIndex(committed: written.map { [$0] } ?? [])
                 } catch {
                     throw FolioError(.storage, "The store at \(configuration.url.path) could not record its schema", underlying: error)
                 }
@@ -133,8 +133,9 @@ public final class ModelContainer: @unchecked Sendable {
     public func erase() throws {
         lock.lock()
         defer { lock.unlock() }
+        let written: JournalTransaction?
         do {
-            _ = try store.write(author: nil) { transaction in
+            written = try store.write(author: nil) { transaction in
                 for entity in schema.entities {
                     for record in transaction.records(of: entity.name) {
                         try transaction.delete(entity: record.entity, id: record.id)
@@ -144,7 +145,7 @@ public final class ModelContainer: @unchecked Sendable {
         } catch {
             throw FolioError(.storage, "The store could not be erased", underlying: error)
         }
-        syncIndex()
+        syncIndex(committed: written.map { [$0] } ?? [])
     }
 
     /// Compacts the store now: rewrites the snapshots, empties the journal and applies the history
@@ -165,13 +166,20 @@ public final class ModelContainer: @unchecked Sendable {
         name == configuration.name ? storeIdentifier : nil
     }
 
-    /// Brings the index up to date with the store, reading what other processes appended when
-    /// `fromDisk` is set. Call with the lock held or from a context.
-    func syncIndex(fromDisk: Bool = false) {
+    /// Brings the index up to date with the store: applies `committed` (a transaction this process just
+    /// wrote), then, when `fromDisk` is set, what other processes appended. Only when the index missed
+    /// something in between (another process wrote just before this one) does it read the retained
+    /// history, or reload. Call with the lock held or from a context.
+    func syncIndex(fromDisk: Bool = false, committed: [JournalTransaction] = []) {
         lock.lock()
         defer { lock.unlock() }
+        for transaction in committed where transaction.sequence == index.lastSequence + 1 {
+            index.apply(transaction)
+        }
         if fromDisk, store.hasExternalChanges() {
-            _ = try? store.refresh()
+            for transaction in (try? store.refresh()) ?? [] where transaction.sequence == index.lastSequence + 1 {
+                index.apply(transaction)
+            }
         }
         guard store.lastSequence > index.lastSequence else { return }
         if let missing = try? store.history(after: index.lastSequence), missing.first?.sequence == index.lastSequence + 1 {

@@ -88,7 +88,7 @@ extension ModelContext {
         } catch {
             throw FolioError(.storage, "The changes could not be saved", underlying: error)
         }
-        container.syncIndex()
+        container.syncIndex(committed: committed.map { [$0] } ?? [])
         let version = committed?.sequence ?? container.index.lastSequence
 
         // The store has the changes: bring the models in step.

@@ -69,6 +69,8 @@ struct TranslationContext {
             return .record(id.recordNumber ?? -Int64(truncatingIfNeeded: id.id.temporaryNumber ?? 0))
         }
         if let date = value as? Date { return .date(date.timeIntervalSinceReferenceDate) }
+        if let dates = value as? [Date] { return .array(dates.map { .date($0.timeIntervalSinceReferenceDate) }) }
+        if let dates = value as? Set<Date> { return .array(dates.sorted().map { .date($0.timeIntervalSinceReferenceDate) }) }
         if let order = value as? ComparisonResult { return .int(Int64(order.rawValue)) }
         if value is Decimal { throw NotTranslatable(reason: "Decimal constants are compared by evaluating models") }
         if let special = try ValueEncoder.encodeSpecial(value, codingPath: []) { return QueryValue(json: special) }

@@ -269,6 +269,22 @@ struct QueryPlanner<T: PersistentModel> {
                 ids.formUnion(found)
             }
             return (ids, name)
+        case .sequenceContains(.constant(let list), .field(.variable(0), let name, let conversion)) where conversion != .toMany:
+            // `names.contains($0.destination)`: an IN list.
+            let values: [QueryValue]
+            switch list {
+            case .array(let elements): values = elements
+            case .json(.array(let elements)): values = elements.map { QueryValue(stored: $0, conversion: conversion) }
+            default: return nil
+            }
+            var ids: Set<Int64> = []
+            for entity in entities {
+                for value in values {
+                    guard let found = index.lookup(entity, name, equalTo: QueryPlanner.key(value, conversion)) else { return nil }
+                    ids.formUnion(found)
+                }
+            }
+            return (ids, name)
         case .or(let lhs, let rhs):
             guard let left = candidates(for: lhs, entities: entities), let right = candidates(for: rhs, entities: entities),
                   left.field == right.field else { return nil }

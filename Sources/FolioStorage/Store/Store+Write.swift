@@ -33,7 +33,7 @@ extension Store {
         transaction.reserved = withState { _ in reservedIDs }
         try body(&transaction)
         if transaction.isEmpty { return nil }
-        let committed = try commit(transaction, author: author)
+        let committed = try commit(&transaction, author: author)
         withStateMutation { _ in
             for record in committed.inserted { reservedIDs.remove(record.id) }
         }
@@ -97,14 +97,17 @@ extension Store {
 
 
     /// Validates, appends, syncs and applies. Caller holds the writer lock and the exclusive file lock.
-    func commit(_ transaction: WriteTransaction, author: String?) throws -> JournalTransaction {
-        let base = transaction.base
+    func commit(_ transaction: inout WriteTransaction, author: String?) throws -> JournalTransaction {
         let committed = JournalTransaction(
-            sequence: base.lastSequence + 1, transactionID: UUID().uuidString, timestamp: Timestamp.truncated(Date()),
+            sequence: transaction.base.lastSequence + 1, transactionID: UUID().uuidString, timestamp: Timestamp.truncated(Date()),
             author: author, inserted: transaction.inserted.values.sorted { $0.id < $1.id },
             updated: transaction.updated.values.filter { !$0.values.isEmpty }.sorted { $0.id < $1.id },
             deleted: transaction.deleted.values.sorted { $0.id < $1.id },
             schema: transaction.schemaChange.map { $0 ?? .null }, nextID: transaction.nextID)
+        // The transaction's view of the state is no longer needed. Releasing it now lets the state be
+        // changed in place below; while it was shared, applying even a one-record transaction copied
+        // every record dictionary (O(n) per save).
+        transaction.base = StoreState()
         // Blobs referred to must exist before the transaction that refers to them.
         var hashes = Set<String>()
         for record in committed.inserted + committed.updated { BlobStore.collectReferences(in: record.values, into: &hashes) }
