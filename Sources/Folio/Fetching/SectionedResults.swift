@@ -76,10 +76,11 @@ extension ModelContext {
     /// then by the descriptor's own sort inside each section.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, sectionBy: KeyPath<T, String>) throws
         -> SectionedResults<T, String> {
-        let titled = try fetch(descriptor).map { ($0[keyPath: sectionBy], $0) }
-        // A stable sort by title keeps the descriptor's order inside each section.
-        let sorted = titled.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }.map(\.element)
-        return SectionedResults(elements: sorted.map(\.1)) { $0[keyPath: sectionBy] }
+        let models = try fetch(descriptor)
+        let titles = models.map { $0[keyPath: sectionBy] }
+        // Sorting positions by title, then position, keeps the descriptor's order inside each section.
+        let order = titles.indices.sorted { titles[$0] != titles[$1] ? titles[$0] < titles[$1] : $0 < $1 }
+        return SectionedResults(elements: order.map { models[$0] }) { $0[keyPath: sectionBy] }
     }
 
     /// Fetches models grouped into sections by an optional string property; models whose value is nil
@@ -87,15 +88,16 @@ extension ModelContext {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, sectionBy: KeyPath<T, String?>) throws
         -> SectionedResults<T, String> {
         // nil sorts first, as `SortDescriptor` places it, and forms the "" section.
-        let titled = try fetch(descriptor).map { ($0[keyPath: sectionBy], $0) }
-        let sorted = titled.enumerated().sorted { lhs, rhs in
-            switch (lhs.element.0, rhs.element.0) {
-            case (nil, nil): return lhs.offset < rhs.offset
+        let models = try fetch(descriptor)
+        let titles = models.map { $0[keyPath: sectionBy] }
+        let order = titles.indices.sorted { lhs, rhs in
+            switch (titles[lhs], titles[rhs]) {
+            case (nil, nil): return lhs < rhs
             case (nil, _): return true
             case (_, nil): return false
-            case let (a?, b?): return (a, lhs.offset) < (b, rhs.offset)
+            case let (a?, b?): return a != b ? a < b : lhs < rhs
             }
-        }.map(\.element)
-        return SectionedResults(elements: sorted.map(\.1)) { $0[keyPath: sectionBy] ?? "" }
+        }
+        return SectionedResults(elements: order.map { models[$0] }) { $0[keyPath: sectionBy] ?? "" }
     }
 }

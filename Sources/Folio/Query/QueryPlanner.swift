@@ -124,19 +124,40 @@ struct QueryPlanner<T: PersistentModel> {
         // Sort.
         if let sortKeys {
             if !sortKeys.isEmpty {
-                let keyed = candidates.map { id -> (RowID, [QueryValue]) in
+                let forward = sortKeys.map(\.forward)
+                let keyed = candidates.map { id -> (id: RowID, keys: [QueryValue]) in
                     (id, sortKeys.map { key in QueryValue(stored: lookup(id)?.values[key.name], conversion: key.conversion) })
                 }
-                candidates = keyed.sorted { lhs, rhs in
-                    for (position, key) in sortKeys.enumerated() {
-                        let a = lhs.1[position]
-                        let b = rhs.1[position]
+                func precedes(_ lhs: (id: RowID, keys: [QueryValue]), _ rhs: (id: RowID, keys: [QueryValue])) -> Bool {
+                    for position in 0..<forward.count {
+                        let a = lhs.keys[position]
+                        let b = rhs.keys[position]
                         if QueryValue.equal(a, b) { continue }
                         let ascending = SortKey.ascending(a, b)
-                        return key.forward ? ascending : !ascending
+                        return forward[position] ? ascending : !ascending
                     }
-                    return lhs.0 < rhs.0
-                }.map(\.0)
+                    return lhs.id < rhs.id
+                }
+                let wanted = descriptor.fetchLimit.map { $0 + max(0, descriptor.fetchOffset ?? 0) }
+                if let wanted, wanted < keyed.count / 4 {
+                    // Top-k: keep the `wanted` first rows in order, O(n log k), instead of sorting everything.
+                    var top: [(id: RowID, keys: [QueryValue])] = []
+                    top.reserveCapacity(wanted + 1)
+                    for row in keyed {
+                        if top.count == wanted, let last = top.last, !precedes(row, last) { continue }
+                        var low = 0
+                        var high = top.count
+                        while low < high {
+                            let middle = (low + high) / 2
+                            if precedes(top[middle], row) { low = middle + 1 } else { high = middle }
+                        }
+                        top.insert(row, at: low)
+                        if top.count > wanted { top.removeLast() }
+                    }
+                    candidates = top.map(\.id)
+                } else {
+                    candidates = keyed.sorted(by: precedes).map(\.id)
+                }
             }
         } else {
             let models = candidates.compactMap { id in (context.row(id) as? T).map { (id, $0) } }
