@@ -55,11 +55,9 @@ extension ModelContext {
         var start = 0
         while start < ids.count {
             let end = min(start + size, ids.count)
-            try autoreleasepoolIfAvailable {
-                for id in ids[start..<end] {
-                    guard let model = row(id) as? T else { continue }
-                    try block(model)
-                }
+            for id in ids[start..<end] {
+                guard let model = row(id) as? T else { continue }
+                try block(model)
             }
             if !allowEscapingMutations && hasChanges {
                 throw FolioError(.invalidFetchDescriptor,
@@ -94,9 +92,4 @@ extension ModelContext {
         if id >= 0 { return model(forRecordNumber: id) }
         return insertedModelsArray.first { PendingOverlay.rowID(of: $0) == id }
     }
-}
-
-@inline(__always)
-func autoreleasepoolIfAvailable<R>(_ body: () throws -> R) rethrows -> R {
-    try body()
 }
