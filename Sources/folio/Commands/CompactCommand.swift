@@ -27,14 +27,19 @@ enum CompactCommand: FolioSubcommand {
         }
         defer { store.close() }
         let before = try store.statistics()
+        let records = before.recordCounts.values.reduce(0, +)
+        // Compaction is one library call: on a terminal, say what is being done before it starts.
+        if console.showsProgress { console.errorRaw("Compacting \(records) records…") }
         let start = Date()
         do { try store.compact() } catch let error as StorageError {
             throw CommandFailure("Compaction failed, and the store is unchanged or in a state that opens the same: \(error)",
                                  help: "Run 'folio verify \(path)'.")
         }
+        let seconds = max(Date().timeIntervalSince(start), 0.000_001)
+        if console.showsProgress { console.errorRaw("\r\u{1B}[2K") }
         let after = try store.statistics()
         let totalBefore = before.fileSizes.values.reduce(0, +), totalAfter = after.fileSizes.values.reduce(0, +)
-        console.print("Compacted \(store.directory!.path) at sequence \(after.lastSequence) in \(String(format: "%.2f", Date().timeIntervalSince(start))) s.")
+        console.print("Compacted \(url.path) at sequence \(after.lastSequence) in \(String(format: "%.2f", seconds)) s (\(records) records, \(Int((Double(records) / seconds).rounded())) records/s).")
         console.print("  journal: \(before.journalTransactions) transaction(s), \(byteCount(before.journalBytes)) → \(after.journalTransactions), \(byteCount(after.journalBytes))")
         console.print("  history: \(after.retainedTransactions) transaction(s) retained")
         console.print("  snapshots: \(after.recordCounts.values.reduce(0, +)) record(s) in \(after.recordCounts.count) file(s)")
