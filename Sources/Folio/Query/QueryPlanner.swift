@@ -269,7 +269,7 @@ struct QueryPlanner<T: PersistentModel> {
         var best: (ids: Set<Int64>, field: String)?
         for conjunct in conjuncts(node) {
             guard let found = candidates(for: conjunct, entities: entities) else { continue }
-            if best == nil || found.ids.count < best!.ids.count { best = found }
+            if found.ids.count < (best?.ids.count ?? Int.max) { best = found }
         }
         return best
     }

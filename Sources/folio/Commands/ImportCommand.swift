@@ -91,11 +91,14 @@ enum ImportCommand: FolioSubcommand {
                     if cell.isEmpty { continue }
                     values[name] = typed(cell, property: schema?.property(name, of: entity))
                 }
-                if id == nil {
-                    id = -nextTemporary
+                let recordID: Int64
+                if let id {
+                    recordID = id
+                } else {
+                    recordID = -nextTemporary
                     nextTemporary += 1
                 }
-                records.append(StoredRecord(entity: entity, id: id!, values: values))
+                records.append(StoredRecord(entity: entity, id: recordID, values: values))
             }
         }
         if records.isEmpty && fileSchema == nil {
@@ -148,7 +151,7 @@ enum ImportCommand: FolioSubcommand {
         }
         progress.finish()
         let entities = Dictionary(grouping: records, by: \.entity).mapValues(\.count).sorted { $0.key < $1.key }
-        console.print("Imported \(records.count) record\(records.count == 1 ? "" : "s") into \(store.directory!.path) in transaction \(committed?.sequence ?? store.lastSequence)\(keepIdentifiers ? "" : " (with new identifiers)"):")
+        console.print("Imported \(records.count) record\(records.count == 1 ? "" : "s") into \(store.directory?.path ?? path) in transaction \(committed?.sequence ?? store.lastSequence)\(keepIdentifiers ? "" : " (with new identifiers)"):")
         for (entity, count) in entities { console.print("  \(entity): \(count)") }
         return ExitCode.success
     }

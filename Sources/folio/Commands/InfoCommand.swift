@@ -16,7 +16,8 @@ enum InfoCommand: FolioSubcommand {
         defer { store.close() }
         let statistics = try store.statistics()
         let schema = SchemaInfo(store.schema)
-        let manifestVersion = Self.manifestVersion(store.directory!)
+        let directory = store.directory ?? URL(fileURLWithPath: path)
+        let manifestVersion = Self.manifestVersion(directory)
         let totalBytes = statistics.fileSizes.values.reduce(0, +)
         let entities = Set(statistics.recordCounts.keys).union(schema?.entities.keys.map { $0 } ?? [])
 
@@ -29,7 +30,7 @@ enum InfoCommand: FolioSubcommand {
                 entityValues[entity] = .object(members)
             }
             var object: [String: JSONValue] = [
-                "store": .string(store.directory!.path), "format": .string("folio-store"),
+                "store": .string(directory.path), "format": .string("folio-store"),
                 "version": .int(manifestVersion ?? statistics.formatVersion), "lastSequence": .int(Int64(statistics.lastSequence)),
                 "nextID": .int(store.nextID), "journalTransactions": .int(Int64(statistics.journalTransactions)),
                 "journalBytes": .int(statistics.journalBytes), "retainedTransactions": .int(Int64(statistics.retainedTransactions)),
@@ -45,7 +46,7 @@ enum InfoCommand: FolioSubcommand {
 
         let bold: (String) -> String = { console.styled($0, .bold) }
         func row(_ label: String, _ value: String) { console.print("\(bold(label.padding(toLength: 12, withPad: " ", startingAt: 0)))\(value)") }
-        row("Store", store.directory!.path)
+        row("Store", directory.path)
         row("Format", "folio-store version \(manifestVersion ?? statistics.formatVersion)")
         if let schema {
             row("Schema", "version \(schema.version ?? "?"), \(schema.entities.count) entit\(schema.entities.count == 1 ? "y" : "ies")")

@@ -114,11 +114,11 @@ indirect enum Filter: Equatable, Sendable {
         case (.string(let stored), .number(let number)):
             order = compareStrings(stored, formatNumber(number))
         case (.int, .number(let number)), (.double, .number(let number)):
-            let stored = value.doubleValue!
+            let stored = value.doubleValue ?? 0
             order = stored < number ? .orderedAscending : (stored > number ? .orderedDescending : .orderedSame)
         case (.int, .string(let text)), (.double, .string(let text)):
             if let number = Double(text) {
-                let stored = value.doubleValue!
+                let stored = value.doubleValue ?? 0
                 order = stored < number ? .orderedAscending : (stored > number ? .orderedDescending : .orderedSame)
             } else {
                 order = nil

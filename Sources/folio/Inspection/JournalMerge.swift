@@ -84,29 +84,31 @@ enum JournalMerge {
         var schema = SchemaInfo(manifest?["schema"]?.objectValue?["value"])
         var merged: [[String: JSONValue]] = []
         var index = 0
+        /// The sequence number of a transaction line (checked to be present above).
+        func sequence(_ members: [String: JSONValue]) -> Int64 { members["seq"]?.intValue ?? 0 }
         while index < transactions.count {
             let members = transactions[index].members
-            let seq = members["seq"]!.intValue!
-            let last = merged.last?["seq"]?.intValue
-            if last == nil || seq == last! + 1 {
+            let seq = sequence(members)
+            let last = merged.last.map(sequence)
+            if last.map({ seq == $0 + 1 }) ?? true {
                 if let value = members["schema"]?.objectValue?["value"], let info = SchemaInfo(value) { schema = info }
                 merged.append(members)
                 index += 1
                 continue
             }
-            guard seq <= last! else {
-                throw Failure.unsupported("sequence \(seq) on line \(transactions[index].line) follows \(last!): transactions are missing")
+            if let last, seq > last {
+                throw Failure.unsupported("sequence \(seq) on line \(transactions[index].line) follows \(last): transactions are missing")
             }
             // A run that restarts after `base`: replay it after the merged transactions.
             let base = seq - 1
             var run: [[String: JSONValue]] = []
             var expected = seq
-            while index < transactions.count, transactions[index].members["seq"]!.intValue! == expected {
+            while index < transactions.count, sequence(transactions[index].members) == expected {
                 run.append(transactions[index].members)
                 expected += 1
                 index += 1
             }
-            let baseNextID = merged.last(where: { $0["seq"]!.intValue! == base })?["nextID"]?.intValue
+            let baseNextID = merged.last(where: { sequence($0) == base })?["nextID"]?.intValue
                 ?? manifest?["nextID"]?.intValue ?? 1
             var counter = merged.last?["nextID"]?.intValue ?? baseNextID
             var mapping: [Int64: Int64] = [:]
