@@ -158,3 +158,23 @@ struct QueryTests {
         #expect(try context.fetchCount(FetchDescriptor<Trip>()) == 16)
     }
 }
+
+@Suite("Lazily loaded results")
+struct FetchResultsCollectionTests {
+    @Test func batchesLoadInOrderAndADeletedRecordStillReadsAsFetched() throws {
+        let (container, _) = try QueryTests.tripContainer(count: 30)
+        let reader = ModelContext(container)
+        let results = try reader.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]), batchSize: 4)
+        #expect(results.count == 30)
+        let writer = ModelContext(container)
+        let victimName = "Trip 13"
+        try writer.delete(model: Trip.self, where: #Predicate { $0.name == victimName })
+        try writer.save()
+        let names = results.map(\.name)
+        #expect(names == names.sorted())
+        #expect(names.contains(victimName))
+        let victim = try #require(results.first { $0.name == victimName })
+        #expect(victim.isDeleted)
+        #expect(results.filter(\.isDeleted).count == 1)
+    }
+}

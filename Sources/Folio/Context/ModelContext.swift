@@ -212,6 +212,19 @@ public final class ModelContext {
         return model
     }
 
+    /// A model of values a record had, for a record that has since been deleted: marked deleted, not
+    /// registered, its relationships resolved through this context.
+    func detachedModel(entity entityName: String, recordNumber number: Int64, values: [String: JSONValue]) -> (any PersistentModel)? {
+        guard let entity = schema.entitiesByName[entityName] else { return nil }
+        let backing = ModelBackingData()
+        backing.assignRecordNumber(number, storeIdentifier: container.storeIdentifier)
+        let model = entity.modelType.init(backingData: backing)
+        guard (try? decode(model, from: values, entity: entity, number: number)) != nil else { return nil }
+        backing.context = self
+        backing.isDeleted = true
+        return model
+    }
+
     /// Loads a model's stored values again.
     func reload(_ model: any PersistentModel, recordNumber number: Int64) throws {
         guard let record = container.index.records[number], let entity = entity(of: model) else { return }

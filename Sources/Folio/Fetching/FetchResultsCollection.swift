@@ -1,19 +1,26 @@
+import FolioStorage
+
 /// Fetched models that are created when they are first accessed, in batches.
 ///
 /// `context.fetch(descriptor, batchSize: 500)` returns one: the matching identifiers are found at once,
 /// and the models of a batch are created when an element of that batch is first read.
 public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessCollection {
     private let rows: [RowID]
+    /// The stored values of each row when it was fetched, so that a row whose record is deleted before
+    /// it is read still gives a model (marked deleted) instead of failing.
+    private let fetchedValues: [(entity: String, values: [String: JSONValue])?]
     private let context: ModelContext
     private let batchSize: Int
     private let cache: BatchCache
 
     final class BatchCache {
-        var batches: [Int: [Element]] = [:]
+        var batches: [Int: [Element?]] = [:]
     }
 
     init(rows: [RowID], context: ModelContext, batchSize: Int) {
         self.rows = rows
+        let index = context.container.index
+        self.fetchedValues = rows.map { id in index.records[id].map { ($0.entity, $0.values) } }
         self.context = context
         self.batchSize = Swift.max(1, batchSize)
         self.cache = BatchCache()
@@ -26,7 +33,11 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         let batch = position / batchSize
         if cache.batches[batch] == nil {
             let range = (batch * batchSize)..<Swift.min(rows.count, (batch + 1) * batchSize)
-            cache.batches[batch] = range.compactMap { context.row(rows[$0]) as? Element }
+            cache.batches[batch] = range.map { position in
+                if let model = context.row(rows[position]) as? Element { return model }
+                guard let fetched = fetchedValues[position] else { return nil }
+                return context.detachedModel(entity: fetched.entity, recordNumber: rows[position], values: fetched.values) as? Element
+            }
             // Keep only a few batches alive: the context re-creates models it no longer holds.
             if cache.batches.count > 4, let oldest = cache.batches.keys.first(where: { $0 != batch }) {
                 cache.batches[oldest] = nil
@@ -34,8 +45,11 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         }
         let models = cache.batches[batch] ?? []
         let offset = position - batch * batchSize
-        precondition(offset < models.count, "a fetched model is no longer in the store; fetch again")
-        return models[offset]
+        if offset < models.count, let model = models[offset] { return model }
+        // An unsaved model that was discarded after the fetch: an empty, deleted instance stands in.
+        let stand = Element(backingData: ModelBackingData())
+        stand.persistentBackingData.isDeleted = true
+        return stand
     }
 }
 
