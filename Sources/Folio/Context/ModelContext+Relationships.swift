@@ -116,16 +116,17 @@ extension ModelContext {
     /// stored under its old name, and `{"$blob": hash}` values of `.externalStorage` attributes become
     /// the stored bytes.
     func readExternalValues(_ values: [String: JSONValue], entity: Schema.Entity) throws -> [String: JSONValue] {
+        if entity.renamedProperties.isEmpty && entity.externalStorageAttributeNames.isEmpty { return values }
         var result = values
-        for property in entity.properties where property.originalName != property.name && result[property.name] == nil {
-            if let old = values[property.originalName] { result[property.name] = old }
+        for (name, originalName) in entity.renamedProperties where result[name] == nil {
+            if let old = values[originalName] { result[name] = old }
         }
-        for attribute in entity.attributesByName.values where attribute.isExternalStorage {
-            guard case .object(let reference)? = result[attribute.name], case .string(let hash)? = reference["$blob"] else { continue }
+        for name in entity.externalStorageAttributeNames {
+            guard case .object(let reference)? = result[name], case .string(let hash)? = reference["$blob"] else { continue }
             do {
-                result[attribute.name] = .string(try container.store.blob(hash).base64EncodedString())
+                result[name] = .string(try container.store.blob(hash).base64EncodedString())
             } catch {
-                throw FolioError(.storage, "\(entity.name).\(attribute.name) refers to a blob that cannot be read", underlying: error)
+                throw FolioError(.storage, "\(entity.name).\(name) refers to a blob that cannot be read", underlying: error)
             }
         }
         return result

@@ -128,12 +128,10 @@ extension ModelContext {
         var values = try ModelRecordCoding.encode(model, onlyProperties: onlyProperties, recordNumber: recordNumber)
         guard let entity = entity(of: model) else { return values }
         // `.ephemeral` attributes are tracked but never stored.
-        for attribute in entity.attributesByName.values where attribute.isTransient {
-            values[attribute.name] = nil
-        }
-        for attribute in entity.attributesByName.values where attribute.isExternalStorage {
-            guard case .string(let base64)? = values[attribute.name], let bytes = Data(base64Encoded: base64) else { continue }
-            values[attribute.name] = .object(["$blob": .string(try transaction.putBlob(bytes))])
+        for name in entity.ephemeralAttributeNames { values[name] = nil }
+        for name in entity.externalStorageAttributeNames {
+            guard case .string(let base64)? = values[name], let bytes = Data(base64Encoded: base64) else { continue }
+            values[name] = .object(["$blob": .string(try transaction.putBlob(bytes))])
         }
         return values
     }

@@ -28,22 +28,38 @@ extension Schema {
 
         /// The persisted value properties, inherited ones included.
         public var attributes: Set<Attribute> {
-            Set(properties.compactMap { $0 as? Attribute })
+            Set(attributesByName.values)
         }
 
         /// The relationships, inherited ones included.
         public var relationships: Set<Relationship> {
-            Set(properties.compactMap { $0 as? Relationship })
+            Set(relationshipsByName.values)
         }
 
-        /// The attributes by name.
-        public var attributesByName: [String: Attribute] {
-            Dictionary(properties.compactMap { $0 as? Attribute }.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        }
+        /// The attributes by name, inherited ones included.
+        public private(set) var attributesByName: [String: Attribute] = [:]
 
-        /// The relationships by name.
-        public var relationshipsByName: [String: Relationship] {
-            Dictionary(properties.compactMap { $0 as? Relationship }.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        /// The relationships by name, inherited ones included.
+        public private(set) var relationshipsByName: [String: Relationship] = [:]
+
+        /// Properties renamed with `originalName:`, as (name, original name): read when decoding.
+        private(set) var renamedProperties: [(name: String, originalName: String)] = []
+
+        /// The names of `.externalStorage` attributes: read when decoding and encoding.
+        private(set) var externalStorageAttributeNames: [String] = []
+
+        /// The names of `.ephemeral` attributes, which are never stored.
+        private(set) var ephemeralAttributeNames: [String] = []
+
+        /// Fills the lookup tables once ``properties`` is complete; the schema builder calls it.
+        func indexProperties() {
+            let attributes = properties.compactMap { $0 as? Attribute }
+            attributesByName = Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            relationshipsByName = Dictionary(properties.compactMap { $0 as? Relationship }.map { ($0.name, $0) },
+                                             uniquingKeysWith: { first, _ in first })
+            renamedProperties = properties.filter { $0.originalName != $0.name }.map { ($0.name, $0.originalName) }
+            externalStorageAttributeNames = attributes.filter(\.isExternalStorage).map(\.name)
+            ephemeralAttributeNames = attributes.filter(\.isTransient).map(\.name)
         }
 
         /// The property called `name`, inherited ones included.

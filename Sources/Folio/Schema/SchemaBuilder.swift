@@ -95,6 +95,7 @@ struct SchemaBuilder {
             entity.uniquenessConstraints = uniques
             entity.indices = entity.modelType._folioIndexes
         }
+        entity.indexProperties()
     }
 
     private mutating func linkInverse(_ relationship: Schema.Relationship, in entity: Schema.Entity) {
