@@ -19,35 +19,46 @@ enum ValueEncoder {
         return result
     }
 
-    /// The canonical form of values whose `Codable` form is not canonical or not readable.
+    /// The canonical form of values whose `Codable` form is not canonical or not readable; nil for other
+    /// values. Found by the value's type in a table, not by trying one cast after another.
     static func encodeSpecial(_ value: Any, codingPath: [any CodingKey]) throws -> JSONValue? {
-        switch value {
-        case let string as String: return .string(string)
-        case let bool as Bool: return .bool(bool)
-        case let int as Int: return .int(Int64(int))
-        case let double as Double: return encodeDouble(double)
-        case let date as Date: return CanonicalDate.encode(date)
-        case let uuid as UUID: return .string(uuid.uuidString)
-        case let url as URL: return .string(url.absoluteString)
-        case let data as Data: return .string(data.base64EncodedString())
-        case let decimal as Decimal: return .string(decimal.description)
-        case let float as Float: return encodeDouble(Double(float))
-        case let int as Int64: return .int(int)
-        case let int as Int32: return .int(Int64(int))
-        case let int as Int16: return .int(Int64(int))
-        case let int as Int8: return .int(Int64(int))
-        case let uint as UInt64: return uint <= UInt64(Int64.max) ? .int(Int64(uint)) : .string(String(uint))
-        case let uint as UInt: return UInt64(uint) <= UInt64(Int64.max) ? .int(Int64(uint)) : .string(String(uint))
-        case let uint as UInt32: return .int(Int64(uint))
-        case let uint as UInt16: return .int(Int64(uint))
-        case let uint as UInt8: return .int(Int64(uint))
-        case let set as any _UnorderedElements:
+        if let encode = specialEncoders[ObjectIdentifier(type(of: value))] {
+            return encode(value)
+        }
+        if let set = value as? any _UnorderedElements {
             let elements = try set._encodedElements(codingPath: codingPath)
             return .array(elements.sorted(by: JSONValue.canonicallyPrecedes))
-        default:
-            return nil
         }
+        return nil
     }
+
+    /// The encoders of the types with a canonical form, by type.
+    private static let specialEncoders: [ObjectIdentifier: @Sendable (Any) -> JSONValue?] = {
+        var table: [ObjectIdentifier: @Sendable (Any) -> JSONValue?] = [:]
+        func add<T>(_ type: T.Type, _ encode: @escaping @Sendable (T) -> JSONValue) {
+            table[ObjectIdentifier(type)] = { value in (value as? T).map(encode) }
+        }
+        add(String.self) { .string($0) }
+        add(Bool.self) { .bool($0) }
+        add(Int.self) { .int(Int64($0)) }
+        add(Double.self) { encodeDouble($0) }
+        add(Date.self) { CanonicalDate.encode($0) }
+        add(UUID.self) { .string($0.uuidString) }
+        add(URL.self) { .string($0.absoluteString) }
+        add(Data.self) { .string($0.base64EncodedString()) }
+        add(Decimal.self) { .string($0.description) }
+        add(Float.self) { encodeDouble(Double($0)) }
+        add(Int64.self) { .int($0) }
+        add(Int32.self) { .int(Int64($0)) }
+        add(Int16.self) { .int(Int64($0)) }
+        add(Int8.self) { .int(Int64($0)) }
+        add(UInt64.self) { $0 <= UInt64(Int64.max) ? .int(Int64($0)) : .string(String($0)) }
+        add(UInt.self) { UInt64($0) <= UInt64(Int64.max) ? .int(Int64($0)) : .string(String($0)) }
+        add(UInt32.self) { .int(Int64($0)) }
+        add(UInt16.self) { .int(Int64($0)) }
+        add(UInt8.self) { .int(Int64($0)) }
+        return table
+    }()
 
     static func encodeDouble(_ value: Double) -> JSONValue {
         if value.isNaN { return .string("NaN") }

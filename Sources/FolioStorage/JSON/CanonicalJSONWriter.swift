@@ -46,21 +46,31 @@ public struct CanonicalJSONWriter: Sendable {
         case .object(let members):
             output.append(UInt8(ascii: "{"))
             var first = true
-            for key in Self.sortedKeys(members) {
+            for (key, member) in members.sorted(by: { Self.utf8Precedes($0.key, $1.key) }) {
                 if !first { output.append(UInt8(ascii: ",")) }
                 first = false
                 Self.writeString(key, into: &output)
                 output.append(UInt8(ascii: ":"))
-                // The key comes from the dictionary itself.
-                if let member = members[key] { try write(member, into: &output) }
+                try write(member, into: &output)
             }
             output.append(UInt8(ascii: "}"))
         }
     }
 
-    /// Keys sorted by their UTF-8 bytes (not by Swift's `String` ordering, which is not byte order).
-    static func sortedKeys(_ members: [String: JSONValue]) -> [String] {
-        members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    /// Whether `a` comes before `b` in UTF-8 byte order (keys are sorted by their bytes, not by Swift's
+    /// `String` ordering, which is not byte order), comparing the contiguous bytes directly.
+    static func utf8Precedes(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        return a.withUTF8 { left in
+            b.withUTF8 { right in
+                let common = Swift.min(left.count, right.count)
+                for index in 0..<common where left[index] != right[index] {
+                    return left[index] < right[index]
+                }
+                return left.count < right.count
+            }
+        }
     }
 
     static func writeInteger(_ value: Int64, into output: inout [UInt8]) {
