@@ -14,81 +14,71 @@ enum ValueDecoder {
         .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "expected \(type), found \(value.kindDescription)"))
     }
 
-    /// Decodes the types with a canonical form of their own; nil for other types. The decoder is found
-    /// by the type in a table, not by trying one cast after another.
+    /// Decodes the types with a canonical form of their own; nil for other types.
     static func decodeSpecial<T>(_ type: T.Type, from value: JSONValue, codingPath: [any CodingKey]) throws -> T? {
-        guard let decode = specialDecoders[ObjectIdentifier(T.self)] else { return nil }
-        guard let typed = try decode(value, codingPath) as? T else { throw mismatch(type, value, codingPath) }
-        return typed
-    }
-
-    /// The decoders of the types with a canonical form, by type.
-    private static let specialDecoders: [ObjectIdentifier: @Sendable (JSONValue, [any CodingKey]) throws -> Any] = {
-        var table: [ObjectIdentifier: @Sendable (JSONValue, [any CodingKey]) throws -> Any] = [:]
-        func add<T>(_ type: T.Type, _ decode: @escaping @Sendable (JSONValue, [any CodingKey]) throws -> T) {
-            table[ObjectIdentifier(type)] = { value, path in try decode(value, path) }
+        func cast(_ result: Any) throws -> T {
+            guard let typed = result as? T else { throw mismatch(type, value, codingPath) }
+            return typed
         }
-        add(String.self) { value, path in
-            guard case .string(let string) = value else { throw mismatch(String.self, value, path) }
-            return string
-        }
-        add(Bool.self) { value, path in
-            guard case .bool(let bool) = value else { throw mismatch(Bool.self, value, path) }
-            return bool
-        }
-        add(Double.self) { value, path in try double(value, path) }
-        add(Float.self) { value, path in Float(try double(value, path)) }
-        add(Int.self) { value, path in try integer(Int.self, value, path) }
-        add(Int64.self) { value, path in try integer(Int64.self, value, path) }
-        add(Int32.self) { value, path in try integer(Int32.self, value, path) }
-        add(Int16.self) { value, path in try integer(Int16.self, value, path) }
-        add(Int8.self) { value, path in try integer(Int8.self, value, path) }
-        add(UInt.self) { value, path in try integer(UInt.self, value, path) }
-        add(UInt64.self) { value, path in try integer(UInt64.self, value, path) }
-        add(UInt32.self) { value, path in try integer(UInt32.self, value, path) }
-        add(UInt16.self) { value, path in try integer(UInt16.self, value, path) }
-        add(UInt8.self) { value, path in try integer(UInt8.self, value, path) }
-        add(Date.self) { value, path in
+        switch type {
+        case is String.Type:
+            guard case .string(let string) = value else { throw mismatch(type, value, codingPath) }
+            return try cast(string)
+        case is Bool.Type:
+            guard case .bool(let bool) = value else { throw mismatch(type, value, codingPath) }
+            return try cast(bool)
+        case is Double.Type:
+            return try cast(try double(value, codingPath))
+        case is Float.Type:
+            return try cast(Float(try double(value, codingPath)))
+        case is Int.Type: return try cast(try integer(Int.self, value, codingPath))
+        case is Int64.Type: return try cast(try integer(Int64.self, value, codingPath))
+        case is Int32.Type: return try cast(try integer(Int32.self, value, codingPath))
+        case is Int16.Type: return try cast(try integer(Int16.self, value, codingPath))
+        case is Int8.Type: return try cast(try integer(Int8.self, value, codingPath))
+        case is UInt.Type: return try cast(try integer(UInt.self, value, codingPath))
+        case is UInt64.Type: return try cast(try integer(UInt64.self, value, codingPath))
+        case is UInt32.Type: return try cast(try integer(UInt32.self, value, codingPath))
+        case is UInt16.Type: return try cast(try integer(UInt16.self, value, codingPath))
+        case is UInt8.Type: return try cast(try integer(UInt8.self, value, codingPath))
+        case is Date.Type:
             guard let date = CanonicalDate.decode(value) else {
-                throw ValueDecoder.corrupted(path, "expected a date such as \"2026-03-01T09:30:00Z\", found \(value.kindDescription)")
+                throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
+                    debugDescription: "expected a date such as \"2026-03-01T09:30:00Z\", found \(value.kindDescription)"))
             }
-            return date
-        }
-        add(UUID.self) { value, path in
+            return try cast(date)
+        case is UUID.Type:
             guard case .string(let text) = value, let uuid = UUID(uuidString: text) else {
-                throw ValueDecoder.corrupted(path, "expected a UUID string, found \(value.kindDescription)")
+                throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
+                    debugDescription: "expected a UUID string, found \(value.kindDescription)"))
             }
-            return uuid
-        }
-        add(URL.self) { value, path in
+            return try cast(uuid)
+        case is URL.Type:
             guard case .string(let text) = value, let url = URL(string: text) else {
-                throw ValueDecoder.corrupted(path, "expected a URL string, found \(value.kindDescription)")
+                throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
+                    debugDescription: "expected a URL string, found \(value.kindDescription)"))
             }
-            return url
-        }
-        add(Data.self) { value, path in
+            return try cast(url)
+        case is Data.Type:
             guard case .string(let text) = value, let data = Data(base64Encoded: text) else {
-                throw ValueDecoder.corrupted(path, "expected Base64 text, found \(value.kindDescription)")
+                throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
+                    debugDescription: "expected Base64 text, found \(value.kindDescription)"))
             }
-            return data
-        }
-        add(Decimal.self) { value, path in
+            return try cast(data)
+        case is Decimal.Type:
             switch value {
             case .string(let text):
                 guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
-                    throw mismatch(Decimal.self, value, path)
+                    throw mismatch(type, value, codingPath)
                 }
-                return decimal
-            case .int(let int): return Decimal(int)
-            case .double(let double): return Decimal(double)
-            default: throw mismatch(Decimal.self, value, path)
+                return try cast(decimal)
+            case .int(let int): return try cast(Decimal(int))
+            case .double(let double): return try cast(Decimal(double))
+            default: throw mismatch(type, value, codingPath)
             }
+        default:
+            return nil
         }
-        return table
-    }()
-
-    static func corrupted(_ path: [any CodingKey], _ text: String) -> DecodingError {
-        .dataCorrupted(.init(codingPath: path, debugDescription: text))
     }
 
     static func double(_ value: JSONValue, _ codingPath: [any CodingKey]) throws -> Double {
