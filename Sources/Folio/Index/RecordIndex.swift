@@ -55,8 +55,13 @@ final class RecordIndex {
 
     /// Loads every record of the store.
     func load(from store: Store) {
-        for entity in store.entityNames {
-            for record in store.records(of: entity) { add(record) }
+        let entities = store.entityNames
+        // Sizing the tables once avoids rehashing them again and again while a large store loads.
+        records.reserveCapacity(records.count + entities.reduce(0) { $0 + store.count(of: $1) })
+        for entity in entities {
+            let entityRecords = store.records(of: entity)
+            idsByEntity[entity, default: []].reserveCapacity(entityRecords.count)
+            for record in entityRecords { add(record) }
         }
         lastSequence = store.lastSequence
     }
