@@ -65,3 +65,51 @@ struct RelationshipQueryTests {
         #expect(visits.map { "\($0.city)\($0.day)\($0.note)" } == ["Oslo1", "Rome1second", "Rome2"])
     }
 }
+
+@Model
+final class Chapter {
+    var title: String
+    var book: Volume
+    init(title: String, book: Volume) {
+        self.title = title
+        self.book = book
+    }
+}
+
+@Model
+final class Volume {
+    var name: String
+    init(name: String) { self.name = name }
+}
+
+@Suite("Required relationships")
+struct RequiredRelationshipTests {
+    @Test func aRequiredRelationshipIsLoadedWithItsModel() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        do {
+            let context = ModelContext(try store.container(Chapter.self, Volume.self))
+            context.insert(Chapter(title: "One", book: Volume(name: "Tome")))
+            try context.save()
+        }
+        let context = ModelContext(try store.container(Chapter.self, Volume.self))
+        let chapter = try #require(try context.fetch(FetchDescriptor<Chapter>()).first)
+        #expect(chapter.book.name == "Tome")
+    }
+
+    @Test func aRecordReferringToAMissingRequiredRecordFailsTheFetchWithATypedError() throws {
+        let container = try ModelContainer(for: Chapter.self, Volume.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let volume = Volume(name: "Gone")
+        context.insert(Chapter(title: "Orphan", book: volume))
+        try context.save()
+        // Remove the volume behind the model layer's back, as another tool might.
+        let volumeNumber = try #require(volume.persistentModelID.recordNumber)
+        _ = try container.store.write { try $0.delete(entity: "Volume", id: volumeNumber) }
+        #expect {
+            _ = try ModelContext(container).fetch(FetchDescriptor<Chapter>())
+        } throws: { error in
+            "\(error)".contains("record \(volumeNumber), which is not in the store")
+        }
+    }
+}

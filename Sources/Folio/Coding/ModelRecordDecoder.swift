@@ -73,9 +73,18 @@ public struct ModelRecordDecoder {
                 }
                 return .loaded(none)
             }
-            guard stored.intValue != nil else {
+            guard let number = stored.intValue else {
                 throw ModelCodingError(entityName: entityName, identifier: identifier, property: key,
                                        reason: "expected a record number, found \(stored.kindDescription)")
+            }
+            // A required relationship is resolved now, so that its getter always has a model to return:
+            // a record that refers to a missing one makes the fetch fail here, with a typed error.
+            if !optional, let context = backingData.context {
+                guard let related = context.model(forRecordNumber: number) as? Value else {
+                    throw ModelCodingError(entityName: entityName, identifier: identifier, property: key,
+                                           reason: "the relationship is required, but it refers to record \(number), which is not in the store")
+                }
+                return .loaded(related)
             }
         case .toMany(_, let collection):
             guard case .array(let elements) = stored, elements.allSatisfy({ $0.intValue != nil }) else {

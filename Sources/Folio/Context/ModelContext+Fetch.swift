@@ -11,10 +11,14 @@ extension ModelContext {
     ///   `.codable` attribute, or that fails to evaluate.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let found = try rows(descriptor)
-        guard found.contains(where: { $0 < 0 }) else { return found.compactMap { row($0) as? T } }
         // Unsaved models are looked up once, not per row.
-        let unsaved = Dictionary(insertedModelsArray.map { (PendingOverlay.rowID(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
-        return found.compactMap { ($0 < 0 ? unsaved[$0] : row($0)) as? T }
+        let unsaved = found.contains(where: { $0 < 0 })
+            ? Dictionary(insertedModelsArray.map { (PendingOverlay.rowID(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
+            : [:]
+        return try found.compactMap { id in
+            // A record that cannot be loaded (a required relationship to a missing record) fails the fetch.
+            try (id < 0 ? unsaved[id] : loadedModel(forRecordNumber: id)) as? T
+        }
     }
 
     /// The number of models that match a descriptor.

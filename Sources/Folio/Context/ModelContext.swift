@@ -188,14 +188,19 @@ public final class ModelContext {
 
     /// The instance of a stored record: the registered one, or a new one loaded from the index.
     func model(forRecordNumber number: Int64) -> (any PersistentModel)? {
+        try? loadedModel(forRecordNumber: number)
+    }
+
+    /// The instance of a stored record, or an error saying why its record cannot be loaded.
+    func loadedModel(forRecordNumber number: Int64) throws -> (any PersistentModel)? {
         if let model = registered[number]?.model as? any PersistentModel {
             let backing = model.persistentBackingData
             if !backing.hasChanges, let version = container.index.versions[number], version > backing.loadedVersion {
-                try? reload(model, recordNumber: number)
+                try reload(model, recordNumber: number)
             }
             return model
         }
-        return try? materialize(number)
+        return try materialize(number)
     }
 
     /// Creates and registers the instance of a stored record.
@@ -205,10 +210,18 @@ public final class ModelContext {
         let backing = ModelBackingData()
         backing.assignRecordNumber(number, storeIdentifier: container.storeIdentifier)
         let model = entity.modelType.init(backingData: backing)
-        try decode(model, from: record.values, entity: entity, number: number)
+        // Registered before decoding, so that required relationships that lead back here find this
+        // instance instead of creating another.
         backing.context = self
         backing.loadedVersion = container.index.versions[number] ?? 0
         registered[number] = WeakModel(model)
+        do {
+            try decode(model, from: record.values, entity: entity, number: number)
+        } catch {
+            registered[number] = nil
+            backing.context = nil
+            throw error
+        }
         return model
     }
 
@@ -219,17 +232,17 @@ public final class ModelContext {
         let backing = ModelBackingData()
         backing.assignRecordNumber(number, storeIdentifier: container.storeIdentifier)
         let model = entity.modelType.init(backingData: backing)
-        guard (try? decode(model, from: values, entity: entity, number: number)) != nil else { return nil }
         backing.context = self
         backing.isDeleted = true
+        guard (try? decode(model, from: values, entity: entity, number: number)) != nil else { return nil }
         return model
     }
 
     /// Loads a model's stored values again.
     func reload(_ model: any PersistentModel, recordNumber number: Int64) throws {
         guard let record = container.index.records[number], let entity = entity(of: model) else { return }
-        try decode(model, from: record.values, entity: entity, number: number)
         model.persistentBackingData.loadedVersion = container.index.versions[number] ?? 0
+        try decode(model, from: record.values, entity: entity, number: number)
     }
 
     private func decode(_ model: any PersistentModel, from values: [String: JSONValue], entity: Schema.Entity, number: Int64) throws {

@@ -9,6 +9,8 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
     /// The stored values of each row when it was fetched, so that a row whose record is deleted before
     /// it is read still gives a model (marked deleted) instead of failing.
     private let fetchedValues: [(entity: String, values: [String: JSONValue])?]
+    /// The unsaved models among the results, held so that they stay readable even if discarded later.
+    private let unsaved: [RowID: Element]
     private let context: ModelContext
     private let batchSize: Int
     private let cache: BatchCache
@@ -21,6 +23,10 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         self.rows = rows
         let index = context.container.index
         self.fetchedValues = rows.map { id in index.records[id].map { ($0.entity, $0.values) } }
+        self.unsaved = rows.contains(where: { $0 < 0 })
+            ? Dictionary(context.insertedModelsArray.compactMap { model in (model as? Element).map { (PendingOverlay.rowID(of: model), $0) } },
+                         uniquingKeysWith: { first, _ in first })
+            : [:]
         self.context = context
         self.batchSize = Swift.max(1, batchSize)
         self.cache = BatchCache()
@@ -34,6 +40,7 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         if cache.batches[batch] == nil {
             let range = (batch * batchSize)..<Swift.min(rows.count, (batch + 1) * batchSize)
             cache.batches[batch] = range.map { position in
+                if rows[position] < 0 { return unsaved[rows[position]] }
                 if let model = context.row(rows[position]) as? Element { return model }
                 guard let fetched = fetchedValues[position] else { return nil }
                 return context.detachedModel(entity: fetched.entity, recordNumber: rows[position], values: fetched.values) as? Element
@@ -46,7 +53,8 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         let models = cache.batches[batch] ?? []
         let offset = position - batch * batchSize
         if offset < models.count, let model = models[offset] { return model }
-        // An unsaved model that was discarded after the fetch: an empty, deleted instance stands in.
+        // Only reachable when a record was deleted after the fetch *and* a record its required
+        // relationship refers to was deleted too: an empty instance marked deleted stands in.
         let stand = Element(backingData: ModelBackingData())
         stand.persistentBackingData.isDeleted = true
         return stand

@@ -20,9 +20,12 @@ public enum _ModelField<Value> {
 
     /// The loaded value.
     ///
-    /// A property can only still be unloaded here when its model's record is gone from the store (a
-    /// relationship read after the related model was deleted by another context or process without
-    /// its inverse being updated); SwiftData stops the program in that case too.
+    /// Models a context creates are fully loaded: required relationships are resolved when the record
+    /// is loaded (a record referring to a missing one makes the fetch throw), optional ones become nil
+    /// and to-many ones drop missing records when first read. A property can only still be unloaded
+    /// here on an instance that no context loaded: one made with `init(backingData:)` directly, or the
+    /// stand-in `FetchResultsCollection` returns for a record deleted after the fetch whose required
+    /// relationship's record was deleted too. Reading it is a programming error, as in SwiftData.
     @inlinable
     public func value<Model: PersistentModel>(of model: Model, property: String) -> Value {
         switch self {
