@@ -62,17 +62,13 @@ public struct HistoryValues<Model: PersistentModel>: Sendable {
     public var propertyNames: [String] { storedValues.keys.sorted() }
 }
 
-/// An inserted model of type `Model`.
-public struct DefaultHistoryInsert<Model: PersistentModel>: HistoryInsert, Hashable {
-    /// The model the change is about.
-    public let changedPersistentIdentifier: PersistentIdentifier
-    /// The change's number within its transaction, from 1.
-    public let changeIdentifier: Int
-    /// The transaction's sequence number.
-    public let transactionIdentifier: UInt64
-    /// All the values the model was inserted with.
-    public let values: HistoryValues<Model>
+/// A history change is identified by its model and its transaction: equal and hashed by those.
+public protocol HistoryChangeIdentity: Hashable {
+    var changedPersistentIdentifier: PersistentIdentifier { get }
+    var transactionIdentifier: UInt64 { get }
+}
 
+extension HistoryChangeIdentity {
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.changedPersistentIdentifier == rhs.changedPersistentIdentifier && lhs.transactionIdentifier == rhs.transactionIdentifier
     }
@@ -83,8 +79,20 @@ public struct DefaultHistoryInsert<Model: PersistentModel>: HistoryInsert, Hasha
     }
 }
 
+/// An inserted model of type `Model`.
+public struct DefaultHistoryInsert<Model: PersistentModel>: HistoryInsert, HistoryChangeIdentity {
+    /// The model the change is about.
+    public let changedPersistentIdentifier: PersistentIdentifier
+    /// The change's number within its transaction, from 1.
+    public let changeIdentifier: Int
+    /// The transaction's sequence number.
+    public let transactionIdentifier: UInt64
+    /// All the values the model was inserted with.
+    public let values: HistoryValues<Model>
+}
+
 /// An updated model of type `Model`.
-public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, Hashable {
+public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, HistoryChangeIdentity {
     /// The model the change is about.
     public let changedPersistentIdentifier: PersistentIdentifier
     /// The change's number within its transaction, from 1.
@@ -95,19 +103,10 @@ public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, Hasha
     public let updatedAttributes: [any PartialKeyPath<Model> & Sendable]
     /// The new values of the changed attributes (Folio only).
     public let changedValues: HistoryValues<Model>
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.changedPersistentIdentifier == rhs.changedPersistentIdentifier && lhs.transactionIdentifier == rhs.transactionIdentifier
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(changedPersistentIdentifier)
-        hasher.combine(transactionIdentifier)
-    }
 }
 
 /// A deleted model of type `Model`.
-public struct DefaultHistoryDelete<Model: PersistentModel>: HistoryDelete, Hashable {
+public struct DefaultHistoryDelete<Model: PersistentModel>: HistoryDelete, HistoryChangeIdentity {
     /// The model the change is about.
     public let changedPersistentIdentifier: PersistentIdentifier
     /// The change's number within its transaction, from 1.
@@ -116,15 +115,6 @@ public struct DefaultHistoryDelete<Model: PersistentModel>: HistoryDelete, Hasha
     public let transactionIdentifier: UInt64
     /// The values of the model's `.preserveValueOnDeletion` attributes.
     public let tombstone: HistoryTombstone<Model>
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.changedPersistentIdentifier == rhs.changedPersistentIdentifier && lhs.transactionIdentifier == rhs.transactionIdentifier
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(changedPersistentIdentifier)
-        hasher.combine(transactionIdentifier)
-    }
 }
 
 /// The preserved values of a deleted model, by key path.

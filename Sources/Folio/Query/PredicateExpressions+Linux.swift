@@ -71,7 +71,16 @@ extension PredicateExpressions {
     }
 }
 
-extension PredicateExpressions.FolioLocalizedStandardContains: Codable where Root: Codable, Other: Codable {
+/// The shape the three string expressions share: two operands, encoded as a two-element array.
+public protocol _FolioStringPairExpression {
+    associatedtype Root
+    associatedtype Other
+    var root: Root { get }
+    var other: Other { get }
+    init(root: Root, other: Other)
+}
+
+extension _FolioStringPairExpression where Root: Codable, Other: Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
         try container.encode(root)
@@ -84,31 +93,13 @@ extension PredicateExpressions.FolioLocalizedStandardContains: Codable where Roo
     }
 }
 
-extension PredicateExpressions.FolioCaseInsensitiveCompare: Codable where Root: Codable, Other: Codable {
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        try container.encode(root)
-        try container.encode(other)
-    }
+extension PredicateExpressions.FolioLocalizedStandardContains: _FolioStringPairExpression {}
+extension PredicateExpressions.FolioCaseInsensitiveCompare: _FolioStringPairExpression {}
+extension PredicateExpressions.FolioLocalizedCompare: _FolioStringPairExpression {}
 
-    public init(from decoder: any Decoder) throws {
-        var container = try decoder.unkeyedContainer()
-        self.init(root: try container.decode(Root.self), other: try container.decode(Other.self))
-    }
-}
-
-extension PredicateExpressions.FolioLocalizedCompare: Codable where Root: Codable, Other: Codable {
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        try container.encode(root)
-        try container.encode(other)
-    }
-
-    public init(from decoder: any Decoder) throws {
-        var container = try decoder.unkeyedContainer()
-        self.init(root: try container.decode(Root.self), other: try container.decode(Other.self))
-    }
-}
+extension PredicateExpressions.FolioLocalizedStandardContains: Codable where Root: Codable, Other: Codable {}
+extension PredicateExpressions.FolioCaseInsensitiveCompare: Codable where Root: Codable, Other: Codable {}
+extension PredicateExpressions.FolioLocalizedCompare: Codable where Root: Codable, Other: Codable {}
 
 extension PredicateExpressions.FolioLocalizedStandardContains: Sendable where Root: Sendable, Other: Sendable {}
 extension PredicateExpressions.FolioCaseInsensitiveCompare: Sendable where Root: Sendable, Other: Sendable {}
