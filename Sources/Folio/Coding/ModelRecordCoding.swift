@@ -4,15 +4,15 @@ import FolioStorage
 enum ModelRecordCoding {
     /// The stored values of every persisted property of `model`, the superclass's included.
     static func encode(_ model: any PersistentModel, onlyProperties: Set<String>? = nil,
-                       recordNumber: @escaping (AnyObject) throws -> Int64) throws -> [String: JSONValue] {
+                       recordNumber: @escaping (AnyObject) throws -> Int64) throws -> RecordValues {
         var encoder = ModelRecordEncoder(entityName: type(of: model)._folioEntityName, backingData: model.persistentBackingData,
                                          onlyProperties: onlyProperties, recordNumber: recordNumber)
         try model._folioEncode(to: &encoder)
-        return encoder.values
+        return RecordValues(encoder.values)
     }
 
     /// A new instance of `type` holding `values`.
-    static func decode(_ type: any PersistentModel.Type, from values: [String: JSONValue],
+    static func decode(_ type: any PersistentModel.Type, from values: RecordValues,
                        identifier: PersistentIdentifier? = nil) throws -> any PersistentModel {
         let backing = ModelBackingData()
         let model = type.init(backingData: backing)

@@ -6,12 +6,12 @@ import FolioStorage
 /// otherwise decoding fails with a ``ModelCodingError`` naming the property. A relationship that refers
 /// to models is not resolved here: it stays unloaded until it is first read.
 public struct ModelRecordDecoder {
-    let values: [String: JSONValue]
+    let values: RecordValues
     let entityName: String
     let identifier: PersistentIdentifier?
     let backingData: ModelBackingData
 
-    init(values: [String: JSONValue], entityName: String, identifier: PersistentIdentifier?, backingData: ModelBackingData) {
+    init(values: RecordValues, entityName: String, identifier: PersistentIdentifier?, backingData: ModelBackingData) {
         self.values = values
         self.entityName = entityName
         self.identifier = identifier

@@ -64,8 +64,17 @@ enum SchemaCheck {
                 if let relationship = property as? Schema.Relationship { return relationship.isToOneRelationship }
                 return true
             }
+            // Records share a handful of layouts (their property names): check each layout once, naming
+            // the first record that has it.
+            var firstRecordByLayout: [ObjectIdentifier: (id: Int64, values: RecordValues)] = [:]
             for id in ids {
                 guard let record = index.records[id] else { continue }
+                let layout = ObjectIdentifier(record.values.layout)
+                if let first = firstRecordByLayout[layout], first.id < id { continue }
+                firstRecordByLayout[layout] = (id, record.values)
+            }
+            for (id, values) in firstRecordByLayout.values.sorted(by: { $0.id < $1.id }) {
+                let record = (id: id, values: values)
                 for key in record.values.keys where !known.contains(key) {
                     throw FolioError(.schemaMismatch,
                         "\(entityName) record \(id) in \(storeDescription) has a property '\(key)' that \(entityName) does not declare; the schema changed (migration is not supported yet)")

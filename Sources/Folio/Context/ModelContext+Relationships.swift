@@ -115,7 +115,7 @@ extension ModelContext {
     /// Prepares stored values for decoding: a property renamed with `originalName:` reads the value
     /// stored under its old name, and `{"$blob": hash}` values of `.externalStorage` attributes become
     /// the stored bytes.
-    func readExternalValues(_ values: [String: JSONValue], entity: Schema.Entity) throws -> [String: JSONValue] {
+    func readExternalValues(_ values: RecordValues, entity: Schema.Entity) throws -> RecordValues {
         if entity.renamedProperties.isEmpty && entity.externalStorageAttributeNames.isEmpty { return values }
         var result = values
         for (name, originalName) in entity.renamedProperties where result[name] == nil {

@@ -124,11 +124,13 @@ extension ModelContext {
     /// The values to store for a model, with `.externalStorage` bytes moved into blobs.
     func storedValues(of model: any PersistentModel, onlyProperties: Set<String>?,
                       recordNumber: @escaping (AnyObject) throws -> Int64,
-                      transaction: inout WriteTransaction) throws -> [String: JSONValue] {
+                      transaction: inout WriteTransaction) throws -> RecordValues {
         var values = try ModelRecordCoding.encode(model, onlyProperties: onlyProperties, recordNumber: recordNumber)
         guard let entity = entity(of: model) else { return values }
         // `.ephemeral` attributes are tracked but never stored.
-        for name in entity.ephemeralAttributeNames { values[name] = nil }
+        if !entity.ephemeralAttributeNames.isEmpty {
+            values = values.filter { !entity.ephemeralAttributeNames.contains($0) }
+        }
         for name in entity.externalStorageAttributeNames {
             guard case .string(let base64)? = values[name], let bytes = Data(base64Encoded: base64) else { continue }
             values[name] = .object(["$blob": .string(try transaction.putBlob(bytes))])
@@ -141,7 +143,7 @@ extension ModelContext {
         guard let entity = entity(of: model) else { return [:] }
         let preserved = Set(entity.attributesByName.values.filter(\.preservesValueOnDeletion).map(\.name))
         guard !preserved.isEmpty else { return [:] }
-        return try ModelRecordCoding.encode(model, onlyProperties: preserved, recordNumber: recordNumber)
+        return try ModelRecordCoding.encode(model, onlyProperties: preserved, recordNumber: recordNumber).dictionary
     }
 
     // MARK: Delete rules

@@ -195,7 +195,7 @@ public final class ModelContext {
     func loadedModel(forRecordNumber number: Int64) throws -> (any PersistentModel)? {
         if let model = registered[number]?.model as? any PersistentModel {
             let backing = model.persistentBackingData
-            if !backing.hasChanges, let version = container.index.versions[number], version > backing.loadedVersion {
+            if !backing.hasChanges, let version = container.index.version(of: number), version > backing.loadedVersion {
                 try reload(model, recordNumber: number)
             }
             return model
@@ -213,7 +213,7 @@ public final class ModelContext {
         // Registered before decoding, so that required relationships that lead back here find this
         // instance instead of creating another.
         backing.context = self
-        backing.loadedVersion = container.index.versions[number] ?? 0
+        backing.loadedVersion = container.index.version(of: number) ?? 0
         registered[number] = WeakModel(model)
         do {
             try decode(model, from: record.values, entity: entity, number: number)
@@ -227,7 +227,7 @@ public final class ModelContext {
 
     /// A model of values a record had, for a record that has since been deleted: marked deleted, not
     /// registered, its relationships resolved through this context.
-    func detachedModel(entity entityName: String, recordNumber number: Int64, values: [String: JSONValue]) -> (any PersistentModel)? {
+    func detachedModel(entity entityName: String, recordNumber number: Int64, values: RecordValues) -> (any PersistentModel)? {
         guard let entity = schema.entitiesByName[entityName] else { return nil }
         let backing = ModelBackingData()
         backing.assignRecordNumber(number, storeIdentifier: container.storeIdentifier)
@@ -241,11 +241,11 @@ public final class ModelContext {
     /// Loads a model's stored values again.
     func reload(_ model: any PersistentModel, recordNumber number: Int64) throws {
         guard let record = container.index.records[number], let entity = entity(of: model) else { return }
-        model.persistentBackingData.loadedVersion = container.index.versions[number] ?? 0
+        model.persistentBackingData.loadedVersion = container.index.version(of: number) ?? 0
         try decode(model, from: record.values, entity: entity, number: number)
     }
 
-    private func decode(_ model: any PersistentModel, from values: [String: JSONValue], entity: Schema.Entity, number: Int64) throws {
+    private func decode(_ model: any PersistentModel, from values: RecordValues, entity: Schema.Entity, number: Int64) throws {
         var decoder = ModelRecordDecoder(values: try readExternalValues(values, entity: entity), entityName: entity.name,
                                          identifier: model.persistentModelID, backingData: model.persistentBackingData)
         do {

@@ -8,7 +8,7 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
     private let rows: [RowID]
     /// The stored values of each row when it was fetched, so that a row whose record is deleted before
     /// it is read still gives a model (marked deleted) instead of failing.
-    private let fetchedValues: [(entity: String, values: [String: JSONValue])?]
+    private let fetchedValues: [(entity: String, values: RecordValues)?]
     /// The unsaved models among the results, held so that they stay readable even if discarded later.
     private let unsaved: [RowID: Element]
     private let context: ModelContext

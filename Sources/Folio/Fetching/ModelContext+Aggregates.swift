@@ -125,7 +125,7 @@ extension ModelContext {
     /// Calls `body` with the stored values of each matching row and a function that decodes a property.
     private func forEachStoredRow<T: PersistentModel>(
         _ predicate: Predicate<T>?,
-        _ body: ([String: JSONValue], _ decode: RowDecoder<T>) throws -> Void
+        _ body: (RecordValues, _ decode: RowDecoder<T>) throws -> Void
     ) throws {
         let ids = try rows(FetchDescriptor<T>(predicate: predicate))
         let entities = Set(schema.entitiesByName[T._folioEntityName]?.selfAndDescendants.map(\.name) ?? [])
@@ -150,7 +150,7 @@ extension ModelContext {
 
 /// Decodes stored properties of one row for an aggregate.
 struct RowDecoder<T> {
-    let values: [String: JSONValue]
+    let values: RecordValues
     let name: (AnyKeyPath) throws -> String
 
     func callAsFunction<Value: Decodable>(_ type: Value.Type, _ keyPath: KeyPath<T, Value>) throws -> Value {

@@ -12,12 +12,12 @@ extension ModelContainer {
         for record in journal.inserted {
             guard let type = schema.entitiesByName[record.entity]?.modelType else { continue }
             changeNumber += 1
-            changes.append(.insert(Self.makeInsert(type, identifier(record.entity, record.id), changeNumber, journal.sequence, record.values)))
+            changes.append(.insert(Self.makeInsert(type, identifier(record.entity, record.id), changeNumber, journal.sequence, record.values.dictionary)))
         }
         for record in journal.updated {
             guard let type = schema.entitiesByName[record.entity]?.modelType else { continue }
             changeNumber += 1
-            changes.append(.update(Self.makeUpdate(type, identifier(record.entity, record.id), changeNumber, journal.sequence, record.values)))
+            changes.append(.update(Self.makeUpdate(type, identifier(record.entity, record.id), changeNumber, journal.sequence, record.values.dictionary)))
         }
         for record in journal.deleted {
             guard let type = schema.entitiesByName[record.entity]?.modelType else { continue }

@@ -5,63 +5,79 @@ import FolioStorage
 /// `#Index`, `#Unique` and `.unique`.
 ///
 /// The index is kept in step with the store by applying each committed journal transaction, whether
-/// it came from this process or, through a refresh, from another one.
+/// it came from this process or, through a refresh, from another one. Record values are shared with the
+/// storage engine (``RecordValues`` are copy-on-write), so the index costs its tables, not a second copy
+/// of the data.
 final class RecordIndex {
-    private(set) var records: [Int64: StoredRecord] = [:]
-    private(set) var idsByEntity: [String: Set<Int64>] = [:]
-    private(set) var lastSequence: UInt64 = 0
-    /// The sequence number of the transaction that last wrote each record.
-    private(set) var versions: [Int64: UInt64] = [:]
-    /// The indexed fields of each entity, with the key conversion of each.
-    private let indexedFields: [String: [String: QueryKey.Conversion]]
-    private var hashIndexes: [String: [String: [QueryKey: Set<Int64>]]] = [:]
-    private var sortedIndexes: [String: [String: SortedIndex]] = [:]
-
-    /// An index of (key, identifier) pairs in key order, rebuilt lazily after many changes.
-    struct SortedIndex {
-        var entries: [(key: QueryKey, id: Int64)] = []
-        var isStale = true
+    /// A record as the index keeps it.
+    struct Entry {
+        var entity: String
+        var values: RecordValues
+        /// The sequence number of the transaction that last wrote the record (0: loaded from the store).
+        var version: UInt64
     }
 
+    private(set) var records: [Int64: Entry] = [:]
+    private(set) var idsByEntity: [String: Set<Int64>] = [:]
+    private(set) var lastSequence: UInt64 = 0
+    /// The indexed fields of each entity.
+    private let fieldIndexes: [String: [FieldIndex]]
+
     init(schema: Schema) {
-        var fields: [String: [String: QueryKey.Conversion]] = [:]
+        var fields: [String: [FieldIndex]] = [:]
         for entity in schema.entities {
             var names = Set(entity.indices.compactMap(\.first))
             names.formUnion(entity.uniquenessConstraints.compactMap(\.first))
-            var conversions: [String: QueryKey.Conversion] = [:]
-            for name in names where !name.contains(".") {
-                conversions[name] = FieldTypes.conversion(of: entity, name)
+            let unique = Set(entity.uniquenessConstraints.filter { $0.count == 1 }.compactMap(\.first))
+            fields[entity.name] = names.filter { !$0.contains(".") }.sorted().map {
+                FieldIndex(field: $0, conversion: FieldTypes.conversion(of: entity, $0), isUnique: unique.contains($0))
             }
-            fields[entity.name] = conversions
         }
-        self.indexedFields = fields
+        self.fieldIndexes = fields
     }
 
     /// Whether `field` of `entity` has an index.
     func isIndexed(_ entity: String, _ field: String) -> Bool {
-        indexedFields[entity]?[field] != nil
+        fieldIndex(entity, field) != nil
+    }
+
+    private func fieldIndex(_ entity: String, _ field: String) -> FieldIndex? {
+        fieldIndexes[entity]?.first { $0.field == field }
+    }
+
+    /// The version of a record: the sequence of the transaction that last wrote it (0 if loaded).
+    func version(of id: Int64) -> UInt64? {
+        records[id]?.version
     }
 
     /// Replaces the whole index with the store's current records.
     func reload(from store: Store) {
         records = [:]
         idsByEntity = [:]
-        versions = [:]
-        hashIndexes = [:]
-        sortedIndexes = [:]
+        for indexes in fieldIndexes.values {
+            for index in indexes { index.removeAll() }
+        }
         lastSequence = 0
         load(from: store)
     }
 
     /// Loads every record of the store.
     func load(from store: Store) {
-        let entities = store.entityNames
-        // Sizing the tables once avoids rehashing them again and again while a large store loads.
-        records.reserveCapacity(records.count + entities.reduce(0) { $0 + store.count(of: $1) })
-        for entity in entities {
-            let entityRecords = store.records(of: entity)
-            idsByEntity[entity, default: []].reserveCapacity(entityRecords.count)
-            for record in entityRecords { add(record) }
+        store.withRecordsByEntity { recordsByEntity in
+            // Sizing the tables once avoids rehashing them again and again while a large store loads.
+            records.reserveCapacity(records.count + recordsByEntity.values.reduce(0) { $0 + $1.count })
+            for (entity, entityRecords) in recordsByEntity where !entityRecords.isEmpty {
+                var ids = idsByEntity[entity] ?? []
+                ids.reserveCapacity(ids.count + entityRecords.count)
+                let indexes = fieldIndexes[entity] ?? []
+                for index in indexes where index.isUnique { index.reserveCapacity(entityRecords.count) }
+                for (id, values) in entityRecords {
+                    records[id] = Entry(entity: entity, values: values, version: 0)
+                    ids.insert(id)
+                    for index in indexes { index.insert(id, values) }
+                }
+                idsByEntity[entity] = ids
+            }
         }
         lastSequence = store.lastSequence
     }
@@ -70,71 +86,127 @@ final class RecordIndex {
     func apply(_ transaction: JournalTransaction) {
         guard transaction.sequence > lastSequence else { return }
         for record in transaction.inserted {
-            add(record)
-            versions[record.id] = transaction.sequence
+            records[record.id] = Entry(entity: record.entity, values: record.values, version: transaction.sequence)
+            idsByEntity[record.entity, default: []].insert(record.id)
+            for index in fieldIndexes[record.entity] ?? [] { index.insert(record.id, record.values) }
         }
         for change in transaction.updated {
-            guard var record = records[change.id] else { continue }
-            versions[change.id] = transaction.sequence
-            removeFromIndexes(record)
-            for (key, value) in change.values { record.values[key] = value }
-            records[change.id] = record
-            addToIndexes(record)
+            guard var entry = records[change.id] else { continue }
+            let indexes = fieldIndexes[entry.entity] ?? []
+            for index in indexes { index.remove(change.id, entry.values) }
+            entry.values = entry.values.merging(change.values)
+            entry.version = transaction.sequence
+            records[change.id] = entry
+            for index in indexes { index.insert(change.id, entry.values) }
         }
         for deletion in transaction.deleted {
-            guard let record = records.removeValue(forKey: deletion.id) else { continue }
-            versions[deletion.id] = nil
-            idsByEntity[record.entity]?.remove(deletion.id)
-            removeFromIndexes(record)
+            guard let entry = records.removeValue(forKey: deletion.id) else { continue }
+            idsByEntity[entry.entity]?.remove(deletion.id)
+            for index in fieldIndexes[entry.entity] ?? [] { index.remove(deletion.id, entry.values) }
         }
         lastSequence = transaction.sequence
     }
 
-    private func add(_ record: StoredRecord) {
-        records[record.id] = record
-        idsByEntity[record.entity, default: []].insert(record.id)
-        addToIndexes(record)
-    }
-
-    private func addToIndexes(_ record: StoredRecord) {
-        guard let fields = indexedFields[record.entity] else { return }
-        for (field, conversion) in fields {
-            let key = QueryKey(record.values[field], conversion)
-            hashIndexes[record.entity, default: [:]][field, default: [:]][key, default: []].insert(record.id)
-            sortedIndexes[record.entity, default: [:]][field, default: SortedIndex()].isStale = true
-        }
-    }
-
-    private func removeFromIndexes(_ record: StoredRecord) {
-        guard let fields = indexedFields[record.entity] else { return }
-        for (field, conversion) in fields {
-            let key = QueryKey(record.values[field], conversion)
-            hashIndexes[record.entity]?[field]?[key]?.remove(record.id)
-            if hashIndexes[record.entity]?[field]?[key]?.isEmpty == true {
-                hashIndexes[record.entity]?[field]?[key] = nil
-            }
-            sortedIndexes[record.entity]?[field]?.isStale = true
-        }
-    }
-
     /// The identifiers of `entity` records whose `field` equals `key`, or nil without an index.
     func lookup(_ entity: String, _ field: String, equalTo key: QueryKey) -> Set<Int64>? {
-        guard isIndexed(entity, field) else { return nil }
-        return hashIndexes[entity]?[field]?[key] ?? []
+        guard let index = fieldIndex(entity, field) else { return nil }
+        return index.lookup(key)
     }
 
     /// The entries of `entity`'s sorted index on `field`, in ascending key order, or nil without an index.
     func sortedEntries(_ entity: String, _ field: String) -> [(key: QueryKey, id: Int64)]? {
-        guard let conversion = indexedFields[entity]?[field] else { return nil }
-        var index = sortedIndexes[entity]?[field] ?? SortedIndex()
-        if index.isStale {
-            let ids = idsByEntity[entity] ?? []
-            index.entries = ids.map { (key: QueryKey(records[$0]?.values[field], conversion), id: $0) }
-            index.entries.sort { $0.key < $1.key || ($0.key == $1.key && $0.id < $1.id) }
-            index.isStale = false
-            sortedIndexes[entity, default: [:]][field] = index
+        fieldIndex(entity, field)?.sortedEntries()
+    }
+}
+
+/// The index on one field of one entity: a hash table from key to identifiers, and the same pairs in
+/// key order, rebuilt lazily after changes.
+final class FieldIndex {
+    let field: String
+    let conversion: QueryKey.Conversion
+    /// Whether the field is unique (`.unique` or a one-field `#Unique`): about one key per record.
+    let isUnique: Bool
+    private var identifiersByKey: [QueryKey: Identifiers] = [:]
+    private var sorted: [(key: QueryKey, id: Int64)] = []
+    private var isSortedStale = true
+
+    /// The identifiers with one key. Most keys of a unique or selective field have one record, which
+    /// needs no set of its own.
+    enum Identifiers {
+        case one(Int64)
+        case many(Set<Int64>)
+    }
+
+    init(field: String, conversion: QueryKey.Conversion, isUnique: Bool) {
+        self.field = field
+        self.conversion = conversion
+        self.isUnique = isUnique
+    }
+
+    /// Makes room for `additionalKeys` more keys.
+    func reserveCapacity(_ additionalKeys: Int) {
+        identifiersByKey.reserveCapacity(identifiersByKey.count + additionalKeys)
+    }
+
+    func removeAll() {
+        identifiersByKey = [:]
+        sorted = []
+        isSortedStale = true
+    }
+
+    func insert(_ id: Int64, _ values: RecordValues) {
+        let key = QueryKey(values[field], conversion)
+        switch identifiersByKey[key] {
+        case nil: identifiersByKey[key] = .one(id)
+        case .one(let existing)?: identifiersByKey[key] = existing == id ? .one(id) : .many([existing, id])
+        case .many(var ids)?:
+            identifiersByKey[key] = nil  // keeps the set uniquely referenced while it grows
+            ids.insert(id)
+            identifiersByKey[key] = .many(ids)
         }
-        return index.entries
+        isSortedStale = true
+    }
+
+    func remove(_ id: Int64, _ values: RecordValues) {
+        let key = QueryKey(values[field], conversion)
+        switch identifiersByKey[key] {
+        case nil: break
+        case .one(let existing)?: if existing == id { identifiersByKey[key] = nil }
+        case .many(var ids)?:
+            identifiersByKey[key] = nil
+            ids.remove(id)
+            if ids.count == 1, let last = ids.first {
+                identifiersByKey[key] = .one(last)
+            } else if !ids.isEmpty {
+                identifiersByKey[key] = .many(ids)
+            }
+        }
+        isSortedStale = true
+    }
+
+    func lookup(_ key: QueryKey) -> Set<Int64> {
+        switch identifiersByKey[key] {
+        case nil: return []
+        case .one(let id)?: return [id]
+        case .many(let ids)?: return ids
+        }
+    }
+
+    func sortedEntries() -> [(key: QueryKey, id: Int64)] {
+        if isSortedStale {
+            var entries: [(key: QueryKey, id: Int64)] = []
+            entries.reserveCapacity(identifiersByKey.count)
+            for (key, ids) in identifiersByKey {
+                switch ids {
+                case .one(let id): entries.append((key, id))
+                case .many(let set): for id in set { entries.append((key, id)) }
+                }
+            }
+            entries.sort { $0.key < $1.key || ($0.key == $1.key && $0.id < $1.id) }
+            sorted = entries
+            isSortedStale = false
+        }
+        return sorted
     }
 }
 

@@ -54,7 +54,7 @@ struct QueryEvaluationError: Error, CustomStringConvertible {
 /// Evaluates translated predicates against the records a closure provides.
 struct QueryEvaluator {
     /// The entity and stored values of a record.
-    let record: (Int64) -> (entity: String, values: [String: JSONValue])?
+    let record: (Int64) -> (entity: String, values: RecordValues)?
     var strings = StringOrdering.standard
 
     func evaluate(_ node: QueryNode, _ slots: inout [QueryValue]) throws -> QueryValue {

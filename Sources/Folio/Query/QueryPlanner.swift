@@ -62,7 +62,7 @@ struct QueryPlanner<T: PersistentModel> {
 
         let overlay = descriptor.includePendingChanges ? PendingOverlay(context: context, entities: entities) : PendingOverlay()
         let index = context.container.index
-        let lookup: (Int64) -> (entity: String, values: [String: JSONValue])? = { id in
+        let lookup: (Int64) -> (entity: String, values: RecordValues)? = { id in
             if let row = overlay.rows[id] { return row }
             guard let record = index.records[id] else { return nil }
             return (record.entity, record.values)
@@ -386,7 +386,7 @@ struct QueryPlanner<T: PersistentModel> {
 
 /// The context's unsaved changes, as rows the planner can read alongside stored records.
 struct PendingOverlay {
-    var rows: [Int64: (entity: String, values: [String: JSONValue])] = [:]
+    var rows: [Int64: (entity: String, values: RecordValues)] = [:]
     var insertedIDs: [Int64] = []
     var changedIDs: [Int64] = []
     var deleted: Set<Int64> = []
@@ -416,7 +416,7 @@ struct PendingOverlay {
                   let changes = try? ModelRecordCoding.encode(model, onlyProperties: backing.changedProperties, recordNumber: number) else {
                 continue
             }
-            rows[id] = (stored.entity, stored.values.merging(changes) { _, new in new })
+            rows[id] = (stored.entity, stored.values.merging(changes))
             changedIDs.append(id)
         }
     }

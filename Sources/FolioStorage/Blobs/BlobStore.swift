@@ -32,6 +32,10 @@ public enum BlobStore {
         for value in values.values { collectReferences(in: value, into: &hashes) }
     }
 
+    static func collectReferences(in values: RecordValues, into hashes: inout Set<String>) {
+        for value in values.values { collectReferences(in: value, into: &hashes) }
+    }
+
     static func collectReferences(in value: JSONValue, into hashes: inout Set<String>) {
         switch value {
         case .object(let members):

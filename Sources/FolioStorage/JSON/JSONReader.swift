@@ -67,6 +67,10 @@ struct _Parser {
     let maximumDepth: Int
     var index = 0
     var scratch: [UInt8] = []
+    /// The members of the objects being parsed, innermost last: an object's dictionary is made once,
+    /// at its exact size, when the object ends (a dictionary grown member by member, or reserved
+    /// generously, wastes memory on the many small objects a store holds).
+    var pendingMembers: [(key: String, value: JSONValue, offset: Int)] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
@@ -118,13 +122,13 @@ struct _Parser {
     mutating func parseObject(depth: Int) throws(_SyntaxError) -> JSONValue {
         if depth > maximumDepth { throw fail("nesting deeper than \(maximumDepth)") }
         index += 1  // {
-        var members: [String: JSONValue] = [:]
-        members.reserveCapacity(8)
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object([:])
         }
+        let base = pendingMembers.count
+        defer { pendingMembers.removeSubrange(base...) }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == _quote else { throw fail("expected a string key") }
@@ -135,17 +139,60 @@ struct _Parser {
             index += 1
             skipWhitespace()
             let value = try parseValue(depth: depth)
-            if members.updateValue(value, forKey: key) != nil {
-                throw fail("duplicate key \"\(key)\"", at: keyOffset)
-            }
+            pendingMembers.append((key, value, keyOffset))
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of JSON text in object") }
             let byte = bytes[index]
             index += 1
             if byte == UInt8(ascii: ",") { continue }
-            if byte == UInt8(ascii: "}") { return .object(members) }
+            if byte == UInt8(ascii: "}") { break }
             throw fail("expected ',' or '}'", at: index - 1)
         }
+        var members = [String: JSONValue](minimumCapacity: pendingMembers.count - base)
+        for member in pendingMembers[base...] where members.updateValue(member.value, forKey: member.key) != nil {
+            throw fail("duplicate key \"\(member.key)\"", at: member.offset)
+        }
+        return .object(members)
+    }
+
+    /// Parses an object into ``RecordValues`` without building a dictionary: the members are read in
+    /// order and, when they are sorted (as Folio writes them), taken as they are. Duplicate names are
+    /// still refused.
+    mutating func parseRecordValues(depth: Int) throws(_SyntaxError) -> RecordValues {
+        if depth > maximumDepth { throw fail("nesting deeper than \(maximumDepth)") }
+        let objectOffset = index
+        index += 1  // {
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return RecordValues()
+        }
+        let base = pendingMembers.count
+        defer { pendingMembers.removeSubrange(base...) }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == _quote else { throw fail("expected a string key") }
+            let keyOffset = index
+            let name = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+            index += 1
+            skipWhitespace()
+            pendingMembers.append((name, try parseValue(depth: depth), keyOffset))
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unexpected end of JSON text in object") }
+            let byte = bytes[index]
+            index += 1
+            if byte == UInt8(ascii: ",") { continue }
+            if byte == UInt8(ascii: "}") { break }
+            throw fail("expected ',' or '}'", at: index - 1)
+        }
+        // The values array is made at its exact size: it is kept for as long as the record is.
+        let members = pendingMembers[base...]
+        guard let record = RecordValues(names: members.map(\.key), values: ContiguousArray(members.lazy.map(\.value))) else {
+            throw fail("duplicate key in object", at: objectOffset)
+        }
+        return record
     }
 
     mutating func parseArray(depth: Int) throws(_SyntaxError) -> JSONValue {

@@ -54,10 +54,10 @@ extension JournalTransaction {
         ]
         if let author { members["author"] = .string(author) }
         if !inserted.isEmpty {
-            members["inserted"] = .array(inserted.map { .object(["entity": .string($0.entity), "id": .int($0.id), "values": .object($0.values)]) })
+            members["inserted"] = .array(inserted.map { .object(["entity": .string($0.entity), "id": .int($0.id), "values": .object($0.values.dictionary)]) })
         }
         if !updated.isEmpty {
-            members["updated"] = .array(updated.map { .object(["entity": .string($0.entity), "id": .int($0.id), "values": .object($0.values)]) })
+            members["updated"] = .array(updated.map { .object(["entity": .string($0.entity), "id": .int($0.id), "values": .object($0.values.dictionary)]) })
         }
         if !deleted.isEmpty {
             members["deleted"] = .array(deleted.map { .object(["entity": .string($0.entity), "id": .int($0.id), "tombstone": .object($0.tombstone)]) })

@@ -17,14 +17,14 @@ enum SnapshotFile {
     static func relativePath(_ entity: String) -> String { "snapshots/\(entity).jsonl" }
 
     /// The full file content for an entity's records.
-    static func encode(entity: String, sequence: UInt64, records: [Int64: [String: JSONValue]]) throws -> [UInt8] {
+    static func encode(entity: String, sequence: UInt64, records: [Int64: RecordValues]) throws -> [UInt8] {
         var bytes = try LineFraming.encode([
             "snapshot": .int(version), "entity": .string(entity), "records": .int(Int64(records.count)),
             "sequence": .int(Int64(sequence)),
         ])
         for id in records.keys.sorted() {
             guard let values = records[id] else { continue }
-            bytes.append(contentsOf: try LineFraming.encode(["id": .int(id), "values": .object(values)]))
+            bytes.append(contentsOf: try LineFraming.encode(["id": .int(id), "values": .object(values.dictionary)]))
         }
         return bytes
     }
@@ -48,7 +48,7 @@ enum SnapshotFile {
     /// Decodes a canonical record line, `{"$crc":"…","id":N,"values":{…}}`, checksum included, without
     /// building the outer object (the loader's hot path). Returns `nil` for any other shape, which the
     /// caller then decodes the general way (and reports precisely).
-    static func fastRecord(_ line: UnsafeBufferPointer<UInt8>) throws -> (Int64, [String: JSONValue])? {
+    static func fastRecord(_ line: UnsafeBufferPointer<UInt8>) throws -> (Int64, RecordValues)? {
         try LineFraming.verify(line)
         let start = LineFraming.prefixLength - 1  // the ',' after the checksum member
         guard line.count > start + idMember.count, UnsafeBufferPointer(rebasing: line[start..<(start + idMember.count)]).elementsEqual(idMember)
@@ -62,7 +62,8 @@ enum SnapshotFile {
                 UnsafeBufferPointer(rebasing: line[valuesStart..<(valuesStart + valuesMember.count)]).elementsEqual(valuesMember)
             else { return nil }
             parser.index = valuesStart + valuesMember.count
-            guard line[parser.index] == UInt8(ascii: "{"), case .object(let values) = try parser.parseValue(depth: 1) else { return nil }
+            guard line[parser.index] == UInt8(ascii: "{") else { return nil }
+            let values = try parser.parseRecordValues(depth: 2)
             guard parser.index == line.count - 1, line[parser.index] == UInt8(ascii: "}") else { return nil }
             return (id, values)
         } catch {
@@ -70,10 +71,10 @@ enum SnapshotFile {
         }
     }
 
-    static func decodeRecord(_ members: [String: JSONValue]) throws -> (Int64, [String: JSONValue]) {
+    static func decodeRecord(_ members: [String: JSONValue]) throws -> (Int64, RecordValues) {
         guard case .int(let id)? = members["id"], case .object(let values)? = members["values"], members.count == 2 else {
             throw StorageError(.malformedLine, "a snapshot record must be {\"id\":…,\"values\":{…}}")
         }
-        return (id, values)
+        return (id, RecordValues(values))
     }
 }

@@ -148,6 +148,13 @@ public final class Store: @unchecked Sendable {
         }
     }
 
+    /// Calls `body` with every record, by entity and then by identifier, in no particular order: the
+    /// fast way to read a whole store (``records(of:)`` sorts). Writes by other threads wait until
+    /// `body` returns.
+    public func withRecordsByEntity<T>(_ body: ([String: [Int64: RecordValues]]) throws -> T) rethrows -> T {
+        try withState { try body($0.entities) }
+    }
+
     /// The number of records of an entity.
     public func count(of entity: String) -> Int {
         withState { $0.entities[entity]?.count ?? 0 }

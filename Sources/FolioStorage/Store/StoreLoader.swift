@@ -72,7 +72,7 @@ enum StoreLoader {
             let file = try fs.open(path, .read)
             defer { fs.close(file) }
             var header: SnapshotFile.Header? = nil
-            var records: [Int64: [String: JSONValue]] = [:]
+            var records: [Int64: RecordValues] = [:]
             var previousID: Int64? = nil
             let reader = JSONReader()
             var entityAccepted = true

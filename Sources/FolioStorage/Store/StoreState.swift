@@ -1,7 +1,7 @@
 /// The logical content of a store at one sequence number: what snapshots plus journal replay give.
 struct StoreState: Sendable {
     /// Records by entity, then by identifier.
-    var entities: [String: [Int64: [String: JSONValue]]] = [:]
+    var entities: [String: [Int64: RecordValues]] = [:]
     /// The entity of each live identifier.
     var entityOfID: [Int64: String] = [:]
     /// For each entity, the sequence of the last transaction that touched it (the snapshot header's
@@ -51,12 +51,11 @@ struct StoreState: Sendable {
             nextID = max(nextID, inserted.id &+ 1)
         }
         for updated in transaction.updated where applies(updated.entity) {
-            guard var values = entities[updated.entity]?[updated.id] else {
+            guard let values = entities[updated.entity]?[updated.id] else {
                 problems.append("updates \(updated.entity) \(updated.id), which does not exist")
                 continue
             }
-            for (key, value) in updated.values { values[key] = value }
-            entities[updated.entity]?[updated.id] = values
+            entities[updated.entity]?[updated.id] = values.merging(updated.values)
             lastModified[updated.entity] = sequence
         }
         if sequence > globalBase {

@@ -10,13 +10,21 @@ public struct StoredRecord: Hashable, Sendable {
     /// The store-wide identifier.
     public var id: Int64
     /// The values by property name. In an updated record: only the changed values.
-    public var values: [String: JSONValue]
+    public var values: RecordValues
 
     /// Creates a record.
-    public init(entity: String, id: Int64, values: [String: JSONValue]) {
+    public init(entity: String, id: Int64, values: RecordValues) {
         self.entity = entity
         self.id = id
         self.values = values
+    }
+
+    /// Creates a record from a dictionary of values.
+    @_disfavoredOverload
+    public init(entity: String, id: Int64, values: [String: JSONValue]) {
+        self.entity = entity
+        self.id = id
+        self.values = RecordValues(values)
     }
 }
 

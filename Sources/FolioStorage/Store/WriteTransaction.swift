@@ -90,6 +90,12 @@ public struct WriteTransaction {
     }
 
     /// Inserts a record.
+    public mutating func insert(entity: String, id: Int64, values: RecordValues) throws {
+        try insert(StoredRecord(entity: entity, id: id, values: values))
+    }
+
+    /// Inserts a record.
+    @_disfavoredOverload
     public mutating func insert(entity: String, id: Int64, values: [String: JSONValue]) throws {
         try insert(StoredRecord(entity: entity, id: id, values: values))
     }
@@ -97,10 +103,10 @@ public struct WriteTransaction {
     /// Sets some values of an existing record; other values are kept.
     ///
     /// - Throws: ``StorageError/Code/invalidTransaction`` if no record of that entity has this identifier.
-    public mutating func update(entity: String, id: Int64, values: [String: JSONValue]) throws {
+    public mutating func update(entity: String, id: Int64, values: RecordValues) throws {
         if var record = inserted[id] {
             guard record.entity == entity else { throw mismatch(entity, id, record.entity) }
-            for (key, value) in values { record.values[key] = value }
+            record.values = record.values.merging(values)
             inserted[id] = record
             return
         }
@@ -108,9 +114,15 @@ public struct WriteTransaction {
             throw StorageError(.invalidTransaction, "cannot update \(entity) \(id): no such record")
         }
         guard existing.entity == entity else { throw mismatch(entity, id, existing.entity) }
-        var change = updated[id] ?? StoredRecord(entity: entity, id: id, values: [:])
-        for (key, value) in values { change.values[key] = value }
+        var change = updated[id] ?? StoredRecord(entity: entity, id: id, values: RecordValues())
+        change.values = change.values.merging(values)
         updated[id] = change
+    }
+
+    /// Sets some values of an existing record; other values are kept.
+    @_disfavoredOverload
+    public mutating func update(entity: String, id: Int64, values: [String: JSONValue]) throws {
+        try update(entity: entity, id: id, values: RecordValues(values))
     }
 
     /// Deletes a record, keeping `tombstone` values in the transaction for history readers.

@@ -114,7 +114,7 @@ enum CatCommand: FolioSubcommand {
         if !asTable {
             for record in records {
                 var shown = record
-                if !wanted.isEmpty { shown.values = record.values.filter { columns.contains($0.key) } }
+                if !wanted.isEmpty { shown.values = record.values.filter { columns.contains($0) } }
                 console.print(ValueFormatting.json(ValueFormatting.recordJSON(shown)))
             }
             return ExitCode.success

@@ -146,8 +146,8 @@ enum LogCommand: FolioSubcommand {
     }
 
     static func changes(of transaction: JournalTransaction) -> [Change] {
-        transaction.inserted.map { Change(kind: "insert", entity: $0.entity, id: $0.id, values: $0.values) }
-            + transaction.updated.map { Change(kind: "update", entity: $0.entity, id: $0.id, values: $0.values) }
+        transaction.inserted.map { Change(kind: "insert", entity: $0.entity, id: $0.id, values: $0.values.dictionary) }
+            + transaction.updated.map { Change(kind: "update", entity: $0.entity, id: $0.id, values: $0.values.dictionary) }
             + transaction.deleted.map { Change(kind: "delete", entity: $0.entity, id: $0.id, values: $0.tombstone) }
     }
 

@@ -53,7 +53,7 @@ enum ShowCommand: FolioSubcommand {
 
         if arguments.flag("--json") {
             var object: [String: JSONValue] = ["entity": .string(entity), "id": .int(id), "deleted": .bool(record == nil)]
-            if let record { object["values"] = .object(record.values) }
+            if let record { object["values"] = .object(record.values.dictionary) }
             object["referredToBy"] = .array(incoming.map { .object(["entity": .string($0.0.entity), "id": .int($0.0.id), "relationship": .string($0.1)]) })
             object["history"] = .array(history.map { transaction in
                 var summary = LogCommand.summaryJSON(transaction).objectValue ?? [:]

@@ -97,7 +97,7 @@ enum VerifyCommand: FolioSubcommand {
                 let relationships = schema?.relationships(of: entity) ?? []
                 for record in records {
                     progress.advance()
-                    collectBlobs(.object(record.values), place: "\(entity) \(record.id)", into: &blobs)
+                    collectBlobs(.object(record.values.dictionary), place: "\(entity) \(record.id)", into: &blobs)
                     if let schema, entitySchema != nil {
                         for key in record.values.keys.sorted() where schema.property(key, of: entity) == nil {
                             problems.append(Problem(check: "schema", location: "\(entity) \(record.id)", code: "unknownProperty",

@@ -53,6 +53,6 @@ enum ValueFormatting {
 
     /// A record as the JSON-lines and export formats write it: `{"entity":…,"id":…,"values":{…}}`.
     static func recordJSON(_ record: StoredRecord) -> JSONValue {
-        .object(["entity": .string(record.entity), "id": .int(record.id), "values": .object(record.values)])
+        .object(["entity": .string(record.entity), "id": .int(record.id), "values": .object(record.values.dictionary)])
     }
 }

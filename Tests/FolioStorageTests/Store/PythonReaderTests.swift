@@ -29,7 +29,7 @@ struct PythonReaderTests {
     func engineState(_ store: Store) -> JSONValue {
         var records: [String: JSONValue] = [:]
         for entity in store.entityNames {
-            records[entity] = .array(store.records(of: entity).map { .object(["id": .int($0.id), "values": .object($0.values)]) })
+            records[entity] = .array(store.records(of: entity).map { .object(["id": .int($0.id), "values": .object($0.values.dictionary)]) })
         }
         return .object([
             "lastSequence": .int(Int64(store.lastSequence)), "nextID": .int(store.nextID), "schema": store.schema ?? .null,

@@ -5,7 +5,7 @@ import Testing
 struct SnapshotFileTests {
     @Test func theFastRecordPathAgreesWithTheGeneralOne() throws {
         let values: [String: JSONValue] = ["name": .string("Tokyo \u{2028} é"), "nested": .object(["a": .array([.int(1), .double(2.5)])])]
-        let bytes = try SnapshotFile.encode(entity: "Trip", sequence: 3, records: [42: values, -7: [:]])
+        let bytes = try SnapshotFile.encode(entity: "Trip", sequence: 3, records: [42: RecordValues(values), -7: RecordValues()])
         let lines = bytes.split(separator: 0x0A).map { Array($0) }
         #expect(lines.count == 3)
         for line in lines.dropFirst() {

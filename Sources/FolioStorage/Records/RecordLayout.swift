@@ -1,0 +1,76 @@
+import Foundation
+
+/// The property names of a record, sorted, shared by every record that has exactly those names.
+///
+/// Most records of an entity have the same names, so a store of a million records holds a handful of
+/// layouts and each record only its values (see ``RecordValues``). Layouts are interned: the same names
+/// give the same instance, so comparing two records' layouts is usually a pointer comparison.
+public final class RecordLayout: @unchecked Sendable {
+    /// The names, sorted with `String`'s `<` (no duplicates).
+    public let names: [String]
+    /// Slots by name, for layouts too wide for a linear search.
+    private let slotsByName: [String: Int]
+
+    private init(sortedNames: [String]) {
+        self.names = sortedNames
+        self.slotsByName = sortedNames.count > Self.linearSearchLimit
+            ? Dictionary(uniqueKeysWithValues: sortedNames.enumerated().map { ($0.element, $0.offset) })
+            : [:]
+    }
+
+    /// Up to this many names, a linear search (comparing mostly small, inline strings) beats hashing.
+    private static let linearSearchLimit = 8
+
+    /// The position of `name`'s value, if the layout has it.
+    @inline(__always)
+    public func slot(of name: String) -> Int? {
+        if names.count > Self.linearSearchLimit { return slotsByName[name] }
+        for index in names.indices where names[index] == name { return index }
+        return nil
+    }
+
+    /// The empty layout.
+    public static let empty = RecordLayout(sortedNames: [])
+
+    /// The layout for `sortedNames`, which must be sorted and free of duplicates.
+    static func interned(sortedNames: [String]) -> RecordLayout {
+        if sortedNames.isEmpty { return empty }
+        return LayoutTable.shared.layout(for: sortedNames) { RecordLayout(sortedNames: sortedNames) }
+    }
+
+    /// The layout for `names` in any order, with the permutation that sorts them; nil if a name repeats.
+    static func interned(unsortedNames names: [String]) -> (layout: RecordLayout, order: [Int])? {
+        let order = names.indices.sorted { names[$0] < names[$1] }
+        let sorted = order.map { names[$0] }
+        for index in sorted.indices.dropFirst() where sorted[index] == sorted[index - 1] { return nil }
+        return (interned(sortedNames: sorted), order)
+    }
+}
+
+/// The process-wide table of interned layouts.
+///
+/// It holds at most ``capacity`` layouts; past that (a pathological mix of property sets) new layouts
+/// are still created, just not shared, which costs memory but never correctness.
+private final class LayoutTable: @unchecked Sendable {
+    static let shared = LayoutTable()
+    static let capacity = 4096
+
+    private let lock = NSLock()
+    private var layouts: [[String]: RecordLayout] = [:]
+    /// The layout returned last: bulk loads ask for the same one again and again.
+    private var last: RecordLayout?
+
+    func layout(for names: [String], make: () -> RecordLayout) -> RecordLayout {
+        lock.lock()
+        defer { lock.unlock() }
+        if let last, last.names == names { return last }
+        if let found = layouts[names] {
+            last = found
+            return found
+        }
+        let layout = make()
+        if layouts.count < Self.capacity { layouts[names] = layout }
+        last = layout
+        return layout
+    }
+}

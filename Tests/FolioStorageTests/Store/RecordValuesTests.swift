@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+@testable import FolioStorage
+
+@Suite("Record values")
+struct RecordValuesTests {
+    @Test func readsLikeADictionaryWhateverTheOrderOfItsLiteral() {
+        let values: RecordValues = ["price": .double(2.5), "name": .string("Tokyo"), "count": .int(3)]
+        #expect(values["name"] == .string("Tokyo"))
+        #expect(values["price"] == .double(2.5))
+        #expect(values["missing"] == nil)
+        #expect(values.keys == ["count", "name", "price"])
+        #expect(values.map(\.key) == ["count", "name", "price"])
+        #expect(values.dictionary == ["price": .double(2.5), "name": .string("Tokyo"), "count": .int(3)])
+        #expect(values.count == 3)
+    }
+
+    @Test func recordsWithTheSameNamesShareOneLayout() {
+        let first = RecordValues(["a": .int(1), "b": .int(2)])
+        let second = RecordValues(["b": .int(3), "a": .int(4)])
+        #expect(first.layout === second.layout)
+        #expect(first != second)
+        #expect(RecordValues(["a": .int(1), "b": .int(2)]) == first)
+    }
+
+    @Test func settingAddsReplacesAndRemovesNames() {
+        var values: RecordValues = ["b": .int(1)]
+        values["a"] = .string("x")
+        values["c"] = .null
+        #expect(values.keys == ["a", "b", "c"])
+        values["b"] = .int(2)
+        #expect(values["b"] == .int(2))
+        values["a"] = nil
+        #expect(values.keys == ["b", "c"])
+        #expect(values["c"] == .null, "null is a value, unlike a missing name")
+        #expect(values == ["b": .int(2), "c": .null])
+    }
+
+    @Test func mergingAppliesChangesOverTheStoredValues() {
+        let stored: RecordValues = ["a": .int(1), "b": .int(2), "d": .int(4)]
+        #expect(stored.merging(["b": .int(20), "c": .int(3)]) == ["a": .int(1), "b": .int(20), "c": .int(3), "d": .int(4)])
+        #expect(stored.merging([:]) == stored)
+        #expect(RecordValues().merging(stored) == stored)
+        #expect(stored.merging(["a": .int(0), "b": .int(0), "d": .int(0)]) == ["a": .int(0), "b": .int(0), "d": .int(0)])
+        #expect(stored.merging(["z": .bool(true)]).keys == ["a", "b", "d", "z"])
+    }
+
+    @Test func filterKeepsTheChosenNames() {
+        let values: RecordValues = ["a": .int(1), "b": .int(2), "c": .int(3)]
+        #expect(values.filter { $0 != "b" } == ["a": .int(1), "c": .int(3)])
+        #expect(values.filter { _ in true } == values)
+        #expect(values.filter { _ in false }.isEmpty)
+    }
+
+    @Test func theSnapshotParserReadsMembersInAnyOrderAndRefusesDuplicates() throws {
+        func parse(_ text: String) throws -> RecordValues? {
+            let bytes = Array(text.utf8)
+            return try bytes.withUnsafeBufferPointer { buffer in
+                var parser = _Parser(bytes: buffer, maximumDepth: 512)
+                return try parser.parseRecordValues(depth: 1)
+            }
+        }
+        let sorted = try #require(try parse(#"{"a":1,"b":{"x":[true]},"c":"é"}"#))
+        #expect(sorted == ["a": .int(1), "b": .object(["x": .array([.bool(true)])]), "c": .string("é")])
+        let unsorted = try #require(try parse(#"{"c":"é","a":1,"b":{"x":[true]}}"#))
+        #expect(unsorted == sorted)
+        #expect(unsorted.keys == ["a", "b", "c"])
+        #expect(try parse("{}") == RecordValues())
+        #expect(throws: (any Error).self) { try parse(#"{"b":1,"a":2,"b":3}"#) }
+        #expect(throws: (any Error).self) { try parse(#"{"a":1,"a":1}"#) }
+        // Canonically equivalent names are the same name, as in a dictionary.
+        #expect(throws: (any Error).self) { try parse("{\"\u{E9}\":1,\"e\u{301}\":2}") }
+    }
+
+    @Test func nestedObjectsStillRefuseDuplicateKeys() {
+        #expect(throws: StorageError.self) { try JSONValue(parsing: #"{"a":{"x":1,"y":2,"x":3}}"#) }
+        #expect(throws: StorageError.self) { try JSONValue(parsing: #"[{"a":[{"k":1,"k":1}]}]"#) }
+    }
+
+    @Test func aSnapshotRecordWithUnsortedMembersLoadsTheSameAsASortedOne() throws {
+        // A hand-edited snapshot line need not be canonical: its record reads the same.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("folio-rv-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Store.open(at: directory)
+        try store.write { transaction in
+            try transaction.insert(entity: "Trip", id: transaction.allocateID(), values: ["name": .string("Oslo"), "price": .double(1.5)])
+        }
+        try store.compact()
+        store.close()
+        let snapshot = directory.appendingPathComponent("snapshots/Trip.jsonl")
+        var lines = try String(contentsOf: snapshot, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines[1].hasSuffix(#","id":1,"values":{"name":"Oslo","price":1.5}}"#))
+        let body = #"{"id":1,"values":{"price":1.5,"name":"Oslo"}}"#
+        let crc = CRC32.hex(CRC32.checksum(Array(body.utf8)))
+        lines[1] = #"{"$crc":""# + String(decoding: crc, as: UTF8.self) + #"","# + body.dropFirst()
+        try (lines.joined(separator: "\n") + "\n").write(to: snapshot, atomically: false, encoding: .utf8)
+
+        let reopened = try Store.open(at: directory)
+        let record = try #require(reopened.record(id: 1))
+        #expect(record.values == ["price": .double(1.5), "name": .string("Oslo")])
+        #expect(record.values.keys == ["name", "price"])
+    }
+}
