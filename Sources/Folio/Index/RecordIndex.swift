@@ -29,8 +29,10 @@ final class RecordIndex {
             var names = Set(entity.indices.compactMap(\.first))
             names.formUnion(entity.uniquenessConstraints.compactMap(\.first))
             let unique = Set(entity.uniquenessConstraints.filter { $0.count == 1 }.compactMap(\.first))
+            let declared = Set(entity.indices.compactMap(\.first))
             fields[entity.name] = names.filter { !$0.contains(".") }.sorted().map {
-                FieldIndex(field: $0, conversion: FieldTypes.conversion(of: entity, $0), isUnique: unique.contains($0))
+                FieldIndex(field: $0, conversion: FieldTypes.conversion(of: entity, $0), isUnique: unique.contains($0),
+                           isDeclared: declared.contains($0))
             }
         }
         self.fieldIndexes = fields
@@ -77,6 +79,9 @@ final class RecordIndex {
                     for index in indexes { index.insert(id, values) }
                 }
                 idsByEntity[entity] = ids
+                // A `#Index` is there to be used for ranges and sorting: order it now, as a database
+                // builds its index when it is created, rather than in the first fetch that needs it.
+                for index in indexes where index.isDeclared { _ = index.sortedEntries() }
             }
         }
         lastSequence = store.lastSequence
@@ -107,6 +112,27 @@ final class RecordIndex {
         lastSequence = transaction.sequence
     }
 
+    /// Calls `body` with every record of `entities`, in no particular order.
+    ///
+    /// When the entities hold most of the records, this walks the table itself, which is several times
+    /// faster than looking each identifier up.
+    func forEachRecord(of entities: Set<String>, _ body: (Int64, String, RecordValues) throws -> Void) rethrows {
+        let wanted = entities.reduce(0) { $0 + (idsByEntity[$1]?.count ?? 0) }
+        if wanted * 2 >= records.count {
+            if entities.count == 1, let only = entities.first {
+                for (id, entry) in records where entry.entity == only { try body(id, entry.entity, entry.values) }
+            } else {
+                for (id, entry) in records where entities.contains(entry.entity) { try body(id, entry.entity, entry.values) }
+            }
+        } else {
+            for entity in entities {
+                for id in idsByEntity[entity] ?? [] {
+                    if let entry = records[id] { try body(id, entry.entity, entry.values) }
+                }
+            }
+        }
+    }
+
     /// The identifiers of `entity` records whose `field` equals `key`, or nil without an index.
     func lookup(_ entity: String, _ field: String, equalTo key: QueryKey) -> Set<Int64>? {
         guard let index = fieldIndex(entity, field) else { return nil }
@@ -126,6 +152,8 @@ final class FieldIndex {
     let conversion: QueryKey.Conversion
     /// Whether the field is unique (`.unique` or a one-field `#Unique`): about one key per record.
     let isUnique: Bool
+    /// Whether the model declares `#Index` on the field (otherwise it is indexed for uniqueness only).
+    let isDeclared: Bool
     private var identifiersByKey: [QueryKey: Identifiers] = [:]
     private var sorted: [(key: QueryKey, id: Int64)] = []
     private var isSortedStale = true
@@ -137,10 +165,11 @@ final class FieldIndex {
         case many(Set<Int64>)
     }
 
-    init(field: String, conversion: QueryKey.Conversion, isUnique: Bool) {
+    init(field: String, conversion: QueryKey.Conversion, isUnique: Bool, isDeclared: Bool) {
         self.field = field
         self.conversion = conversion
         self.isUnique = isUnique
+        self.isDeclared = isDeclared
     }
 
     /// Makes room for `additionalKeys` more keys.
@@ -194,15 +223,16 @@ final class FieldIndex {
 
     func sortedEntries() -> [(key: QueryKey, id: Int64)] {
         if isSortedStale {
+            // Sort the distinct keys, then each key's identifiers: cheaper than sorting every pair when
+            // keys repeat, and the same when they do not.
             var entries: [(key: QueryKey, id: Int64)] = []
-            entries.reserveCapacity(identifiersByKey.count)
-            for (key, ids) in identifiersByKey {
+            entries.reserveCapacity(sorted.count)
+            for (key, ids) in identifiersByKey.sorted(by: { $0.key < $1.key }) {
                 switch ids {
                 case .one(let id): entries.append((key, id))
-                case .many(let set): for id in set { entries.append((key, id)) }
+                case .many(let set): for id in set.sorted() { entries.append((key, id)) }
                 }
             }
-            entries.sort { $0.key < $1.key || ($0.key == $1.key && $0.id < $1.id) }
             sorted = entries
             isSortedStale = false
         }

@@ -56,6 +56,38 @@ struct QueryEvaluator {
     /// The entity and stored values of a record.
     let record: (Int64) -> (entity: String, values: RecordValues)?
     var strings = StringOrdering.standard
+    /// The record being tested, already looked up: reads of its fields need no lookup.
+    let current = CurrentRow()
+
+    /// The record a filter is being evaluated for.
+    final class CurrentRow {
+        var id: Int64 = .min
+        var entity = ""
+        var values = RecordValues()
+    }
+
+    init(record: @escaping (Int64) -> (entity: String, values: RecordValues)?) {
+        self.record = record
+    }
+
+    /// Whether `filter` holds for record `id`, whose entity and values are given.
+    func truth(_ filter: QueryNode, id: Int64, entity: String, values: RecordValues, _ slots: inout [QueryValue]) throws -> Bool {
+        current.id = id
+        current.entity = entity
+        current.values = values
+        defer { current.id = .min }
+        if slots.count == 1 {
+            slots[0] = .record(id)
+        } else {
+            slots = [.record(id)]
+        }
+        return try truth(filter, &slots)
+    }
+
+    private func row(_ id: Int64) -> (entity: String, values: RecordValues)? {
+        if id == current.id { return (current.entity, current.values) }
+        return record(id)
+    }
 
     func evaluate(_ node: QueryNode, _ slots: inout [QueryValue]) throws -> QueryValue {
         switch node {
@@ -69,6 +101,7 @@ struct QueryEvaluator {
                 if value.isNull { return .null }
                 throw QueryEvaluationError(description: "'\(name)' read from a value that is not a model")
             }
+            if id == current.id { return QueryValue(stored: current.values[name], conversion: conversion) }
             guard let row = record(id) else { return .null }
             return QueryValue(stored: row.values[name], conversion: conversion)
         case .count(let base):
@@ -168,11 +201,11 @@ struct QueryEvaluator {
             }
             return .bool(true)
         case .typeCheck(let base, let entities):
-            guard case .record(let id) = try evaluate(base, &slots), let row = record(id) else { return .bool(false) }
+            guard case .record(let id) = try evaluate(base, &slots), let row = row(id) else { return .bool(false) }
             return .bool(entities.contains(row.entity))
         case .conditionalCast(let base, let entities):
             let value = try evaluate(base, &slots)
-            guard case .record(let id) = value, let row = record(id), entities.contains(row.entity) else { return .null }
+            guard case .record(let id) = value, let row = row(id), entities.contains(row.entity) else { return .null }
             return value
         }
     }

@@ -62,11 +62,12 @@ struct QueryPlanner<T: PersistentModel> {
 
         let overlay = descriptor.includePendingChanges ? PendingOverlay(context: context, entities: entities) : PendingOverlay()
         let index = context.container.index
-        let lookup: (Int64) -> (entity: String, values: RecordValues)? = { id in
-            if let row = overlay.rows[id] { return row }
-            guard let record = index.records[id] else { return nil }
-            return (record.entity, record.values)
-        }
+        let lookup: (Int64) -> (entity: String, values: RecordValues)? = overlay.isEmpty
+            ? { id in index.records[id].map { ($0.entity, $0.values) } }
+            : { id in
+                if let row = overlay.rows[id] { return row }
+                return index.records[id].map { ($0.entity, $0.values) }
+            }
         let evaluator = QueryEvaluator(record: lookup)
 
         // Translate what can be evaluated over records.
@@ -91,42 +92,65 @@ struct QueryPlanner<T: PersistentModel> {
 
         // Candidates.
         var candidates: [RowID]
+        /// The values of `candidates`, when a scan had them at hand (sorting then needs no lookups).
+        var candidateValues: [RecordValues]? = nil
+        var filtered = false
         if let filter, let fromIndex = indexCandidates(filter, entities: entities) {
             candidates = Array(fromIndex.ids)
             plan.access = .index(fromIndex.field)
+        } else if let filter, overlay.isEmpty {
+            // A scan: test the records in the index's own table, in its order, without a lookup each.
+            var matches: [(id: RowID, values: RecordValues)] = []
+            var slots: [QueryValue] = []
+            try index.forEachRecord(of: entities) { id, entity, values in
+                if try passes(filter, evaluator, id: id, entity: entity, values: values, &slots) { matches.append((id, values)) }
+            }
+            matches.sort { $0.id < $1.id }
+            candidates = matches.map(\.id)
+            candidateValues = matches.map(\.values)
+            filtered = true
         } else {
             candidates = entities.flatMap { Array(index.idsByEntity[$0] ?? []) }
         }
-        candidates.removeAll { overlay.deleted.contains($0) }
-        let present = Set(candidates)
-        candidates += overlay.changedIDs.filter { !present.contains($0) && entities.contains(overlay.rows[$0]?.entity ?? "") }
-        candidates += overlay.insertedIDs.filter { entities.contains(overlay.rows[$0]?.entity ?? "") }
-        candidates.sort()
+        if !overlay.isEmpty {
+            candidates.removeAll { overlay.deleted.contains($0) }
+            let present = Set(candidates)
+            candidates += overlay.changedIDs.filter { !present.contains($0) && entities.contains(overlay.rows[$0]?.entity ?? "") }
+            candidates += overlay.insertedIDs.filter { entities.contains(overlay.rows[$0]?.entity ?? "") }
+        }
 
         // Filter.
-        if let filter {
+        if filtered {
+        } else if let filter {
             var slots: [QueryValue] = []
             candidates = try candidates.filter { id in
-                slots = [.record(id)]
-                do {
-                    return try evaluator.truth(filter, &slots)
-                } catch let error as QueryEvaluationError {
-                    throw FolioError(.invalidFetchDescriptor, "The predicate could not be evaluated: \(error)")
-                }
+                guard let row = lookup(id) else { return false }
+                return try passes(filter, evaluator, id: id, entity: row.entity, values: row.values, &slots)
             }
+            candidates.sort()
         } else if let predicate = descriptor.predicate {
+            candidates.sort()
             candidates = try candidates.filter { id in
                 guard let model = context.row(id) as? T else { return false }
                 return try predicate.evaluate(model)
             }
+        } else {
+            candidates.sort()
         }
 
         // Sort.
         if let sortKeys {
             if !sortKeys.isEmpty {
                 let forward = sortKeys.map(\.forward)
-                let keyed = candidates.map { id -> (id: RowID, keys: [QueryValue]) in
-                    (id, sortKeys.map { key in QueryValue(stored: lookup(id)?.values[key.name], conversion: key.conversion) })
+                let keyed: [(id: RowID, keys: [QueryValue])]
+                if let candidateValues {
+                    keyed = zip(candidates, candidateValues).map { id, values in
+                        (id, sortKeys.map { key in QueryValue(stored: values[key.name], conversion: key.conversion) })
+                    }
+                } else {
+                    keyed = candidates.map { id in
+                        (id, sortKeys.map { key in QueryValue(stored: lookup(id)?.values[key.name], conversion: key.conversion) })
+                    }
                 }
                 func precedes(_ lhs: (id: RowID, keys: [QueryValue]), _ rhs: (id: RowID, keys: [QueryValue])) -> Bool {
                     for position in 0..<forward.count {
@@ -174,6 +198,16 @@ struct QueryPlanner<T: PersistentModel> {
             candidates = sorted.map(\.0)
         }
         return window(candidates)
+    }
+
+    /// Whether `filter` holds for a record; an evaluation error fails the fetch as `Predicate.evaluate` would.
+    private func passes(_ filter: QueryNode, _ evaluator: QueryEvaluator, id: Int64, entity: String, values: RecordValues,
+                        _ slots: inout [QueryValue]) throws -> Bool {
+        do {
+            return try evaluator.truth(filter, id: id, entity: entity, values: values, &slots)
+        } catch let error as QueryEvaluationError {
+            throw FolioError(.invalidFetchDescriptor, "The predicate could not be evaluated: \(error)")
+        }
     }
 
     private func window(_ rows: [RowID]) -> [RowID] {
@@ -229,12 +263,8 @@ struct QueryPlanner<T: PersistentModel> {
         var slots: [QueryValue] = []
         func consider(_ id: Int64) throws -> Bool {
             if let filter {
-                slots = [.record(id)]
-                do {
-                    guard try evaluator.truth(filter, &slots) else { return false }
-                } catch let error as QueryEvaluationError {
-                    throw FolioError(.invalidFetchDescriptor, "The predicate could not be evaluated: \(error)")
-                }
+                guard let row = index.records[id],
+                      try passes(filter, evaluator, id: id, entity: row.entity, values: row.values, &slots) else { return false }
             }
             result.append(id)
             return result.count >= limit
