@@ -57,6 +57,31 @@ public struct CanonicalJSONWriter: Sendable {
         }
     }
 
+    /// Appends the canonical bytes of an object holding `values`, without building a dictionary.
+    public func write(_ values: RecordValues, into output: inout [UInt8]) throws(StorageError) {
+        guard values.layout.isInByteOrder else {
+            try write(.object(values.dictionary), into: &output)
+            return
+        }
+        output.append(UInt8(ascii: "{"))
+        for (position, name) in values.layout.names.enumerated() {
+            if position > 0 { output.append(UInt8(ascii: ",")) }
+            Self.writeString(name, into: &output)
+            output.append(UInt8(ascii: ":"))
+            try write(values.values[position], into: &output)
+        }
+        output.append(UInt8(ascii: "}"))
+    }
+
+    /// Appends `"key":`, preceded by a comma unless it is the object's first member.
+    static func writeMemberName(_ key: StaticString, first: Bool = false, into output: inout [UInt8]) {
+        if !first { output.append(UInt8(ascii: ",")) }
+        output.append(_quoteByte)
+        output.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        output.append(_quoteByte)
+        output.append(UInt8(ascii: ":"))
+    }
+
     /// Whether `a` comes before `b` in UTF-8 byte order (keys are sorted by their bytes, not by Swift's
     /// `String` ordering, which is not byte order), comparing the contiguous bytes directly.
     static func utf8Precedes(_ a: String, _ b: String) -> Bool {

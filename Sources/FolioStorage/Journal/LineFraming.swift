@@ -12,7 +12,11 @@ package enum LineFraming {
 
     /// Encodes `members` (which must not contain `$crc`) as a framed line ending in `\n`.
     package static func encode(_ members: [String: JSONValue]) throws -> [UInt8] {
-        let body = try CanonicalJSONWriter().bytes(.object(members))
+        frame(body: try CanonicalJSONWriter().bytes(.object(members)))
+    }
+
+    /// Frames the canonical JSON of an object (`{…}`, without `$crc`) as a line ending in `\n`.
+    package static func frame(body: [UInt8]) -> [UInt8] {
         let crc = CRC32.checksum(body)
         var line = prefixHead
         line.reserveCapacity(body.count + 21)

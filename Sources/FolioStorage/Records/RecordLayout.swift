@@ -10,9 +10,13 @@ public final class RecordLayout: @unchecked Sendable {
     public let names: [String]
     /// Slots by name, for layouts too wide for a linear search.
     private let slotsByName: [String: Int]
+    /// Whether `names` are also in UTF-8 byte order, the canonical writer's member order (always, unless
+    /// some name is not in Unicode normal form C).
+    let isInByteOrder: Bool
 
     private init(sortedNames: [String]) {
         self.names = sortedNames
+        self.isInByteOrder = zip(sortedNames, sortedNames.dropFirst()).allSatisfy { CanonicalJSONWriter.utf8Precedes($0, $1) }
         self.slotsByName = sortedNames.count > Self.linearSearchLimit
             ? Dictionary(uniqueKeysWithValues: sortedNames.enumerated().map { ($0.element, $0.offset) })
             : [:]

@@ -22,11 +22,26 @@ enum SnapshotFile {
             "snapshot": .int(version), "entity": .string(entity), "records": .int(Int64(records.count)),
             "sequence": .int(Int64(sequence)),
         ])
+        let writer = CanonicalJSONWriter()
+        var body: [UInt8] = []
         for id in records.keys.sorted() {
             guard let values = records[id] else { continue }
-            bytes.append(contentsOf: try LineFraming.encode(["id": .int(id), "values": .object(values.dictionary)]))
+            body.removeAll(keepingCapacity: true)
+            try encodeRecord(id: id, values: values, with: writer, into: &body)
+            bytes.append(contentsOf: LineFraming.frame(body: body))
         }
         return bytes
+    }
+
+    /// The canonical body of a record line, `{"id":N,"values":{…}}`: what `LineFraming.encode` gives for
+    /// those members, written without building them.
+    static func encodeRecord(id: Int64, values: RecordValues, with writer: CanonicalJSONWriter, into body: inout [UInt8]) throws {
+        body.append(UInt8(ascii: "{"))
+        CanonicalJSONWriter.writeMemberName("id", first: true, into: &body)
+        CanonicalJSONWriter.writeInteger(id, into: &body)
+        CanonicalJSONWriter.writeMemberName("values", into: &body)
+        try writer.write(values, into: &body)
+        body.append(UInt8(ascii: "}"))
     }
 
     static func decodeHeader(_ members: [String: JSONValue]) throws -> Header {

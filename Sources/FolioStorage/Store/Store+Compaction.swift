@@ -105,13 +105,15 @@ extension Store {
             try fs.syncDirectory(paths.snapshots)
             withStateMutation { _ in for entity in emptied { snapshotBases[entity] = nil } }
         }
-        // 6. Blobs nothing refers to any more.
+        // 6. Blobs nothing refers to any more (a store without blobs has nothing to look for).
+        let shards = try fs.contentsOfDirectory(paths.blobs)
+        if shards.isEmpty { return }
         var referenced = state.referencedBlobs()
         for transaction in kept {
             for record in transaction.inserted + transaction.updated { BlobStore.collectReferences(in: record.values, into: &referenced) }
             for record in transaction.deleted { BlobStore.collectReferences(in: record.tombstone, into: &referenced) }
         }
-        for shard in try fs.contentsOfDirectory(paths.blobs) {
+        for shard in shards {
             let shardPath = "\(paths.blobs)/\(shard)"
             for name in try fs.contentsOfDirectory(shardPath) where !referenced.contains(name) {
                 try fs.unlink("\(shardPath)/\(name)")

@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+@testable import FolioStorage
+
+/// Journal and snapshot lines are written member by member for speed; they must stay byte for byte
+/// what the general canonical writer gives for the same members.
+@Suite("Line encoding")
+struct LineEncodingTests {
+    static let awkwardValues: [RecordValues] = [
+        [:],
+        ["name": .string("Tokyo"), "price": .double(1045.44), "count": .int(-3), "ok": .bool(true), "none": .null],
+        ["nested": .object(["b": .array([.int(1), .string("\u{2028}\"\\")]), "a": .object([:])]), "Z": .string("upper first")],
+        // Names whose String order and byte order differ: a decomposed "é" sorts with "é" for Swift.
+        ["e\u{301}x": .int(1), "éa": .int(2), "f": .int(3)],
+        ["日本": .string("東京"), "ascii": .string("\u{7F}\u{80}\u{9F}")],
+    ]
+
+    @Test(arguments: awkwardValues)
+    func aSnapshotRecordLineIsTheCanonicalEncodingOfItsMembers(_ values: RecordValues) throws {
+        var body: [UInt8] = []
+        try SnapshotFile.encodeRecord(id: 42, values: values, with: CanonicalJSONWriter(), into: &body)
+        let expected = try LineFraming.encode(["id": .int(42), "values": .object(values.dictionary)])
+        #expect(LineFraming.frame(body: body) == expected)
+    }
+
+    @Test func aJournalLineIsTheCanonicalEncodingOfItsMembers() throws {
+        let records = Self.awkwardValues.enumerated().map { StoredRecord(entity: "Trip", id: Int64($0.offset + 1), values: $0.element) }
+        let variants = [
+            JournalTransaction(sequence: 1, transactionID: "T1", timestamp: Date(timeIntervalSince1970: 1_700_000_000.123), author: nil,
+                               inserted: records, updated: [], deleted: [], nextID: 6),
+            JournalTransaction(sequence: 9, transactionID: "T9", timestamp: Date(timeIntervalSince1970: 0), author: "importer \u{e9}",
+                               inserted: [], updated: records, deleted: [DeletedRecord(entity: "Trip", id: 3, tombstone: ["name": .string("x")])],
+                               schema: .object(["version": .string("1.0.0")]), nextID: 12),
+            JournalTransaction(sequence: 10, transactionID: "T10", timestamp: Date(timeIntervalSince1970: 86_400), author: "",
+                               inserted: Array(records.prefix(2)), updated: Array(records.suffix(2)),
+                               deleted: [DeletedRecord(entity: "Other", id: 99)], nextID: 100),
+        ]
+        for transaction in variants {
+            let line = try transaction.encodedLine()
+            #expect(line == (try LineFraming.encode(transaction.jsonMembers())))
+            let decoded = try line.dropLast().withUnsafeBufferPointer { try JournalTransaction(members: LineFraming.decode($0)) }
+            #expect(decoded == transaction)
+        }
+    }
+}
