@@ -37,7 +37,7 @@ let package = Package(
 
         // A second process for the multi-process tests of the model layer.
         .executableTarget(name: "folio-model-worker", dependencies: ["Folio"]),
-        .executableTarget(name: "folio-bench", dependencies: ["Folio"]),
+        .executableTarget(name: "folio-bench", dependencies: ["Folio", "FolioStorage"]),
 
         .testTarget(name: "FolioMacroKitTests", dependencies: ["FolioMacroKit"]),
         .testTarget(name: "FolioModelTests", dependencies: ["Folio", "folio-model-worker"]),

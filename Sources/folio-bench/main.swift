@@ -12,6 +12,7 @@ let usage = """
            folio-bench read STORE                               (W3,W4,W5)
            folio-bench single STORE BASE FULL|NORMAL [COUNT]    (W6)
            folio-bench modify STORE [FULL|NORMAL]               (W7,W8)
+           folio-bench load-engine STORE N FULL|NORMAL [BATCH]  (W1 through the storage engine alone, no models)
     STORE is a directory. FULL = durability .always; NORMAL = .batched(1 s) (FOLIO_BENCH_RELAXED=none: .none).
 
     """
@@ -33,6 +34,9 @@ case "gen":
     Workloads.gen(number(arguments[2]))
 case "load" where arguments.count >= 5:
     Workloads.load(arguments[2], n: number(arguments[3]), sync: arguments[4],
+                   batch: arguments.count > 5 ? number(arguments[5]) : 10_000)
+case "load-engine" where arguments.count >= 5:
+    EngineLoad.run(arguments[2], n: number(arguments[3]), sync: arguments[4],
                    batch: arguments.count > 5 ? number(arguments[5]) : 10_000)
 case "count":
     Workloads.count(arguments[2])

@@ -8,7 +8,7 @@ enum ModelRecordCoding {
         var encoder = ModelRecordEncoder(entityName: type(of: model)._folioEntityName, backingData: model.persistentBackingData,
                                          onlyProperties: onlyProperties, recordNumber: recordNumber)
         try model._folioEncode(to: &encoder)
-        return RecordValues(encoder.values)
+        return encoder.values
     }
 
     /// A new instance of `type` holding `values`.

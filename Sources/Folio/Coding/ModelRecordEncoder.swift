@@ -6,8 +6,19 @@ import FolioStorage
 /// the record numbers of the related models: a number (or `null`) for a to-one relationship, an array
 /// of numbers for a to-many one (sorted for a `Set`).
 public struct ModelRecordEncoder {
+    /// The names of the encoded properties, in the order they were encoded.
+    private var names: [String] = []
+    /// Their stored values.
+    private var encoded = ContiguousArray<JSONValue>()
+
     /// The encoded values, by property name.
-    public internal(set) var values: [String: JSONValue] = [:]
+    public var values: RecordValues {
+        if let record = RecordValues(names: names, values: encoded) { return record }
+        // A name encoded twice (which generated code does not do): the last value wins.
+        var dictionary: [String: JSONValue] = [:]
+        for (name, value) in zip(names, encoded) { dictionary[name] = value }
+        return RecordValues(dictionary)
+    }
     let entityName: String
     let backingData: ModelBackingData
     /// When set, only these properties are encoded (a save writes only what changed).
@@ -21,6 +32,8 @@ public struct ModelRecordEncoder {
         self.backingData = backingData
         self.onlyProperties = onlyProperties
         self.recordNumber = recordNumber
+        names.reserveCapacity(16)
+        encoded.reserveCapacity(16)
     }
 
     /// Encodes one persisted property.
@@ -28,10 +41,15 @@ public struct ModelRecordEncoder {
         if let onlyProperties, !onlyProperties.contains(key) { return }
         switch field {
         case .unloaded:
-            if let stored = backingData.unresolvedRelationships[key] { values[key] = stored }
+            if let stored = backingData.unresolvedRelationships[key] {
+                names.append(key)
+                encoded.append(stored)
+            }
         case .loaded(let value):
             do {
-                values[key] = try encodeValue(value)
+                let stored = try encodeValue(value)
+                names.append(key)
+                encoded.append(stored)
             } catch let error as ModelCodingError {
                 throw error
             } catch {

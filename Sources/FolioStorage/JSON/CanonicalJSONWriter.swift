@@ -137,6 +137,11 @@ public struct CanonicalJSONWriter: Sendable {
             let count = utf8.count
             while i < count {
                 let byte = utf8[i]
+                // Most bytes need no escape: skip them with as few tests as possible.
+                if byte >= 0x20 && byte < 0x7F && byte != _quoteByte && byte != _backslashByte {
+                    i += 1
+                    continue
+                }
                 var escape: StaticString? = nil
                 var width = 1
                 var controlValue: UInt8? = nil

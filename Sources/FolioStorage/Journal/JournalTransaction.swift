@@ -70,60 +70,61 @@ extension JournalTransaction {
     /// member by member in canonical (byte) order without building the members.
     func encodedLine() throws -> [UInt8] {
         let writer = CanonicalJSONWriter()
-        var body: [UInt8] = []
-        body.reserveCapacity(256 + 200 * (inserted.count + updated.count) + 64 * deleted.count)
-        body.append(UInt8(ascii: "{"))
-        var first = true
-        func member(_ key: StaticString) {
-            CanonicalJSONWriter.writeMemberName(key, first: first, into: &body)
-            first = false
-        }
-        func records(_ records: [StoredRecord]) throws {
-            body.append(UInt8(ascii: "["))
-            for (position, record) in records.enumerated() {
-                if position > 0 { body.append(UInt8(ascii: ",")) }
-                body.append(UInt8(ascii: "{"))
-                CanonicalJSONWriter.writeMemberName("entity", first: true, into: &body)
-                CanonicalJSONWriter.writeString(record.entity, into: &body)
-                CanonicalJSONWriter.writeMemberName("id", into: &body)
-                CanonicalJSONWriter.writeInteger(record.id, into: &body)
-                CanonicalJSONWriter.writeMemberName("values", into: &body)
-                try writer.write(record.values, into: &body)
-                body.append(UInt8(ascii: "}"))
+        var line: [UInt8] = []
+        line.reserveCapacity(256 + 200 * (inserted.count + updated.count) + 64 * deleted.count)
+        try LineFraming.appendLine(to: &line) { body in
+            var first = true
+            func member(_ key: StaticString) {
+                CanonicalJSONWriter.writeMemberName(key, first: first, into: &body)
+                first = false
             }
-            body.append(UInt8(ascii: "]"))
+            func records(_ records: [StoredRecord]) throws {
+                body.append(UInt8(ascii: "["))
+                for (position, record) in records.enumerated() {
+                    if position > 0 { body.append(UInt8(ascii: ",")) }
+                    body.append(UInt8(ascii: "{"))
+                    CanonicalJSONWriter.writeMemberName("entity", first: true, into: &body)
+                    CanonicalJSONWriter.writeString(record.entity, into: &body)
+                    CanonicalJSONWriter.writeMemberName("id", into: &body)
+                    CanonicalJSONWriter.writeInteger(record.id, into: &body)
+                    CanonicalJSONWriter.writeMemberName("values", into: &body)
+                    try writer.write(record.values, into: &body)
+                    body.append(UInt8(ascii: "}"))
+                }
+                body.append(UInt8(ascii: "]"))
+            }
+            // Members in byte order: author, deleted, id, inserted, nextID, schema, seq, time, updated.
+            if let author {
+                member("author")
+                CanonicalJSONWriter.writeString(author, into: &body)
+            }
+            if !deleted.isEmpty {
+                member("deleted")
+                try writer.write(.array(deleted.map { .object(["entity": .string($0.entity), "id": .int($0.id), "tombstone": .object($0.tombstone)]) }), into: &body)
+            }
+            member("id")
+            CanonicalJSONWriter.writeString(transactionID, into: &body)
+            if !inserted.isEmpty {
+                member("inserted")
+                try records(inserted)
+            }
+            member("nextID")
+            CanonicalJSONWriter.writeInteger(nextID, into: &body)
+            if let schema {
+                member("schema")
+                try writer.write(.object(["value": schema]), into: &body)
+            }
+            member("seq")
+            CanonicalJSONWriter.writeInteger(Int64(sequence), into: &body)
+            member("time")
+            CanonicalJSONWriter.writeString(Timestamp.format(timestamp), into: &body)
+            if !updated.isEmpty {
+                member("updated")
+                try records(updated)
+            }
+            body.append(UInt8(ascii: "}"))
         }
-        // Members in byte order: author, deleted, id, inserted, nextID, schema, seq, time, updated.
-        if let author {
-            member("author")
-            CanonicalJSONWriter.writeString(author, into: &body)
-        }
-        if !deleted.isEmpty {
-            member("deleted")
-            try writer.write(.array(deleted.map { .object(["entity": .string($0.entity), "id": .int($0.id), "tombstone": .object($0.tombstone)]) }), into: &body)
-        }
-        member("id")
-        CanonicalJSONWriter.writeString(transactionID, into: &body)
-        if !inserted.isEmpty {
-            member("inserted")
-            try records(inserted)
-        }
-        member("nextID")
-        CanonicalJSONWriter.writeInteger(nextID, into: &body)
-        if let schema {
-            member("schema")
-            try writer.write(.object(["value": schema]), into: &body)
-        }
-        member("seq")
-        CanonicalJSONWriter.writeInteger(Int64(sequence), into: &body)
-        member("time")
-        CanonicalJSONWriter.writeString(Timestamp.format(timestamp), into: &body)
-        if !updated.isEmpty {
-            member("updated")
-            try records(updated)
-        }
-        body.append(UInt8(ascii: "}"))
-        return LineFraming.frame(body: body)
+        return line
     }
 
     /// Decodes a journal line's members; errors carry no file or line (the caller adds them).

@@ -15,6 +15,29 @@ package enum LineFraming {
         frame(body: try CanonicalJSONWriter().bytes(.object(members)))
     }
 
+    /// Appends a framed line to `output` without an intermediate buffer: `writeMembers` appends the
+    /// canonical members after the opening brace, through the closing brace (`"a":1}`), or just `}`.
+    package static func appendLine(to output: inout [UInt8], _ writeMembers: (inout [UInt8]) throws -> Void) rethrows {
+        let start = output.count
+        output.append(contentsOf: prefixHead)
+        output.append(contentsOf: [0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, UInt8(ascii: "\""), UInt8(ascii: ",")])
+        let membersStart = output.count
+        try writeMembers(&output)
+        var crc: UInt32
+        if output.count == membersStart + 1 && output[membersStart] == UInt8(ascii: "}") {
+            // No members: the line is `{"$crc":"…"}`.
+            output.removeLast(2)
+            output.append(UInt8(ascii: "}"))
+            crc = CRC32.checksum([UInt8(ascii: "{"), UInt8(ascii: "}")])
+        } else {
+            crc = [UInt8(ascii: "{")].withUnsafeBufferPointer { CRC32.checksum($0) }
+            crc = output.withUnsafeBufferPointer { CRC32.checksum(UnsafeBufferPointer(rebasing: $0[membersStart...]), continuing: crc) }
+        }
+        let hex = CRC32.hex(crc)
+        for k in 0..<8 { output[start + 9 + k] = hex[k] }
+        output.append(0x0A)
+    }
+
     /// Frames the canonical JSON of an object (`{…}`, without `$crc`) as a line ending in `\n`.
     package static func frame(body: [UInt8]) -> [UInt8] {
         let crc = CRC32.checksum(body)

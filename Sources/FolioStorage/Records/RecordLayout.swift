@@ -42,12 +42,18 @@ public final class RecordLayout: @unchecked Sendable {
         return LayoutTable.shared.layout(for: sortedNames) { RecordLayout(sortedNames: sortedNames) }
     }
 
-    /// The layout for `names` in any order, with the permutation that sorts them; nil if a name repeats.
+    /// The layout for `names` in any order, with the permutation that sorts them (`order[k]` is the
+    /// position in `names` of the layout's `k`th name); nil if a name repeats.
+    ///
+    /// Models encode their properties in declaration order, the same for every instance, so the answer
+    /// is remembered for the sequences seen.
     static func interned(unsortedNames names: [String]) -> (layout: RecordLayout, order: [Int])? {
-        let order = names.indices.sorted { names[$0] < names[$1] }
-        let sorted = order.map { names[$0] }
-        for index in sorted.indices.dropFirst() where sorted[index] == sorted[index - 1] { return nil }
-        return (interned(sortedNames: sorted), order)
+        LayoutTable.shared.arrangement(for: names) {
+            let order = names.indices.sorted { names[$0] < names[$1] }
+            let sorted = order.map { names[$0] }
+            for index in sorted.indices.dropFirst() where sorted[index] == sorted[index - 1] { return nil }
+            return (interned(sortedNames: sorted), order)
+        }
     }
 }
 
@@ -63,6 +69,30 @@ private final class LayoutTable: @unchecked Sendable {
     private var layouts: [[String]: RecordLayout] = [:]
     /// The layout returned last: bulk loads ask for the same one again and again.
     private var last: RecordLayout?
+
+    private var arrangements: [[String]: (layout: RecordLayout, order: [Int])] = [:]
+    private var lastArrangement: (names: [String], layout: RecordLayout, order: [Int])?
+
+    func arrangement(for names: [String], make: () -> (layout: RecordLayout, order: [Int])?) -> (layout: RecordLayout, order: [Int])? {
+        lock.lock()
+        if let lastArrangement, lastArrangement.names == names {
+            lock.unlock()
+            return (lastArrangement.layout, lastArrangement.order)
+        }
+        if let found = arrangements[names] {
+            lastArrangement = (names, found.layout, found.order)
+            lock.unlock()
+            return found
+        }
+        lock.unlock()
+        // `make` interns the sorted layout, which takes the lock itself.
+        guard let made = make() else { return nil }
+        lock.lock()
+        defer { lock.unlock() }
+        if arrangements.count < Self.capacity { arrangements[names] = made }
+        lastArrangement = (names, made.layout, made.order)
+        return made
+    }
 
     func layout(for names: [String], make: () -> RecordLayout) -> RecordLayout {
         lock.lock()

@@ -35,7 +35,7 @@ public struct RecordValues: Hashable, Sendable, ExpressibleByDictionaryLiteral {
     }
 
     /// Values from name–value pairs in any order; nil if a name repeats.
-    init?(names: [String], values unordered: ContiguousArray<JSONValue>) {
+    public init?(names: [String], values unordered: ContiguousArray<JSONValue>) {
         var sorted = true
         for index in names.indices.dropFirst() where !(names[index - 1] < names[index]) {
             sorted = false
@@ -43,7 +43,8 @@ public struct RecordValues: Hashable, Sendable, ExpressibleByDictionaryLiteral {
         }
         if sorted {
             self.layout = RecordLayout.interned(sortedNames: names)
-            self.values = unordered
+            // Records live long: keep no spare capacity.
+            self.values = unordered.capacity > unordered.count ? unordered.withUnsafeBufferPointer { ContiguousArray($0) } : unordered
             return
         }
         guard let (layout, order) = RecordLayout.interned(unsortedNames: names) else { return nil }

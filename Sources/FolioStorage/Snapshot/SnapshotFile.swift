@@ -23,12 +23,16 @@ enum SnapshotFile {
             "sequence": .int(Int64(sequence)),
         ])
         let writer = CanonicalJSONWriter()
-        var body: [UInt8] = []
+        bytes.reserveCapacity(records.count * 256)
         for id in records.keys.sorted() {
             guard let values = records[id] else { continue }
-            body.removeAll(keepingCapacity: true)
-            try encodeRecord(id: id, values: values, with: writer, into: &body)
-            bytes.append(contentsOf: LineFraming.frame(body: body))
+            try LineFraming.appendLine(to: &bytes) { output in
+                CanonicalJSONWriter.writeMemberName("id", first: true, into: &output)
+                CanonicalJSONWriter.writeInteger(id, into: &output)
+                CanonicalJSONWriter.writeMemberName("values", into: &output)
+                try writer.write(values, into: &output)
+                output.append(UInt8(ascii: "}"))
+            }
         }
         return bytes
     }

@@ -43,3 +43,25 @@ struct LineEncodingTests {
         }
     }
 }
+
+@Suite("Line framing in place")
+struct LineFramingInPlaceTests {
+    @Test func appendingALineGivesTheSameBytesAsFramingABody() throws {
+        let cases: [[String: JSONValue]] = [[:], ["a": .int(1)], ["id": .int(7), "values": .object(["x": .string("é\n")])]]
+        for members in cases {
+            var output: [UInt8] = Array("previous line\n".utf8)
+            let body = try CanonicalJSONWriter().bytes(.object(members))
+            LineFraming.appendLine(to: &output) { $0.append(contentsOf: body.dropFirst()) }
+            #expect(output == Array("previous line\n".utf8) + (try LineFraming.encode(members)))
+        }
+    }
+
+    @Test func aSnapshotFileIsItsHeaderAndOneCanonicalLinePerRecordInIdentifierOrder() throws {
+        let records: [Int64: RecordValues] = [9: ["b": .int(2)], 3: [:], 5: ["a": .string("x")]]
+        var expected = try LineFraming.encode(["snapshot": .int(1), "entity": .string("E"), "records": .int(3), "sequence": .int(4)])
+        for id in [Int64(3), 5, 9] {
+            expected += try LineFraming.encode(["id": .int(id), "values": .object(records[id]!.dictionary)])
+        }
+        #expect(try SnapshotFile.encode(entity: "E", sequence: 4, records: records) == expected)
+    }
+}
