@@ -6,7 +6,7 @@ import FolioStorage
 /// otherwise decoding fails with a ``ModelCodingError`` naming the property. A relationship that refers
 /// to models is not resolved here: it stays unloaded until it is first read.
 public struct ModelRecordDecoder {
-    let values: RecordValues
+    @usableFromInline let values: RecordValues
     let entityName: String
     let identifier: PersistentIdentifier?
     let backingData: ModelBackingData
@@ -19,7 +19,17 @@ public struct ModelRecordDecoder {
     }
 
     /// Decodes a property that has no default.
+    @inlinable
     public mutating func decode<Value>(forKey key: String) throws -> _ModelField<Value> {
+        // Common value types, specialized in the caller (they are never unresolved relationships).
+        if let stored = values[key], let fast = PrimitiveCoding.decode(stored, as: Value.self), let value = fast {
+            return .loaded(value)
+        }
+        return try decodeGeneral(forKey: key)
+    }
+
+    @usableFromInline
+    mutating func decodeGeneral<Value>(forKey key: String) throws -> _ModelField<Value> {
         if let field: _ModelField<Value> = try decodeStored(forKey: key) { return field }
         if let optional = Value.self as? any _OptionalValue.Type, let none = optional._none as? Value {
             return .loaded(none)
@@ -29,14 +39,23 @@ public struct ModelRecordDecoder {
     }
 
     /// Decodes a property with a default, used when the record has no value for it.
+    @inlinable
     public mutating func decode<Value>(forKey key: String, default makeDefault: () -> Value) throws -> _ModelField<Value> {
+        if let stored = values[key], let fast = PrimitiveCoding.decode(stored, as: Value.self), let value = fast {
+            return .loaded(value)
+        }
+        return try decodeGeneral(forKey: key, default: makeDefault)
+    }
+
+    @usableFromInline
+    mutating func decodeGeneral<Value>(forKey key: String, default makeDefault: () -> Value) throws -> _ModelField<Value> {
         if let field: _ModelField<Value> = try decodeStored(forKey: key) { return field }
         return .loaded(makeDefault())
     }
 
     /// The property's stored value, or nil when the record has none.
     private mutating func decodeStored<Value>(forKey key: String) throws -> _ModelField<Value>? {
-        backingData.unresolvedRelationships[key] = nil
+        if !backingData.unresolvedRelationships.isEmpty { backingData.unresolvedRelationships[key] = nil }
         guard let stored = values[key] else { return nil }
         if let fast = PrimitiveCoding.decode(stored, as: Value.self), let value = fast {
             return .loaded(value)

@@ -7,9 +7,9 @@ import FolioStorage
 /// of numbers for a to-many one (sorted for a `Set`).
 public struct ModelRecordEncoder {
     /// The names of the encoded properties, in the order they were encoded.
-    private var names: [String] = []
+    @usableFromInline var names: [String] = []
     /// Their stored values.
-    private var encoded = ContiguousArray<JSONValue>()
+    @usableFromInline var encoded = ContiguousArray<JSONValue>()
 
     /// The encoded values, by property name.
     public var values: RecordValues {
@@ -22,7 +22,7 @@ public struct ModelRecordEncoder {
     let entityName: String
     let backingData: ModelBackingData
     /// When set, only these properties are encoded (a save writes only what changed).
-    let onlyProperties: Set<String>?
+    @usableFromInline let onlyProperties: Set<String>?
     /// Returns the record number of a related model; the context assigns numbers before encoding.
     let recordNumber: (AnyObject) throws -> Int64
 
@@ -37,7 +37,19 @@ public struct ModelRecordEncoder {
     }
 
     /// Encodes one persisted property.
+    @inlinable
     public mutating func encode<Value>(_ field: _ModelField<Value>, forKey key: String) throws {
+        // Common value types, specialized in the caller.
+        if onlyProperties == nil, case .loaded(let value) = field, let fast = PrimitiveCoding.encode(value) {
+            names.append(key)
+            encoded.append(fast)
+            return
+        }
+        try encodeGeneral(field, forKey: key)
+    }
+
+    @usableFromInline
+    mutating func encodeGeneral<Value>(_ field: _ModelField<Value>, forKey key: String) throws {
         if let onlyProperties, !onlyProperties.contains(key) { return }
         switch field {
         case .unloaded:
