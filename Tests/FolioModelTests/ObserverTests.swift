@@ -5,7 +5,7 @@ import Testing
 
 /// Waits up to `seconds` for `condition`, letting other tasks on the main actor run.
 @MainActor
-func eventually(_ seconds: Double = 3, _ condition: () -> Bool) async -> Bool {
+func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }

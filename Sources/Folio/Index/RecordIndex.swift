@@ -22,6 +22,8 @@ final class RecordIndex {
     private(set) var lastSequence: UInt64 = 0
     /// The indexed fields of each entity.
     private let fieldIndexes: [String: [FieldIndex]]
+    /// Column tables made by scans, dropped when their entity changes.
+    private var columnTables: [String: ColumnTable] = [:]
 
     init(schema: Schema) {
         var fields: [String: [FieldIndex]] = [:]
@@ -54,6 +56,7 @@ final class RecordIndex {
 
     /// Replaces the whole index with the store's current records.
     func reload(from store: Store) {
+        columnTables = [:]
         records = [:]
         idsByEntity = [:]
         for indexes in fieldIndexes.values {
@@ -65,6 +68,7 @@ final class RecordIndex {
 
     /// Loads every record of the store.
     func load(from store: Store) {
+        columnTables = [:]
         store.withRecordsByEntity { recordsByEntity in
             // Sizing the tables once avoids rehashing them again and again while a large store loads.
             records.reserveCapacity(records.count + recordsByEntity.values.reduce(0) { $0 + $1.count })
@@ -90,6 +94,7 @@ final class RecordIndex {
     /// Applies a committed transaction.
     func apply(_ transaction: JournalTransaction) {
         guard transaction.sequence > lastSequence else { return }
+        for entity in transaction.entities { columnTables[entity] = nil }
         for record in transaction.inserted {
             records[record.id] = Entry(entity: record.entity, values: record.values, version: transaction.sequence)
             idsByEntity[record.entity, default: []].insert(record.id)
@@ -131,6 +136,22 @@ final class RecordIndex {
                 }
             }
         }
+    }
+
+    /// The records of `entity` laid out by column, made on first use after a change.
+    func columnTable(for entity: String) -> ColumnTable {
+        if let table = columnTables[entity] { return table }
+        var ids: [Int64] = []
+        var values: [RecordValues] = []
+        ids.reserveCapacity(idsByEntity[entity]?.count ?? 0)
+        values.reserveCapacity(idsByEntity[entity]?.count ?? 0)
+        forEachRecord(of: [entity]) { id, _, recordValues in
+            ids.append(id)
+            values.append(recordValues)
+        }
+        let table = ColumnTable(ids: ids, values: values)
+        columnTables[entity] = table
+        return table
     }
 
     /// The identifiers of `entity` records whose `field` equals `key`, or nil without an index.

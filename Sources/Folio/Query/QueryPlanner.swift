@@ -94,10 +94,18 @@ struct QueryPlanner<T: PersistentModel> {
         var candidates: [RowID]
         /// The values of `candidates`, when a scan had them at hand (sorting then needs no lookups).
         var candidateValues: [RecordValues]? = nil
+        /// The column table and rows of `candidates`, when a column scan found them.
+        var columnRows: (table: ColumnTable, rows: [Int])? = nil
         var filtered = false
         if let filter, let fromIndex = indexCandidates(filter, entities: entities) {
             candidates = Array(fromIndex.ids)
             plan.access = .index(fromIndex.field)
+        } else if let filter, overlay.isEmpty, entities.count == 1, let only = entities.first,
+                  let scan = try columnScan(filter, entity: only, evaluator: evaluator, inIdentifierOrder: sortKeys?.isEmpty ?? true) {
+            // A scan whose predicate starts with comparisons of numbers or dates: run them over columns.
+            candidates = scan.rows.map { scan.table.ids[$0] }
+            columnRows = (scan.table, scan.rows)
+            filtered = true
         } else if let filter, overlay.isEmpty {
             // A scan: test the records in the index's own table, in its order, without a lookup each.
             var matches: [(id: RowID, values: RecordValues)] = []
@@ -142,45 +150,57 @@ struct QueryPlanner<T: PersistentModel> {
         if let sortKeys {
             if !sortKeys.isEmpty {
                 let forward = sortKeys.map(\.forward)
-                let keyed: [(id: RowID, keys: [QueryValue])]
-                if let candidateValues {
-                    keyed = zip(candidates, candidateValues).map { id, values in
-                        (id, sortKeys.map { key in QueryValue(stored: values[key.name], conversion: key.conversion) })
-                    }
-                } else {
-                    keyed = candidates.map { id in
-                        (id, sortKeys.map { key in QueryValue(stored: lookup(id)?.values[key.name], conversion: key.conversion) })
-                    }
-                }
-                func precedes(_ lhs: (id: RowID, keys: [QueryValue]), _ rhs: (id: RowID, keys: [QueryValue])) -> Bool {
-                    for position in 0..<forward.count {
-                        let a = lhs.keys[position]
-                        let b = rhs.keys[position]
-                        if QueryValue.equal(a, b) { continue }
-                        let ascending = SortKey.ascending(a, b)
-                        return forward[position] ? ascending : !ascending
-                    }
-                    return lhs.id < rhs.id
-                }
                 let wanted = descriptor.fetchLimit.map { $0 + max(0, descriptor.fetchOffset ?? 0) }
-                if let wanted, wanted < keyed.count / 4 {
-                    // Top-k: keep the `wanted` first rows in order, O(n log k), instead of sorting everything.
-                    var top: [(id: RowID, keys: [QueryValue])] = []
-                    top.reserveCapacity(wanted + 1)
-                    for row in keyed {
-                        if top.count == wanted, let last = top.last, !precedes(row, last) { continue }
-                        var low = 0
-                        var high = top.count
-                        while low < high {
-                            let middle = (low + high) / 2
-                            if precedes(top[middle], row) { low = middle + 1 } else { high = middle }
-                        }
-                        top.insert(row, at: low)
-                        if top.count > wanted { top.removeLast() }
+                let columns = columnRows.map { table, _ in
+                    sortKeys.map { key in
+                        key.conversion == .date || key.conversion == .plain ? table.numbers(key.name, key.conversion) : nil
                     }
-                    candidates = top.map(\.id)
+                }
+                if let (table, rows) = columnRows, let columns = columns?.compactMap({ $0 }), columns.count == sortKeys.count {
+                    // Every sort key is a column: compare numbers in place (no per-row key arrays).
+                    let ids = table.ids
+                    if columns.count == 1, let column = columns.first, let ascending = forward.first {
+                        candidates = Self.first(wanted, of: rows) { a, b in
+                            let x = column[a], y = column[b]
+                            if x == y { return ids[a] < ids[b] }
+                            return ascending ? x < y : y < x
+                        }.map { ids[$0] }
+                    } else {
+                        candidates = Self.first(wanted, of: rows) { a, b in
+                            for position in columns.indices {
+                                let x = columns[position][a], y = columns[position][b]
+                                if x == y { continue }
+                                return forward[position] ? x < y : y < x
+                            }
+                            return ids[a] < ids[b]
+                        }.map { ids[$0] }
+                    }
                 } else {
-                    candidates = keyed.sorted(by: precedes).map(\.id)
+                    let keyed: [(id: RowID, keys: [QueryValue])]
+                    if let (table, rows) = columnRows {
+                        keyed = rows.map { row in
+                            (table.ids[row], sortKeys.map { key in QueryValue(stored: table.values[row][key.name], conversion: key.conversion) })
+                        }
+                    } else if let candidateValues {
+                        keyed = zip(candidates, candidateValues).map { id, values in
+                            (id, sortKeys.map { key in QueryValue(stored: values[key.name], conversion: key.conversion) })
+                        }
+                    } else {
+                        keyed = candidates.map { id in
+                            (id, sortKeys.map { key in QueryValue(stored: lookup(id)?.values[key.name], conversion: key.conversion) })
+                        }
+                    }
+                    func precedes(_ lhs: (id: RowID, keys: [QueryValue]), _ rhs: (id: RowID, keys: [QueryValue])) -> Bool {
+                        for position in 0..<forward.count {
+                            let a = lhs.keys[position]
+                            let b = rhs.keys[position]
+                            if QueryValue.equal(a, b) { continue }
+                            let ascending = SortKey.ascending(a, b)
+                            return forward[position] ? ascending : !ascending
+                        }
+                        return lhs.id < rhs.id
+                    }
+                    candidates = Self.first(wanted, of: keyed, by: precedes).map(\.id)
                 }
             }
         } else {
@@ -198,6 +218,57 @@ struct QueryPlanner<T: PersistentModel> {
             candidates = sorted.map(\.0)
         }
         return window(candidates)
+    }
+
+    /// The first `wanted` elements in the order `precedes` gives (all of them, sorted, when `wanted` is
+    /// nil or not much smaller): a top-k selection, O(n log k), when a limit makes it worthwhile.
+    private static func first<Element>(_ wanted: Int?, of elements: [Element], by precedes: (Element, Element) -> Bool) -> [Element] {
+        guard let wanted, wanted < elements.count / 4 else { return elements.sorted(by: precedes) }
+        var top: [Element] = []
+        top.reserveCapacity(wanted + 1)
+        for element in elements {
+            if top.count == wanted, let last = top.last, !precedes(element, last) { continue }
+            var low = 0
+            var high = top.count
+            while low < high {
+                let middle = (low + high) / 2
+                if precedes(top[middle], element) { low = middle + 1 } else { high = middle }
+            }
+            top.insert(element, at: low)
+            if top.count > wanted { top.removeLast() }
+        }
+        return top
+    }
+
+    /// Runs the leading conjuncts of `filter` that compare a number or date field with a constant over
+    /// the entity's columns, and the rest on the records that pass them; nil if the first conjunct is not
+    /// such a comparison or its field is not all numbers. Conjuncts are taken in their order, so a
+    /// condition is only ever evaluated where the ones before it hold, as `&&` does.
+    private func columnScan(_ filter: QueryNode, entity: String, evaluator: QueryEvaluator,
+                            inIdentifierOrder: Bool) throws -> (table: ColumnTable, rows: [Int])? {
+        let table = context.container.index.columnTable(for: entity)
+        let all = conjuncts(filter)
+        var conditions: [(ColumnCondition, [Double])] = []
+        for conjunct in all {
+            guard let condition = ColumnCondition(conjunct), let column = table.numbers(condition.field, condition.conversion) else { break }
+            conditions.append((condition, column))
+        }
+        guard let first = conditions.first else { return nil }
+        var rows = first.0.rows(first.1)
+        for (condition, column) in conditions.dropFirst() { rows = condition.filter(rows, column) }
+        let rest = all.dropFirst(conditions.count)
+        if let head = rest.first {
+            let remaining = rest.dropFirst().reduce(head) { QueryNode.and($0, $1) }
+            var slots: [QueryValue] = []
+            rows = try rows.filter { row in
+                try passes(remaining, evaluator, id: table.ids[row], entity: entity, values: table.values[row], &slots)
+            }
+        }
+        if inIdentifierOrder {
+            let ids = table.ids
+            rows.sort { ids[$0] < ids[$1] }
+        }
+        return (table, rows)
     }
 
     /// Whether `filter` holds for a record; an evaluation error fails the fetch as `Predicate.evaluate` would.

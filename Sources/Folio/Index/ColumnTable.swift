@@ -1,0 +1,150 @@
+import FolioStorage
+
+/// One entity's records laid out by column for scans: the identifiers in one array and, for each numeric
+/// or date field a scan asked for, its values as `Double`s in the same order.
+///
+/// A scan that compares fields with constants (`$0.price >= low && $0.price <= high`) then runs over
+/// contiguous numbers instead of looking each record up and evaluating the predicate tree on it. Tables
+/// are made on first use and dropped whenever the entity's records change, so they cost nothing for
+/// stores that are only written, and a scan after a change pays one pass to rebuild what it uses.
+final class ColumnTable {
+    /// The identifiers, in the table's row order.
+    let ids: [Int64]
+    /// The records' values, in the same order (for the rest of a predicate and for fields not laid out).
+    let values: [RecordValues]
+    private var columns: [String: [Double]?] = [:]
+
+    init(ids: [Int64], values: [RecordValues]) {
+        self.ids = ids
+        self.values = values
+    }
+
+    /// The values of `field` as numbers in row order, or nil when some record's value is not a number
+    /// that a `Double` holds exactly (null, missing, text, an integer beyond 2^53): scans then take the
+    /// general path, which has the exact semantics for those.
+    func numbers(_ field: String, _ conversion: FieldConversion) -> [Double]? {
+        if let known = columns[field] { return known }
+        let made = Self.makeColumn(values, field, conversion)
+        columns[field] = .some(made)
+        return made
+    }
+
+    private static func makeColumn(_ values: [RecordValues], _ field: String, _ conversion: FieldConversion) -> [Double]? {
+        var column: [Double] = []
+        column.reserveCapacity(values.count)
+        for record in values {
+            switch QueryValue(stored: record[field], conversion: conversion) {
+            case .double(let number): column.append(number)
+            case .date(let seconds): column.append(seconds)
+            case .int(let number):
+                guard abs(number) <= 1 << 53 else { return nil }
+                column.append(Double(number))
+            default: return nil
+            }
+        }
+        return column
+    }
+}
+
+/// A conjunct of a predicate that a column can answer: a field of the record compared with a number.
+struct ColumnCondition {
+    enum Test {
+        case less, lessOrEqual, greater, greaterOrEqual, equal, notEqual
+    }
+
+    var field: String
+    var conversion: FieldConversion
+    var test: Test
+    var constant: Double
+
+    /// The condition `node` states, if it is `field <op> constant` or `constant <op> field` on a plain
+    /// number or date field, with a constant of the same kind.
+    init?(_ node: QueryNode) {
+        let lhs: QueryNode, rhs: QueryNode, test: Test
+        switch node {
+        case .equal(let a, let b): (lhs, rhs, test) = (a, b, .equal)
+        case .notEqual(let a, let b): (lhs, rhs, test) = (a, b, .notEqual)
+        case .compare(let a, let op, let b):
+            switch op {
+            case .less: (lhs, rhs, test) = (a, b, .less)
+            case .lessOrEqual: (lhs, rhs, test) = (a, b, .lessOrEqual)
+            case .greater: (lhs, rhs, test) = (a, b, .greater)
+            case .greaterOrEqual: (lhs, rhs, test) = (a, b, .greaterOrEqual)
+            }
+        default: return nil
+        }
+        if case .field(.variable(0), let name, let conversion) = lhs, case .constant(let value) = rhs,
+           let number = Self.number(value, for: conversion) {
+            self.init(field: name, conversion: conversion, test: test, constant: number)
+        } else if case .constant(let value) = lhs, case .field(.variable(0), let name, let conversion) = rhs,
+                  let number = Self.number(value, for: conversion) {
+            // `constant < field` is `field > constant`.
+            let mirrored: Test
+            switch test {
+            case .less: mirrored = .greater
+            case .lessOrEqual: mirrored = .greaterOrEqual
+            case .greater: mirrored = .less
+            case .greaterOrEqual: mirrored = .lessOrEqual
+            case .equal, .notEqual: mirrored = test
+            }
+            self.init(field: name, conversion: conversion, test: mirrored, constant: number)
+        } else {
+            return nil
+        }
+    }
+
+    private init(field: String, conversion: FieldConversion, test: Test, constant: Double) {
+        self.field = field
+        self.conversion = conversion
+        self.test = test
+        self.constant = constant
+    }
+
+    /// The constant as a number comparable with the field's column, or nil when the kinds differ (a
+    /// date compared with a number is an error the general path reports).
+    private static func number(_ value: QueryValue, for conversion: FieldConversion) -> Double? {
+        switch (conversion, value) {
+        case (.date, .date(let seconds)): return seconds
+        case (.plain, .double(let number)) where !number.isNaN: return number
+        case (.plain, .int(let number)) where abs(number) <= 1 << 53: return Double(number)
+        default: return nil
+        }
+    }
+
+    /// Keeps the rows of `rows` whose value in `column` passes the test.
+    func filter(_ rows: [Int], _ column: [Double]) -> [Int] {
+        let c = constant
+        return column.withUnsafeBufferPointer { values in
+            switch test {
+            case .less: return rows.filter { values[$0] < c }
+            case .lessOrEqual: return rows.filter { values[$0] <= c }
+            case .greater: return rows.filter { values[$0] > c }
+            case .greaterOrEqual: return rows.filter { values[$0] >= c }
+            case .equal: return rows.filter { values[$0] == c }
+            case .notEqual: return rows.filter { values[$0] != c }
+            }
+        }
+    }
+
+    /// The rows of the whole column that pass the test.
+    func rows(_ column: [Double]) -> [Int] {
+        let c = constant
+        var result: [Int] = []
+        column.withUnsafeBufferPointer { values in
+            for row in values.indices {
+                let value = values[row]
+                let passes: Bool
+                switch test {
+                case .less: passes = value < c
+                case .lessOrEqual: passes = value <= c
+                case .greater: passes = value > c
+                case .greaterOrEqual: passes = value >= c
+                case .equal: passes = value == c
+                case .notEqual: passes = value != c
+                }
+                if passes { result.append(row) }
+            }
+        }
+        return result
+    }
+}
