@@ -99,6 +99,36 @@ struct HistoryTests {
         #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > recent })).count == 2)
     }
 
+    @Test func compactionDropsHistoryPastMaximumBytesAndAnOlderTokenGetsHistoryExpired() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        #expect(ModelConfiguration.HistoryRetention().maximumBytes == 64 << 20)
+        var configuration = ModelConfiguration(url: store.url)
+        configuration.historyRetention = ModelConfiguration.HistoryRetention(maximumCount: nil, maximumBytes: 4096)
+        let container = try ModelContainer(for: Ticket.self, configurations: configuration)
+        let context = ModelContext(container)
+        for index in 0..<6 {
+            // Each save's journal line is over 1,500 bytes: at most two fit in 4,096.
+            context.insert(Ticket(code: String(repeating: "C", count: 1500) + "\(index)", seat: index))
+            try context.save()
+        }
+        let early = try #require(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).first?.token)
+        try container.compact()
+        let kept = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(kept.count == 2)
+        let historySize = try #require(
+            try FileManager.default.attributesOfItem(atPath: store.url.appendingPathComponent("history.jsonl").path)[.size] as? Int)
+        #expect(historySize > 3000 && historySize <= 4096)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Ticket>()) == 6)
+        #expect {
+            _ = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > early }))
+        } throws: { error in
+            (error as? FolioError)?.code == .historyExpired
+        }
+        let recent = try #require(kept.first?.token)
+        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > recent })).count == 1)
+    }
+
     @Test func aSyncConsumerPersistsItsTokenRestartsAndResumesWithoutMissingOrRepeating() throws {
         let store = TemporaryStore()
         defer { store.cleanUp() }

@@ -21,7 +21,8 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// the snapshots (so that a growing store compacts less and less often). The default is 8 MiB; nil
     /// compacts only when ``ModelContainer/compact()`` is called.
     public var compactionThreshold: Int64? = 8 << 20
-    /// How much persistent history compaction keeps. The default keeps the last 1,000 transactions.
+    /// How much persistent history compaction keeps. The default keeps the last 1,000 transactions, and
+    /// of those only the newest that fit in 64 MiB.
     public var historyRetention = HistoryRetention()
 
     /// How durable a save is, after Redis's `appendfsync`.
@@ -35,16 +36,24 @@ public struct ModelConfiguration: Hashable, Sendable {
     }
 
     /// How much persistent history compaction keeps; a reader whose token is older gets
-    /// ``FolioError/Code/historyExpired``.
+    /// ``FolioError/Code/historyExpired``. A transaction is kept when it satisfies every limit that is
+    /// set; not even the newest is kept unconditionally.
     public struct HistoryRetention: Hashable, Sendable {
         /// Keep at most this many of the newest transactions; nil for no limit.
         public var maximumCount: Int?
         /// Keep transactions at most this old; nil for no limit.
         public var maximumAge: TimeInterval?
+        /// Keep the newest transactions whose encoded journal lines add up to at most this many bytes (the
+        /// size of `history.jsonl` after compaction); nil for no limit. Counting back from the newest, the
+        /// first transaction that does not fit is dropped with every older one, even when it is the newest.
+        public var maximumBytes: Int64?
 
-        public init(maximumCount: Int? = 1000, maximumAge: TimeInterval? = nil) {
+        /// A retention policy. The defaults keep the newest 1,000 transactions, at most 64 MiB of them,
+        /// whatever their age.
+        public init(maximumCount: Int? = 1000, maximumAge: TimeInterval? = nil, maximumBytes: Int64? = 64 << 20) {
             self.maximumCount = maximumCount
             self.maximumAge = maximumAge
+            self.maximumBytes = maximumBytes
         }
     }
 

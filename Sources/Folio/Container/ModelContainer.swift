@@ -78,8 +78,9 @@ public final class ModelContainer: @unchecked Sendable {
         case .none: storeConfiguration.durability = .none
         }
         storeConfiguration.compactionThreshold = configuration.compactionThreshold
+        let retention = configuration.historyRetention
         storeConfiguration.historyRetention = StoreConfiguration.HistoryRetention(
-            maximumCount: configuration.historyRetention.maximumCount, maximumAge: configuration.historyRetention.maximumAge)
+            maximumCount: retention.maximumCount, maximumAge: retention.maximumAge, maximumBytes: retention.maximumBytes)
         storeConfiguration.knownEntities = Set(givenSchema.entities.map(\.name))
         storeConfiguration.readOnly = !configuration.allowsSave
 

@@ -12,7 +12,8 @@ extension Store {
         defer { writerLock.unlock() }
         try checkWritable()
         guard paths != nil else {
-            withStateMutation { _ in retained = retainedHistory(retained) }
+            let kept = try retainedHistory(withState { _ in retained })
+            withStateMutation { _ in retained = kept.map(\.transaction) }
             return
         }
         try lockExclusive()
@@ -21,27 +22,46 @@ extension Store {
         try compactLocked()
     }
 
-    /// The transactions the retention policy keeps.
-    func retainedHistory(_ transactions: [JournalTransaction], now: Date = Date()) -> [JournalTransaction] {
-        var kept = transactions
+    /// A transaction the retention policy keeps, with its journal line (its bytes in `history.jsonl`).
+    struct RetainedTransaction {
+        let transaction: JournalTransaction
+        let line: [UInt8]
+    }
+
+    /// The transactions of `transactions` (oldest first) that the retention policy keeps, oldest first,
+    /// each with its encoded line.
+    ///
+    /// Walks back from the newest: skips transactions older than `maximumAge`, and stops after
+    /// `maximumCount` kept transactions or at the first one whose line would take the kept lines past
+    /// `maximumBytes` (that one and every older one are dropped, so the history stays contiguous).
+    /// Each transaction is encoded at most once, and none past the point where the walk stops.
+    func retainedHistory(_ transactions: [JournalTransaction], now: Date = Date()) throws -> [RetainedTransaction] {
         let policy = configuration.historyRetention
-        if let maximumAge = policy.maximumAge {
-            let oldest = now.addingTimeInterval(-maximumAge)
-            kept = kept.filter { $0.timestamp >= oldest }
+        let oldest = policy.maximumAge.map { now.addingTimeInterval(-$0) }
+        let maximumCount = policy.maximumCount ?? Int.max
+        var kept: [RetainedTransaction] = []
+        var bytes: Int64 = 0
+        for transaction in transactions.reversed() {
+            if kept.count >= maximumCount { break }
+            if let oldest, transaction.timestamp < oldest { continue }
+            let line = try transaction.encodedLine()
+            bytes += Int64(line.count)
+            if let maximumBytes = policy.maximumBytes, bytes > maximumBytes { break }
+            kept.append(RetainedTransaction(transaction: transaction, line: line))
         }
-        if let maximumCount = policy.maximumCount, kept.count > maximumCount {
-            kept = Array(kept.suffix(max(0, maximumCount)))
-        }
-        return kept
+        return kept.reversed()
     }
 
     /// Compacts. Caller holds the writer lock and the exclusive file lock, and has caught up.
     ///
     /// If a step fails, the files are in one of the safe intermediate states; the store forgets its
     /// journal position so that the next operation reloads from the files.
-    func compactLocked() throws {
+    ///
+    /// - Parameter historyFloor: when set, transactions up to and including this sequence are removed
+    ///   from the history before the retention policy is applied (``deleteHistory(through:)``).
+    func compactLocked(droppingHistoryThrough historyFloor: UInt64? = nil) throws {
         do {
-            try compactSteps()
+            try compactSteps(droppingHistoryThrough: historyFloor)
         } catch {
             if let journalFile { fs.close(journalFile) }
             journalFile = nil
@@ -50,7 +70,7 @@ extension Store {
         }
     }
 
-    private func compactSteps() throws {
+    private func compactSteps(droppingHistoryThrough historyFloor: UInt64?) throws {
         guard let paths else { return }
         let state = withState { $0 }
         let sequence = state.lastSequence
@@ -82,11 +102,14 @@ extension Store {
             newBases[entity] = modified
         }
         withStateMutation { _ in snapshotBases = newBases }
-        // 2. Retained history.
+        // 2. Retained history: the kept transactions' lines, oldest first, each encoded once.
         try loadHistoryFileIfNeeded()
-        let kept = retainedHistory(withState { _ in retained })
+        let candidates = withState { _ in historyFloor.map { floor in retained.filter { $0.sequence > floor } } ?? retained }
+        let keptLines = try retainedHistory(candidates)
         var historyBytes: [UInt8] = []
-        for transaction in kept { historyBytes.append(contentsOf: try transaction.encodedLine()) }
+        historyBytes.reserveCapacity(keptLines.reduce(0) { $0 + $1.line.count })
+        for retainedTransaction in keptLines { historyBytes.append(contentsOf: retainedTransaction.line) }
+        let kept = keptLines.map(\.transaction)
         try fs.replaceFile(at: paths.history, with: historyBytes)
         // 3. Manifest: the snapshots now stand at `sequence`.
         try fs.replaceFile(at: paths.manifest, with: Manifest(sequence: sequence, nextID: state.nextID, schema: state.schema).encoded())

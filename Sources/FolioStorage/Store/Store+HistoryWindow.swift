@@ -10,26 +10,21 @@ extension Store {
 
     /// Deletes the persistent history up to and including `sequence`, keeping the records themselves.
     ///
-    /// The store is compacted first, so that no transaction lingers in the journal; then the history
-    /// file is rewritten without the deleted transactions (temporary file, sync, rename, sync directory).
+    /// The store is compacted, so that no transaction lingers in the journal, and the compaction writes
+    /// the history file without the deleted transactions (temporary file, sync, rename, sync directory);
+    /// what remains is also bounded by ``StoreConfiguration/historyRetention``.
     /// A reader asking for history older than what remains gets ``StorageError/Code/historyExpired``.
     public func deleteHistory(through sequence: UInt64) throws {
         writerLock.lock()
         defer { writerLock.unlock() }
         try checkWritable()
-        guard let paths else {
+        guard paths != nil else {
             withStateMutation { _ in retained.removeAll { $0.sequence <= sequence } }
             return
         }
         try lockExclusive()
         defer { unlockFile() }
         _ = try catchUp()
-        try compactLocked()
-        try loadHistoryFileIfNeeded()
-        let kept = withState { _ in retained.filter { $0.sequence > sequence } }
-        var bytes: [UInt8] = []
-        for transaction in kept { bytes.append(contentsOf: try transaction.encodedLine()) }
-        try fs.replaceFile(at: paths.history, with: bytes)
-        withStateMutation { _ in retained = kept }
+        try compactLocked(droppingHistoryThrough: sequence)
     }
 }

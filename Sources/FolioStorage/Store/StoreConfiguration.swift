@@ -19,16 +19,29 @@ public struct StoreConfiguration: Sendable {
     }
 
     /// How much committed history compaction keeps readable through ``Store/history(after:)``.
+    ///
+    /// No transaction is kept unconditionally, not even the newest: with `maximumCount` 0, or when the
+    /// newest transaction is older than `maximumAge` or its line alone is larger than `maximumBytes`,
+    /// compaction keeps no history at all.
     public struct HistoryRetention: Sendable, Hashable {
         /// Keep at most this many of the newest transactions (`nil`: no count limit).
         public var maximumCount: Int?
         /// Keep only transactions at most this old, in seconds (`nil`: no age limit).
         public var maximumAge: TimeInterval?
+        /// Keep only the newest transactions whose journal lines add up to at most this many bytes
+        /// (`nil`: no size limit); this is the size of `history.jsonl` after compaction.
+        ///
+        /// Counting back from the newest transaction, the first one that would take the total past the
+        /// limit is dropped together with every older one, so the retained history has no gaps; a
+        /// transaction larger than the limit on its own is dropped like any other.
+        public var maximumBytes: Int64?
 
         /// Creates a retention policy; a transaction is kept when it satisfies every limit that is set.
-        public init(maximumCount: Int? = 1000, maximumAge: TimeInterval? = nil) {
+        /// The defaults keep the newest 1,000 transactions, at most 64 MiB of them, whatever their age.
+        public init(maximumCount: Int? = 1000, maximumAge: TimeInterval? = nil, maximumBytes: Int64? = 64 << 20) {
             self.maximumCount = maximumCount
             self.maximumAge = maximumAge
+            self.maximumBytes = maximumBytes
         }
     }
 
@@ -42,7 +55,8 @@ public struct StoreConfiguration: Sendable {
     /// (a bulk load therefore compacts O(log n) times, not once per threshold). The journal's
     /// transactions are also kept in memory (for ``Store/history(after:)``) until compaction.
     public var compactionThreshold: Int64? = 8 << 20
-    /// What history survives compaction. The default keeps the newest 1,000 transactions.
+    /// What history survives compaction. The default keeps the newest 1,000 transactions, and of those
+    /// only the newest that fit in 64 MiB (see ``HistoryRetention/maximumBytes``).
     public var historyRetention = HistoryRetention()
     /// The entities records may belong to; a record of any other entity makes `open` fail with
     /// ``StorageError/Code/unknownEntity`` and a write throw. `nil` (the default) accepts any entity.

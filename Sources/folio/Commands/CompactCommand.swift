@@ -8,8 +8,9 @@ enum CompactCommand: FolioSubcommand {
         discussion: """
             Takes the store's writer lock (waiting for an app that is saving), rewrites the snapshots of entities
             that changed, writes history.jsonl with the retained transactions (the newest 1,000 unless
-            --keep-history says otherwise), empties the journal and removes blobs nothing refers to. Safe to
-            interrupt at any point. Apps with the store open notice and reload.
+            --keep-history says otherwise, and at most 64 MiB of them), empties the journal and removes
+            blobs nothing refers to. Safe to interrupt at any point. Apps with the store open notice and
+            reload.
             """,
         arguments: [.init(name: "STORE", help: "The store directory.")],
         options: [.option("--keep-history", value: "N", help: "Keep the newest N transactions in history (default 1000).")],

@@ -225,7 +225,7 @@ struct StoreTests {
     @Test func historyRetentionByAgeDropsOldTransactions() throws {
         let store = Store.inMemory(configuration: StoreConfiguration(historyRetention: .init(maximumCount: nil, maximumAge: 3600)))
         try writeSampleTransactions(store, count: 3)
-        let kept = store.retainedHistory(try store.history(after: 0), now: Date().addingTimeInterval(7200))
+        let kept = try store.retainedHistory(try store.history(after: 0), now: Date().addingTimeInterval(7200))
         #expect(kept.isEmpty)
     }
 
