@@ -6,6 +6,9 @@ import FolioStorage
 ///
 /// Years outside 0001–9999 cannot be written this way; such dates are stored as a number: seconds
 /// since 2001-01-01T00:00:00Z (`Date.timeIntervalSinceReferenceDate`).
+///
+/// Both directions work on UTF-8 bytes: `encode` writes the text straight into the new string's
+/// storage, and `parse` reads the string's own bytes without copying them.
 enum CanonicalDate {
     private static let referenceOffset: Int64 = 978_307_200  // 1970 → 2001 in seconds
 
@@ -14,7 +17,7 @@ enum CanonicalDate {
         let reference = date.timeIntervalSinceReferenceDate
         guard reference.isFinite, abs(reference) < 4e11 else { return .double(reference) }
         let whole = reference.rounded(.down)
-        let fraction = reference - whole  // exact
+        let fraction = reference - whole  // exact, except that it rounds for `reference` in (-0.5, 0)
         let unixSeconds = Int64(whole) + referenceOffset
         var days = unixSeconds / 86_400
         var secondsOfDay = unixSeconds % 86_400
@@ -22,14 +25,77 @@ enum CanonicalDate {
             secondsOfDay += 86_400
             days -= 1
         }
-        let (year, month, day) = civil(fromDays: days)
-        guard year >= 1 && year <= 9999 else { return .double(reference) }
-        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
-        text += pad(secondsOfDay / 3600, 2) + ":" + pad(secondsOfDay / 60 % 60, 2) + ":" + pad(secondsOfDay % 60, 2)
-        if fraction > 0 {
-            text += "." + fractionDigits(fraction)
+        let date = CivilDate.civil(fromDays: days)
+        guard date.year >= 1 && date.year <= 9999 else { return .double(reference) }
+        guard fraction > 0 else { return .string(text(date, secondsOfDay, fraction: nil)) }
+        var shortest = fraction.description  // shortest round-trip form, such as "0.25" or "1.5e-07"
+        return .string(shortest.withUTF8 { text(date, secondsOfDay, fraction: FractionDigits(shortest: $0)) })
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS`, then `.` and the fraction's digits if there are any, then `Z`, written
+    /// into a string of exactly that length.
+    private static func text(_ date: (year: Int64, month: Int64, day: Int64), _ secondsOfDay: Int64,
+                             fraction: FractionDigits?) -> String {
+        let length = 20 + (fraction.map { 1 + $0.count } ?? 0)
+        return String(unsafeUninitializedCapacity: length) { text in
+            func put(_ value: Int64, _ width: Int, at start: Int, then separator: Unicode.Scalar) {
+                var rest = value
+                for index in (start..<start + width).reversed() {
+                    text[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                    rest /= 10
+                }
+                text[start + width] = UInt8(ascii: separator)
+            }
+            put(date.year, 4, at: 0, then: "-")
+            put(date.month, 2, at: 5, then: "-")
+            put(date.day, 2, at: 8, then: "T")
+            put(secondsOfDay / 3600, 2, at: 11, then: ":")
+            put(secondsOfDay / 60 % 60, 2, at: 14, then: ":")
+            put(secondsOfDay % 60, 2, at: 17, then: fraction == nil ? "Z" : ".")
+            fraction?.write(into: text, at: 20)
+            text[length - 1] = UInt8(ascii: "Z")
+            return length
         }
-        return .string(text + "Z")
+    }
+
+    /// The shortest decimal digits after "0." that read back as exactly a fraction of a second, taken
+    /// from the fraction's shortest round-trip form (its `description`): "0.25" gives `25`, and
+    /// "1.5e-07" gives `00000015` (zeros for the exponent, then the mantissa without its point).
+    private struct FractionDigits {
+        /// Zeros written before the mantissa.
+        let zeros: Int
+        /// The mantissa's bytes: digits, and in the exponent form perhaps a point, which is skipped.
+        let mantissa: Slice<UnsafeBufferPointer<UInt8>>
+
+        init(shortest: UnsafeBufferPointer<UInt8>) {
+            if let exponentIndex = shortest.firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+                let exponent = Int(String(decoding: shortest[(exponentIndex + 1)...], as: UTF8.self)) ?? 0
+                zeros = max(0, -exponent - 1)
+                mantissa = shortest[..<exponentIndex]
+            } else if let dot = shortest.firstIndex(of: UInt8(ascii: ".")) {
+                zeros = 0
+                mantissa = shortest[(dot + 1)...]
+            } else {
+                zeros = 1  // no point: the digits are "0"
+                mantissa = shortest[shortest.endIndex...]
+            }
+        }
+
+        /// How many digits there are.
+        var count: Int { zeros + mantissa.count - mantissa.lazy.filter { $0 == UInt8(ascii: ".") }.count }
+
+        /// Writes the digits into `text` from `start`.
+        func write(into text: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+            var index = start
+            for _ in 0..<zeros {
+                text[index] = UInt8(ascii: "0")
+                index += 1
+            }
+            for byte in mantissa where byte != UInt8(ascii: ".") {
+                text[index] = byte
+                index += 1
+            }
+        }
     }
 
     /// Reads a date in the stored form (or a number of seconds since 2001-01-01T00:00:00Z).
@@ -42,11 +108,16 @@ enum CanonicalDate {
         }
     }
 
+    /// Reads a date in the stored text form; nil for any other text. The fraction of a second, of any
+    /// number of digits, is read as the nearest `Double`.
     static func parse(_ text: String) -> Date? {
-        let bytes = Array(text.utf8)
-        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
-        func number(_ from: Int, _ count: Int) -> Int64? {
-            guard from + count <= bytes.count else { return nil }
+        if let parsed: Date? = text.utf8.withContiguousStorageIfAvailable({ parse(utf8: $0) }) { return parsed }
+        return Array(text.utf8).withUnsafeBufferPointer { parse(utf8: $0) }
+    }
+
+    private static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard bytes.count >= 20, bytes[bytes.count - 1] == UInt8(ascii: "Z") else { return nil }
+        func number(_ from: Int, _ count: Int) -> Int64? {  // within the first 19 bytes
             var value: Int64 = 0
             for byte in bytes[from..<from + count] {
                 guard byte >= 0x30 && byte <= 0x39 else { return nil }
@@ -62,40 +133,39 @@ enum CanonicalDate {
         }
         var fraction = 0.0
         if bytes.count > 20 {
-            guard bytes[19] == UInt8(ascii: "."), bytes.count > 21,
-                  bytes[20..<(bytes.count - 1)].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                  let parsed = Double("0." + String(decoding: bytes[20..<(bytes.count - 1)], as: UTF8.self)) else {
+            guard bytes[19] == UInt8(ascii: "."), let parsed = fractionValue(bytes[20..<(bytes.count - 1)]) else {
                 return nil
             }
             fraction = parsed
         }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = CivilDate.days(year: year, month: month, day: day)
         let unixSeconds = days * 86_400 + hour * 3600 + minute * 60 + second
         return Date(timeIntervalSinceReferenceDate: Double(unixSeconds - referenceOffset) + fraction)
     }
 
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        CivilDate.pad(value, width)
-    }
+    /// 10⁰ through 10¹⁹, each exactly representable as a `Double`.
+    private static let powersOfTen: [Double] = (0...19).map { power in (0..<power).reduce(1.0) { product, _ in product * 10 } }
 
-    /// The shortest decimal digits after "0." that read back as exactly `fraction`.
-    private static func fractionDigits(_ fraction: Double) -> String {
-        let text = "\(fraction)"  // shortest round-trip form, such as "0.25" or "1.5e-07"
-        if let exponentIndex = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-            let mantissa = text[..<exponentIndex].replacingOccurrences(of: ".", with: "")
-            let exponent = Int(text[text.index(after: exponentIndex)...]) ?? 0
-            return String(repeating: "0", count: max(0, -exponent - 1)) + mantissa
+    /// The `Double` nearest to "0." followed by `digits`, exactly as `Double(String)` reads it; nil
+    /// unless `digits` is one or more ASCII digits.
+    private static func fractionValue(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Double? {
+        guard !digits.isEmpty else { return nil }
+        var significand: UInt64 = 0
+        for byte in digits {
+            guard byte >= 0x30 && byte <= 0x39 else { return nil }
+            significand = significand &* 10 &+ UInt64(byte - 0x30)  // meaningful for up to 19 digits
         }
-        guard let dot = text.firstIndex(of: ".") else { return "0" }
-        return String(text[text.index(after: dot)...])
-    }
-
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let date = CivilDate.civil(fromDays: days)
-        return (date.year, date.month, date.day)
-    }
-
-    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        CivilDate.days(year: year, month: month, day: day)
+        // Clinger's fast path: an integer of at most 2⁵³ and a power of ten of at most 10²² are both
+        // exact, so their one correctly rounded quotient is the correctly rounded decimal.
+        if digits.count <= 19 && significand <= 1 << 53 {
+            return Double(significand) / powersOfTen[digits.count]
+        }
+        let decimal = String(unsafeUninitializedCapacity: digits.count + 2) { text in
+            text[0] = UInt8(ascii: "0")
+            text[1] = UInt8(ascii: ".")
+            _ = UnsafeMutableBufferPointer(rebasing: text[2...]).initialize(from: digits)
+            return digits.count + 2
+        }
+        return Double(decimal)
     }
 }
