@@ -18,7 +18,6 @@ struct NotTranslatable: Error {
 struct TranslationContext {
     let schema: Schema
     private var slots: [PredicateExpressions.VariableID: Int] = [:]
-    private var keyPathNames: [ObjectIdentifier: [AnyKeyPath: String]] = [:]
 
     init(schema: Schema) {
         self.schema = schema
@@ -33,11 +32,7 @@ struct TranslationContext {
 
     /// The stored property a key path rooted at a model type names, with its conversion.
     mutating func field(of model: any PersistentModel.Type, keyPath: AnyKeyPath) throws -> (String, FieldConversion) {
-        let key = ObjectIdentifier(model)
-        if keyPathNames[key] == nil {
-            keyPathNames[key] = Dictionary(model._folioKeyPathTable.map { ($0.0, $0.1) }, uniquingKeysWith: { first, _ in first })
-        }
-        guard let name = keyPathNames[key]?[keyPath], let entity = schema.entitiesByName[model._folioEntityName],
+        guard let entity = schema.entitiesByName[model._folioEntityName], let name = entity.propertyNamesByKeyPath[keyPath],
               let metadata = entity.metadataByName[name] else {
             throw NotTranslatable(reason: "\(keyPath) is not a stored property")
         }

@@ -53,12 +53,6 @@ struct QueryPlanner<T: PersistentModel> {
             throw FolioError(.invalidFetchDescriptor, "\(T.self) is not in the container's schema; add it to the ModelContainer")
         }
         let entities = Set(entity.selfAndDescendants.map(\.name))
-        if let predicate = descriptor.predicate {
-            try OpaqueAttributeCheck.check(predicateExpression: predicate.expression, schema: schema)
-        }
-        for sort in descriptor.sortBy {
-            if let keyPath = sort.keyPath { try OpaqueAttributeCheck.check(sortKeyPath: keyPath, schema: schema) }
-        }
 
         let overlay = descriptor.includePendingChanges ? PendingOverlay(context: context, entities: entities) : PendingOverlay()
         let index = context.container.index
@@ -81,6 +75,17 @@ struct QueryPlanner<T: PersistentModel> {
         }
         let sortKeys = try translateSort()
         plan.sortsRecords = descriptor.sortBy.isEmpty || sortKeys != nil
+        // A translated predicate or sort only names stored properties that are not `.codable` (the
+        // translator refuses the rest), so only untranslated ones need the check that nothing reaches
+        // inside an opaque value; it reflects over the expression tree, which costs more than a fetch.
+        if let predicate = descriptor.predicate, filter == nil {
+            try OpaqueAttributeCheck.check(predicateExpression: predicate.expression, schema: schema)
+        }
+        if sortKeys == nil {
+            for sort in descriptor.sortBy {
+                if let keyPath = sort.keyPath { try OpaqueAttributeCheck.check(sortKeyPath: keyPath, schema: schema) }
+            }
+        }
 
         // Top-k from a sorted index: one sort key with an index, everything else on records.
         if let sortKeys, sortKeys.count == 1, let limit = descriptor.fetchLimit, descriptor.predicate == nil || filter != nil,

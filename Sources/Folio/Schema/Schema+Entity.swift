@@ -51,8 +51,13 @@ extension Schema {
         /// The names of `.ephemeral` attributes, which are never stored.
         private(set) var ephemeralAttributeNames: [String] = []
 
+        /// The stored property each key path rooted at ``modelType`` names (the macro's key-path table):
+        /// what predicate translation looks key paths up in.
+        private(set) var propertyNamesByKeyPath: [AnyKeyPath: String] = [:]
+
         /// Fills the lookup tables once ``properties`` is complete; the schema builder calls it.
         func indexProperties() {
+            propertyNamesByKeyPath = Dictionary(modelType._folioKeyPathTable.map { ($0.0, $0.1) }, uniquingKeysWith: { first, _ in first })
             let attributes = properties.compactMap { $0 as? Attribute }
             attributesByName = Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
             relationshipsByName = Dictionary(properties.compactMap { $0 as? Relationship }.map { ($0.name, $0) },
