@@ -34,6 +34,31 @@ struct QueryTests {
         #expect(plan.filtersRecords)
     }
 
+    @Test func savedChangesMoveRecordsInTheIndexesAndColumnsTheyTouch() throws {
+        let (_, context) = try Self.tripContainer()
+        let rome = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Rome" }))
+        let cheap = FetchDescriptor<Trip>(predicate: #Predicate { $0.price < 10 }, sortBy: [SortDescriptor(\.name)])
+        #expect(try context.fetch(cheap).map(\.name) == ["Trip 0"])  // also builds the column table
+        let moved = try #require(rome.first { $0.name == "Trip 5" })
+        moved.destination = "Lima"     // an indexed field
+        moved.price = 1                // a field only scans read
+        let kept = try #require(rome.first { $0.name == "Trip 10" })
+        kept.price = 2                 // a change that leaves every index where it was
+        try context.save()
+
+        let romeNow = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Rome" }))
+        #expect(romeNow.count == 11)
+        #expect(!romeNow.contains { $0.name == "Trip 5" })
+        #expect(romeNow.contains { $0.name == "Trip 10" })
+        #expect(try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Lima" })).contains { $0.name == "Trip 5" })
+        #expect(try context.fetch(cheap).map(\.name) == ["Trip 0", "Trip 10", "Trip 5"])
+        #expect(try context.queryPlan(for: cheap).access == .scan)
+        var latest = FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Rome" }, sortBy: [SortDescriptor(\.startDate, order: .reverse)])
+        latest.fetchLimit = 3
+        let expected = romeNow.sorted { $0.startDate > $1.startDate }.prefix(3).map(\.name)
+        #expect(try context.fetch(latest).map(\.name) == expected)
+    }
+
     @Test func disjunctionOfEqualitiesUsesTheIndex() throws {
         let (_, context) = try Self.tripContainer()
         let descriptor = FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Rome" || $0.destination == "Lima" })

@@ -102,7 +102,8 @@ final class RecordIndex {
         }
         for change in transaction.updated {
             guard var entry = records[change.id] else { continue }
-            let indexes = fieldIndexes[entry.entity] ?? []
+            // Only the indexes of fields the change sets move.
+            let indexes = (fieldIndexes[entry.entity] ?? []).filter { change.values[$0.field] != nil }
             for index in indexes { index.remove(change.id, entry.values) }
             entry.values = entry.values.merging(change.values)
             entry.version = transaction.sequence
