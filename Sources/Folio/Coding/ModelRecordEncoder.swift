@@ -39,8 +39,9 @@ public struct ModelRecordEncoder {
     /// Encodes one persisted property.
     @inlinable
     public mutating func encode<Value>(_ field: _ModelField<Value>, forKey key: String) throws {
+        if let onlyProperties, !onlyProperties.contains(key) { return }
         // Common value types, specialized in the caller.
-        if onlyProperties == nil, case .loaded(let value) = field, let fast = PrimitiveCoding.encode(value) {
+        if case .loaded(let value) = field, let fast = PrimitiveCoding.encode(value) {
             names.append(key)
             encoded.append(fast)
             return

@@ -211,34 +211,52 @@ extension ModelContext {
 
     /// For each inserted model whose unique values match a stored record, that record's number.
     func uniqueMatches(for models: [any PersistentModel]) throws -> [ObjectIdentifier: Int64] {
+        /// What checking one entity's constraints needs, worked out once per save, not per model.
+        struct Plan {
+            var names: Set<String>
+            var family: [String]
+            var constraints: [[(name: String, conversion: QueryKey.Conversion)]]
+        }
+        var plans: [ObjectIdentifier: Plan] = [:]
         var matches: [ObjectIdentifier: Int64] = [:]
         let recordIndex = container.index
+        let recordNumber: (AnyObject) throws -> Int64 = { object in
+            (object as? any PersistentModel)?.persistentBackingData.storedRecordNumber ?? -1
+        }
         for model in models {
             guard let entity = entity(of: model), !entity.uniquenessConstraints.isEmpty else { continue }
-            let values = try ModelRecordCoding.encode(model, onlyProperties: Set(entity.uniquenessConstraints.flatMap { $0 }),
-                                                      recordNumber: { object in
-                (object as? any PersistentModel)?.persistentBackingData.storedRecordNumber ?? -1
-            })
-            let family = familyRoot(of: entity).selfAndDescendants.map(\.name)
-            for constraint in entity.uniquenessConstraints {
+            let plan: Plan
+            if let known = plans[ObjectIdentifier(entity)] {
+                plan = known
+            } else {
+                plan = Plan(names: Set(entity.uniquenessConstraints.flatMap { $0 }),
+                            family: familyRoot(of: entity).selfAndDescendants.map(\.name),
+                            constraints: entity.uniquenessConstraints.map { constraint in
+                                constraint.map { ($0, FieldTypes.conversion(of: entity, $0)) }
+                            })
+                plans[ObjectIdentifier(entity)] = plan
+            }
+            let values = try ModelRecordCoding.encode(model, onlyProperties: plan.names, recordNumber: recordNumber)
+            for constraint in plan.constraints {
                 guard let first = constraint.first else { continue }
-                let conversion = FieldTypes.conversion(of: entity, first)
-                let key = QueryKey(values[first], conversion)
-                var candidates: Set<Int64> = []
-                for name in family {
-                    if let found = recordIndex.lookup(name, first, equalTo: key) {
-                        candidates.formUnion(found)
+                let key = QueryKey(values[first.name], first.conversion)
+                var candidates: [Int64] = []
+                for name in plan.family {
+                    if let found = recordIndex.lookup(name, first.name, equalTo: key) {
+                        candidates.append(contentsOf: found)
                     } else {
-                        for id in recordIndex.idsByEntity[name] ?? [] where QueryKey(recordIndex.records[id]?.values[first], conversion) == key {
-                            candidates.insert(id)
+                        for id in recordIndex.idsByEntity[name] ?? []
+                        where QueryKey(recordIndex.records[id]?.values[first.name], first.conversion) == key {
+                            candidates.append(id)
                         }
                     }
                 }
+                // The common case, a new value: nothing to compare.
+                if candidates.isEmpty { continue }
                 let match = candidates.sorted().first { id in
                     guard let record = recordIndex.records[id] else { return false }
-                    return constraint.allSatisfy { name in
-                        QueryKey(record.values[name], FieldTypes.conversion(of: entity, name)) ==
-                            QueryKey(values[name], FieldTypes.conversion(of: entity, name))
+                    return constraint.allSatisfy { field in
+                        QueryKey(record.values[field.name], field.conversion) == QueryKey(values[field.name], field.conversion)
                     }
                 }
                 if let match {

@@ -105,6 +105,11 @@ struct QueryPlanner<T: PersistentModel> {
         if let filter, let fromIndex = indexCandidates(filter, entities: entities) {
             candidates = Array(fromIndex.ids)
             plan.access = .index(fromIndex.field)
+            if fromIndex.isExact && overlay.isEmpty {
+                // The lookup answered the whole predicate: evaluating it again would only repeat it.
+                candidates.sort()
+                filtered = true
+            }
         } else if let filter, overlay.isEmpty, entities.count == 1, let only = entities.first,
                   let scan = try columnScan(filter, entity: only, evaluator: evaluator, inIdentifierOrder: sortKeys?.isEmpty ?? true) {
             // A scan whose predicate starts with comparisons of numbers or dates: run them over columns.
@@ -371,13 +376,26 @@ struct QueryPlanner<T: PersistentModel> {
 
     /// Candidates from an index for a top-level conjunct: equality, `||` of equalities on one field,
     /// or a range. Picks the smallest set found.
-    private func indexCandidates(_ node: QueryNode, entities: Set<String>) -> (ids: Set<Int64>, field: String)? {
-        var best: (ids: Set<Int64>, field: String)?
-        for conjunct in conjuncts(node) {
+    /// - Returns: the candidates, the indexed field, and whether they are exactly the records the whole
+    ///   predicate selects (it is one equality or `IN` list of plain values on a hash index), so that
+    ///   evaluating it again on each of them would only repeat the lookup.
+    private func indexCandidates(_ node: QueryNode, entities: Set<String>) -> (ids: Set<Int64>, field: String, isExact: Bool)? {
+        var best: (ids: Set<Int64>, field: String, isExact: Bool)?
+        let all = conjuncts(node)
+        for conjunct in all {
             guard let found = candidates(for: conjunct, entities: entities) else { continue }
-            if found.ids.count < (best?.ids.count ?? Int.max) { best = found }
+            if found.ids.count < (best?.ids.count ?? Int.max) { best = (found.ids, found.field, found.isExact && all.count == 1) }
         }
         return best
+    }
+
+    /// Whether an index lookup of `value` finds exactly the records whose field `==` it: true for the
+    /// plain values an index key holds as they are.
+    private static func isPlainKey(_ value: QueryValue) -> Bool {
+        switch value {
+        case .null, .bool, .int, .double, .string, .date: return true
+        case .record, .records, .array, .json: return false
+        }
     }
 
     private func conjuncts(_ node: QueryNode) -> [QueryNode] {
@@ -385,7 +403,7 @@ struct QueryPlanner<T: PersistentModel> {
         return [node]
     }
 
-    private func candidates(for node: QueryNode, entities: Set<String>) -> (ids: Set<Int64>, field: String)? {
+    private func candidates(for node: QueryNode, entities: Set<String>) -> (ids: Set<Int64>, field: String, isExact: Bool)? {
         let index = context.container.index
         switch node {
         case .equal(let lhs, let rhs):
@@ -395,7 +413,7 @@ struct QueryPlanner<T: PersistentModel> {
                 guard let found = index.lookup(entity, name, equalTo: QueryPlanner.key(value, conversion)) else { return nil }
                 ids.formUnion(found)
             }
-            return (ids, name)
+            return (ids, name, Self.isPlainKey(value) && conversion != .toOne)
         case .sequenceContains(.constant(let list), .field(.variable(0), let name, let conversion)) where conversion != .toMany:
             // `names.contains($0.destination)`: an IN list.
             let values: [QueryValue]
@@ -411,11 +429,11 @@ struct QueryPlanner<T: PersistentModel> {
                     ids.formUnion(found)
                 }
             }
-            return (ids, name)
+            return (ids, name, values.allSatisfy(Self.isPlainKey) && conversion != .toOne)
         case .or(let lhs, let rhs):
             guard let left = candidates(for: lhs, entities: entities), let right = candidates(for: rhs, entities: entities),
                   left.field == right.field else { return nil }
-            return (left.ids.union(right.ids), left.field)
+            return (left.ids.union(right.ids), left.field, left.isExact && right.isExact)
         case .compare(let lhs, let op, let rhs):
             var operation = op
             var pair = fieldAndConstant(lhs, rhs)
@@ -456,7 +474,7 @@ struct QueryPlanner<T: PersistentModel> {
                     for position in range { ids.insert(entries[position].id) }
                 }
             }
-            return (ids, name)
+            return (ids, name, false)
         default:
             return nil
         }
