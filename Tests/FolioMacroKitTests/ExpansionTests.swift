@@ -88,7 +88,7 @@ struct ExpansionTests {
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
         let source = try #require(result.source)
         expectContains(source,
-            "public var persistentBackingData = Folio.ModelBackingData()",
+            "public var persistentBackingData = Folio.ModelBackingData._forNewInstance()",
             "public required init(backingData: Folio.ModelBackingData) {\n    self._name = .unloaded\n    self._start = .unloaded\n",
             "    self.persistentBackingData = backingData\n}",
             "public class var schemaMetadata: [Folio.Schema.PropertyMetadata] {",

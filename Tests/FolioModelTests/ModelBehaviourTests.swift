@@ -15,6 +15,29 @@ struct ModelBehaviourTests {
         #expect(cake.displayName == "Cake")
     }
 
+    @Test func aLoadedModelKeepsTheBackingDataItsContextGaveItAndNewModelsGetTheirOwn() throws {
+        let container = try ModelContainer(for: Recipe.self, BakedGood.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        context.insert(BakedGood(name: "Cake", ovenTemperature: 190))
+        context.insert(Recipe(name: "Soup"))
+        try context.save()
+
+        let reader = ModelContext(container)
+        let loaded = try reader.fetch(FetchDescriptor<Recipe>(sortBy: [SortDescriptor(\.name)]))
+        #expect(loaded.map(\.name) == ["Cake", "Soup"])
+        #expect(loaded.first is BakedGood, "a subclass record loads as its own class through the whole initializer chain")
+        for model in loaded {
+            #expect(model.persistentBackingData.storedRecordNumber != nil)
+            #expect(model.modelContext === reader)
+        }
+        // A model made after loading, on the same thread, must not adopt anything left over.
+        let fresh = Recipe(name: "Tea")
+        #expect(fresh.persistentBackingData.storedRecordNumber == nil)
+        #expect(!loaded.contains { $0.persistentBackingData === fresh.persistentBackingData })
+        #expect(fresh.modelContext == nil)
+        #expect(fresh.persistentModelID != loaded[1].persistentModelID)
+    }
+
     @Test func aModelNoContextManagesHasNoUnsavedChanges() {
         let recipe = Recipe(name: "Bread")
         recipe.servings = 4

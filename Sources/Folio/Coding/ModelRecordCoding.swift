@@ -15,7 +15,7 @@ enum ModelRecordCoding {
     static func decode(_ type: any PersistentModel.Type, from values: RecordValues,
                        identifier: PersistentIdentifier? = nil) throws -> any PersistentModel {
         let backing = ModelBackingData()
-        let model = type.init(backingData: backing)
+        let model = ModelBackingData.makeModel(type, backingData: backing)
         var decoder = ModelRecordDecoder(values: values, entityName: type._folioEntityName, identifier: identifier,
                                          backingData: backing)
         try model._folioDecode(from: &decoder)

@@ -21,11 +21,33 @@ public struct ModelRecordDecoder {
     /// Decodes a property that has no default.
     @inlinable
     public mutating func decode<Value>(forKey key: String) throws -> _ModelField<Value> {
-        // Common value types, specialized in the caller (they are never unresolved relationships).
-        if let stored = values[key], let fast = PrimitiveCoding.decode(stored, as: Value.self), let value = fast {
-            return .loaded(value)
+        if let stored = values[key] {
+            // Common value types, specialized in the caller (they are never unresolved relationships).
+            if let fast = PrimitiveCoding.decode(stored, as: Value.self), let value = fast {
+                return .loaded(value)
+            }
+            // A `Codable` struct stored as an object (such as a `.codable` attribute): whether the type is
+            // `Decodable` is known where this is specialized.
+            if case .object = stored, let decodable = Value.self as? any Decodable.Type,
+               let value = try decodeObject(decodable, from: stored, forKey: key) as? Value {
+                return .loaded(value)
+            }
         }
         return try decodeGeneral(forKey: key)
+    }
+
+    /// Decodes an attribute stored as an object, as the general path would; nil if `type` is not an
+    /// attribute type (a model), which the general path then handles.
+    @usableFromInline
+    func decodeObject(_ type: any Decodable.Type, from stored: JSONValue, forKey key: String) throws -> Any? {
+        guard case .attribute = ValueKind.of(type) else { return nil }
+        do {
+            return try ValueDecoder.decode(type, from: stored)
+        } catch let error as ModelCodingError {
+            throw error
+        } catch {
+            throw ModelCodingError(entityName: entityName, identifier: identifier, property: key, error: error)
+        }
     }
 
     @usableFromInline
@@ -41,8 +63,14 @@ public struct ModelRecordDecoder {
     /// Decodes a property with a default, used when the record has no value for it.
     @inlinable
     public mutating func decode<Value>(forKey key: String, default makeDefault: () -> Value) throws -> _ModelField<Value> {
-        if let stored = values[key], let fast = PrimitiveCoding.decode(stored, as: Value.self), let value = fast {
-            return .loaded(value)
+        if let stored = values[key] {
+            if let fast = PrimitiveCoding.decode(stored, as: Value.self), let value = fast {
+                return .loaded(value)
+            }
+            if case .object = stored, let decodable = Value.self as? any Decodable.Type,
+               let value = try decodeObject(decodable, from: stored, forKey: key) as? Value {
+                return .loaded(value)
+            }
         }
         return try decodeGeneral(forKey: key, default: makeDefault)
     }

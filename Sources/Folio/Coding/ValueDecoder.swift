@@ -14,71 +14,79 @@ enum ValueDecoder {
         .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "expected \(type), found \(value.kindDescription)"))
     }
 
+    /// Reads a value of a type known, by comparing metatypes, to be `Target`.
+    @inline(__always)
+    private static func reinterpret<Source, Target>(_ value: Source, as target: Target.Type) -> Target {
+        withUnsafePointer(to: value) { $0.withMemoryRebound(to: Target.self, capacity: 1) { $0.pointee } }
+    }
+
     /// Decodes the types with a canonical form of their own; nil for other types.
+    ///
+    /// The type is recognised by comparing metatypes (a pointer comparison each), not by casts: a
+    /// `Codable` struct, which none of these cases match, would otherwise pay a failed dynamic cast per case.
     static func decodeSpecial<T>(_ type: T.Type, from value: JSONValue, codingPath: [any CodingKey]) throws -> T? {
-        func cast(_ result: Any) throws -> T {
-            guard let typed = result as? T else { throw mismatch(type, value, codingPath) }
-            return typed
-        }
-        switch type {
-        case is String.Type:
+        func cast<V>(_ result: V) -> T { reinterpret(result, as: T.self) }
+        if type == String.self {
             guard case .string(let string) = value else { throw mismatch(type, value, codingPath) }
-            return try cast(string)
-        case is Bool.Type:
+            return cast(string)
+        }
+        if type == Bool.self {
             guard case .bool(let bool) = value else { throw mismatch(type, value, codingPath) }
-            return try cast(bool)
-        case is Double.Type:
-            return try cast(try double(value, codingPath))
-        case is Float.Type:
-            return try cast(Float(try double(value, codingPath)))
-        case is Int.Type: return try cast(try integer(Int.self, value, codingPath))
-        case is Int64.Type: return try cast(try integer(Int64.self, value, codingPath))
-        case is Int32.Type: return try cast(try integer(Int32.self, value, codingPath))
-        case is Int16.Type: return try cast(try integer(Int16.self, value, codingPath))
-        case is Int8.Type: return try cast(try integer(Int8.self, value, codingPath))
-        case is UInt.Type: return try cast(try integer(UInt.self, value, codingPath))
-        case is UInt64.Type: return try cast(try integer(UInt64.self, value, codingPath))
-        case is UInt32.Type: return try cast(try integer(UInt32.self, value, codingPath))
-        case is UInt16.Type: return try cast(try integer(UInt16.self, value, codingPath))
-        case is UInt8.Type: return try cast(try integer(UInt8.self, value, codingPath))
-        case is Date.Type:
+            return cast(bool)
+        }
+        if type == Double.self { return cast(try double(value, codingPath)) }
+        if type == Int.self { return cast(try integer(Int.self, value, codingPath)) }
+        if type == Date.self {
             guard let date = CanonicalDate.decode(value) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
                     debugDescription: "expected a date such as \"2026-03-01T09:30:00Z\", found \(value.kindDescription)"))
             }
-            return try cast(date)
-        case is UUID.Type:
+            return cast(date)
+        }
+        if type == Float.self { return cast(Float(try double(value, codingPath))) }
+        if type == Int64.self { return cast(try integer(Int64.self, value, codingPath)) }
+        if type == Int32.self { return cast(try integer(Int32.self, value, codingPath)) }
+        if type == Int16.self { return cast(try integer(Int16.self, value, codingPath)) }
+        if type == Int8.self { return cast(try integer(Int8.self, value, codingPath)) }
+        if type == UInt.self { return cast(try integer(UInt.self, value, codingPath)) }
+        if type == UInt64.self { return cast(try integer(UInt64.self, value, codingPath)) }
+        if type == UInt32.self { return cast(try integer(UInt32.self, value, codingPath)) }
+        if type == UInt16.self { return cast(try integer(UInt16.self, value, codingPath)) }
+        if type == UInt8.self { return cast(try integer(UInt8.self, value, codingPath)) }
+        if type == UUID.self {
             guard case .string(let text) = value, let uuid = UUID(uuidString: text) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
                     debugDescription: "expected a UUID string, found \(value.kindDescription)"))
             }
-            return try cast(uuid)
-        case is URL.Type:
+            return cast(uuid)
+        }
+        if type == URL.self {
             guard case .string(let text) = value, let url = URL(string: text) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
                     debugDescription: "expected a URL string, found \(value.kindDescription)"))
             }
-            return try cast(url)
-        case is Data.Type:
+            return cast(url)
+        }
+        if type == Data.self {
             guard case .string(let text) = value, let data = Data(base64Encoded: text) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
                     debugDescription: "expected Base64 text, found \(value.kindDescription)"))
             }
-            return try cast(data)
-        case is Decimal.Type:
+            return cast(data)
+        }
+        if type == Decimal.self {
             switch value {
             case .string(let text):
                 guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
                     throw mismatch(type, value, codingPath)
                 }
-                return try cast(decimal)
-            case .int(let int): return try cast(Decimal(int))
-            case .double(let double): return try cast(Decimal(double))
+                return cast(decimal)
+            case .int(let int): return cast(Decimal(int))
+            case .double(let double): return cast(Decimal(double))
             default: throw mismatch(type, value, codingPath)
             }
-        default:
-            return nil
         }
+        return nil
     }
 
     static func double(_ value: JSONValue, _ codingPath: [any CodingKey]) throws -> Double {
@@ -177,6 +185,32 @@ struct TreeDecoder: Decoder {
             try ValueDecoder.decode(type, from: try member(key), codingPath: codingPath + [key])
         }
 
+        // The common types, without the generic path (and without making a coding path unless an error
+        // needs one).
+        func decode(_ type: String.Type, forKey key: Key) throws -> String {
+            if case .string(let string) = try member(key) { return string }
+            return try decode(type, forKeyGenerically: key)
+        }
+
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+            if case .bool(let bool) = try member(key) { return bool }
+            return try decode(type, forKeyGenerically: key)
+        }
+
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+            if case .double(let double) = try member(key) { return double }
+            return try decode(type, forKeyGenerically: key)
+        }
+
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+            if case .int(let int) = try member(key), let exact = Int(exactly: int) { return exact }
+            return try decode(type, forKeyGenerically: key)
+        }
+
+        private func decode<T: Decodable>(_ type: T.Type, forKeyGenerically key: Key) throws -> T {
+            try ValueDecoder.decode(type, from: try member(key), codingPath: codingPath + [key])
+        }
+
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
             -> KeyedDecodingContainer<NestedKey> {
             try TreeDecoder(value: try member(key), codingPath: codingPath + [key]).container(keyedBy: type)
@@ -250,6 +284,11 @@ struct TreeDecoder: Decoder {
 
         func decode<T: Decodable>(_ type: T.Type) throws -> T {
             try ValueDecoder.decode(type, from: value, codingPath: codingPath)
+        }
+
+        func decode(_ type: String.Type) throws -> String {
+            if case .string(let string) = value { return string }
+            return try ValueDecoder.decode(type, from: value, codingPath: codingPath)
         }
     }
 }

@@ -209,7 +209,7 @@ public final class ModelContext {
               let entity = schema.entitiesByName[record.entity] else { return nil }
         let backing = ModelBackingData()
         backing.assignRecordNumber(number, storeIdentifier: container.storeIdentifier)
-        let model = entity.modelType.init(backingData: backing)
+        let model = ModelBackingData.makeModel(entity.modelType, backingData: backing)
         // Registered before decoding, so that required relationships that lead back here find this
         // instance instead of creating another.
         backing.context = self
@@ -231,7 +231,7 @@ public final class ModelContext {
         guard let entity = schema.entitiesByName[entityName] else { return nil }
         let backing = ModelBackingData()
         backing.assignRecordNumber(number, storeIdentifier: container.storeIdentifier)
-        let model = entity.modelType.init(backingData: backing)
+        let model = ModelBackingData.makeModel(entity.modelType, backingData: backing)
         backing.context = self
         backing.isDeleted = true
         guard (try? decode(model, from: values, entity: entity, number: number)) != nil else { return nil }
