@@ -38,6 +38,33 @@ struct ModelBehaviourTests {
         #expect(fresh.persistentModelID != loaded[1].persistentModelID)
     }
 
+    @Test func aLongLivedContextForgetsTheModelsNobodyHoldsAnyMore() throws {
+        let container = try ModelContainer(for: Recipe.self, BakedGood.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let writer = ModelContext(container)
+        for index in 0..<5000 { writer.insert(Recipe(name: "R\(index)")) }
+        try writer.save()
+
+        let reader = ModelContext(container)
+        var kept: [Recipe] = []
+        var largest = 0
+        for batch in 0..<50 {
+            var descriptor = FetchDescriptor<Recipe>(sortBy: [SortDescriptor(\.name)])
+            descriptor.fetchOffset = batch * 100
+            descriptor.fetchLimit = 100
+            let page = try reader.fetch(descriptor)
+            #expect(page.count == 100)
+            if batch % 10 == 0, let first = page.first { kept.append(first) }
+            largest = max(largest, reader.registered.count)
+        }
+        // 5,000 models were loaded; the table never held many more than the sweep threshold.
+        #expect(largest <= 1100)
+        // Models still held stay registered: fetching them again gives the same instances.
+        for model in kept {
+            let again: Recipe? = reader.registeredModel(for: model.persistentModelID)
+            #expect(again === model)
+        }
+    }
+
     @Test func aModelNoContextManagesHasNoUnsavedChanges() {
         let recipe = Recipe(name: "Bread")
         recipe.servings = 4

@@ -103,7 +103,7 @@ extension ModelContext {
             backing.isInserted = false
             backing.changedProperties = []
             backing.loadedVersion = version
-            registered[number] = WeakModel(model)
+            register(model, recordNumber: number)
         }
         for model in changedModels {
             model.persistentBackingData.changedProperties = []

@@ -17,6 +17,8 @@ public final class ModelContext {
 
     /// Live instances of stored records, by record number. Clean models are held weakly.
     var registered: [Int64: WeakModel] = [:]
+    /// The size of ``registered`` at which dead entries are next swept out.
+    var registeredSweepThreshold = 1024
     /// Unsaved models in insertion order, and changed and deleted ones.
     var inserted: [ObjectIdentifier: any PersistentModel] = [:]
     var insertionOrder: [ObjectIdentifier] = []
@@ -35,9 +37,20 @@ public final class ModelContext {
     }
 
     /// A model held without keeping it alive.
-    final class WeakModel {
+    struct WeakModel {
         weak var model: AnyObject?
         init(_ model: AnyObject) { self.model = model }
+    }
+
+    /// Registers the live instance of a record. Entries whose model is gone are swept out whenever the
+    /// table has doubled since the last sweep, so a long-lived context that loads many records one
+    /// batch after another keeps a table the size of what it holds, not of everything it ever loaded.
+    func register(_ model: AnyObject, recordNumber number: Int64) {
+        registered[number] = WeakModel(model)
+        if registered.count >= registeredSweepThreshold {
+            registered = registered.filter { $0.value.model != nil }
+            registeredSweepThreshold = max(1024, registered.count * 2)
+        }
     }
 
     var schema: Schema { container.schema }
@@ -214,7 +227,7 @@ public final class ModelContext {
         // instance instead of creating another.
         backing.context = self
         backing.loadedVersion = container.index.version(of: number) ?? 0
-        registered[number] = WeakModel(model)
+        register(model, recordNumber: number)
         do {
             try decode(model, from: record.values, entity: entity, number: number)
         } catch {
