@@ -43,4 +43,15 @@ package enum Platform {
         return fsync(fd)
         #endif
     }
+
+    /// Flushes a regular file's data, and the metadata needed to read it back (its size), to stable
+    /// storage: `fdatasync` on Linux, which skips timestamps, as SQLite and PostgreSQL do for their
+    /// logs; ``fullSync(_:)`` elsewhere. Directories are synced with ``fullSync(_:)``.
+    package static func dataSync(_ fd: Int32) -> Int32 {
+        #if os(Linux)
+        return fdatasync(fd)
+        #else
+        return fullSync(fd)
+        #endif
+    }
 }

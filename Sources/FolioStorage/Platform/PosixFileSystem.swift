@@ -38,7 +38,7 @@ package struct PosixFileSystem: FileSystem {
     }
 
     package func sync(_ file: FileDescriptor) throws {
-        if Platform.fullSync(file.raw) != 0 { throw StorageError.io("fsync", path: file.path, errno: errno) }
+        if Platform.dataSync(file.raw) != 0 { throw StorageError.io("fsync", path: file.path, errno: errno) }
     }
 
     package func truncate(_ file: FileDescriptor, to size: Int64) throws {
