@@ -33,16 +33,20 @@ final class ColumnTable {
         var column: [Double] = []
         column.reserveCapacity(values.count)
         for record in values {
-            switch QueryValue(stored: record[field], conversion: conversion) {
-            case .double(let number): column.append(number)
-            case .date(let seconds): column.append(seconds)
-            case .int(let number):
-                guard abs(number) <= 1 << 53 else { return nil }
-                column.append(Double(number))
-            default: return nil
-            }
+            guard let number = number(record[field], conversion) else { return nil }
+            column.append(number)
         }
         return column
+    }
+
+    /// A stored value as a column holds it, or nil when it is not a number a `Double` holds exactly.
+    static func number(_ stored: JSONValue?, _ conversion: FieldConversion) -> Double? {
+        switch QueryValue(stored: stored, conversion: conversion) {
+        case .double(let number): return number
+        case .date(let seconds): return seconds
+        case .int(let number): return abs(number) <= 1 << 53 ? Double(number) : nil
+        default: return nil
+        }
     }
 }
 
@@ -109,6 +113,29 @@ struct ColumnCondition {
         case (.plain, .int(let number)) where abs(number) <= 1 << 53: return Double(number)
         default: return nil
         }
+    }
+
+    /// Whether a number passes the test.
+    @inline(__always)
+    func holds(_ value: Double) -> Bool {
+        switch test {
+        case .less: return value < constant
+        case .lessOrEqual: return value <= constant
+        case .greater: return value > constant
+        case .greaterOrEqual: return value >= constant
+        case .equal: return value == constant
+        case .notEqual: return value != constant
+        }
+    }
+
+    /// Whether all `conditions` hold for one record's values, taken in order as `&&` does; nil when a
+    /// value they read is not a number (the general evaluator then decides, with its exact semantics).
+    static func allHold(_ conditions: [ColumnCondition], in values: RecordValues) -> Bool? {
+        for condition in conditions {
+            guard let number = ColumnTable.number(values[condition.field], condition.conversion) else { return nil }
+            if !condition.holds(number) { return false }
+        }
+        return true
     }
 
     /// Keeps the rows of `rows` whose value in `column` passes the test.

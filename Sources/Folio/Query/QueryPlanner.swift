@@ -342,10 +342,22 @@ struct QueryPlanner<T: PersistentModel> {
         if lists.count > 1 { merged.sort { $0.key < $1.key || ($0.key == $1.key && $0.id < $1.id) } }
         var result: [RowID] = []
         var slots: [QueryValue] = []
+        // A filter made only of comparisons of numbers or dates with constants is tested on the stored
+        // numbers directly; the evaluator decides wherever a value is not a number.
+        var numericConditions: [ColumnCondition]? = nil
+        if let filter {
+            let parts = conjuncts(filter)
+            let conditions = parts.compactMap(ColumnCondition.init)
+            if conditions.count == parts.count { numericConditions = conditions }
+        }
         func consider(_ id: Int64) throws -> Bool {
             if let filter {
-                guard let row = index.records[id],
-                      try passes(filter, evaluator, id: id, entity: row.entity, values: row.values, &slots) else { return false }
+                guard let row = index.records[id] else { return false }
+                if let numericConditions, let holds = ColumnCondition.allHold(numericConditions, in: row.values) {
+                    guard holds else { return false }
+                } else if !(try passes(filter, evaluator, id: id, entity: row.entity, values: row.values, &slots)) {
+                    return false
+                }
             }
             result.append(id)
             return result.count >= limit
