@@ -203,3 +203,65 @@ struct FetchResultsCollectionTests {
         #expect(results.filter(\.isDeleted).count == 1)
     }
 }
+
+@Model
+final class Member {
+    @Attribute(.unique) var handle: String
+    var score: Int
+
+    init(handle: String, score: Int) {
+        self.handle = handle
+        self.score = score
+    }
+}
+
+@Suite("Indexes built on first use")
+struct LazyUniqueIndexTests {
+    @Test func aFieldIndexedOnlyForUniquenessIsBuiltWhenFirstNeededAndSeesEveryChangeBeforeThat() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        do {
+            let context = ModelContext(try store.container(Member.self))
+            for index in 0..<50 { context.insert(Member(handle: "m\(index)", score: index)) }
+            try context.save()
+        }
+        // Reopened: the index on `handle` is not built at open.
+        let container = try store.container(Member.self)
+        let context = ModelContext(container)
+        // Changes applied before the index exists: an update of the unique field and a delete.
+        let renamed = try #require(try context.fetch(FetchDescriptor<Member>(predicate: #Predicate { $0.score == 7 })).first)
+        renamed.handle = "seven"
+        let removed = try #require(try context.fetch(FetchDescriptor<Member>(predicate: #Predicate { $0.score == 8 })).first)
+        context.delete(removed)
+        try context.save()
+
+        // First use: an equality query on the unique field.
+        let byHandle = FetchDescriptor<Member>(predicate: #Predicate { $0.handle == "seven" })
+        #expect(try context.fetch(byHandle).map(\.score) == [7])
+        #expect(try context.queryPlan(for: byHandle).access == .index("handle"))
+        #expect(try context.fetch(FetchDescriptor<Member>(predicate: #Predicate { $0.handle == "m7" })).isEmpty)
+        #expect(try context.fetch(FetchDescriptor<Member>(predicate: #Predicate { $0.handle == "m8" })).isEmpty)
+
+        // Once built it is maintained: an insert with an existing handle updates that member (an upsert).
+        context.insert(Member(handle: "m9", score: 900))
+        try context.save()
+        let nine = try context.fetch(FetchDescriptor<Member>(predicate: #Predicate { $0.handle == "m9" }))
+        #expect(nine.map(\.score) == [900])
+        #expect(try context.fetchCount(FetchDescriptor<Member>()) == 49)
+    }
+
+    @Test func theFirstSaveAfterOpeningChecksUniquenessAgainstRecordsAlreadyStored() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        do {
+            let context = ModelContext(try store.container(Member.self))
+            context.insert(Member(handle: "ada", score: 1))
+            try context.save()
+        }
+        let context = ModelContext(try store.container(Member.self))
+        context.insert(Member(handle: "ada", score: 2))
+        try context.save()
+        let all = try context.fetch(FetchDescriptor<Member>())
+        #expect(all.map(\.score) == [2])
+    }
+}
