@@ -215,9 +215,9 @@ final class Member {
     }
 }
 
-@Suite("Indexes built on first use")
-struct LazyUniqueIndexTests {
-    @Test func aFieldIndexedOnlyForUniquenessIsBuiltWhenFirstNeededAndSeesEveryChangeBeforeThat() throws {
+@Suite("Unique indexes across reopening")
+struct UniqueIndexReopenTests {
+    @Test func aFieldIndexedOnlyForUniquenessFollowsUpdatesAndDeletesAfterTheStoreIsReopened() throws {
         let store = TemporaryStore()
         defer { store.cleanUp() }
         do {
@@ -225,24 +225,24 @@ struct LazyUniqueIndexTests {
             for index in 0..<50 { context.insert(Member(handle: "m\(index)", score: index)) }
             try context.save()
         }
-        // Reopened: the index on `handle` is not built at open.
+        // Reopened: the index on `handle` is rebuilt from the snapshot.
         let container = try store.container(Member.self)
         let context = ModelContext(container)
-        // Changes applied before the index exists: an update of the unique field and a delete.
+        // An update of the unique field and a delete.
         let renamed = try #require(try context.fetch(FetchDescriptor<Member>(predicate: #Predicate { $0.score == 7 })).first)
         renamed.handle = "seven"
         let removed = try #require(try context.fetch(FetchDescriptor<Member>(predicate: #Predicate { $0.score == 8 })).first)
         context.delete(removed)
         try context.save()
 
-        // First use: an equality query on the unique field.
+        // An equality query on the unique field sees both.
         let byHandle = FetchDescriptor<Member>(predicate: #Predicate { $0.handle == "seven" })
         #expect(try context.fetch(byHandle).map(\.score) == [7])
         #expect(try context.queryPlan(for: byHandle).access == .index("handle"))
         #expect(try context.fetch(FetchDescriptor<Member>(predicate: #Predicate { $0.handle == "m7" })).isEmpty)
         #expect(try context.fetch(FetchDescriptor<Member>(predicate: #Predicate { $0.handle == "m8" })).isEmpty)
 
-        // Once built it is maintained: an insert with an existing handle updates that member (an upsert).
+        // An insert with an existing handle updates that member (an upsert).
         context.insert(Member(handle: "m9", score: 900))
         try context.save()
         let nine = try context.fetch(FetchDescriptor<Member>(predicate: #Predicate { $0.handle == "m9" }))

@@ -42,18 +42,11 @@ final class RecordIndex {
 
     /// Whether `field` of `entity` has an index.
     func isIndexed(_ entity: String, _ field: String) -> Bool {
-        fieldIndexes[entity]?.contains { $0.field == field } ?? false
+        fieldIndex(entity, field) != nil
     }
 
-    /// The index on `field` of `entity`, built first if it has not been yet.
     private func fieldIndex(_ entity: String, _ field: String) -> FieldIndex? {
-        guard let index = fieldIndexes[entity]?.first(where: { $0.field == field }) else { return nil }
-        if !index.isBuilt {
-            index.reserveCapacity(idsByEntity[entity]?.count ?? 0)
-            forEachRecord(of: [entity]) { id, _, values in index.insert(id, values) }
-            index.isBuilt = true
-        }
-        return index
+        fieldIndexes[entity]?.first { $0.field == field }
     }
 
     /// The version of a record: the sequence of the transaction that last wrote it (0 if loaded).
@@ -82,11 +75,8 @@ final class RecordIndex {
             for (entity, entityRecords) in recordsByEntity where !entityRecords.isEmpty {
                 var ids = idsByEntity[entity] ?? []
                 ids.reserveCapacity(ids.count + entityRecords.count)
-                // A field indexed only for uniqueness is indexed when first needed (a save's uniqueness
-                // check, a query on it), not while the store opens: most opens never need it.
-                let all = fieldIndexes[entity] ?? []
-                for index in all where !index.isDeclared { index.isBuilt = false }
-                let indexes = all.filter(\.isDeclared)
+                let indexes = fieldIndexes[entity] ?? []
+                for index in indexes where index.isUnique { index.reserveCapacity(entityRecords.count) }
                 for (id, values) in entityRecords {
                     records[id] = Entry(entity: entity, values: values, version: 0)
                     ids.insert(id)
@@ -108,12 +98,12 @@ final class RecordIndex {
         for record in transaction.inserted {
             records[record.id] = Entry(entity: record.entity, values: record.values, version: transaction.sequence)
             idsByEntity[record.entity, default: []].insert(record.id)
-            for index in fieldIndexes[record.entity] ?? [] where index.isBuilt { index.insert(record.id, record.values) }
+            for index in fieldIndexes[record.entity] ?? [] { index.insert(record.id, record.values) }
         }
         for change in transaction.updated {
             guard var entry = records[change.id] else { continue }
             // Only the indexes of fields the change sets move.
-            let indexes = (fieldIndexes[entry.entity] ?? []).filter { $0.isBuilt && change.values[$0.field] != nil }
+            let indexes = (fieldIndexes[entry.entity] ?? []).filter { change.values[$0.field] != nil }
             for index in indexes { index.remove(change.id, entry.values) }
             entry.values = entry.values.merging(change.values)
             entry.version = transaction.sequence
@@ -123,7 +113,7 @@ final class RecordIndex {
         for deletion in transaction.deleted {
             guard let entry = records.removeValue(forKey: deletion.id) else { continue }
             idsByEntity[entry.entity]?.remove(deletion.id)
-            for index in fieldIndexes[entry.entity] ?? [] where index.isBuilt { index.remove(deletion.id, entry.values) }
+            for index in fieldIndexes[entry.entity] ?? [] { index.remove(deletion.id, entry.values) }
         }
         lastSequence = transaction.sequence
     }
@@ -186,9 +176,6 @@ final class FieldIndex {
     let isUnique: Bool
     /// Whether the model declares `#Index` on the field (otherwise it is indexed for uniqueness only).
     let isDeclared: Bool
-    /// Whether the index holds the entity's records; one that is not is built on first use and not
-    /// maintained until then.
-    var isBuilt = true
     private var identifiersByKey: [QueryKey: Identifiers] = [:]
     private var sorted: [(key: QueryKey, id: Int64)] = []
     private var isSortedStale = true
@@ -213,7 +200,6 @@ final class FieldIndex {
     }
 
     func removeAll() {
-        isBuilt = true
         identifiersByKey = [:]
         sorted = []
         isSortedStale = true
