@@ -21,19 +21,22 @@ public struct ModelRecordDecoder {
     /// Decodes a property that has no default.
     @inlinable
     public mutating func decode<Value>(forKey key: String) throws -> _ModelField<Value> {
-        if let stored = values[key] {
-            // Common value types, specialized in the caller (they are never unresolved relationships).
-            if let fast = PrimitiveCoding.decode(stored, as: Value.self), let value = fast {
-                return .loaded(value)
-            }
-            // A `Codable` struct stored as an object (such as a `.codable` attribute): whether the type is
-            // `Decodable` is known where this is specialized.
-            if case .object = stored, let decodable = Value.self as? any Decodable.Type,
-               let value = try decodeObject(decodable, from: stored, forKey: key) as? Value {
-                return .loaded(value)
-            }
-        }
+        if let value: Value = try decodeCommon(forKey: key) { return .loaded(value) }
         return try decodeGeneral(forKey: key)
+    }
+
+    /// The stored value of a common type, decoded where the caller specializes it; nil for the rest.
+    @inlinable
+    func decodeCommon<Value>(forKey key: String) throws -> Value? {
+        guard let stored = values[key] else { return nil }
+        // Common value types (they are never unresolved relationships).
+        if let fast = PrimitiveCoding.decode(stored, as: Value.self), let value = fast { return value }
+        // A `Codable` struct stored as an object (such as a `.codable` attribute): whether the type is
+        // `Decodable` is known where this is specialized.
+        if case .object = stored, let decodable = Value.self as? any Decodable.Type {
+            return try decodeObject(decodable, from: stored, forKey: key) as? Value
+        }
+        return nil
     }
 
     /// Decodes an attribute stored as an object, as the general path would; nil if `type` is not an
@@ -63,15 +66,7 @@ public struct ModelRecordDecoder {
     /// Decodes a property with a default, used when the record has no value for it.
     @inlinable
     public mutating func decode<Value>(forKey key: String, default makeDefault: () -> Value) throws -> _ModelField<Value> {
-        if let stored = values[key] {
-            if let fast = PrimitiveCoding.decode(stored, as: Value.self), let value = fast {
-                return .loaded(value)
-            }
-            if case .object = stored, let decodable = Value.self as? any Decodable.Type,
-               let value = try decodeObject(decodable, from: stored, forKey: key) as? Value {
-                return .loaded(value)
-            }
-        }
+        if let value: Value = try decodeCommon(forKey: key) { return .loaded(value) }
         return try decodeGeneral(forKey: key, default: makeDefault)
     }
 

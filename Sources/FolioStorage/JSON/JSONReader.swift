@@ -119,16 +119,17 @@ struct _Parser {
         index += count
     }
 
-    mutating func parseObject(depth: Int) throws(_SyntaxError) -> JSONValue {
+    /// Reads an object's members, from its `{` through its `}`, onto ``pendingMembers``; returns where
+    /// they start there. The caller builds its value from them and removes them.
+    mutating func parseMembers(depth: Int) throws(_SyntaxError) -> Int {
         if depth > maximumDepth { throw fail("nesting deeper than \(maximumDepth)") }
+        let base = pendingMembers.count
         index += 1  // {
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object([:])
+            return base
         }
-        let base = pendingMembers.count
-        defer { pendingMembers.removeSubrange(base...) }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == _quote else { throw fail("expected a string key") }
@@ -145,9 +146,15 @@ struct _Parser {
             let byte = bytes[index]
             index += 1
             if byte == UInt8(ascii: ",") { continue }
-            if byte == UInt8(ascii: "}") { break }
+            if byte == UInt8(ascii: "}") { return base }
             throw fail("expected ',' or '}'", at: index - 1)
         }
+    }
+
+    mutating func parseObject(depth: Int) throws(_SyntaxError) -> JSONValue {
+        let base = pendingMembers.count
+        defer { pendingMembers.removeSubrange(base...) }
+        _ = try parseMembers(depth: depth)
         var members = [String: JSONValue](minimumCapacity: pendingMembers.count - base)
         for member in pendingMembers[base...] where members.updateValue(member.value, forKey: member.key) != nil {
             throw fail("duplicate key \"\(member.key)\"", at: member.offset)
@@ -159,34 +166,10 @@ struct _Parser {
     /// order and, when they are sorted (as Folio writes them), taken as they are. Duplicate names are
     /// still refused.
     mutating func parseRecordValues(depth: Int) throws(_SyntaxError) -> RecordValues {
-        if depth > maximumDepth { throw fail("nesting deeper than \(maximumDepth)") }
         let objectOffset = index
-        index += 1  // {
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return RecordValues()
-        }
         let base = pendingMembers.count
         defer { pendingMembers.removeSubrange(base...) }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == _quote else { throw fail("expected a string key") }
-            let keyOffset = index
-            let name = try parseString()
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
-            index += 1
-            skipWhitespace()
-            pendingMembers.append((name, try parseValue(depth: depth), keyOffset))
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unexpected end of JSON text in object") }
-            let byte = bytes[index]
-            index += 1
-            if byte == UInt8(ascii: ",") { continue }
-            if byte == UInt8(ascii: "}") { break }
-            throw fail("expected ',' or '}'", at: index - 1)
-        }
+        _ = try parseMembers(depth: depth)
         // The values array is made at its exact size: it is kept for as long as the record is.
         let members = pendingMembers[base...]
         guard let record = RecordValues(names: members.map(\.key), values: ContiguousArray(members.lazy.map(\.value))) else {
