@@ -265,3 +265,76 @@ struct UniqueIndexReopenTests {
         #expect(all.map(\.score) == [2])
     }
 }
+
+@Model
+final class Reading {
+    #Index<Reading>([\.at])
+
+    var value: Double?
+    var level: Int
+    var at: Date
+
+    init(value: Double?, level: Int, at: Date) {
+        self.value = value
+        self.level = level
+        self.at = at
+    }
+}
+
+@Suite("Scans over columns")
+struct ColumnScanTests {
+    static func context(_ readings: [(Double?, Int)]) throws -> ModelContext {
+        let container = try ModelContainer(for: Reading.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        for (offset, reading) in readings.enumerated() {
+            context.insert(Reading(value: reading.0, level: reading.1, at: Date(timeIntervalSinceReferenceDate: Double(offset) * 60)))
+        }
+        try context.save()
+        return context
+    }
+
+    @Test func comparisonsOfNumbersAndDatesRunOverColumnsAndKeepTheOrderAndWindow() throws {
+        let context = try Self.context((0..<40).map { (Double($0 % 7), $0 % 5) })
+        var descriptor = FetchDescriptor<Reading>(predicate: #Predicate { $0.level >= 1 && $0.level <= 3 },
+                                                  sortBy: [SortDescriptor(\.level, order: .reverse), SortDescriptor(\.at)])
+        descriptor.fetchOffset = 2
+        descriptor.fetchLimit = 5
+        let all = try context.fetch(FetchDescriptor<Reading>())
+        let expected = all.filter { $0.level >= 1 && $0.level <= 3 }
+            .sorted { ($0.level, -$0.at.timeIntervalSinceReferenceDate) > ($1.level, -$1.at.timeIntervalSinceReferenceDate) }
+        #expect(try context.fetch(descriptor).map(\.at) == Array(expected.dropFirst(2).prefix(5)).map(\.at))
+        #expect(try context.queryPlan(for: descriptor).access == .scan)
+        // A date range on the indexed `at` uses its index instead; the answer is the same as filtering.
+        let from = Date(timeIntervalSinceReferenceDate: 600)
+        let later = try context.fetch(FetchDescriptor<Reading>(predicate: #Predicate { $0.at >= from && $0.level == 2 }))
+        #expect(later.map(\.at) == all.filter { $0.at >= from && $0.level == 2 }.map(\.at))
+    }
+
+    @Test func aNilAmongTheNumbersSendsTheScanToTheGeneralPathWithTheSameAnswer() throws {
+        let context = try Self.context([(2.5, 1), (nil, 2), (2.5, 3), (1.0, 4), (nil, 5), (2.5, 6)])
+        let matches = try context.fetch(FetchDescriptor<Reading>(predicate: #Predicate { $0.value == 2.5 }))
+        #expect(matches.map(\.level) == [1, 3, 6])
+        // Top-k over the sorted index on `at`, with the same filter.
+        var latest = FetchDescriptor<Reading>(predicate: #Predicate { $0.value == 2.5 }, sortBy: [SortDescriptor(\.at, order: .reverse)])
+        latest.fetchLimit = 2
+        #expect(try context.fetch(latest).map(\.level) == [6, 3])
+        #expect(try context.queryPlan(for: latest).access == .orderedIndex("at"))
+    }
+
+    @Test func integersBeyondWhatADoubleHoldsExactlyAreComparedExactly() throws {
+        let big = 1 << 60
+        let context = try Self.context([(nil, big), (nil, big + 1), (nil, big - 1), (nil, 7)])
+        let above = try context.fetch(FetchDescriptor<Reading>(predicate: #Predicate { $0.level > big }))
+        #expect(above.map(\.level) == [big + 1])
+        let exactly = try context.fetch(FetchDescriptor<Reading>(predicate: #Predicate { $0.level == big + 1 }))
+        #expect(exactly.map(\.level) == [big + 1])
+        // A constant a Double holds exactly, against stored integers it does not: 2^53 + 1 is not 2^53.
+        let edge = 1 << 53
+        let edgeContext = try Self.context([(nil, edge), (nil, edge + 1), (nil, 3)])
+        let atEdge = try edgeContext.fetch(FetchDescriptor<Reading>(predicate: #Predicate { $0.level == edge }))
+        #expect(atEdge.map(\.level) == [edge])
+        var top = FetchDescriptor<Reading>(predicate: #Predicate { $0.level >= big }, sortBy: [SortDescriptor(\.at, order: .reverse)])
+        top.fetchLimit = 1
+        #expect(try context.fetch(top).map(\.level) == [big + 1])
+    }
+}
