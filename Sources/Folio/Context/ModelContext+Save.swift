@@ -188,6 +188,11 @@ extension ModelContext {
     /// Refuses the save when a to-many relationship has fewer models than its `minimumModelCount` or
     /// more than its `maximumModelCount` (0 means no bound, as in SwiftData).
     func checkRelationshipCounts() throws {
+        // Most schemas have no counted relationships: then there is nothing to look at per model.
+        let counted = schema.entities.contains { entity in
+            entity.relationshipsByName.values.contains { ($0.minimumModelCount ?? 0) > 0 || ($0.maximumModelCount ?? 0) > 0 }
+        }
+        guard counted else { return }
         for model in insertedModelsArray + changedModelsArray {
             guard let entity = entity(of: model) else { continue }
             for relationship in entity.relationshipsByName.values where !relationship.isToOneRelationship {
