@@ -31,14 +31,25 @@ struct StoreState: Sendable {
     ) -> [String] {
         var problems: [String] = []
         let sequence = transaction.sequence
-        func applies(_ entity: String) -> Bool { sequence > entityBase(entity) }
+        // Transactions usually touch one entity or a few: decide per entity once, not per record.
+        var decided: [(entity: String, applies: Bool)] = []
+        func applies(_ entity: String) -> Bool {
+            if let known = decided.first(where: { $0.entity == entity }) { return known.applies }
+            let answer = sequence > entityBase(entity)
+            decided.append((entity, answer))
+            return answer
+        }
+        var modifiedEntities: [String] = []
+        func modified(_ entity: String) {
+            if modifiedEntities.last != entity && !modifiedEntities.contains(entity) { modifiedEntities.append(entity) }
+        }
         for deleted in transaction.deleted where applies(deleted.entity) {
             if entities[deleted.entity]?.removeValue(forKey: deleted.id) == nil {
                 problems.append("deletes \(deleted.entity) \(deleted.id), which does not exist")
             } else {
                 entityOfID[deleted.id] = nil
             }
-            lastModified[deleted.entity] = sequence
+            modified(deleted.entity)
         }
         for inserted in transaction.inserted where applies(inserted.entity) {
             if let owner = entityOfID[inserted.id] {
@@ -47,7 +58,7 @@ struct StoreState: Sendable {
             }
             entities[inserted.entity, default: [:]][inserted.id] = inserted.values
             entityOfID[inserted.id] = inserted.entity
-            lastModified[inserted.entity] = sequence
+            modified(inserted.entity)
             nextID = max(nextID, inserted.id &+ 1)
         }
         for updated in transaction.updated where applies(updated.entity) {
@@ -56,8 +67,9 @@ struct StoreState: Sendable {
                 continue
             }
             entities[updated.entity]?[updated.id] = values.merging(updated.values)
-            lastModified[updated.entity] = sequence
+            modified(updated.entity)
         }
+        for entity in modifiedEntities { lastModified[entity] = sequence }
         if sequence > globalBase {
             nextID = max(nextID, transaction.nextID)
             if let schema = transaction.schema { self.schema = schema }
