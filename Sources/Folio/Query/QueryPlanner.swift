@@ -237,7 +237,8 @@ struct QueryPlanner<T: PersistentModel> {
         var top: [Element] = []
         top.reserveCapacity(wanted + 1)
         for element in elements {
-            if top.count == wanted, let last = top.last, !precedes(element, last) { continue }
+            // (Indexing, not `top.last`, which is not specialised here and cost half of the loop.)
+            if top.count == wanted, wanted > 0, !precedes(element, top[wanted - 1]) { continue }
             var low = 0
             var high = top.count
             while low < high {
