@@ -24,6 +24,23 @@ struct SectionsAndAggregatesTests {
         #expect(sections.count == 7)
     }
 
+    @Test func nilAndEmptyTitlesShareTheFirstSectionNilFirstEachInTheDescriptorsOrder() throws {
+        let (_, context) = try QueryTests.tripContainer(count: 12)
+        let trips = try context.fetch(FetchDescriptor<Trip>())
+        for trip in trips where trip.name.hasSuffix("1") || trip.name.hasSuffix("5") { trip.notes = "" }
+        try context.save()
+        let byName = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name, order: .reverse)])
+        let sections = try context.fetch(byName, sectionBy: \.notes)
+        let ordered = try context.fetch(byName)
+        let expectedFirst = ordered.filter { $0.notes == nil } + ordered.filter { $0.notes == "" }
+        #expect(sections.first?.title == "")
+        #expect(sections.first?.map(\.name) == expectedFirst.map(\.name))
+        #expect(sections.sectionTitles == [""] + Set(ordered.compactMap(\.notes).filter { !$0.isEmpty }).sorted())
+        for section in sections.dropFirst() {
+            #expect(section.map(\.name) == ordered.filter { $0.notes == section.title }.map(\.name))
+        }
+    }
+
     @Test func aggregatesComputeOverStoredValues() throws {
         let (container, seeded) = try QueryTests.tripContainer(count: 30)
         let trips = try seeded.fetch(FetchDescriptor<Trip>())

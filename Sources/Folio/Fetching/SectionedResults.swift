@@ -37,6 +37,14 @@ public struct SectionedResults<Element: PersistentModel, SectionTitle: Hashable>
         self.positions = positions
     }
 
+    /// Sections already grouped and in order.
+    init(groups: [(title: SectionTitle, elements: [Element])]) {
+        var positions: [SectionTitle: Int] = [:]
+        for (offset, group) in groups.enumerated() { positions[group.title] = offset }
+        self.sections = groups.map { ResultsSection(title: $0.title, elements: $0.elements) }
+        self.positions = positions
+    }
+
     /// No sections.
     public init() {
         self.sections = []
@@ -78,26 +86,39 @@ extension ModelContext {
         -> SectionedResults<T, String> {
         let models = try fetch(descriptor)
         let titles = models.map { $0[keyPath: sectionBy] }
-        // Sorting positions by title, then position, keeps the descriptor's order inside each section.
-        let order = titles.indices.sorted { titles[$0] != titles[$1] ? titles[$0] < titles[$1] : $0 < $1 }
-        return SectionedResults(elements: order.map { models[$0] }) { $0[keyPath: sectionBy] }
+        // Grouping positions by title in one pass keeps the descriptor's order inside each section; only
+        // the distinct titles are sorted. (A section's title is its last model's, as when runs of equal
+        // titles are grouped: titles that are equal as strings may still differ in their bytes.)
+        var groups: [String: [Int]] = [:]
+        for (position, title) in titles.enumerated() { groups[title, default: []].append(position) }
+        return SectionedResults(groups: groups.sorted { $0.key < $1.key }.map { _, positions in
+            (titles[positions[positions.count - 1]], positions.map { models[$0] })
+        })
     }
 
     /// Fetches models grouped into sections by an optional string property; models whose value is nil
     /// go in the section titled "".
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, sectionBy: KeyPath<T, String?>) throws
         -> SectionedResults<T, String> {
-        // nil sorts first, as `SortDescriptor` places it, and forms the "" section.
+        // nil sorts first, as `SortDescriptor` places it, and forms the "" section, followed there by
+        // the models whose title is the empty string.
         let models = try fetch(descriptor)
         let titles = models.map { $0[keyPath: sectionBy] }
-        let order = titles.indices.sorted { lhs, rhs in
-            switch (titles[lhs], titles[rhs]) {
-            case (nil, nil): return lhs < rhs
-            case (nil, _): return true
-            case (_, nil): return false
-            case let (a?, b?): return a != b ? a < b : lhs < rhs
+        var missing: [Int] = []
+        var groups: [String: [Int]] = [:]
+        for (position, title) in titles.enumerated() {
+            if let title { groups[title, default: []].append(position) } else { missing.append(position) }
+        }
+        var ordered = groups.sorted { $0.key < $1.key }.map { _, positions in
+            (title: titles[positions[positions.count - 1]] ?? "", positions: positions)
+        }
+        if !missing.isEmpty {
+            if let first = ordered.first, first.title.isEmpty {
+                ordered[0].positions = missing + first.positions
+            } else {
+                ordered.insert((title: "", positions: missing), at: 0)
             }
         }
-        return SectionedResults(elements: order.map { models[$0] }) { $0[keyPath: sectionBy] ?? "" }
+        return SectionedResults(groups: ordered.map { ($0.title, $0.positions.map { models[$0] }) })
     }
 }
