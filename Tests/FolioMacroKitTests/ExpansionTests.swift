@@ -274,7 +274,11 @@ struct ExpansionTests {
         }
     }
 
-    @Test func accessorsTrackAccessAndMutation() {
+    @Test(arguments: [
+        ("\n    var start: Int = 0", #"_start.value(of: self, property: "start", default: { 0 })"#),
+        ("\n    var start: Int", #"_start.value(of: self, property: "start")"#),
+    ])
+    func accessorsTrackAccessAndMutation(member: String, read: String) {
         let expected = """
             {
                 @storageRestrictions(initializes: _start)
@@ -286,7 +290,7 @@ struct ExpansionTests {
                     if _start.isUnloaded {
                         Folio.ModelBackingData.load(self)
                     }
-                    return _start.value(of: self, property: "start")
+                    return \(read)
                 }
                 set {
                     persistentBackingData.withMutation(self, keyPath: \\.`start`, property: "start") {
@@ -295,7 +299,7 @@ struct ExpansionTests {
                 }
             }
             """
-        expectSource(expander.expand(ModelRequests.persisted(.accessor, "\n    var start: Int = 0")).source, expected)
+        expectSource(expander.expand(ModelRequests.persisted(.accessor, member)).source, expected)
     }
 
     @Test(arguments: ["@Transient var x: Int = 0", "var x: Int { 1 }", "static var x = 1", "let x = 1", "func f() {}", ""])

@@ -187,7 +187,8 @@ public final class ModelContext {
     ///
     /// SwiftData returns a placeholder for an identifier it does not know; Folio loads the record, and
     /// when the store has no such record it returns a new, unsaved instance of the entity with no
-    /// values loaded, whose properties must not be read.
+    /// values loaded: its properties read as their declared defaults, or as empty values (see
+    /// `_ModelField.value(of:property:)`).
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
         if let number = persistentModelID.recordNumber, let model = model(forRecordNumber: number) {
             return model

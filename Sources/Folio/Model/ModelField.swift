@@ -23,17 +23,40 @@ public enum _ModelField<Value> {
     /// Models a context creates are fully loaded: required relationships are resolved when the record
     /// is loaded (a record referring to a missing one makes the fetch throw), optional ones become nil
     /// and to-many ones drop missing records when first read. A property can only still be unloaded
-    /// here on an instance that no context loaded: one made with `init(backingData:)` directly, or the
-    /// stand-in `FetchResultsCollection` returns for a record deleted after the fetch whose required
-    /// relationship's record was deleted too. Reading it is a programming error, as in SwiftData.
+    /// here on an instance with nothing to load it from: one made with `init(backingData:)` by hand,
+    /// the placeholder `model(for:)` returns for an identifier the store does not have, or the stand-in
+    /// `FetchResultsCollection` returns for a record deleted after the fetch. It then reads as its type's
+    /// empty value (see `PlaceholderValue`) rather than stopping the program.
     @inlinable
     public func value<Model: PersistentModel>(of model: Model, property: String) -> Value {
         switch self {
         case .loaded(let value):
             return value
         case .unloaded:
-            preconditionFailure(
-                "\(Model.self) \(model.persistentModelID): the value of '\(property)' could not be loaded because the record it refers to is no longer in the store")
+            return _ModelFieldPlaceholder.value(Value.self, property: property, of: Model.self)
         }
+    }
+}
+
+extension _ModelField {
+    /// The loaded value, or, with nothing to load it from, the property's declared default.
+    @inlinable
+    public func value<Model: PersistentModel>(of model: Model, property: String, default makeDefault: () -> Value) -> Value {
+        switch self {
+        case .loaded(let value): return value
+        case .unloaded: return makeDefault()
+        }
+    }
+}
+
+/// The empty value an unloaded property reads as; used by `_ModelField.value(of:property:)`.
+@usableFromInline
+enum _ModelFieldPlaceholder {
+    @usableFromInline
+    static func value<Value>(_ type: Value.Type, property: String, of model: Any.Type) -> Value {
+        if let value = PlaceholderValue.make(type) { return value }
+        // A type with no empty value at all: a `Decodable` enum that is not `CaseIterable` and has no case
+        // for an empty raw value, or a type that is not `Decodable`, which a model cannot store anyway.
+        preconditionFailure("\(model).\(property) has no stored value and \(Value.self) has no empty value to stand in for it")
     }
 }

@@ -41,6 +41,10 @@ struct PersistedPropertyMacro {
     private func accessors(_ property: PersistedProperty) -> String {
         let storage = "_" + property.name
         let keyPath = "\\.`\(property.name)`"
+        // With nothing to load the value from, the property reads as its declared default, if it has one.
+        let read = property.initializer.map {
+            "\(storage).value(of: self, property: \"\(property.name)\", default: { \($0) })"
+        } ?? "\(storage).value(of: self, property: \"\(property.name)\")"
         return """
             {
                 @storageRestrictions(initializes: \(storage))
@@ -52,7 +56,7 @@ struct PersistedPropertyMacro {
                     if \(storage).isUnloaded {
                         Folio.ModelBackingData.load(self)
                     }
-                    return \(storage).value(of: self, property: "\(property.name)")
+                    return \(read)
                 }
                 set {
                     persistentBackingData.withMutation(self, keyPath: \(keyPath), property: "\(property.name)") {

@@ -27,15 +27,17 @@ public struct RecordValues: Hashable, Sendable, ExpressibleByDictionaryLiteral {
         self.values = values
     }
 
-    /// Values in the order of `layout`'s names.
-    public init(layout: RecordLayout, values: ContiguousArray<JSONValue>) {
-        precondition(layout.names.count == values.count, "a record needs one value per name of its layout")
+    /// Values in the order of `layout`'s names; the callers (merging, filtering) make one value per name.
+    /// Others build records from a dictionary or from ``init(names:values:)``, which check what they get.
+    init(layout: RecordLayout, values: ContiguousArray<JSONValue>) {
+        assert(layout.names.count == values.count, "a record needs one value per name of its layout")
         self.layout = layout
         self.values = values
     }
 
-    /// Values from name–value pairs in any order; nil if a name repeats.
+    /// Values from name–value pairs in any order; nil if a name repeats or the counts differ.
     public init?(names: [String], values unordered: ContiguousArray<JSONValue>) {
+        guard names.count == unordered.count else { return nil }
         var sorted = true
         for index in names.indices.dropFirst() where !(names[index - 1] < names[index]) {
             sorted = false

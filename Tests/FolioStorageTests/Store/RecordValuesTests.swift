@@ -101,3 +101,13 @@ struct RecordValuesTests {
         #expect(record.values.keys == ["name", "price"])
     }
 }
+
+@Suite("Record values from names and values")
+struct RecordValuesFromPairsTests {
+    @Test func namesAndValuesOfDifferentCountsGiveNoRecord() {
+        #expect(RecordValues(names: ["a", "b"], values: [.int(1)]) == nil)
+        #expect(RecordValues(names: ["b", "a"], values: [.int(1)]) == nil)
+        #expect(RecordValues(names: ["a"], values: [.int(1), .int(2)]) == nil)
+        #expect(RecordValues(names: ["b", "a"], values: [.int(2), .int(1)]) == ["a": .int(1), "b": .int(2)])
+    }
+}
