@@ -14,18 +14,12 @@ enum ValueDecoder {
         .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "expected \(type), found \(value.kindDescription)"))
     }
 
-    /// Reads a value of a type known, by comparing metatypes, to be `Target`.
-    @inline(__always)
-    private static func reinterpret<Source, Target>(_ value: Source, as target: Target.Type) -> Target {
-        withUnsafePointer(to: value) { $0.withMemoryRebound(to: Target.self, capacity: 1) { $0.pointee } }
-    }
-
     /// Decodes the types with a canonical form of their own; nil for other types.
     ///
     /// The type is recognised by comparing metatypes (a pointer comparison each), not by casts: a
     /// `Codable` struct, which none of these cases match, would otherwise pay a failed dynamic cast per case.
     static func decodeSpecial<T>(_ type: T.Type, from value: JSONValue, codingPath: [any CodingKey]) throws -> T? {
-        func cast<V>(_ result: V) -> T { reinterpret(result, as: T.self) }
+        func cast<V>(_ result: V) -> T { PrimitiveCoding.reinterpret(result, as: T.self) }
         if type == String.self {
             guard case .string(let string) = value else { throw mismatch(type, value, codingPath) }
             return cast(string)
