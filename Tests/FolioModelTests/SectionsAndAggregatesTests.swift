@@ -61,6 +61,31 @@ struct SectionsAndAggregatesTests {
         #expect(context.registered.isEmpty)
     }
 
+    @Test func groupCountsFromTheIndexEqualCountsOverTheRecords() throws {
+        let (container, context) = try QueryTests.tripContainer(count: 40)
+        let everything = #Predicate<Trip> { _ in true }
+        func bothWays() throws -> (indexed: [String: Int], scanned: [String: Int]) {
+            (try context.count(Trip.self, groupedBy: \.destination), try context.count(Trip.self, where: everything, groupedBy: \.destination))
+        }
+        var counts = try bothWays()
+        #expect(counts.indexed == counts.scanned)
+        #expect(counts.indexed.values.reduce(0, +) == 40)
+        #expect(container.index.isIndexed("Trip", "destination"))
+
+        // Saved changes move records between the index's keys.
+        let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+        trips[0].destination = "Quito"
+        context.delete(trips[1])
+        counts = try bothWays()
+        #expect(counts.indexed == counts.scanned)  // unsaved changes count, through the records
+        #expect(counts.indexed["Quito"] == 1)
+        try context.save()
+        counts = try bothWays()
+        #expect(counts.indexed == counts.scanned)
+        #expect(counts.indexed["Quito"] == 1)
+        #expect(counts.indexed.values.reduce(0, +) == 39)
+    }
+
     @Test func localizedStandardContainsAndCaseInsensitiveCompareCompileAndWork() throws {
         let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)

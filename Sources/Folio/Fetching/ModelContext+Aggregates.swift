@@ -10,12 +10,18 @@ import FolioStorage
 /// ```
 extension ModelContext {
     /// The number of models that match, by group.
+    ///
+    /// Without a predicate, in a context with no unsaved changes, and with an index on the group's
+    /// property (`#Index` or a uniqueness constraint), the counts come from the index: the cost is one
+    /// step per distinct value, not per model.
     public func count<T: PersistentModel, Group: Hashable & Decodable>(
         _ type: T.Type, where predicate: Predicate<T>? = nil, groupedBy group: KeyPath<T, Group>
     ) throws -> [Group: Int] {
+        if predicate == nil, let counts = try indexedGroupCounts(T.self, group) { return counts }
+        let field = try storedField(group, of: T.self)
         var counts: [Group: Int] = [:]
-        try forEachStoredRow(predicate) { values, decode in
-            counts[try decode(Group.self, group), default: 0] += 1
+        try forEachStoredRow(predicate) { values in
+            counts[try StoredValue.decode(Group.self, values[field], field: field, of: T.self), default: 0] += 1
         }
         return counts
     }
@@ -24,8 +30,11 @@ extension ModelContext {
     public func sum<T: PersistentModel, Value: AdditiveArithmetic & Decodable>(
         _ keyPath: KeyPath<T, Value>, where predicate: Predicate<T>? = nil
     ) throws -> Value {
+        let field = try storedField(keyPath, of: T.self)
         var total = Value.zero
-        try forEachStoredRow(predicate) { _, decode in total += try decode(Value.self, keyPath) }
+        try forEachStoredRow(predicate) { values in
+            total += try StoredValue.decode(Value.self, values[field], field: field, of: T.self)
+        }
         return total
     }
 
@@ -40,10 +49,11 @@ extension ModelContext {
     public func average<T: PersistentModel, Value: BinaryFloatingPoint & Decodable>(
         _ keyPath: KeyPath<T, Value>, where predicate: Predicate<T>? = nil
     ) throws -> Double? {
+        let field = try storedField(keyPath, of: T.self)
         var total = 0.0
         var count = 0
-        try forEachStoredRow(predicate) { _, decode in
-            total += Double(try decode(Value.self, keyPath))
+        try forEachStoredRow(predicate) { values in
+            total += Double(try StoredValue.decode(Value.self, values[field], field: field, of: T.self))
             count += 1
         }
         return count == 0 ? nil : total / Double(count)
@@ -53,10 +63,11 @@ extension ModelContext {
     public func average<T: PersistentModel, Value: BinaryInteger & Decodable>(
         _ keyPath: KeyPath<T, Value>, where predicate: Predicate<T>? = nil
     ) throws -> Double? {
+        let field = try storedField(keyPath, of: T.self)
         var total = 0.0
         var count = 0
-        try forEachStoredRow(predicate) { _, decode in
-            total += Double(try decode(Value.self, keyPath))
+        try forEachStoredRow(predicate) { values in
+            total += Double(try StoredValue.decode(Value.self, values[field], field: field, of: T.self))
             count += 1
         }
         return count == 0 ? nil : total / Double(count)
@@ -75,9 +86,10 @@ extension ModelContext {
     public func minimum<T: PersistentModel, Value: Comparable & Decodable>(
         _ keyPath: KeyPath<T, Value>, where predicate: Predicate<T>? = nil
     ) throws -> Value? {
+        let field = try storedField(keyPath, of: T.self)
         var least: Value?
-        try forEachStoredRow(predicate) { _, decode in
-            let value = try decode(Value.self, keyPath)
+        try forEachStoredRow(predicate) { values in
+            let value = try StoredValue.decode(Value.self, values[field], field: field, of: T.self)
             if least.map({ value < $0 }) ?? true { least = value }
         }
         return least
@@ -87,9 +99,10 @@ extension ModelContext {
     public func maximum<T: PersistentModel, Value: Comparable & Decodable>(
         _ keyPath: KeyPath<T, Value>, where predicate: Predicate<T>? = nil
     ) throws -> Value? {
+        let field = try storedField(keyPath, of: T.self)
         var greatest: Value?
-        try forEachStoredRow(predicate) { _, decode in
-            let value = try decode(Value.self, keyPath)
+        try forEachStoredRow(predicate) { values in
+            let value = try StoredValue.decode(Value.self, values[field], field: field, of: T.self)
             if greatest.map({ value > $0 }) ?? true { greatest = value }
         }
         return greatest
@@ -112,54 +125,75 @@ extension ModelContext {
     private func grouped<T: PersistentModel, Value: Decodable, Group: Hashable & Decodable>(
         _ predicate: Predicate<T>?, _ keyPath: KeyPath<T, Value>, _ group: KeyPath<T, Group>
     ) throws -> [Group: [Value]] {
+        let valueField = try storedField(keyPath, of: T.self)
+        let groupField = try storedField(group, of: T.self)
         var groups: [Group: [Value]] = [:]
-        try forEachStoredRow(predicate) { _, decode in
-            groups[try decode(Group.self, group), default: []].append(try decode(Value.self, keyPath))
+        try forEachStoredRow(predicate) { values in
+            groups[try StoredValue.decode(Group.self, values[groupField], field: groupField, of: T.self), default: []]
+                .append(try StoredValue.decode(Value.self, values[valueField], field: valueField, of: T.self))
         }
         return groups
     }
 
-    /// A decoder of one stored property of the current row.
-    typealias StoredValueDecoder<T> = (_ type: Any.Type, _ keyPath: AnyKeyPath) throws -> Any
+    /// The stored attribute a key path names, or an error saying it cannot be aggregated.
+    private func storedField<T: PersistentModel>(_ keyPath: AnyKeyPath, of type: T.Type) throws -> String {
+        var translation = TranslationContext(schema: schema)
+        guard let (name, conversion) = try? translation.field(of: T.self, keyPath: keyPath),
+              conversion != .toOne, conversion != .toMany else {
+            throw FolioError(.invalidFetchDescriptor, "\(keyPath) is not a stored attribute of \(T.self), so it cannot be aggregated")
+        }
+        return name
+    }
 
-    /// Calls `body` with the stored values of each matching row and a function that decodes a property.
-    private func forEachStoredRow<T: PersistentModel>(
-        _ predicate: Predicate<T>?,
-        _ body: (RecordValues, _ decode: RowDecoder<T>) throws -> Void
-    ) throws {
+    /// Calls `body` with the stored values of each matching row, unsaved changes included.
+    private func forEachStoredRow<T: PersistentModel>(_ predicate: Predicate<T>?, _ body: (RecordValues) throws -> Void) throws {
         let ids = try rows(FetchDescriptor<T>(predicate: predicate))
         let entities = Set(schema.entitiesByName[T._folioEntityName]?.selfAndDescendants.map(\.name) ?? [])
         let overlay = PendingOverlay(context: self, entities: entities)
-        var translation = TranslationContext(schema: schema)
-        var names: [AnyKeyPath: String] = [:]
+        let index = container.index
         for id in ids {
-            let values = overlay.rows[id]?.values ?? container.index.records[id]?.values ?? [:]
-            let decoder = RowDecoder<T>(values: values) { keyPath in
-                if let name = names[keyPath] { return name }
-                guard let (name, conversion) = try? translation.field(of: T.self, keyPath: keyPath),
-                      conversion != .toOne, conversion != .toMany else {
-                    throw FolioError(.invalidFetchDescriptor, "\(keyPath) is not a stored attribute of \(T.self), so it cannot be aggregated")
-                }
-                names[keyPath] = name
-                return name
-            }
-            try body(values, decoder)
+            try body(overlay.rows[id]?.values ?? index.records[id]?.values ?? [:])
         }
+    }
+
+    /// Group counts read off the index on the group's field, without visiting records: for a count with
+    /// no predicate, in a context without unsaved changes, when every entity of `T` indexes the field.
+    /// Nil when that is not the case.
+    private func indexedGroupCounts<T: PersistentModel, Group: Hashable & Decodable>(
+        _ type: T.Type, _ group: KeyPath<T, Group>
+    ) throws -> [Group: Int]? {
+        guard !hasChanges, let entity = schema.entitiesByName[T._folioEntityName] else { return nil }
+        let field = try storedField(group, of: T.self)
+        container.lock.lock()
+        defer { container.lock.unlock() }
+        container.syncIndex(fromDisk: true)
+        let index = container.index
+        var buckets: [(id: Int64, count: Int)] = []
+        for member in entity.selfAndDescendants {
+            // An entity with no records has no index entries to miss.
+            guard index.idsByEntity[member.name]?.isEmpty == false else { continue }
+            guard let counts = index.keyCounts(member.name, field) else { return nil }
+            buckets += counts
+        }
+        var counts: [Group: Int] = [:]
+        for bucket in buckets {
+            let stored = index.records[bucket.id]?.values[field]
+            counts[try StoredValue.decode(Group.self, stored, field: field, of: T.self), default: 0] += bucket.count
+        }
+        return counts
     }
 }
 
-/// Decodes stored properties of one row for an aggregate.
-struct RowDecoder<T> {
-    let values: RecordValues
-    let name: (AnyKeyPath) throws -> String
-
-    func callAsFunction<Value: Decodable>(_ type: Value.Type, _ keyPath: KeyPath<T, Value>) throws -> Value {
-        let field = try name(keyPath)
+/// Reads one stored property for an aggregate.
+enum StoredValue {
+    static func decode<T, Value: Decodable>(_ type: Value.Type, _ stored: JSONValue?, field: String, of model: T.Type) throws -> Value {
+        let stored = stored ?? .null
+        if let fast = PrimitiveCoding.decode(stored, as: Value.self), let value = fast { return value }
         do {
-            if let special = try ValueDecoder.decodeSpecial(Value.self, from: values[field] ?? .null, codingPath: []) {
+            if let special = try ValueDecoder.decodeSpecial(Value.self, from: stored, codingPath: []) {
                 return special
             }
-            return try ValueDecoder.decode(Value.self, from: values[field] ?? .null)
+            return try ValueDecoder.decode(Value.self, from: stored)
         } catch {
             throw FolioError(.modelCoding, "\(T.self).\(field) could not be read for an aggregate", underlying: error)
         }

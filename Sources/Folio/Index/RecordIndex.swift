@@ -161,6 +161,12 @@ final class RecordIndex {
         return index.lookup(key)
     }
 
+    /// For each distinct value of `entity`'s indexed `field`: one record that has it and how many do,
+    /// or nil without an index.
+    func keyCounts(_ entity: String, _ field: String) -> [(id: Int64, count: Int)]? {
+        fieldIndex(entity, field)?.keyCounts()
+    }
+
     /// The entries of `entity`'s sorted index on `field`, in ascending key order, or nil without an index.
     func sortedEntries(_ entity: String, _ field: String) -> [(key: QueryKey, id: Int64)]? {
         fieldIndex(entity, field)?.sortedEntries()
@@ -240,6 +246,16 @@ final class FieldIndex {
         case nil: return []
         case .one(let id)?: return [id]
         case .many(let ids)?: return ids
+        }
+    }
+
+    /// For each key: one of its records and how many there are.
+    func keyCounts() -> [(id: Int64, count: Int)] {
+        identifiersByKey.values.compactMap { identifiers in
+            switch identifiers {
+            case .one(let id): return (id, 1)
+            case .many(let ids): return ids.first.map { ($0, ids.count) }
+            }
         }
     }
 
