@@ -275,10 +275,12 @@ struct ExpansionTests {
     }
 
     @Test(arguments: [
-        ("\n    var start: Int = 0", #"_start.value(of: self, property: "start", default: { 0 })"#),
-        ("\n    var start: Int", #"_start.value(of: self, property: "start")"#),
+        ("\n    var start: Int = 0", #"_start.value(of: self, property: "start", default: { 0 })"#,
+         #"Folio.ModelBackingData.loadValue(of: self, forKey: "start", default: { 0 })"#),
+        ("\n    var start: Int", #"_start.value(of: self, property: "start")"#,
+         #"Folio.ModelBackingData.loadValue(of: self, forKey: "start")"#),
     ])
-    func accessorsTrackAccessAndMutation(member: String, read: String) {
+    func accessorsTrackAccessAndMutation(member: String, read: String, load: String) {
         let expected = """
             {
                 @storageRestrictions(initializes: _start)
@@ -288,7 +290,10 @@ struct ExpansionTests {
                 get {
                     persistentBackingData.access(self, keyPath: \\.`start`)
                     if _start.isUnloaded {
-                        Folio.ModelBackingData.load(self)
+                        _start = \(load)
+                        if _start.isUnloaded {
+                            Folio.ModelBackingData.load(self)
+                        }
                     }
                     return \(read)
                 }

@@ -11,6 +11,7 @@ public struct ModelRecordDecoder {
     let identifier: PersistentIdentifier?
     let backingData: ModelBackingData
 
+    @usableFromInline
     init(values: RecordValues, entityName: String, identifier: PersistentIdentifier?, backingData: ModelBackingData) {
         self.values = values
         self.entityName = entityName
@@ -61,6 +62,24 @@ public struct ModelRecordDecoder {
         }
         throw ModelCodingError(entityName: entityName, identifier: identifier, property: key,
                                reason: "the record has no value for this property, which has no default and is not optional")
+    }
+
+    /// Decodes one property of a fault on its first read: like ``decode(forKey:)``, except that a
+    /// missing value of a property that is neither optional nor defaulted gives `.unloaded` (the
+    /// property then reads as its type's empty value) instead of an error.
+    @inlinable
+    public mutating func decodeIfPresent<Value>(forKey key: String) throws -> _ModelField<Value> {
+        if let value: Value = try decodeCommon(forKey: key) { return .loaded(value) }
+        return try decodeGeneralIfPresent(forKey: key)
+    }
+
+    @usableFromInline
+    mutating func decodeGeneralIfPresent<Value>(forKey key: String) throws -> _ModelField<Value> {
+        if let field: _ModelField<Value> = try decodeStored(forKey: key) { return field }
+        if let optional = Value.self as? any _OptionalValue.Type, let none = optional._none as? Value {
+            return .loaded(none)
+        }
+        return .unloaded
     }
 
     /// Decodes a property with a default, used when the record has no value for it.

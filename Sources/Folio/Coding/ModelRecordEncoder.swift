@@ -54,7 +54,8 @@ public struct ModelRecordEncoder {
         if let onlyProperties, !onlyProperties.contains(key) { return }
         switch field {
         case .unloaded:
-            if let stored = backingData.unresolvedRelationships[key] {
+            // A relationship not resolved yet, or a property of a fault not read yet: its stored value.
+            if let stored = backingData.unresolvedRelationships[key] ?? backingData.faultValues?[key] {
                 names.append(key)
                 encoded.append(stored)
             }

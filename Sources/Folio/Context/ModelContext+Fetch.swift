@@ -7,17 +7,27 @@ extension ModelContext {
     /// Folio can translate them; otherwise Folio creates the candidate models and calls
     /// `Predicate.evaluate` and `SortDescriptor.compare`, with the same results.
     ///
+    /// The models are *faults*, as in SwiftData: each property is decoded from the stored record when
+    /// it is first read, so a fetch costs little more than the instances themselves. Two exceptions load
+    /// every property during the fetch, so that a record that cannot be decoded makes the fetch throw:
+    /// a descriptor that lists ``FetchDescriptor/propertiesToFetch``, and entities with a required
+    /// to-one relationship (a record referring to a missing one fails the fetch). A fault whose stored
+    /// value turns out not to decode (a hand-edited or damaged store) reads that property as its
+    /// declared default or its type's empty value, and never overwrites the stored value unless the
+    /// property is set and saved.
+    ///
     /// - Throws: ``FolioError/Code/invalidFetchDescriptor`` for a predicate or sort that reaches inside a
-    ///   `.codable` attribute, or that fails to evaluate.
+    ///   `.codable` attribute, or that fails to evaluate; ``FolioError/Code/modelCoding`` for a record
+    ///   that cannot be loaded, when the models are loaded during the fetch.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let found = try rows(descriptor)
         // Unsaved models are looked up once, not per row.
         let unsaved = found.contains(where: { $0 < 0 })
             ? Dictionary(insertedModelsArray.map { (PendingOverlay.rowID(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
             : [:]
+        let loadingValues = !descriptor.propertiesToFetch.isEmpty
         return try found.compactMap { id in
-            // A record that cannot be loaded (a required relationship to a missing record) fails the fetch.
-            try (id < 0 ? unsaved[id] : loadedModel(forRecordNumber: id)) as? T
+            try (id < 0 ? unsaved[id] : loadedModel(forRecordNumber: id, loadingValues: loadingValues)) as? T
         }
     }
 

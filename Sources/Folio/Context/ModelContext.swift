@@ -206,19 +206,27 @@ public final class ModelContext {
     }
 
     /// The instance of a stored record, or an error saying why its record cannot be loaded.
-    func loadedModel(forRecordNumber number: Int64) throws -> (any PersistentModel)? {
+    ///
+    /// A model made here is a fault: its properties are decoded from the record when first read. With
+    /// `loadingValues`, every property is decoded now, so that a record that cannot be decoded fails
+    /// here, with a typed error.
+    func loadedModel(forRecordNumber number: Int64, loadingValues: Bool = false) throws -> (any PersistentModel)? {
         if let model = registered[number]?.model as? any PersistentModel {
             let backing = model.persistentBackingData
-            if !backing.hasChanges, let version = container.index.version(of: number), version > backing.loadedVersion {
+            guard !backing.hasChanges else { return model }
+            if let version = container.index.version(of: number), version > backing.loadedVersion {
+                try reload(model, recordNumber: number)
+            } else if loadingValues, backing.faultValues != nil {
                 try reload(model, recordNumber: number)
             }
             return model
         }
-        return try materialize(number)
+        return try materialize(number, loadingValues: loadingValues)
     }
 
-    /// Creates and registers the instance of a stored record.
-    func materialize(_ number: Int64) throws -> (any PersistentModel)? {
+    /// Creates and registers the instance of a stored record: a fault, whose properties are decoded
+    /// when first read, unless `loadingValues` or its entity asks for every property now.
+    func materialize(_ number: Int64, loadingValues: Bool = false) throws -> (any PersistentModel)? {
         guard let record = container.index.records[number],
               let entity = schema.entitiesByName[record.entity] else { return nil }
         let backing = ModelBackingData()
@@ -227,10 +235,14 @@ public final class ModelContext {
         // Registered before decoding, so that required relationships that lead back here find this
         // instance instead of creating another.
         backing.context = self
-        backing.loadedVersion = container.index.version(of: number) ?? 0
+        backing.loadedVersion = record.version
         register(model, recordNumber: number)
         do {
-            try decode(model, from: record.values, entity: entity, number: number)
+            if loadingValues || entity.loadsCompletelyWhenFetched {
+                try decode(model, from: record.values, entity: entity, number: number)
+            } else {
+                backing.faultValues = try readExternalValues(record.values, entity: entity)
+            }
         } catch {
             registered[number] = nil
             backing.context = nil
@@ -260,6 +272,7 @@ public final class ModelContext {
     }
 
     private func decode(_ model: any PersistentModel, from values: RecordValues, entity: Schema.Entity, number: Int64) throws {
+        model.persistentBackingData.faultValues = nil
         var decoder = ModelRecordDecoder(values: try readExternalValues(values, entity: entity), entityName: entity.name,
                                          identifier: model.persistentModelID, backingData: model.persistentBackingData)
         do {

@@ -19,8 +19,9 @@ public struct FetchDescriptor<T: PersistentModel> {
     public var fetchOffset: Int?
     /// Whether unsaved inserts, changes and deletes of the context count. The default is `true`.
     public var includePendingChanges: Bool = true
-    /// Accepted as a hint for SwiftData compatibility: Folio keeps all values in memory and loads every
-    /// property of a fetched model.
+    /// The properties to load during the fetch. Fetched models are otherwise faults, whose properties
+    /// are decoded when first read; when this lists any property, Folio decodes every property of each
+    /// model during the fetch (a stored record that cannot be decoded then makes the fetch throw).
     public var propertiesToFetch: [PartialKeyPath<T>] = []
     /// Accepted as a hint for SwiftData compatibility: Folio resolves relationships when first read.
     public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>] = []

@@ -85,7 +85,7 @@ extension ModelContext {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, sectionBy: KeyPath<T, String>) throws
         -> SectionedResults<T, String> {
         let models = try fetch(descriptor)
-        let titles = models.map { $0[keyPath: sectionBy] }
+        let titles = storedStrings(of: models, sectionBy).map { $0 ?? "" }
         // Grouping positions by title in one pass keeps the descriptor's order inside each section; only
         // the distinct titles are sorted. (A section's title is its last model's, as when runs of equal
         // titles are grouped: titles that are equal as strings may still differ in their bytes.)
@@ -103,7 +103,7 @@ extension ModelContext {
         // nil sorts first, as `SortDescriptor` places it, and forms the "" section, followed there by
         // the models whose title is the empty string.
         let models = try fetch(descriptor)
-        let titles = models.map { $0[keyPath: sectionBy] }
+        let titles = storedStrings(of: models, sectionBy)
         var missing: [Int] = []
         var groups: [String: [Int]] = [:]
         for (position, title) in titles.enumerated() {
@@ -120,5 +120,33 @@ extension ModelContext {
             }
         }
         return SectionedResults(groups: ordered.map { ($0.title, $0.positions.map { models[$0] }) })
+    }
+
+    /// The value of a string property of each model, read from the stored record where the model has
+    /// no unsaved changes and is as current as the record (so that reading it does not load faults),
+    /// and from the model otherwise.
+    func storedStrings<T: PersistentModel, Value>(of models: [T], _ keyPath: KeyPath<T, Value>) -> [String?] {
+        let read: (T) -> String? = { model in
+            let value: Any = model[keyPath: keyPath]
+            if let optional = value as? String? { return optional }
+            return value as? String
+        }
+        guard let field = schema.entitiesByName[T._folioEntityName]?.propertyNamesByKeyPath[keyPath],
+              schema.entitiesByName[T._folioEntityName]?.attributesByName[field]?.isCodable == false else {
+            return models.map(read)
+        }
+        container.lock.lock()
+        defer { container.lock.unlock() }
+        let index = container.index
+        return models.map { model in
+            let backing = model.persistentBackingData
+            guard !backing.hasChanges, backing.loadError == nil, let number = backing.storedRecordNumber,
+                  let entry = index.records[number], entry.version == backing.loadedVersion else { return read(model) }
+            switch entry.values[field] {
+            case .string(let text)?: return text
+            case .null? where Value.self != String.self: return nil
+            default: return read(model)  // a missing value reads as the property's default
+            }
+        }
     }
 }

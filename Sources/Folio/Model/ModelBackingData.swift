@@ -26,6 +26,14 @@ public final class ModelBackingData {
     var unresolvedRelationships: [String: JSONValue] = [:]
     /// The index version of the record the model was last loaded from.
     var loadedVersion: UInt64 = 0
+    /// The stored values of the record a fetched model was made from, from which its properties are
+    /// decoded one by one when first read (until then the model is a *fault*, as in SwiftData). Nil for
+    /// a model created by its own initializers or loaded completely.
+    /// Only properties never set since are read from it: a set property is loaded.
+    @usableFromInline var faultValues: RecordValues?
+    /// Why the last property that failed to load from ``faultValues`` could not be (the record holds a
+    /// value that does not decode as the property's type); the property then reads as its default.
+    var loadError: FolioError?
 
     /// Creates the state of a new, unsaved model.
     public init() {}
@@ -96,6 +104,47 @@ public final class ModelBackingData {
     /// resolved when first read). Generated accessors call this.
     public static func load<Model: PersistentModel>(_ model: Model) {
         model.persistentBackingData.context?.resolveRelationships(of: model)
+    }
+
+    /// The value of one property of a fetched model, decoded from its record on first read; `.unloaded`
+    /// when the model has no record values to decode it from, or when the record has no value for a
+    /// property that is not optional. A relationship comes back `.unloaded` too, with its stored value
+    /// noted for ``load(_:)`` to resolve. Generated accessors call this.
+    @inlinable
+    public static func loadValue<Model: PersistentModel, Value>(of model: Model, forKey key: String) -> _ModelField<Value> {
+        let backing = model.persistentBackingData
+        guard let values = backing.faultValues else { return .unloaded }
+        var decoder = ModelRecordDecoder(values: values, entityName: Model._folioEntityName, identifier: nil, backingData: backing)
+        do {
+            return try decoder.decodeIfPresent(forKey: key)
+        } catch {
+            backing.noteLoadError(error, property: key, of: Model._folioEntityName)
+            return .unloaded
+        }
+    }
+
+    /// The value of one property with a declared default, decoded from a fetched model's record on
+    /// first read; the default when the record has no value for it. Generated accessors call this.
+    @inlinable
+    public static func loadValue<Model: PersistentModel, Value>(
+        of model: Model, forKey key: String, default makeDefault: () -> Value
+    ) -> _ModelField<Value> {
+        let backing = model.persistentBackingData
+        guard let values = backing.faultValues else { return .unloaded }
+        var decoder = ModelRecordDecoder(values: values, entityName: Model._folioEntityName, identifier: nil, backingData: backing)
+        do {
+            return try decoder.decode(forKey: key, default: makeDefault)
+        } catch {
+            backing.noteLoadError(error, property: key, of: Model._folioEntityName)
+            return .unloaded
+        }
+    }
+
+    @usableFromInline
+    func noteLoadError(_ error: any Error, property: String, of entityName: String) {
+        let record = recordNumber.map { " record \($0)" } ?? ""
+        loadError = FolioError(.modelCoding, "\(entityName)\(record) has a value for '\(property)' that cannot be loaded; it reads as its default",
+                               underlying: error)
     }
 }
 

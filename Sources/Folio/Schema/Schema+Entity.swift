@@ -48,6 +48,11 @@ extension Schema {
         /// The names of `.externalStorage` attributes: read when decoding and encoding.
         private(set) var externalStorageAttributeNames: [String] = []
 
+        /// Whether fetched models of this entity are loaded completely during the fetch rather than
+        /// property by property when first read: entities with a required to-one relationship, so that
+        /// a record referring to a missing one makes the fetch fail instead of a later read.
+        private(set) var loadsCompletelyWhenFetched = false
+
         /// The names of `.ephemeral` attributes, which are never stored.
         private(set) var ephemeralAttributeNames: [String] = []
 
@@ -65,6 +70,7 @@ extension Schema {
             renamedProperties = properties.filter { $0.originalName != $0.name }.map { ($0.name, $0.originalName) }
             externalStorageAttributeNames = attributes.filter(\.isExternalStorage).map(\.name)
             ephemeralAttributeNames = attributes.filter(\.isTransient).map(\.name)
+            loadsCompletelyWhenFetched = relationshipsByName.values.contains { $0.isToOneRelationship && !$0.isOptional }
         }
 
         /// The property called `name`, inherited ones included.

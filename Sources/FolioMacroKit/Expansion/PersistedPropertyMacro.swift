@@ -3,8 +3,9 @@
 /// - peer role: the storage `_name`, a `Folio._ModelField<Value>` that is either loaded or not yet
 ///   loaded from the store, with the property's default copied into it.
 /// - accessor role: an `init` accessor (so ordinary initializers, defaults and `super.init` compile as
-///   they would without the macro), a getter that registers Observation access and loads the model
-///   when it is not loaded yet, and a setter that notifies Observation and records the change for the
+///   they would without the macro), a getter that registers Observation access and, on first read of
+///   a fetched model's property, decodes it from the model's record (resolving it if it is a
+///   relationship), and a setter that notifies Observation and records the change for the
 ///   model's context.
 struct PersistedPropertyMacro {
     let request: ExpansionRequest
@@ -45,6 +46,11 @@ struct PersistedPropertyMacro {
         let read = property.initializer.map {
             "\(storage).value(of: self, property: \"\(property.name)\", default: { \($0) })"
         } ?? "\(storage).value(of: self, property: \"\(property.name)\")"
+        // A fetched model decodes the property from its record on first read; a record without a value
+        // for it gives the declared default, once.
+        let load = property.initializer.map {
+            "Folio.ModelBackingData.loadValue(of: self, forKey: \"\(property.name)\", default: { \($0) })"
+        } ?? "Folio.ModelBackingData.loadValue(of: self, forKey: \"\(property.name)\")"
         return """
             {
                 @storageRestrictions(initializes: \(storage))
@@ -54,7 +60,10 @@ struct PersistedPropertyMacro {
                 get {
                     persistentBackingData.access(self, keyPath: \(keyPath))
                     if \(storage).isUnloaded {
-                        Folio.ModelBackingData.load(self)
+                        \(storage) = \(load)
+                        if \(storage).isUnloaded {
+                            Folio.ModelBackingData.load(self)
+                        }
                     }
                     return \(read)
                 }

@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+import FolioStorage
+@testable import Folio
+
+/// Fetched models are faults: each property is decoded from the stored record when first read.
+@Suite("Faults: properties loaded on first read")
+struct FaultTests {
+    /// A store with `count` trips saved, and a fresh context on it.
+    static func savedTrips(_ count: Int) throws -> (ModelContainer, ModelContext) {
+        let (container, _) = try QueryTests.tripContainer(count: count)
+        return (container, ModelContext(container))
+    }
+
+    /// Replaces stored values of a record through the storage engine, as a hand edit or another tool might.
+    static func overwrite(_ container: ModelContainer, _ model: any PersistentModel, _ values: [String: JSONValue]) throws {
+        let number = try #require(model.persistentModelID.recordNumber)
+        _ = try container.store.write(author: "test") { transaction in
+            try transaction.update(entity: "Trip", id: number, values: values)
+        }
+        container.syncIndex()
+    }
+
+    @Test func aFetchedModelReadsEveryPropertyAsStored() throws {
+        let (_, seeded) = try QueryTests.tripContainer(count: 12)
+        let expected = try seeded.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+            .map { [$0.name, $0.destination, "\($0.startDate)", "\($0.price)", "\($0.nights)", "\($0.notes as Any)", "\($0.mapItem as Any)"] }
+        let context = ModelContext(seeded.container)
+        let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+        #expect(trips.allSatisfy { $0.persistentBackingData.faultValues != nil })
+        let read = trips.map { [$0.name, $0.destination, "\($0.startDate)", "\($0.price)", "\($0.nights)", "\($0.notes as Any)", "\($0.mapItem as Any)"] }
+        #expect(read == expected)
+        #expect(trips.allSatisfy { $0.persistentBackingData.loadError == nil })
+    }
+
+    @Test func aFaultReadsTheValuesOfItsFetchUntilFetchedAgain() throws {
+        let (container, context) = try Self.savedTrips(5)
+        let trip = try #require(try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Trip 1" })).first)
+        let other = ModelContext(container)
+        let same = try #require(try other.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Trip 1" })).first)
+        same.destination = "Quito"
+        try other.save()
+        // Not read before the other context saved: still the values as fetched, as a loaded model's are.
+        #expect(trip.destination == "Paris")
+        _ = try context.fetch(FetchDescriptor<Trip>())
+        #expect(trip.destination == "Quito")
+    }
+
+    @Test func settingAPropertyOfAFaultSavesOnlyThatPropertyAndKeepsTheOthers() throws {
+        let (container, context) = try Self.savedTrips(6)
+        let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+        for trip in trips { trip.price += 1 }  // read and set price only
+        trips[2].notes = "changed"              // set without reading
+        try context.save()
+        #expect(trips[2].name == "Trip 2")
+        #expect(trips[2].notes == "changed")
+
+        let fresh = ModelContext(container)
+        let reloaded = try fresh.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+        #expect(reloaded.map(\.price) == trips.map(\.price))
+        #expect(reloaded.map(\.destination) == ["Rome", "Paris", "Tokyo", "Lima", "Oslo", "Rome"])
+        #expect(reloaded[2].notes == "changed")
+        #expect(reloaded[1].mapItem == MapItemIdentifier(rawValue: "I1"))
+    }
+
+    @Test func deletingAFaultKeepsItsPreservedValuesInTheHistory() throws {
+        let container = try ModelContainer(for: Ticket.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let seeding = ModelContext(container)
+        seeding.insert(Ticket(code: "Z9", seat: 12))
+        try seeding.save()
+        let context = ModelContext(container)
+        let ticket = try #require(try context.fetch(FetchDescriptor<Ticket>()).first)
+        context.delete(ticket)  // never read
+        try context.save()
+        let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        guard case .delete(let delete)? = history.last?.changes.first, let typed = delete as? DefaultHistoryDelete<Ticket> else {
+            Issue.record("expected a delete"); return
+        }
+        #expect(typed.tombstone[\Ticket.code] as? String == "Z9")
+    }
+
+    @Test func aStoredValueThatDoesNotDecodeReadsAsEmptyAndIsNotOverwrittenBySavingOthers() throws {
+        let (container, context) = try Self.savedTrips(3)
+        let original = try #require(try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Trip 0" })).first)
+        try Self.overwrite(container, original, ["price": .string("not a number")])
+
+        let reader = ModelContext(container)
+        let trip = try #require(try reader.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Trip 0" })).first)
+        #expect(trip.price == 0)
+        let error = try #require(trip.persistentBackingData.loadError)
+        #expect(error.code == .modelCoding)
+        #expect("\(error)".contains("Trip record") && "\(error)".contains("'price'"))
+        #expect(trip.name == "Trip 0")
+
+        trip.name = "Renamed"
+        try reader.save()
+        let number = try #require(trip.persistentModelID.recordNumber)
+        #expect(container.index.records[number]?.values["price"] == .string("not a number"))
+        #expect(container.index.records[number]?.values["name"] == .string("Renamed"))
+    }
+
+    @Test func propertiesToFetchLoadsDuringTheFetchSoThatBadValuesMakeItThrow() throws {
+        let (container, context) = try Self.savedTrips(3)
+        let original = try #require(try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Trip 0" })).first)
+        try Self.overwrite(container, original, ["price": .string("not a number")])
+
+        var descriptor = FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Trip 0" })
+        descriptor.propertiesToFetch = [\.price]
+        #expect {
+            _ = try ModelContext(container).fetch(descriptor)
+        } throws: { error in
+            (error as? FolioError)?.code == .modelCoding && "\(error)".contains("price")
+        }
+        descriptor.predicate = #Predicate { $0.name == "Trip 1" }
+        let loaded = try #require(try ModelContext(container).fetch(descriptor).first)
+        #expect(loaded.persistentBackingData.faultValues == nil)
+        #expect(loaded.destination == "Paris")
+    }
+
+    @Test func aMissingValueReadsAsTheDeclaredDefaultEvaluatedOnce() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        let container = try store.container(Stamp.self)
+        let context = ModelContext(container)
+        context.insert(Stamp(label: "a"))
+        try context.save()
+        let stamp = try #require(try context.fetch(FetchDescriptor<Stamp>()).first)
+        let number = try #require(stamp.persistentModelID.recordNumber)
+        // A record written before `createdAt` existed.
+        _ = try container.store.write(author: nil) { transaction in
+            try transaction.update(entity: "Stamp", id: number, values: ["label": .string("a")])
+            try transaction.insert(entity: "Stamp", id: transaction.allocateID(), values: ["label": .string("b")])
+        }
+        container.syncIndex()
+        let reader = ModelContext(container)
+        let old = try #require(try reader.fetch(FetchDescriptor<Stamp>(predicate: #Predicate { $0.label == "b" })).first)
+        let first = old.createdAt
+        #expect(old.createdAt == first)
+        #expect(old.note == nil)
+        #expect(old.persistentBackingData.loadError == nil)
+    }
+
+    @Test func sectionTitlesFollowUnsavedChangesAndSavedOnes() throws {
+        let (container, context) = try Self.savedTrips(10)
+        let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+        trips[0].destination = "Quito"  // unsaved
+        var sections = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]), sectionBy: \.destination)
+        #expect(sections[sectionTitle: "Quito"]?.map(\.name) == ["Trip 0"])
+        #expect(sections[sectionTitle: "Rome"]?.map(\.name) == ["Trip 5"])
+        try context.save()
+        sections = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]), sectionBy: \.destination)
+        #expect(sections[sectionTitle: "Quito"]?.map(\.name) == ["Trip 0"])
+        // Another context's saved change reaches this context's sections too.
+        let other = ModelContext(container)
+        let moved = try #require(try other.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Trip 5" })).first)
+        moved.destination = "Quito"
+        try other.save()
+        sections = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]), sectionBy: \.destination)
+        #expect(sections[sectionTitle: "Quito"]?.map(\.name) == ["Trip 0", "Trip 5"])
+        #expect(sections[sectionTitle: "Rome"] == nil)
+    }
+}
+
+@Model
+final class Stamp {
+    var label: String
+    var createdAt: Date = Date()
+    var note: String? = nil
+    init(label: String) {
+        self.label = label
+    }
+}
