@@ -26,6 +26,7 @@ extension ModelContext {
             ? Dictionary(insertedModelsArray.map { (PendingOverlay.rowID(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
             : [:]
         let loadingValues = !descriptor.propertiesToFetch.isEmpty
+        prepareToRegister(found.count)
         return try found.compactMap { id in
             try (id < 0 ? unsaved[id] : loadedModel(forRecordNumber: id, loadingValues: loadingValues)) as? T
         }

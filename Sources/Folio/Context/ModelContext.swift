@@ -30,6 +30,7 @@ public final class ModelContext {
     /// The values of relationships about to change, read before the change, by model and property.
     var relationshipValuesBeforeChange: [ObjectIdentifier: [String: [AnyObject]]] = [:]
     private var autosaveScheduled = false
+    private var lastEntityLookedUp: Schema.Entity?
 
     /// Creates a context for a container.
     public init(_ container: ModelContainer) {
@@ -48,15 +49,39 @@ public final class ModelContext {
     func register(_ model: AnyObject, recordNumber number: Int64) {
         registered[number] = WeakModel(model)
         if registered.count >= registeredSweepThreshold {
-            registered = registered.filter { $0.value.model != nil }
-            registeredSweepThreshold = max(1024, registered.count * 2)
+            sweepRegistered()
         }
+    }
+
+    /// Makes room to register `count` more models (a fetch's results): sweeps out dead entries first
+    /// if that many would reach the sweep threshold, so that no sweep runs among models that are all
+    /// alive, then reserves the space.
+    func prepareToRegister(_ count: Int) {
+        if registered.count + count >= registeredSweepThreshold {
+            sweepRegistered()
+            registeredSweepThreshold = max(registeredSweepThreshold, (registered.count + count) * 2)
+        }
+        registered.reserveCapacity(registered.count + count)
+    }
+
+    /// Drops the entries of models that no longer exist.
+    private func sweepRegistered() {
+        registered = registered.filter { $0.value.model != nil }
+        registeredSweepThreshold = max(1024, registered.count * 2)
     }
 
     var schema: Schema { container.schema }
 
     func entity(of model: any PersistentModel) -> Schema.Entity? {
         container.schema.entitiesByName[type(of: model)._folioEntityName]
+    }
+
+    /// The schema's entity called `name`. Records of one entity come in runs (a fetch, a relationship),
+    /// so the last one found is kept and checked first.
+    func entity(named name: String) -> Schema.Entity? {
+        if let last = lastEntityLookedUp, last.name == name { return last }
+        lastEntityLookedUp = schema.entitiesByName[name]
+        return lastEntityLookedUp
     }
 
     // MARK: Pending changes
@@ -227,8 +252,7 @@ public final class ModelContext {
     /// Creates and registers the instance of a stored record: a fault, whose properties are decoded
     /// when first read, unless `loadingValues` or its entity asks for every property now.
     func materialize(_ number: Int64, loadingValues: Bool = false) throws -> (any PersistentModel)? {
-        guard let record = container.index.records[number],
-              let entity = schema.entitiesByName[record.entity] else { return nil }
+        guard let record = container.index.records[number], let entity = entity(named: record.entity) else { return nil }
         let backing = ModelBackingData()
         backing.assignRecordNumber(number, storeIdentifier: container.storeIdentifier)
         let model = ModelBackingData.makeModel(entity.modelType, backingData: backing)
@@ -273,6 +297,7 @@ public final class ModelContext {
 
     private func decode(_ model: any PersistentModel, from values: RecordValues, entity: Schema.Entity, number: Int64) throws {
         model.persistentBackingData.faultValues = nil
+        model.persistentBackingData.hasSetProperties = false
         var decoder = ModelRecordDecoder(values: try readExternalValues(values, entity: entity), entityName: entity.name,
                                          identifier: model.persistentModelID, backingData: model.persistentBackingData)
         do {

@@ -122,27 +122,23 @@ extension ModelContext {
         return SectionedResults(groups: ordered.map { ($0.title, $0.positions.map { models[$0] }) })
     }
 
-    /// The value of a string property of each model, read from the stored record where the model has
-    /// no unsaved changes and is as current as the record (so that reading it does not load faults),
-    /// and from the model otherwise.
+    /// The value of a string property of each model, read from the record a fault was made from when
+    /// no property of the model has been set since (so that reading it does not load anything), and
+    /// from the model otherwise.
     func storedStrings<T: PersistentModel, Value>(of models: [T], _ keyPath: KeyPath<T, Value>) -> [String?] {
         let read: (T) -> String? = { model in
             let value: Any = model[keyPath: keyPath]
             if let optional = value as? String? { return optional }
             return value as? String
         }
-        guard let field = schema.entitiesByName[T._folioEntityName]?.propertyNamesByKeyPath[keyPath],
-              schema.entitiesByName[T._folioEntityName]?.attributesByName[field]?.isCodable == false else {
+        guard let entity = schema.entitiesByName[T._folioEntityName], let field = entity.propertyNamesByKeyPath[keyPath],
+              entity.attributesByName[field]?.isCodable == false else {
             return models.map(read)
         }
-        container.lock.lock()
-        defer { container.lock.unlock() }
-        let index = container.index
         return models.map { model in
             let backing = model.persistentBackingData
-            guard !backing.hasChanges, backing.loadError == nil, let number = backing.storedRecordNumber,
-                  let entry = index.records[number], entry.version == backing.loadedVersion else { return read(model) }
-            switch entry.values[field] {
+            guard let values = backing.faultValues, !backing.hasSetProperties, backing.loadError == nil else { return read(model) }
+            switch values[field] {
             case .string(let text)?: return text
             case .null? where Value.self != String.self: return nil
             default: return read(model)  // a missing value reads as the property's default

@@ -11,7 +11,9 @@ import FolioStorage
 public final class ModelBackingData {
     private static let temporaryNumbers = Atomic<UInt64>(0)
 
-    let registrar = ObservationRegistrar()
+    /// The Observation registrar, made on the first read of a property: a model nobody reads (most of
+    /// a large fetch) cannot be observed, and skips its two allocations.
+    private var registrar: ObservationRegistrar?
     private var recordNumber: Int64?
     private var temporaryNumber: UInt64?
     var storeIdentifier: String?
@@ -20,6 +22,9 @@ public final class ModelBackingData {
     weak var context: ModelContext?
     /// Names of the persisted properties changed since the last save or load.
     var changedProperties: Set<String> = []
+    /// Whether any persisted property was set since the model was made or last loaded completely;
+    /// until then, every property's value is the one in ``faultValues``.
+    var hasSetProperties = false
     var isDeleted = false
     var isInserted = false
     /// Stored values of relationships that have not been resolved into models yet, by property name.
@@ -33,7 +38,16 @@ public final class ModelBackingData {
     @usableFromInline var faultValues: RecordValues?
     /// Why the last property that failed to load from ``faultValues`` could not be (the record holds a
     /// value that does not decode as the property's type); the property then reads as its default.
-    var loadError: FolioError?
+    var loadError: FolioError? {
+        get { loadErrorBox?.error }
+        set { loadErrorBox = newValue.map(LoadErrorBox.init) }
+    }
+    /// Boxed: rare, and kept out of every instance's size.
+    private var loadErrorBox: LoadErrorBox?
+    private final class LoadErrorBox {
+        let error: FolioError
+        init(_ error: FolioError) { self.error = error }
+    }
 
     /// Creates the state of a new, unsaved model.
     public init() {}
@@ -66,7 +80,8 @@ public final class ModelBackingData {
 
     /// Reports a read of `keyPath` to Observation. Generated accessors call this.
     public func access<Model: PersistentModel, Value>(_ model: Model, keyPath: KeyPath<Model, Value>) {
-        registrar.access(model, keyPath: keyPath)
+        if registrar == nil { registrar = ObservationRegistrar() }
+        registrar?.access(model, keyPath: keyPath)
     }
 
     /// Performs a change of `keyPath`, reporting it to Observation and recording it for the model's
@@ -75,7 +90,14 @@ public final class ModelBackingData {
         _ model: Model, keyPath: KeyPath<Model, Value>, property: String, _ mutation: () throws -> Result
     ) rethrows -> Result {
         context?.modelWillChange(model, property: property)
-        let result = try registrar.withMutation(of: model, keyPath: keyPath, mutation)
+        hasSetProperties = true
+        // Without a registrar no property was ever read, so no observer can be tracking this model.
+        let result: Result
+        if let registrar {
+            result = try registrar.withMutation(of: model, keyPath: keyPath, mutation)
+        } else {
+            result = try mutation()
+        }
         unresolvedRelationships[property] = nil
         // A model that no context manages has no unsaved changes: inserting it writes all its values.
         if let context {
