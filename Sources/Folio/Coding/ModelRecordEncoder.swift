@@ -32,8 +32,9 @@ public struct ModelRecordEncoder {
         self.backingData = backingData
         self.onlyProperties = onlyProperties
         self.recordNumber = recordNumber
-        names.reserveCapacity(16)
-        encoded.reserveCapacity(16)
+        let expected = onlyProperties?.count ?? 16
+        names.reserveCapacity(expected)
+        encoded.reserveCapacity(expected)
     }
 
     /// Encodes one persisted property.
@@ -46,7 +47,30 @@ public struct ModelRecordEncoder {
             encoded.append(fast)
             return
         }
+        // A `Codable` value (such as a `.codable` attribute): whether the type is `Encodable` is known
+        // where this is specialized, so the cast costs nothing there.
+        if case .loaded(let value) = field, let encodable = value as? any Encodable,
+           try encodeAttribute(encodable, of: Value.self, forKey: key) {
+            return
+        }
         try encodeGeneral(field, forKey: key)
+    }
+
+    /// Encodes an `Encodable` value if its type is an attribute type (not a model or a collection of
+    /// models); false otherwise, for the general path to handle.
+    @usableFromInline
+    mutating func encodeAttribute(_ value: any Encodable, of type: Any.Type, forKey key: String) throws -> Bool {
+        guard case .attribute = ValueKind.of(type) else { return false }
+        do {
+            let stored = try ValueEncoder.encode(value)
+            names.append(key)
+            encoded.append(stored)
+            return true
+        } catch let error as ModelCodingError {
+            throw error
+        } catch {
+            throw ModelCodingError(entityName: entityName, identifier: nil, property: key, error: error)
+        }
     }
 
     @usableFromInline

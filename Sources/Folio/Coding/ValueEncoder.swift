@@ -1,3 +1,4 @@
+import Synchronization
 import FolioStorage
 
 /// Encodes `Encodable` values into ``JSONValue``s in Folio's canonical stored form.
@@ -9,27 +10,65 @@ import FolioStorage
 /// dictionary whose keys encode as a list, are sorted, so that the same value always gives the same bytes.
 enum ValueEncoder {
     static func encode<T: Encodable>(_ value: T, codingPath: [any CodingKey] = []) throws -> JSONValue {
-        if let special = try encodeSpecial(value, codingPath: codingPath) { return special }
+        switch strategy(for: type(of: value)) {
+        case .special(let encode):
+            if let special = encode(value) { return special }
+        case .unorderedElements:
+            if let set = value as? any _UnorderedElements {
+                return .array(try set._encodedElements(codingPath: codingPath).sorted(by: JSONValue.canonicallyPrecedes))
+            }
+        case .unorderedPairs, .plain:
+            break
+        }
         let encoder = TreeEncoder(codingPath: codingPath)
         try value.encode(to: encoder)
-        var result = encoder.node.finalized()
-        if value is any _UnorderedPairs, case .array(let flat) = result {
-            result = .array(sortedPairs(flat))
+        let result = encoder.node.finalized()
+        if case .array(let flat) = result, value is any _UnorderedPairs {
+            return .array(sortedPairs(flat))
         }
         return result
     }
 
     /// The canonical form of values whose `Codable` form is not canonical or not readable; nil for other
-    /// values. Found by the value's type in a table, not by trying one cast after another.
+    /// values.
     static func encodeSpecial(_ value: Any, codingPath: [any CodingKey]) throws -> JSONValue? {
-        if let encode = specialEncoders[ObjectIdentifier(type(of: value))] {
+        switch strategy(for: type(of: value)) {
+        case .special(let encode):
             return encode(value)
+        case .unorderedElements:
+            guard let set = value as? any _UnorderedElements else { return nil }
+            return .array(try set._encodedElements(codingPath: codingPath).sorted(by: JSONValue.canonicallyPrecedes))
+        case .unorderedPairs, .plain:
+            return nil
         }
-        if let set = value as? any _UnorderedElements {
-            let elements = try set._encodedElements(codingPath: codingPath)
-            return .array(elements.sorted(by: JSONValue.canonicallyPrecedes))
+    }
+
+    /// How values of one type are encoded: worked out once per type (from a table of the types with a
+    /// canonical form, and conformance checks), not with casts for every value.
+    enum Strategy {
+        case special(@Sendable (Any) -> JSONValue?)
+        case unorderedElements
+        case unorderedPairs
+        case plain
+    }
+
+    private static let strategies = Mutex<[ObjectIdentifier: Strategy]>([:])
+
+    static func strategy(for type: any Any.Type) -> Strategy {
+        let key = ObjectIdentifier(type)
+        if let known = strategies.withLock({ $0[key] }) { return known }
+        let strategy: Strategy
+        if let encode = specialEncoders[key] {
+            strategy = .special(encode)
+        } else if type is any _UnorderedElements.Type {
+            strategy = .unorderedElements
+        } else if type is any _UnorderedPairs.Type {
+            strategy = .unorderedPairs
+        } else {
+            strategy = .plain
         }
-        return nil
+        strategies.withLock { $0[key] = strategy }
+        return strategy
     }
 
     /// The encoders of the types with a canonical form, by type.
@@ -132,11 +171,25 @@ extension JSONValue {
 
 /// A node of the value being encoded; containers are filled in place, then turned into a value.
 final class EncodingNode {
+    /// A member or element: a finished value (what primitives encode to, without a node of their own),
+    /// or a node still being filled.
+    enum Child {
+        case value(JSONValue)
+        case node(EncodingNode)
+
+        func finalized() -> JSONValue {
+            switch self {
+            case .value(let value): return value
+            case .node(let node): return node.finalized()
+            }
+        }
+    }
+
     enum Content {
         case empty
         case value(JSONValue)
-        case object([String: EncodingNode])
-        case array([EncodingNode])
+        case object([String: Child])
+        case array([Child])
     }
 
     var content: Content = .empty
@@ -153,7 +206,7 @@ final class EncodingNode {
 
 final class TreeEncoder: Encoder {
     let codingPath: [any CodingKey]
-    let userInfo: [CodingUserInfoKey: Any] = [:]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
     let node: EncodingNode
 
     init(codingPath: [any CodingKey], node: EncodingNode = EncodingNode()) {
@@ -175,57 +228,54 @@ final class TreeEncoder: Encoder {
         SingleValueContainer(node: node, codingPath: codingPath)
     }
 
-    static func encodeChild<T: Encodable>(_ value: T, codingPath: [any CodingKey]) throws -> EncodingNode {
-        let child = EncodingNode()
-        child.content = .value(try ValueEncoder.encode(value, codingPath: codingPath))
-        return child
-    }
-
     struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         let node: EncodingNode
         let codingPath: [any CodingKey]
 
-        private func set(_ child: EncodingNode, _ key: Key) {
+        private func set(_ child: EncodingNode.Child, _ key: Key) {
             guard case .object(var members) = node.content else { return }
             node.content = .empty  // release the storage so the dictionary is mutated in place
             members[key.stringValue] = child
             node.content = .object(members)
         }
 
-        mutating func encodeNil(forKey key: Key) throws {
-            let child = EncodingNode()
-            child.content = .value(.null)
-            set(child, key)
-        }
+        mutating func encodeNil(forKey key: Key) throws { set(.value(.null), key) }
+        mutating func encode(_ value: Bool, forKey key: Key) throws { set(.value(.bool(value)), key) }
+        mutating func encode(_ value: String, forKey key: Key) throws { set(.value(.string(value)), key) }
+        mutating func encode(_ value: Double, forKey key: Key) throws { set(.value(ValueEncoder.encodeDouble(value)), key) }
+        mutating func encode(_ value: Float, forKey key: Key) throws { set(.value(ValueEncoder.encodeDouble(Double(value))), key) }
+        mutating func encode(_ value: Int, forKey key: Key) throws { set(.value(.int(Int64(value))), key) }
+        mutating func encode(_ value: Int64, forKey key: Key) throws { set(.value(.int(value)), key) }
+        mutating func encode(_ value: Int32, forKey key: Key) throws { set(.value(.int(Int64(value))), key) }
 
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-            set(try TreeEncoder.encodeChild(value, codingPath: codingPath + [key]), key)
+            set(.value(try ValueEncoder.encode(value, codingPath: codingPath + [key])), key)
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
             -> KeyedEncodingContainer<NestedKey> {
             let child = EncodingNode()
             child.content = .object([:])
-            set(child, key)
+            set(.node(child), key)
             return KeyedEncodingContainer(KeyedContainer<NestedKey>(node: child, codingPath: codingPath + [key]))
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
             let child = EncodingNode()
             child.content = .array([])
-            set(child, key)
+            set(.node(child), key)
             return UnkeyedContainer(node: child, codingPath: codingPath + [key])
         }
 
         mutating func superEncoder() -> any Encoder {
             let child = EncodingNode()
-            if let key = Key(stringValue: "super") { set(child, key) }
+            if let key = Key(stringValue: "super") { set(.node(child), key) }
             return TreeEncoder(codingPath: codingPath, node: child)
         }
 
         mutating func superEncoder(forKey key: Key) -> any Encoder {
             let child = EncodingNode()
-            set(child, key)
+            set(.node(child), key)
             return TreeEncoder(codingPath: codingPath + [key], node: child)
         }
     }
@@ -239,40 +289,43 @@ final class TreeEncoder: Encoder {
             return 0
         }
 
-        private func append(_ child: EncodingNode) {
+        private func append(_ child: EncodingNode.Child) {
             guard case .array(var elements) = node.content else { return }
             node.content = .empty
             elements.append(child)
             node.content = .array(elements)
         }
 
-        mutating func encodeNil() throws {
-            let child = EncodingNode()
-            child.content = .value(.null)
-            append(child)
-        }
+        mutating func encodeNil() throws { append(.value(.null)) }
+        mutating func encode(_ value: Bool) throws { append(.value(.bool(value))) }
+        mutating func encode(_ value: String) throws { append(.value(.string(value))) }
+        mutating func encode(_ value: Double) throws { append(.value(ValueEncoder.encodeDouble(value))) }
+        mutating func encode(_ value: Int) throws { append(.value(.int(Int64(value)))) }
+        mutating func encode(_ value: Int64) throws { append(.value(.int(value))) }
 
         mutating func encode<T: Encodable>(_ value: T) throws {
-            append(try TreeEncoder.encodeChild(value, codingPath: codingPath + [IndexKey(count)]))
+            append(.value(try ValueEncoder.encode(value, codingPath: codingPath + [IndexKey(count)])))
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
             let child = EncodingNode()
             child.content = .object([:])
-            append(child)
-            return KeyedEncodingContainer(KeyedContainer<NestedKey>(node: child, codingPath: codingPath + [IndexKey(count)]))
+            let path = codingPath + [IndexKey(count)]
+            append(.node(child))
+            return KeyedEncodingContainer(KeyedContainer<NestedKey>(node: child, codingPath: path))
         }
 
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
             let child = EncodingNode()
             child.content = .array([])
-            append(child)
-            return UnkeyedContainer(node: child, codingPath: codingPath + [IndexKey(count)])
+            let path = codingPath + [IndexKey(count)]
+            append(.node(child))
+            return UnkeyedContainer(node: child, codingPath: path)
         }
 
         mutating func superEncoder() -> any Encoder {
             let child = EncodingNode()
-            append(child)
+            append(.node(child))
             return TreeEncoder(codingPath: codingPath, node: child)
         }
     }
@@ -282,6 +335,10 @@ final class TreeEncoder: Encoder {
         let codingPath: [any CodingKey]
 
         mutating func encodeNil() throws { node.content = .value(.null) }
+        mutating func encode(_ value: Bool) throws { node.content = .value(.bool(value)) }
+        mutating func encode(_ value: String) throws { node.content = .value(.string(value)) }
+        mutating func encode(_ value: Double) throws { node.content = .value(ValueEncoder.encodeDouble(value)) }
+        mutating func encode(_ value: Int) throws { node.content = .value(.int(Int64(value))) }
 
         mutating func encode<T: Encodable>(_ value: T) throws {
             node.content = .value(try ValueEncoder.encode(value, codingPath: codingPath))

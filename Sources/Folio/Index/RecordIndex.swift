@@ -95,11 +95,24 @@ final class RecordIndex {
     func apply(_ transaction: JournalTransaction) {
         guard transaction.sequence > lastSequence else { return }
         for entity in transaction.entities { columnTables[entity] = nil }
+        // Inserted records come in runs of one entity: its identifier set and indexes are looked up once
+        // per run, not per record.
+        var run: (entity: String, ids: Set<Int64>, indexes: [FieldIndex])?
+        func endRun() {
+            if let finished = run { idsByEntity[finished.entity] = finished.ids }
+            run = nil
+        }
+        records.reserveCapacity(records.count + transaction.inserted.count)
         for record in transaction.inserted {
             records[record.id] = Entry(entity: record.entity, values: record.values, version: transaction.sequence)
-            idsByEntity[record.entity, default: []].insert(record.id)
-            for index in fieldIndexes[record.entity] ?? [] { index.insert(record.id, record.values) }
+            if run?.entity != record.entity {
+                endRun()
+                run = (record.entity, idsByEntity.removeValue(forKey: record.entity) ?? [], fieldIndexes[record.entity] ?? [])
+            }
+            run?.ids.insert(record.id)
+            for index in run?.indexes ?? [] { index.insert(record.id, record.values) }
         }
+        endRun()
         for change in transaction.updated {
             guard var entry = records[change.id] else { continue }
             // Only the indexes of fields the change sets move.
@@ -212,16 +225,20 @@ final class FieldIndex {
     }
 
     func insert(_ id: Int64, _ values: RecordValues) {
-        let key = QueryKey(values[field], conversion)
-        switch identifiersByKey[key] {
-        case nil: identifiersByKey[key] = .one(id)
-        case .one(let existing)?: identifiersByKey[key] = existing == id ? .one(id) : .many([existing, id])
-        case .many(var ids)?:
-            identifiersByKey[key] = nil  // keeps the set uniquely referenced while it grows
-            ids.insert(id)
-            identifiersByKey[key] = .many(ids)
-        }
+        // One hash lookup: the entry is changed in place through the dictionary's accessor.
+        Self.add(id, to: &identifiersByKey[QueryKey(values[field], conversion)])
         isSortedStale = true
+    }
+
+    private static func add(_ id: Int64, to slot: inout Identifiers?) {
+        switch slot {
+        case nil: slot = .one(id)
+        case .one(let existing)?: if existing != id { slot = .many([existing, id]) }
+        case .many(var ids)?:
+            slot = nil  // keeps the set uniquely referenced while it grows
+            ids.insert(id)
+            slot = .many(ids)
+        }
     }
 
     func remove(_ id: Int64, _ values: RecordValues) {
