@@ -76,7 +76,7 @@ extension ModelContext {
                 }
                 for model in deletedModels {
                     guard let number = model.persistentBackingData.storedRecordNumber,
-                          transaction.record(id: number) != nil else { continue }
+                          transaction.entity(ofRecord: number) != nil else { continue }
                     try transaction.delete(entity: type(of: model)._folioEntityName, id: number,
                                            tombstone: try tombstone(of: model, recordNumber: numberOf))
                 }
@@ -140,9 +140,8 @@ extension ModelContext {
 
     /// The values kept in the history when a model is deleted: its `.preserveValueOnDeletion` attributes.
     func tombstone(of model: any PersistentModel, recordNumber: @escaping (AnyObject) throws -> Int64) throws -> [String: JSONValue] {
-        guard let entity = entity(of: model) else { return [:] }
-        let preserved = Set(entity.attributesByName.values.filter(\.preservesValueOnDeletion).map(\.name))
-        guard !preserved.isEmpty else { return [:] }
+        guard let entity = entity(of: model), !entity.preservedAttributeNames.isEmpty else { return [:] }
+        let preserved = entity.preservedAttributeNames
         return try ModelRecordCoding.encode(model, onlyProperties: preserved, recordNumber: recordNumber).dictionary
     }
 

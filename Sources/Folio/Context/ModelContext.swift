@@ -15,8 +15,10 @@ public final class ModelContext {
     /// The author recorded with each transaction this context saves, for persistent history.
     public var author: String?
 
-    /// Live instances of stored records, by record number. Clean models are held weakly.
-    var registered: [Int64: WeakModel] = [:]
+    /// Live instances of stored records, by record number. The table holds them strongly, and a sweep
+    /// drops those nobody else holds (see ``register(_:recordNumber:)``): weak references would give
+    /// every model a side table, and make every retain and release of a model take the slow path.
+    var registered: [Int64: RegisteredModel] = [:]
     /// The size of ``registered`` at which dead entries are next swept out.
     var registeredSweepThreshold = 1024
     /// Unsaved models in insertion order, and changed and deleted ones.
@@ -37,17 +39,17 @@ public final class ModelContext {
         self.container = container
     }
 
-    /// A model held without keeping it alive.
-    struct WeakModel {
-        weak var model: AnyObject?
+    /// The instance of a record, as the context holds it.
+    struct RegisteredModel {
+        var model: AnyObject?
         init(_ model: AnyObject) { self.model = model }
     }
 
-    /// Registers the live instance of a record. Entries whose model is gone are swept out whenever the
-    /// table has doubled since the last sweep, so a long-lived context that loads many records one
+    /// Registers the live instance of a record. Models that only the table holds are swept out whenever
+    /// the table has doubled since the last sweep, so a long-lived context that loads many records one
     /// batch after another keeps a table the size of what it holds, not of everything it ever loaded.
     func register(_ model: AnyObject, recordNumber number: Int64) {
-        registered[number] = WeakModel(model)
+        registered[number] = RegisteredModel(model)
         if registered.count >= registeredSweepThreshold {
             sweepRegistered()
         }
@@ -64,9 +66,19 @@ public final class ModelContext {
         registered.reserveCapacity(registered.count + count)
     }
 
-    /// Drops the entries of models that no longer exist.
+    /// Drops the models that nothing but the table holds. (A model with unsaved changes is also held by
+    /// the change lists, so it stays.)
     private func sweepRegistered() {
-        registered = registered.filter { $0.value.model != nil }
+        var unused: [Int64] = []
+        var position = registered.startIndex
+        while position != registered.endIndex {
+            // Checked in place, so that looking does not add a reference of its own.
+            if isKnownUniquelyReferenced(&registered.values[position].model) {
+                unused.append(registered.keys[position])
+            }
+            position = registered.index(after: position)
+        }
+        for number in unused { registered[number] = nil }
         registeredSweepThreshold = max(1024, registered.count * 2)
     }
 

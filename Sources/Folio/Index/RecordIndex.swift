@@ -242,20 +242,23 @@ final class FieldIndex {
     }
 
     func remove(_ id: Int64, _ values: RecordValues) {
-        let key = QueryKey(values[field], conversion)
-        switch identifiersByKey[key] {
+        Self.remove(id, from: &identifiersByKey[QueryKey(values[field], conversion)])
+        isSortedStale = true
+    }
+
+    private static func remove(_ id: Int64, from slot: inout Identifiers?) {
+        switch slot {
         case nil: break
-        case .one(let existing)?: if existing == id { identifiersByKey[key] = nil }
+        case .one(let existing)?: if existing == id { slot = nil }
         case .many(var ids)?:
-            identifiersByKey[key] = nil
+            slot = nil  // keeps the set uniquely referenced while it shrinks
             ids.remove(id)
             if ids.count == 1, let last = ids.first {
-                identifiersByKey[key] = .one(last)
+                slot = .one(last)
             } else if !ids.isEmpty {
-                identifiersByKey[key] = .many(ids)
+                slot = .many(ids)
             }
         }
-        isSortedStale = true
     }
 
     func lookup(_ key: QueryKey) -> Set<Int64> {

@@ -53,6 +53,9 @@ extension Schema {
         /// a record referring to a missing one makes the fetch fail instead of a later read.
         private(set) var loadsCompletelyWhenFetched = false
 
+        /// The names of `.preserveValueOnDeletion` attributes, kept in the history when a model is deleted.
+        private(set) var preservedAttributeNames: Set<String> = []
+
         /// The names of `.ephemeral` attributes, which are never stored.
         private(set) var ephemeralAttributeNames: [String] = []
 
@@ -70,6 +73,7 @@ extension Schema {
             renamedProperties = properties.filter { $0.originalName != $0.name }.map { ($0.name, $0.originalName) }
             externalStorageAttributeNames = attributes.filter(\.isExternalStorage).map(\.name)
             ephemeralAttributeNames = attributes.filter(\.isTransient).map(\.name)
+            preservedAttributeNames = Set(attributes.filter(\.preservesValueOnDeletion).map(\.name))
             loadsCompletelyWhenFetched = relationshipsByName.values.contains { $0.isToOneRelationship && !$0.isOptional }
         }
 

@@ -38,6 +38,14 @@ public struct WriteTransaction {
         return record
     }
 
+    /// The entity of the record with this identifier, including this transaction's changes; nil if
+    /// there is no such record. Cheaper than ``record(id:)`` when the values are not needed.
+    public func entity(ofRecord id: Int64) -> String? {
+        if deleted[id] != nil { return nil }
+        if let record = inserted[id] { return record.entity }
+        return base.entityOfID[id]
+    }
+
     /// The records of an entity, including this transaction's changes, in identifier order.
     public func records(of entity: String) -> [StoredRecord] {
         var ids = Set(base.entities[entity]?.keys.map { $0 } ?? [])
@@ -110,13 +118,16 @@ public struct WriteTransaction {
             inserted[id] = record
             return
         }
-        guard let existing = record(id: id) else {
+        guard let existing = self.entity(ofRecord: id) else {
             throw StorageError(.invalidTransaction, "cannot update \(entity) \(id): no such record")
         }
-        guard existing.entity == entity else { throw mismatch(entity, id, existing.entity) }
-        var change = updated[id] ?? StoredRecord(entity: entity, id: id, values: RecordValues())
-        change.values = change.values.merging(values)
-        updated[id] = change
+        guard existing == entity else { throw mismatch(entity, id, existing) }
+        if var change = updated[id] {
+            change.values = change.values.merging(values)
+            updated[id] = change
+        } else {
+            updated[id] = StoredRecord(entity: entity, id: id, values: values)
+        }
     }
 
     /// Sets some values of an existing record; other values are kept.
@@ -134,10 +145,10 @@ public struct WriteTransaction {
             inserted[id] = nil
             return
         }
-        guard let existing = record(id: id) else {
+        guard let existing = self.entity(ofRecord: id) else {
             throw StorageError(.invalidTransaction, "cannot delete \(entity) \(id): no such record")
         }
-        guard existing.entity == entity else { throw mismatch(entity, id, existing.entity) }
+        guard existing == entity else { throw mismatch(entity, id, existing) }
         updated[id] = nil
         deleted[id] = DeletedRecord(entity: entity, id: id, tombstone: tombstone)
     }
