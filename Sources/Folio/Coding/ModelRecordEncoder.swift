@@ -23,6 +23,9 @@ public struct ModelRecordEncoder {
     let backingData: ModelBackingData
     /// When set, only these properties are encoded (a save writes only what changed).
     @usableFromInline let onlyProperties: Set<String>?
+    /// The one property to encode, when ``onlyProperties`` names one (a save of a single changed
+    /// property): compared directly, which costs less than hashing every property's name.
+    @usableFromInline let onlyProperty: String?
     /// Returns the record number of a related model; the context assigns numbers before encoding.
     let recordNumber: (AnyObject) throws -> Int64
 
@@ -31,16 +34,25 @@ public struct ModelRecordEncoder {
         self.entityName = entityName
         self.backingData = backingData
         self.onlyProperties = onlyProperties
+        self.onlyProperty = onlyProperties?.count == 1 ? onlyProperties?.first : nil
         self.recordNumber = recordNumber
         let expected = onlyProperties?.count ?? 16
         names.reserveCapacity(expected)
         encoded.reserveCapacity(expected)
     }
 
+    /// Whether `key` is among the properties to encode.
+    @inlinable
+    func shouldEncode(_ key: String) -> Bool {
+        if let onlyProperty { return key == onlyProperty }
+        if let onlyProperties { return onlyProperties.contains(key) }
+        return true
+    }
+
     /// Encodes one persisted property.
     @inlinable
     public mutating func encode<Value>(_ field: _ModelField<Value>, forKey key: String) throws {
-        if let onlyProperties, !onlyProperties.contains(key) { return }
+        if !shouldEncode(key) { return }
         // Common value types, specialized in the caller.
         if case .loaded(let value) = field, let fast = PrimitiveCoding.encode(value) {
             names.append(key)
@@ -75,7 +87,7 @@ public struct ModelRecordEncoder {
 
     @usableFromInline
     mutating func encodeGeneral<Value>(_ field: _ModelField<Value>, forKey key: String) throws {
-        if let onlyProperties, !onlyProperties.contains(key) { return }
+        if !shouldEncode(key) { return }
         switch field {
         case .unloaded:
             // A relationship not resolved yet, or a property of a fault not read yet: its stored value.

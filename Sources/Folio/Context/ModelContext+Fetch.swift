@@ -20,15 +20,26 @@ extension ModelContext {
     ///   `.codable` attribute, or that fails to evaluate; ``FolioError/Code/modelCoding`` for a record
     ///   that cannot be loaded, when the models are loaded during the fetch.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        var models: [T] = []
+        try forEachFetched(descriptor, expecting: { models.reserveCapacity($0) }) { models.append($0) }
+        return models
+    }
+
+    /// Calls `body` with each model a descriptor fetches, in order, as it is made.
+    func forEachFetched<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, expecting: (Int) -> Void = { _ in },
+                                            _ body: (T) throws -> Void) throws {
         let found = try rows(descriptor)
+        expecting(found.count)
         // Unsaved models are looked up once, not per row.
         let unsaved = found.contains(where: { $0 < 0 })
             ? Dictionary(insertedModelsArray.map { (PendingOverlay.rowID(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
             : [:]
         let loadingValues = !descriptor.propertiesToFetch.isEmpty
         prepareToRegister(found.count)
-        return try found.compactMap { id in
-            try (id < 0 ? unsaved[id] : loadedModel(forRecordNumber: id, loadingValues: loadingValues)) as? T
+        for id in found {
+            if let model = try (id < 0 ? unsaved[id] : loadedModel(forRecordNumber: id, loadingValues: loadingValues)) as? T {
+                try body(model)
+            }
         }
     }
 

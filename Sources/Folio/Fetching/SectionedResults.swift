@@ -84,16 +84,11 @@ extension ModelContext {
     /// then by the descriptor's own sort inside each section.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, sectionBy: KeyPath<T, String>) throws
         -> SectionedResults<T, String> {
-        let models = try fetch(descriptor)
-        let titles = storedStrings(of: models, sectionBy).map { $0 ?? "" }
-        // Grouping positions by title in one pass keeps the descriptor's order inside each section; only
-        // the distinct titles are sorted. (A section's title is its last model's, as when runs of equal
-        // titles are grouped: titles that are equal as strings may still differ in their bytes.)
-        var groups: [String: [Int]] = [:]
-        for (position, title) in titles.enumerated() { groups[title, default: []].append(position) }
-        return SectionedResults(groups: groups.sorted { $0.key < $1.key }.map { _, positions in
-            (titles[positions[positions.count - 1]], positions.map { models[$0] })
-        })
+        let groups = try fetchGrouped(descriptor, by: sectionBy)
+        // Only the distinct titles are sorted. (A section's title is its last model's, as when runs of
+        // equal titles are grouped: titles that are equal as strings may still differ in their bytes.)
+        let titled = groups.compactMap { key, group in key.map { (key: $0, title: group.title ?? $0, models: group.models) } }
+        return SectionedResults(groups: titled.sorted { $0.key < $1.key }.map { ($0.title, $0.models) })
     }
 
     /// Fetches models grouped into sections by an optional string property; models whose value is nil
@@ -102,47 +97,50 @@ extension ModelContext {
         -> SectionedResults<T, String> {
         // nil sorts first, as `SortDescriptor` places it, and forms the "" section, followed there by
         // the models whose title is the empty string.
-        let models = try fetch(descriptor)
-        let titles = storedStrings(of: models, sectionBy)
-        var missing: [Int] = []
-        var groups: [String: [Int]] = [:]
-        for (position, title) in titles.enumerated() {
-            if let title { groups[title, default: []].append(position) } else { missing.append(position) }
-        }
-        var ordered = groups.sorted { $0.key < $1.key }.map { _, positions in
-            (title: titles[positions[positions.count - 1]] ?? "", positions: positions)
-        }
+        var groups = try fetchGrouped(descriptor, by: sectionBy)
+        let missing = groups.removeValue(forKey: nil)?.models ?? []
+        var ordered = groups.compactMap { key, group in key.map { _ in (title: group.title ?? "", models: group.models) } }
+            .sorted { $0.title < $1.title }
         if !missing.isEmpty {
             if let first = ordered.first, first.title.isEmpty {
-                ordered[0].positions = missing + first.positions
+                ordered[0].models = missing + first.models
             } else {
-                ordered.insert((title: "", positions: missing), at: 0)
+                ordered.insert((title: "", models: missing), at: 0)
             }
         }
-        return SectionedResults(groups: ordered.map { ($0.title, $0.positions.map { models[$0] }) })
+        return SectionedResults(groups: ordered.map { ($0.title, $0.models) })
     }
 
-    /// The value of a string property of each model, read from the record a fault was made from when
-    /// no property of the model has been set since (so that reading it does not load anything), and
-    /// from the model otherwise.
-    func storedStrings<T: PersistentModel, Value>(of models: [T], _ keyPath: KeyPath<T, Value>) -> [String?] {
+    /// The models of a fetch grouped by a string property, each group in the descriptor's order, with
+    /// the title of its last model. Models are grouped as they are made, and titles read from the
+    /// record a model was made from while none of its properties was set (so that grouping does not
+    /// load anything), otherwise from the model.
+    private func fetchGrouped<T: PersistentModel, Value>(_ descriptor: FetchDescriptor<T>, by keyPath: KeyPath<T, Value>)
+        throws -> [String?: (title: String?, models: [T])] {
         let read: (T) -> String? = { model in
             let value: Any = model[keyPath: keyPath]
             if let optional = value as? String? { return optional }
             return value as? String
         }
-        guard let entity = schema.entitiesByName[T._folioEntityName], let field = entity.propertyNamesByKeyPath[keyPath],
-              entity.attributesByName[field]?.isCodable == false else {
-            return models.map(read)
-        }
-        return models.map { model in
+        let entity = schema.entitiesByName[T._folioEntityName]
+        let field = entity?.propertyNamesByKeyPath[keyPath].flatMap { entity?.attributesByName[$0]?.isCodable == false ? $0 : nil }
+        let isOptional = Value.self != String.self
+        var groups: [String?: (title: String?, models: [T])] = [:]
+        try forEachFetched(descriptor) { model in
+            var title: String?
             let backing = model.persistentBackingData
-            guard let values = backing.faultValues, !backing.hasSetProperties, backing.loadError == nil else { return read(model) }
-            switch values[field] {
-            case .string(let text)?: return text
-            case .null? where Value.self != String.self: return nil
-            default: return read(model)  // a missing value reads as the property's default
+            if let field, let values = backing.faultValues, !backing.hasSetProperties, backing.loadError == nil {
+                switch values[field] {
+                case .string(let text)?: title = text
+                case .null? where isOptional: title = nil
+                default: title = read(model)  // a missing value reads as the property's default
+                }
+            } else {
+                title = read(model)
             }
+            groups[title, default: (nil, [])].title = title
+            groups[title, default: (nil, [])].models.append(model)
         }
+        return groups
     }
 }
