@@ -17,7 +17,7 @@ final class RecordIndex {
         var version: UInt64
     }
 
-    private(set) var records: [Int64: Entry] = [:]
+    private(set) var records = DenseTable<Entry>()
     private(set) var idsByEntity: [String: Set<Int64>] = [:]
     private(set) var lastSequence: UInt64 = 0
     /// The indexed fields of each entity.
@@ -57,7 +57,7 @@ final class RecordIndex {
     /// Replaces the whole index with the store's current records.
     func reload(from store: Store) {
         columnTables = [:]
-        records = [:]
+        records.removeAll()
         idsByEntity = [:]
         for indexes in fieldIndexes.values {
             for index in indexes { index.removeAll() }
@@ -71,7 +71,7 @@ final class RecordIndex {
         columnTables = [:]
         store.withRecordsByEntity { recordsByEntity in
             // Sizing the tables once avoids rehashing them again and again while a large store loads.
-            records.reserveCapacity(records.count + recordsByEntity.values.reduce(0) { $0 + $1.count })
+            records.reserveCapacity(recordsByEntity.values.reduce(0) { $0 + $1.count })
             for (entity, entityRecords) in recordsByEntity where !entityRecords.isEmpty {
                 var ids = idsByEntity[entity] ?? []
                 ids.reserveCapacity(ids.count + entityRecords.count)
@@ -102,7 +102,7 @@ final class RecordIndex {
             if let finished = run { idsByEntity[finished.entity] = finished.ids }
             run = nil
         }
-        records.reserveCapacity(records.count + transaction.inserted.count)
+        records.reserveCapacity(transaction.inserted.count)
         for record in transaction.inserted {
             records[record.id] = Entry(entity: record.entity, values: record.values, version: transaction.sequence)
             if run?.entity != record.entity {

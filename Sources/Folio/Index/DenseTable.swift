@@ -1,0 +1,104 @@
+/// A table from record numbers to values, stored by position for the dense range of numbers a store
+/// allocates (1, 2, 3, … and never reused) and in a dictionary for any number far beyond it.
+///
+/// A store's record numbers are dense, so looking one up is an array access instead of a hash-table
+/// probe: neighbouring records are neighbours in memory, and a walk in record-number order touches
+/// memory in order. Numbers far above the table's size (an identifier reserved by another process, a
+/// record inserted with an explicit large number) go to the dictionary, so that one large number does
+/// not allocate a slot for every number below it.
+struct DenseTable<Value> {
+    /// The values of numbers `0..<slots.count`, by number. A number below `slots.count` is never in
+    /// `overflow`.
+    private var slots: ContiguousArray<Value?> = []
+    /// The values of numbers outside the slots.
+    private var overflow: [Int64: Value] = [:]
+    /// The number of values.
+    private(set) var count = 0
+    /// The number of values the table was told to expect (``reserveCapacity(_:)``).
+    private var expected = 0
+
+    init() {}
+
+    /// Whether `number` may take a slot: numbers up to twice the values held or expected (plus some
+    /// room) do, so that the slots never hold many more empty places than values.
+    private func fitsSlots(_ number: Int64) -> Bool {
+        number >= 0 && number < Int64(Swift.max(slots.count, 2 * Swift.max(count, expected) + 4096))
+    }
+
+    subscript(number: Int64) -> Value? {
+        get {
+            if number >= 0 && number < Int64(slots.count) { return slots[Int(number)] }
+            return overflow.isEmpty ? nil : overflow[number]
+        }
+        set {
+            if number >= 0 && number < Int64(slots.count) {
+                let had = slots[Int(number)] != nil
+                slots[Int(number)] = newValue
+                count += (newValue != nil ? 1 : 0) - (had ? 1 : 0)
+            } else if let newValue, fitsSlots(number) {
+                grow(toInclude: number)
+                slots[Int(number)] = newValue
+                count += 1
+            } else if let newValue {
+                if overflow.updateValue(newValue, forKey: number) == nil { count += 1 }
+            } else if overflow.removeValue(forKey: number) != nil {
+                count -= 1
+            }
+        }
+    }
+
+    /// Removes and returns the value of `number`.
+    @discardableResult
+    mutating func removeValue(forKey number: Int64) -> Value? {
+        guard let value = self[number] else { return nil }
+        self[number] = nil
+        return value
+    }
+
+    /// Makes room for `additional` more numbers after the highest without reallocating.
+    mutating func reserveCapacity(_ additional: Int) {
+        expected = Swift.max(expected, count + additional)
+        slots.reserveCapacity(slots.count + additional)
+    }
+
+    mutating func removeAll() {
+        slots = []
+        overflow = [:]
+        count = 0
+        expected = 0
+    }
+
+    /// Extends the slots past `number`, moving in any overflow values they now cover.
+    private mutating func grow(toInclude number: Int64) {
+        let newCount = Swift.max(Int(number) + 1, slots.count + slots.count / 2)
+        slots.append(contentsOf: repeatElement(nil, count: newCount - slots.count))
+        guard !overflow.isEmpty else { return }
+        for (moved, value) in overflow where moved >= 0 && moved < Int64(newCount) {
+            slots[Int(moved)] = value
+            overflow[moved] = nil
+        }
+    }
+}
+
+extension DenseTable: Sequence {
+    /// The numbers and values: the slots in number order, then the overflow in no particular order.
+    struct Iterator: IteratorProtocol {
+        fileprivate let slots: ContiguousArray<Value?>
+        fileprivate var position = 0
+        fileprivate var overflow: Dictionary<Int64, Value>.Iterator
+
+        mutating func next() -> (key: Int64, value: Value)? {
+            while position < slots.count {
+                defer { position += 1 }
+                if let value = slots[position] { return (Int64(position), value) }
+            }
+            return overflow.next()
+        }
+    }
+
+    func makeIterator() -> Iterator {
+        Iterator(slots: slots, overflow: overflow.makeIterator())
+    }
+
+    var underestimatedCount: Int { count }
+}

@@ -1,0 +1,48 @@
+import Testing
+@testable import Folio
+
+@Suite("Dense table of record numbers")
+struct DenseTableTests {
+    /// The same operations on a dictionary and on the table give the same contents.
+    @Test func agreesWithADictionaryThroughInsertsOverwritesRemovalsAndFarNumbers() {
+        var table = DenseTable<String>()
+        var reference: [Int64: String] = [:]
+        var generator = SystemRandomNumberGenerator()
+        // Mostly dense numbers, some far beyond (they start in the overflow and move into the slots as
+        // the table grows past them), some negative.
+        let numbers: [Int64] = (0..<3000).map { _ in
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0: return Int64.random(in: 5000..<200_000, using: &generator)
+            case 1: return Int64.random(in: (1 << 40)..<(1 << 41), using: &generator)
+            case 2: return -Int64.random(in: 1..<100, using: &generator)
+            default: return Int64.random(in: 0..<6000, using: &generator)
+            }
+        }
+        for (step, number) in numbers.enumerated() {
+            if step % 3 == 2 {
+                #expect(table.removeValue(forKey: number) == reference.removeValue(forKey: number))
+            } else {
+                table[number] = "v\(step)"
+                reference[number] = "v\(step)"
+            }
+            #expect(table.count == reference.count)
+        }
+        for number in Set(numbers) { #expect(table[number] == reference[number]) }
+        #expect(table[123_456_789] == nil)
+        let listed = Dictionary(table.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        #expect(listed == reference)
+        #expect(Array(table).count == reference.count)
+    }
+
+    @Test func walksDenseNumbersInOrder() {
+        var table = DenseTable<Int>()
+        table.reserveCapacity(100)
+        for number in (1...100).reversed() { table[Int64(number)] = number }
+        #expect(table.map(\.key) == (1...100).map(Int64.init))
+        table[50] = nil
+        #expect(table.count == 99)
+        #expect(!table.contains { $0.key == 50 })
+        table.removeAll()
+        #expect(table.count == 0 && table[1] == nil)
+    }
+}
