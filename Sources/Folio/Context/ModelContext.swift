@@ -18,7 +18,7 @@ public final class ModelContext {
     /// Live instances of stored records, by record number. The table holds them strongly, and a sweep
     /// drops those nobody else holds (see ``register(_:recordNumber:)``): weak references would give
     /// every model a side table, and make every retain and release of a model take the slow path.
-    var registered: [Int64: RegisteredModel] = [:]
+    var registered = DenseTable<RegisteredModel>()
     /// The size of ``registered`` at which dead entries are next swept out.
     var registeredSweepThreshold = 1024
     /// Unsaved models in insertion order, and changed and deleted ones.
@@ -63,22 +63,14 @@ public final class ModelContext {
             sweepRegistered()
             registeredSweepThreshold = max(registeredSweepThreshold, (registered.count + count) * 2)
         }
-        registered.reserveCapacity(registered.count + count)
+        registered.reserveCapacity(count)
     }
 
     /// Drops the models that nothing but the table holds. (A model with unsaved changes is also held by
     /// the change lists, so it stays.)
     private func sweepRegistered() {
-        var unused: [Int64] = []
-        var position = registered.startIndex
-        while position != registered.endIndex {
-            // Checked in place, so that looking does not add a reference of its own.
-            if isKnownUniquelyReferenced(&registered.values[position].model) {
-                unused.append(registered.keys[position])
-            }
-            position = registered.index(after: position)
-        }
-        for number in unused { registered[number] = nil }
+        // Checked in place, so that looking does not add a reference of its own.
+        registered.removeAll { isKnownUniquelyReferenced(&$0.model) }
         registeredSweepThreshold = max(1024, registered.count * 2)
     }
 

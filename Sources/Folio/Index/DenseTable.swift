@@ -58,8 +58,30 @@ struct DenseTable<Value> {
     /// Makes room for `additional` more numbers after the highest without reallocating.
     mutating func reserveCapacity(_ additional: Int) {
         expected = Swift.max(expected, count + additional)
-        slots.reserveCapacity(slots.count + additional)
+        // Grown geometrically: many small reservations (one per transaction or fetch) must not
+        // reallocate the slots each time.
+        let needed = slots.count + additional
+        if needed > slots.capacity { slots.reserveCapacity(Swift.max(needed, 2 * slots.capacity)) }
     }
+
+    /// Removes the values for which `shouldRemove` returns true. Each value is passed in place, so that
+    /// the check (such as `isKnownUniquelyReferenced`) sees no copy of it.
+    mutating func removeAll(where shouldRemove: (inout Value) -> Bool) {
+        for position in slots.indices where slots[position] != nil {
+            if shouldRemove(&slots[position]!) {
+                slots[position] = nil
+                count -= 1
+            }
+        }
+        var removed: [Int64] = []
+        for position in overflow.indices where shouldRemove(&overflow.values[position]) {
+            removed.append(overflow.keys[position])
+        }
+        for number in removed { overflow[number] = nil }
+        count -= removed.count
+    }
+
+    var isEmpty: Bool { count == 0 }
 
     mutating func removeAll() {
         slots = []
