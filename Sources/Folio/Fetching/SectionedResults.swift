@@ -125,7 +125,11 @@ extension ModelContext {
         let entity = schema.entitiesByName[T._folioEntityName]
         let field = entity?.propertyNamesByKeyPath[keyPath].flatMap { entity?.attributesByName[$0]?.isCodable == false ? $0 : nil }
         let isOptional = Value.self != String.self
-        var groups: [String?: (title: String?, models: [T])] = [:]
+        // Groups by position, found through one hash lookup per model.
+        var positionOfKey: [String?: Int] = [:]
+        var keys: [String?] = []
+        var titles: [String?] = []
+        var members: [[T]] = []
         try forEachFetched(descriptor) { model in
             var title: String?
             let backing = model.persistentBackingData
@@ -138,9 +142,18 @@ extension ModelContext {
             } else {
                 title = read(model)
             }
-            groups[title, default: (nil, [])].title = title
-            groups[title, default: (nil, [])].models.append(model)
+            if let position = positionOfKey[title] {
+                titles[position] = title
+                members[position].append(model)
+            } else {
+                positionOfKey[title] = members.count
+                keys.append(title)
+                titles.append(title)
+                members.append([model])
+            }
         }
+        var groups: [String?: (title: String?, models: [T])] = [:]
+        for (position, key) in keys.enumerated() { groups[key] = (titles[position], members[position]) }
         return groups
     }
 }
