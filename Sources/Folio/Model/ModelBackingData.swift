@@ -14,8 +14,10 @@ public final class ModelBackingData {
     /// The Observation registrar, made on the first read of a property: a model nobody reads (most of
     /// a large fetch) cannot be observed, and skips its two allocations.
     private var registrar: ObservationRegistrar?
-    private var recordNumber: Int64?
-    private var temporaryNumber: UInt64?
+    /// The model's number: its store-wide record number once saved or loaded (positive), or before
+    /// that, once asked for its identifier, its temporary number negated; 0 until either. One field,
+    /// not two optionals, keeps every model's backing data a size class smaller.
+    private var number: Int64 = 0
     var storeIdentifier: String?
 
     /// The context that manages the model. Contexts hold their models strongly; models point back weakly.
@@ -57,24 +59,20 @@ public final class ModelBackingData {
     }
 
     func persistentModelID(entityName: String) -> PersistentIdentifier {
-        if let recordNumber {
-            return PersistentIdentifier(entityName: entityName, storeIdentifier: storeIdentifier, recordNumber: recordNumber)
+        if number > 0 {
+            return PersistentIdentifier(entityName: entityName, storeIdentifier: storeIdentifier, recordNumber: number)
         }
-        if temporaryNumber == nil {
-            temporaryNumber = ModelBackingData.temporaryNumbers.add(1, ordering: .relaxed).newValue
+        if number == 0 {
+            number = -Int64(truncatingIfNeeded: ModelBackingData.temporaryNumbers.add(1, ordering: .relaxed).newValue)
         }
-        return PersistentIdentifier(entityName: entityName, temporaryNumber: temporaryNumber ?? 0)
+        return PersistentIdentifier(entityName: entityName, temporaryNumber: UInt64(truncatingIfNeeded: -number))
     }
 
     /// The store-wide record number, once the model has been saved or loaded.
-    var storedRecordNumber: Int64? { recordNumber }
-
-    func forgetRecordNumber() {
-        recordNumber = nil
-    }
+    var storedRecordNumber: Int64? { number > 0 ? number : nil }
 
     func assignRecordNumber(_ number: Int64, storeIdentifier: String?) {
-        recordNumber = number
+        self.number = number
         self.storeIdentifier = storeIdentifier
     }
 
@@ -164,7 +162,7 @@ public final class ModelBackingData {
 
     @usableFromInline
     func noteLoadError(_ error: any Error, property: String, of entityName: String) {
-        let record = recordNumber.map { " record \($0)" } ?? ""
+        let record = storedRecordNumber.map { " record \($0)" } ?? ""
         loadError = FolioError(.modelCoding, "\(entityName)\(record) has a value for '\(property)' that cannot be loaded; it reads as its default",
                                underlying: error)
     }
