@@ -140,6 +140,27 @@ struct FaultTests {
         #expect(old.persistentBackingData.loadError == nil)
     }
 
+    @Test func aPropertyWithNoDefaultAndNoEmptyValueLoadsDuringTheFetch() throws {
+        let container = try ModelContainer(for: Graded.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        #expect(container.schema.entitiesByName["Graded"]?.loadsCompletelyWhenFetched == true)
+        #expect(container.schema.entitiesByName["Trip"]?.loadsCompletelyWhenFetched != true)
+        let context = ModelContext(container)
+        let graded = Graded(name: "a", grade: .high)
+        context.insert(graded)
+        try context.save()
+        let number = try #require(graded.persistentModelID.recordNumber)
+        _ = try container.store.write(author: nil) { transaction in
+            try transaction.update(entity: "Graded", id: number, values: ["grade": .int(7)])
+        }
+        container.syncIndex()
+        // A fault could not give `grade` any value: the fetch loads the model and reports the record.
+        #expect {
+            _ = try ModelContext(container).fetch(FetchDescriptor<Graded>())
+        } throws: { error in
+            (error as? FolioError)?.code == .modelCoding && "\(error)".contains("grade")
+        }
+    }
+
     @Test func sectionTitlesFollowUnsavedChangesAndSavedOnes() throws {
         let (container, context) = try Self.savedTrips(10)
         let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
@@ -168,5 +189,21 @@ final class Stamp {
     var note: String? = nil
     init(label: String) {
         self.label = label
+    }
+}
+
+/// A grade with no case for an empty raw value, so no empty value to stand in for a missing one.
+enum Grade: Int, Codable {
+    case low = 1
+    case high = 2
+}
+
+@Model
+final class Graded {
+    var name: String
+    var grade: Grade
+    init(name: String, grade: Grade) {
+        self.name = name
+        self.grade = grade
     }
 }

@@ -134,11 +134,13 @@ public final class ModelBackingData {
     public static func loadValue<Model: PersistentModel, Value>(of model: Model, forKey key: String) -> _ModelField<Value> {
         let backing = model.persistentBackingData
         guard let values = backing.faultValues else { return .unloaded }
-        var decoder = ModelRecordDecoder(values: values, entityName: Model._folioEntityName, identifier: nil, backingData: backing)
+        // The instance's own entity: a subclass's model read through a superclass's property.
+        let entityName = type(of: model)._folioEntityName
+        var decoder = ModelRecordDecoder(values: values, entityName: entityName, identifier: nil, backingData: backing)
         do {
             return try decoder.decodeIfPresent(forKey: key)
         } catch {
-            backing.noteLoadError(error, property: key, of: Model._folioEntityName)
+            backing.noteLoadError(error, property: key, of: entityName)
             return .unloaded
         }
     }
@@ -151,11 +153,12 @@ public final class ModelBackingData {
     ) -> _ModelField<Value> {
         let backing = model.persistentBackingData
         guard let values = backing.faultValues else { return .unloaded }
-        var decoder = ModelRecordDecoder(values: values, entityName: Model._folioEntityName, identifier: nil, backingData: backing)
+        let entityName = type(of: model)._folioEntityName
+        var decoder = ModelRecordDecoder(values: values, entityName: entityName, identifier: nil, backingData: backing)
         do {
             return try decoder.decode(forKey: key, default: makeDefault)
         } catch {
-            backing.noteLoadError(error, property: key, of: Model._folioEntityName)
+            backing.noteLoadError(error, property: key, of: entityName)
             return .unloaded
         }
     }

@@ -15,6 +15,12 @@ enum PlaceholderValue {
         make(type, depth: 0)
     }
 
+    /// Whether `type` has an empty value to stand in for a missing one.
+    static func exists(for type: any Any.Type) -> Bool {
+        func check<Value>(_ type: Value.Type) -> Bool { make(type) != nil }
+        return check(type)
+    }
+
     /// The deepest nesting of types followed; a type that decodes itself without end gives no value.
     private static let maximumDepth = 32
 

@@ -49,8 +49,12 @@ extension Schema {
         private(set) var externalStorageAttributeNames: [String] = []
 
         /// Whether fetched models of this entity are loaded completely during the fetch rather than
-        /// property by property when first read: entities with a required to-one relationship, so that
-        /// a record referring to a missing one makes the fetch fail instead of a later read.
+        /// property by property when first read, so that a record that cannot be loaded makes the fetch
+        /// throw instead of a later read finding nothing to show:
+        /// - entities with a required to-one relationship (a record may refer to a missing one);
+        /// - entities with an attribute that has no declared default and whose type has no empty value
+        ///   (such as an enum with raw values 1–3): a stored value that fails to decode would leave its
+        ///   getter nothing to return.
         private(set) var loadsCompletelyWhenFetched = false
 
         /// The names of `.preserveValueOnDeletion` attributes, kept in the history when a model is deleted.
@@ -75,6 +79,9 @@ extension Schema {
             ephemeralAttributeNames = attributes.filter(\.isTransient).map(\.name)
             preservedAttributeNames = Set(attributes.filter(\.preservesValueOnDeletion).map(\.name))
             loadsCompletelyWhenFetched = relationshipsByName.values.contains { $0.isToOneRelationship && !$0.isOptional }
+                || attributes.contains { attribute in
+                    metadataByName[attribute.name]?.defaultValue == nil && !PlaceholderValue.exists(for: attribute.valueType)
+                }
         }
 
         /// The property called `name`, inherited ones included.
