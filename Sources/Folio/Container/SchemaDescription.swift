@@ -67,9 +67,14 @@ enum SchemaCheck {
             // Records share a handful of layouts (their property names): check each layout once, naming
             // the first record that has it.
             var firstRecordByLayout: [ObjectIdentifier: (id: Int64, values: RecordValues)] = [:]
+            // Neighbouring records nearly always share a layout: a record with the previous record's
+            // layout and a higher number cannot be the first of its layout, and needs no lookup.
+            var previous: (layout: ObjectIdentifier, id: Int64)?
             for id in ids {
                 guard let record = index.records[id] else { continue }
                 let layout = ObjectIdentifier(record.values.layout)
+                if let previous, previous.layout == layout, previous.id < id { continue }
+                previous = (layout, id)
                 if let first = firstRecordByLayout[layout], first.id < id { continue }
                 firstRecordByLayout[layout] = (id, record.values)
             }
