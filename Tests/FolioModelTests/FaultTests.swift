@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Testing
 import FolioStorage
 @testable import Folio
@@ -159,6 +160,19 @@ struct FaultTests {
         } throws: { error in
             (error as? FolioError)?.code == .modelCoding && "\(error)".contains("grade")
         }
+    }
+
+    @Test func observationWorksOnAFaultWhoseRegistrarIsMadeOnFirstRead() throws {
+        let (_, context) = try Self.savedTrips(3)
+        let trip = try #require(try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)])).first)
+        trip.nights = 4  // set before anything was read: nobody can be observing yet
+        let fired = Flag()
+        withObservationTracking { _ = trip.price } onChange: { fired.set() }
+        trip.name = "Other"
+        #expect(fired.value == false)
+        trip.price = 1
+        #expect(fired.value)
+        #expect(trip.nights == 4 && trip.destination == "Rome")
     }
 
     @Test func sectionTitlesFollowUnsavedChangesAndSavedOnes() throws {
