@@ -36,8 +36,11 @@ extension ModelContext {
             : [:]
         let loadingValues = !descriptor.propertiesToFetch.isEmpty
         prepareToRegister(found.count)
+        // Models are made from the index, which saves on other threads change: read it under the lock.
+        container.lock.lock()
+        defer { container.lock.unlock() }
         for id in found {
-            if let model = try (id < 0 ? unsaved[id] : loadedModel(forRecordNumber: id, loadingValues: loadingValues)) as? T {
+            if let model = try (id < 0 ? unsaved[id] : loadedModelLocked(forRecordNumber: id, loadingValues: loadingValues)) as? T {
                 try body(model)
             }
         }
@@ -50,8 +53,11 @@ extension ModelContext {
 
     /// The identifiers of the models that match a descriptor, without creating the models.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+        let found = try rows(descriptor)
+        container.lock.lock()
+        defer { container.lock.unlock() }
         let index = container.index
-        return try rows(descriptor).compactMap { id in
+        return found.compactMap { id in
             if id < 0 { return row(id)?.persistentModelID }
             guard let record = index.records[id] else { return nil }
             return PersistentIdentifier(entityName: record.entity, storeIdentifier: container.storeIdentifier, recordNumber: id)

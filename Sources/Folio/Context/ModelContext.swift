@@ -240,6 +240,14 @@ public final class ModelContext {
     /// `loadingValues`, every property is decoded now, so that a record that cannot be decoded fails
     /// here, with a typed error.
     func loadedModel(forRecordNumber number: Int64, loadingValues: Bool = false) throws -> (any PersistentModel)? {
+        // The index is shared with contexts on other threads, whose saves change it.
+        container.lock.lock()
+        defer { container.lock.unlock() }
+        return try loadedModelLocked(forRecordNumber: number, loadingValues: loadingValues)
+    }
+
+    /// ``loadedModel(forRecordNumber:loadingValues:)`` for a caller that holds the container's lock.
+    func loadedModelLocked(forRecordNumber number: Int64, loadingValues: Bool) throws -> (any PersistentModel)? {
         if let model = registered[number]?.model as? any PersistentModel {
             let backing = model.persistentBackingData
             guard !backing.hasChanges else { return model }
@@ -294,6 +302,8 @@ public final class ModelContext {
 
     /// Loads a model's stored values again.
     func reload(_ model: any PersistentModel, recordNumber number: Int64) throws {
+        container.lock.lock()
+        defer { container.lock.unlock() }
         guard let record = container.index.records[number], let entity = entity(of: model) else { return }
         model.persistentBackingData.loadedVersion = container.index.version(of: number) ?? 0
         try decode(model, from: record.values, entity: entity, number: number)

@@ -21,8 +21,10 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
 
     init(rows: [RowID], context: ModelContext, batchSize: Int) {
         self.rows = rows
-        let index = context.container.index
-        self.fetchedValues = rows.map { id in index.records[id].map { ($0.entity, $0.values) } }
+        let container = context.container
+        self.fetchedValues = container.lock.withLock {
+            rows.map { id in container.index.records[id].map { ($0.entity, $0.values) } }
+        }
         self.unsaved = rows.contains(where: { $0 < 0 })
             ? Dictionary(context.insertedModelsArray.compactMap { model in (model as? Element).map { (PendingOverlay.rowID(of: model), $0) } },
                          uniquingKeysWith: { first, _ in first })

@@ -149,6 +149,9 @@ extension ModelContext {
     private func forEachStoredRow<T: PersistentModel>(_ predicate: Predicate<T>?, _ body: (RecordValues) throws -> Void) throws {
         let ids = try rows(FetchDescriptor<T>(predicate: predicate))
         let entities = Set(schema.entitiesByName[T._folioEntityName]?.selfAndDescendants.map(\.name) ?? [])
+        // The index is shared with contexts on other threads, whose saves change it.
+        container.lock.lock()
+        defer { container.lock.unlock() }
         let overlay = PendingOverlay(context: self, entities: entities)
         let index = container.index
         for id in ids {
