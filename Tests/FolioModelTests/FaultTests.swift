@@ -162,6 +162,36 @@ struct FaultTests {
         }
     }
 
+    @Test func nothingFolioMakesLeavesAPropertyWithNoDefaultAndNoEmptyValueWithoutAValue() throws {
+        #expect(!PlaceholderValue.canStandIn(Graded.self))
+        #expect(PlaceholderValue.canStandIn(Trip.self))
+        #expect(PlaceholderValue.make(Graded.self) == nil, "no placeholder model of a class that cannot stand in")
+
+        let container = try ModelContainer(for: Graded.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let graded = Graded(name: "a", grade: .high)
+        context.insert(graded)
+        try context.save()
+        // An identifier the store does not have: the placeholder is not a `Graded` whose grade is nothing.
+        let missing = try #require(graded.persistentModelID.recordNumber) + 1000
+        let unknown = PersistentIdentifier(entityName: "Graded", storeIdentifier: container.storeIdentifier, recordNumber: missing)
+        #expect(context.model(for: unknown) as? Graded == nil)
+
+        // A lazy fetch of such a class loads its models, so that a bad record fails the fetch.
+        let number = try #require(graded.persistentModelID.recordNumber)
+        _ = try container.store.write(author: nil) { transaction in
+            try transaction.update(entity: "Graded", id: number, values: ["grade": .int(7)])
+        }
+        container.syncIndex()
+        #expect(throws: FolioError.self) { _ = try ModelContext(container).fetch(FetchDescriptor<Graded>(), batchSize: 10) }
+        _ = try container.store.write(author: nil) { transaction in
+            try transaction.update(entity: "Graded", id: number, values: ["grade": .int(1)])
+        }
+        container.syncIndex()
+        let lazy = try ModelContext(container).fetch(FetchDescriptor<Graded>(), batchSize: 10)
+        #expect(lazy.map(\.grade) == [.low])
+    }
+
     @Test func observationWorksOnAFaultWhoseRegistrarIsMadeOnFirstRead() throws {
         let (_, context) = try Self.savedTrips(3)
         let trip = try #require(try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)])).first)

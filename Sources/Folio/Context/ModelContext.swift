@@ -216,8 +216,11 @@ public final class ModelContext {
     ///
     /// SwiftData returns a placeholder for an identifier it does not know; Folio loads the record, and
     /// when the store has no such record it returns a new, unsaved instance of the entity with no
-    /// values loaded: its properties read as their declared defaults, or as empty values (see
-    /// `_ModelField.value(of:property:)`).
+    /// values loaded: its properties read as their declared defaults, or as empty
+    /// values (see `_ModelField.value(of:property:)`). An entity with a property that has neither (say
+    /// an enum with raw values 1–3 and no default) cannot stand in like that: for it, and for an entity
+    /// the schema does not know, the placeholder is an instance of another class, so that
+    /// `model(for:) as? Entity` gives nil.
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
         if let number = persistentModelID.recordNumber, let model = model(forRecordNumber: number) {
             return model
@@ -225,7 +228,8 @@ public final class ModelContext {
         if let model = inserted.values.first(where: { $0.persistentModelID == persistentModelID }) {
             return model
         }
-        let type: any PersistentModel.Type = schema.entitiesByName[persistentModelID.entityName]?.modelType ?? PlaceholderModel.self
+        var type: any PersistentModel.Type = schema.entitiesByName[persistentModelID.entityName]?.modelType ?? PlaceholderModel.self
+        if !PlaceholderValue.canStandIn(type) { type = PlaceholderModel.self }
         return type.init(backingData: ModelBackingData())
     }
 
@@ -288,7 +292,9 @@ public final class ModelContext {
     }
 
     /// A model of values a record had, for a record that has since been deleted: marked deleted, not
-    /// registered, its relationships resolved through this context.
+    /// registered, its relationships resolved through this context. A fault over those values, like a
+    /// fetched model; nil for an entity the schema does not know, or one that must load completely and
+    /// whose values do not load.
     func detachedModel(entity entityName: String, recordNumber number: Int64, values: RecordValues) -> (any PersistentModel)? {
         guard let entity = schema.entitiesByName[entityName] else { return nil }
         let backing = ModelBackingData()
@@ -296,7 +302,11 @@ public final class ModelContext {
         let model = ModelBackingData.makeModel(entity.modelType, backingData: backing)
         backing.context = self
         backing.isDeleted = true
-        guard (try? decode(model, from: values, entity: entity, number: number)) != nil else { return nil }
+        if entity.loadsCompletelyWhenFetched {
+            guard (try? decode(model, from: values, entity: entity, number: number)) != nil else { return nil }
+        } else {
+            backing.faultValues = values
+        }
         return model
     }
 

@@ -19,7 +19,7 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         var batches: [Int: [Element?]] = [:]
     }
 
-    init(rows: [RowID], context: ModelContext, batchSize: Int) {
+    init(rows: [RowID], context: ModelContext, batchSize: Int, loaded: [Element]? = nil) {
         self.rows = rows
         let container = context.container
         self.fetchedValues = container.lock.withLock {
@@ -32,6 +32,7 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         self.context = context
         self.batchSize = Swift.max(1, batchSize)
         self.cache = BatchCache()
+        if let loaded { cache.batches[0] = loaded }
     }
 
     public var startIndex: Int { 0 }
@@ -55,17 +56,28 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         let models = cache.batches[batch] ?? []
         let offset = position - batch * batchSize
         if offset < models.count, let model = models[offset] { return model }
-        // Only reachable when a record was deleted after the fetch *and* a record its required
-        // relationship refers to was deleted too: an empty instance marked deleted stands in.
-        let stand = Element(backingData: ModelBackingData())
-        stand.persistentBackingData.isDeleted = true
-        return stand
+        // Only reachable when a record was deleted after the fetch and its values could not be loaded
+        // into its own class: an instance of `Element` marked deleted stands in, showing the values
+        // the record had where they decode. (`fetch(_:batchSize:)` loads the models of classes that
+        // could not stand in like this during the fetch, so this is never one of them.)
+        let backing = ModelBackingData()
+        backing.faultValues = fetchedValues[position]?.values
+        backing.isDeleted = true
+        return Element(backingData: backing)
     }
 }
 
 extension ModelContext {
     /// The models that match a descriptor, created lazily in batches of `batchSize` as they are read.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
-        FetchResultsCollection(rows: try rows(descriptor), context: self, batchSize: batchSize)
+        // A class with a property that could show nothing if its record went missing (no default, no
+        // empty value) is loaded now, so that a bad record makes this fetch throw.
+        let family = schema.entitiesByName[T._folioEntityName]?.selfAndDescendants ?? []
+        if family.contains(where: { !PlaceholderValue.canStandIn($0.modelType) }) {
+            let models = try fetch(descriptor)
+            return FetchResultsCollection(rows: models.map(PendingOverlay.rowID(of:)), context: self,
+                                          batchSize: max(1, models.count), loaded: models)
+        }
+        return FetchResultsCollection(rows: try rows(descriptor), context: self, batchSize: batchSize)
     }
 }

@@ -51,8 +51,10 @@ public final class ModelBackingData {
         init(_ error: FolioError) { self.error = error }
     }
 
-    /// Creates the state of a new, unsaved model.
-    public init() {}
+    /// Creates the state of a new, unsaved model. Models get theirs from their initializers (generated
+    /// code calls ``_forNewInstance()``) or from a context: an instance made with `init(backingData:)`
+    /// and state of its own would have nothing to load its properties from.
+    init() {}
 
     var hasChanges: Bool {
         isInserted || isDeleted || !changedProperties.isEmpty

@@ -55,8 +55,12 @@ enum _ModelFieldPlaceholder {
     @usableFromInline
     static func value<Value>(_ type: Value.Type, property: String, of model: Any.Type) -> Value {
         if let value = PlaceholderValue.make(type) { return value }
-        // A type with no empty value at all: a `Decodable` enum that is not `CaseIterable` and has no case
-        // for an empty raw value, or a type that is not `Decodable`, which a model cannot store anyway.
-        preconditionFailure("\(model).\(property) has no stored value and \(Value.self) has no empty value to stand in for it")
+        // A type with no empty value (say an enum with raw values 1–3). Folio never makes an instance
+        // with nothing to load such a property from: a class that has one loads completely when fetched
+        // (a record that does not decode fails the fetch), lazy fetches load it up front, and
+        // `model(for:)` and relationship placeholders use another class for it (see
+        // `PlaceholderValue.canStandIn`). Only code that builds an instance itself, with
+        // `init(backingData:)` and another model's backing data, gets here; a getter cannot throw.
+        preconditionFailure("\(model).\(property) has nothing to load it from and \(Value.self) has no empty value to stand in: \(model).init(backingData:) is for Folio's contexts; create models with their own initializers")
     }
 }

@@ -1,3 +1,4 @@
+import Synchronization
 import FolioStorage
 
 /// The value a property reads as on an instance that has nothing to load it from: a model made with
@@ -21,6 +22,26 @@ enum PlaceholderValue {
         return check(type)
     }
 
+    /// Whether an instance of `model` with nothing loaded can show every persisted property: each has a
+    /// declared default or its type has an empty value (for a required relationship, a placeholder of
+    /// a model that can stand in itself). Worked out once per class.
+    static func canStandIn(_ model: any PersistentModel.Type) -> Bool {
+        let key = ObjectIdentifier(model)
+        if let known = standIns.withLock({ $0[key] }) { return known }
+        // While a class is being checked it counts as able to (a cycle of required relationships adds
+        // nothing that the classes on it do not already check).
+        standIns.withLock { $0[key] = true }
+        var classes: [any PersistentModel.Type] = [model]
+        while let parent = classes.last?._folioSuperclass { classes.append(parent) }
+        let answer = classes.allSatisfy { type in
+            type.schemaMetadata.allSatisfy { $0.defaultValue != nil || exists(for: $0.valueType) }
+        }
+        standIns.withLock { $0[key] = answer }
+        return answer
+    }
+
+    private static let standIns = Mutex<[ObjectIdentifier: Bool]>([:])
+
     /// The deepest nesting of types followed; a type that decodes itself without end gives no value.
     private static let maximumDepth = 32
 
@@ -28,6 +49,8 @@ enum PlaceholderValue {
         guard depth < maximumDepth else { return nil }
         if let optional = type as? any _OptionalValue.Type { return optional._none as? Value }
         if let model = type as? any PersistentModel.Type {
+            // A placeholder model must itself be able to show every property with nothing loaded.
+            guard canStandIn(model) else { return nil }
             let placeholder = model.init(backingData: ModelBackingData())
             placeholder.persistentBackingData.isDeleted = true
             return placeholder as? Value

@@ -79,9 +79,7 @@ extension Schema {
             ephemeralAttributeNames = attributes.filter(\.isTransient).map(\.name)
             preservedAttributeNames = Set(attributes.filter(\.preservesValueOnDeletion).map(\.name))
             loadsCompletelyWhenFetched = relationshipsByName.values.contains { $0.isToOneRelationship && !$0.isOptional }
-                || attributes.contains { attribute in
-                    metadataByName[attribute.name]?.defaultValue == nil && !PlaceholderValue.exists(for: attribute.valueType)
-                }
+                || !PlaceholderValue.canStandIn(modelType)
         }
 
         /// The property called `name`, inherited ones included.
