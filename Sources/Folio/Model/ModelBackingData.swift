@@ -134,17 +134,7 @@ public final class ModelBackingData {
     /// noted for ``load(_:)`` to resolve. Generated accessors call this.
     @inlinable
     public static func loadValue<Model: PersistentModel, Value>(of model: Model, forKey key: String) -> _ModelField<Value> {
-        let backing = model.persistentBackingData
-        guard let values = backing.faultValues else { return .unloaded }
-        // The instance's own entity: a subclass's model read through a superclass's property.
-        let entityName = type(of: model)._folioEntityName
-        var decoder = ModelRecordDecoder(values: values, entityName: entityName, identifier: nil, backingData: backing)
-        do {
-            return try decoder.decodeIfPresent(forKey: key)
-        } catch {
-            backing.noteLoadError(error, property: key, of: entityName)
-            return .unloaded
-        }
+        loadValue(of: model, forKey: key) { decoder in try decoder.decodeIfPresent(forKey: key) }
     }
 
     /// The value of one property with a declared default, decoded from a fetched model's record on
@@ -153,12 +143,22 @@ public final class ModelBackingData {
     public static func loadValue<Model: PersistentModel, Value>(
         of model: Model, forKey key: String, default makeDefault: () -> Value
     ) -> _ModelField<Value> {
+        loadValue(of: model, forKey: key) { decoder in try decoder.decode(forKey: key, default: makeDefault) }
+    }
+
+    /// Decodes one property from the model's record with `decode`; a value that does not decode is
+    /// noted and reads as not loaded.
+    @inlinable
+    static func loadValue<Model: PersistentModel, Value>(
+        of model: Model, forKey key: String, _ decode: (inout ModelRecordDecoder) throws -> _ModelField<Value>
+    ) -> _ModelField<Value> {
         let backing = model.persistentBackingData
         guard let values = backing.faultValues else { return .unloaded }
+        // The instance's own entity: a subclass's model read through a superclass's property.
         let entityName = type(of: model)._folioEntityName
         var decoder = ModelRecordDecoder(values: values, entityName: entityName, identifier: nil, backingData: backing)
         do {
-            return try decoder.decode(forKey: key, default: makeDefault)
+            return try decode(&decoder)
         } catch {
             backing.noteLoadError(error, property: key, of: entityName)
             return .unloaded
