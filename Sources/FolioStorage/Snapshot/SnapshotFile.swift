@@ -26,15 +26,20 @@ enum SnapshotFile {
         bytes.reserveCapacity(records.count * 256)
         for id in records.keys.sorted() {
             guard let values = records[id] else { continue }
-            try LineFraming.appendLine(to: &bytes) { output in
-                CanonicalJSONWriter.writeMemberName("id", first: true, into: &output)
-                CanonicalJSONWriter.writeInteger(id, into: &output)
-                CanonicalJSONWriter.writeMemberName("values", into: &output)
-                try writer.write(values, into: &output)
-                output.append(UInt8(ascii: "}"))
-            }
+            try appendRecordLine(id: id, values: values, with: writer, to: &bytes)
         }
         return bytes
+    }
+
+    /// Appends the framed line of one record, `{"$crc":"…","id":N,"values":{…}}` and `\n`.
+    static func appendRecordLine(id: Int64, values: RecordValues, with writer: CanonicalJSONWriter, to bytes: inout [UInt8]) throws {
+        try LineFraming.appendLine(to: &bytes) { output in
+            CanonicalJSONWriter.writeMemberName("id", first: true, into: &output)
+            CanonicalJSONWriter.writeInteger(id, into: &output)
+            CanonicalJSONWriter.writeMemberName("values", into: &output)
+            try writer.write(values, into: &output)
+            output.append(UInt8(ascii: "}"))
+        }
     }
 
     /// The canonical body of a record line, `{"id":N,"values":{…}}`: what `LineFraming.encode` gives for

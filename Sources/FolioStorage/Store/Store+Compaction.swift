@@ -22,20 +22,25 @@ extension Store {
         try compactLocked()
     }
 
-    /// A transaction the retention policy keeps, with its journal line (its bytes in `history.jsonl`).
+    /// A transaction the retention policy keeps, with where its journal line comes from.
     struct RetainedTransaction {
         let transaction: JournalTransaction
-        let line: [UInt8]
+        /// The line, when it was encoded; `nil` when it is copied from ``stored``.
+        let encoded: [UInt8]?
+        /// Where the same line already is on disk (history or journal file).
+        let stored: StoredLine?
     }
 
-    /// The transactions of `transactions` (oldest first) that the retention policy keeps, oldest first,
-    /// each with its encoded line.
+    /// The transactions of `transactions` (oldest first) that the retention policy keeps, oldest first.
     ///
     /// Walks back from the newest: skips transactions older than `maximumAge`, and stops after
     /// `maximumCount` kept transactions or at the first one whose line would take the kept lines past
     /// `maximumBytes` (that one and every older one are dropped, so the history stays contiguous).
-    /// Each transaction is encoded at most once, and none past the point where the walk stops.
-    func retainedHistory(_ transactions: [JournalTransaction], now: Date = Date()) throws -> [RetainedTransaction] {
+    /// A transaction whose line is in `stored` is not encoded; any other is encoded at most once, and
+    /// none past the point where the walk stops.
+    func retainedHistory(
+        _ transactions: [JournalTransaction], now: Date = Date(), stored: [UInt64: StoredLine] = [:]
+    ) throws -> [RetainedTransaction] {
         let policy = configuration.historyRetention
         let oldest = policy.maximumAge.map { now.addingTimeInterval(-$0) }
         let maximumCount = policy.maximumCount ?? Int.max
@@ -44,10 +49,11 @@ extension Store {
         for transaction in transactions.reversed() {
             if kept.count >= maximumCount { break }
             if let oldest, transaction.timestamp < oldest { continue }
-            let line = try transaction.encodedLine()
-            bytes += Int64(line.count)
+            let storedLine = stored[transaction.sequence]
+            let encoded = storedLine == nil ? try transaction.encodedLine() : nil
+            bytes += Int64(encoded?.count ?? (storedLine?.length ?? 0) + 1)
             if let maximumBytes = policy.maximumBytes, bytes > maximumBytes { break }
-            kept.append(RetainedTransaction(transaction: transaction, line: line))
+            kept.append(RetainedTransaction(transaction: transaction, encoded: encoded, stored: storedLine))
         }
         return kept.reversed()
     }
@@ -98,17 +104,22 @@ extension Store {
                 emptied.append(entity)
             }
             if snapshotBases[entity] == modified { continue }
-            try fs.replaceFile(at: paths.snapshot(entity), with: SnapshotFile.encode(entity: entity, sequence: modified, records: records))
+            var bytes: [UInt8]? = nil
+            if let base = snapshotBases[entity], !records.isEmpty,
+                let earlier = earlierSnapshot(of: entity, at: base, through: sequence, paths: paths)
+            {
+                bytes = try SnapshotFile.encode(entity: entity, sequence: modified, records: records, reusing: earlier, fileSystem: fs)
+            }
+            try fs.replaceFile(
+                at: paths.snapshot(entity), with: try bytes ?? SnapshotFile.encode(entity: entity, sequence: modified, records: records))
             newBases[entity] = modified
         }
         withStateMutation { _ in snapshotBases = newBases }
         // 2. Retained history: the kept transactions' lines, oldest first, each encoded once.
         try loadHistoryFileIfNeeded()
         let candidates = withState { _ in historyFloor.map { floor in retained.filter { $0.sequence > floor } } ?? retained }
-        let keptLines = try retainedHistory(candidates)
-        var historyBytes: [UInt8] = []
-        historyBytes.reserveCapacity(keptLines.reduce(0) { $0 + $1.line.count })
-        for retainedTransaction in keptLines { historyBytes.append(contentsOf: retainedTransaction.line) }
+        let keptLines = try retainedHistory(candidates, stored: storedLines(paths))
+        let historyBytes = try historyFileBytes(keptLines, paths: paths)
         let kept = keptLines.map(\.transaction)
         try fs.replaceFile(at: paths.history, with: historyBytes)
         // 3. Manifest: the snapshots now stand at `sequence`.
@@ -142,6 +153,23 @@ extension Store {
                 try fs.unlink("\(shardPath)/\(name)")
             }
         }
+    }
+
+    /// The snapshot file of `entity` on disk, written at `base`, with the identifiers that transactions
+    /// `base + 1 ... sequence` touched; `nil` unless every one of those transactions is retained in memory.
+    func earlierSnapshot(of entity: String, at base: UInt64, through sequence: UInt64, paths: StorePaths) -> SnapshotFile.EarlierFile? {
+        let transactions = withState { _ in retained }
+        var expected = base + 1
+        var changed = Set<Int64>()
+        for transaction in transactions.drop(while: { $0.sequence <= base }) {
+            guard transaction.sequence == expected else { return nil }
+            expected += 1
+            for record in transaction.inserted where record.entity == entity { changed.insert(record.id) }
+            for record in transaction.updated where record.entity == entity { changed.insert(record.id) }
+            for record in transaction.deleted where record.entity == entity { changed.insert(record.id) }
+        }
+        guard expected == sequence + 1 else { return nil }
+        return SnapshotFile.EarlierFile(path: paths.snapshot(entity), sequence: base, changedIDs: changed)
     }
 
     private func removeTemporaryFiles(_ paths: StorePaths) throws {

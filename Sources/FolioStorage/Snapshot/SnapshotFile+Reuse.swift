@@ -1,0 +1,117 @@
+/// Rewriting a snapshot by copying the lines of records that did not change.
+///
+/// A compaction writes the snapshot of every entity that changed. Encoding a record takes about ten
+/// times as long as copying its line, and after a bulk load or a small edit most records are the same
+/// as in the snapshot on disk. So when the earlier file is at the sequence the store last wrote for the
+/// entity, its lines for unchanged records are copied, each one's checksum verified, and only the
+/// records that transactions since then touched are encoded. The result is byte for byte what
+/// ``SnapshotFile/encode(entity:sequence:records:)`` gives; whenever that cannot be guaranteed (the
+/// file differs from what the store expects, a line fails its checksum or is not in canonical shape,
+/// its identifiers do not match the records) the caller encodes everything from memory instead.
+extension SnapshotFile {
+    /// An earlier snapshot file and what changed since it was written.
+    struct EarlierFile {
+        /// The file's path.
+        var path: String
+        /// The sequence its header must carry: what the store last wrote or read for the entity.
+        var sequence: UInt64
+        /// The identifiers of the entity's records inserted, updated or deleted by transactions after
+        /// ``sequence``.
+        var changedIDs: Set<Int64>
+    }
+
+    /// The full file content for an entity's records, copying unchanged lines from `earlier`.
+    ///
+    /// - Returns: the bytes, or `nil` when `earlier` cannot be used (then nothing was written anywhere).
+    /// - Throws: only what encoding a changed record throws; problems with the earlier file give `nil`.
+    static func encode(
+        entity: String, sequence: UInt64, records: [Int64: RecordValues], reusing earlier: EarlierFile, fileSystem fs: any FileSystem
+    ) throws -> [UInt8]? {
+        guard let file = try? fs.open(earlier.path, .read) else { return nil }
+        defer { fs.close(file) }
+        let changed = earlier.changedIDs.sorted()
+        let changedPresent = changed.filter { records[$0] != nil }
+        let fileSize = (try? fs.status(file).size).map(Int.init) ?? 0
+
+        var bytes = try LineFraming.encode([
+            "snapshot": .int(version), "entity": .string(entity), "records": .int(Int64(records.count)),
+            "sequence": .int(Int64(sequence)),
+        ])
+        bytes.reserveCapacity(fileSize + changedPresent.count * 256)
+        let writer = CanonicalJSONWriter()
+        var nextChanged = 0  // position in `changed`
+        var nextPresent = 0  // position in `changedPresent`
+        var previousID: Int64 = 0
+        var lines = 0
+
+        /// Encodes the changed records with identifiers up to and including `limit` (all when nil).
+        func encodeChanged(through limit: Int64?) throws {
+            while nextPresent < changedPresent.count {
+                let id = changedPresent[nextPresent]
+                if let limit, id > limit { return }
+                nextPresent += 1
+                guard let values = records[id] else { continue }
+                try appendRecordLine(id: id, values: values, with: writer, to: &bytes)
+                lines += 1
+            }
+        }
+
+        do {
+            let scan = try LineScanner.scan(fs, file) { line in
+                if line.number == 1 {
+                    let header = try decodeHeader(try LineFraming.decode(line.bytes))
+                    guard header.entity == entity, header.sequence == earlier.sequence else { throw CannotReuse() }
+                    return
+                }
+                try LineFraming.verify(line.bytes)
+                guard let id = recordID(line.bytes), id > previousID else { throw CannotReuse() }
+                previousID = id
+                try encodeChanged(through: id)
+                while nextChanged < changed.count, changed[nextChanged] < id { nextChanged += 1 }
+                if nextChanged < changed.count, changed[nextChanged] == id { return }  // encoded above, or deleted
+                guard records[id] != nil else { throw CannotReuse() }
+                bytes.append(contentsOf: line.bytes)
+                bytes.append(0x0A)
+                lines += 1
+            }
+            guard scan.tailLength == 0, scan.lineCount >= 1 else { return nil }
+            try encodeChanged(through: nil)
+        } catch is CannotReuse {
+            return nil
+        } catch is StorageError {
+            // The earlier file is damaged or unreadable: the records in memory are the truth.
+            return nil
+        }
+        return lines == records.count ? bytes : nil
+    }
+
+    private struct CannotReuse: Error {}
+
+    private static let idMemberAfterPrefix: [UInt8] = Array(#""id":"#.utf8)
+    private static let valuesMember: [UInt8] = Array(#","values":{"#.utf8)
+
+    /// The identifier of a canonical record line `{"$crc":"…","id":N,"values":{…}}`, or `nil` for any
+    /// other shape.
+    static func recordID(_ line: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var position = LineFraming.prefixLength
+        guard line.count > position + idMemberAfterPrefix.count + valuesMember.count + 2,
+            UnsafeBufferPointer(rebasing: line[position..<(position + idMemberAfterPrefix.count)]).elementsEqual(idMemberAfterPrefix)
+        else { return nil }
+        position += idMemberAfterPrefix.count
+        let digitsStart = position
+        var id: Int64 = 0
+        while position < line.count, line[position] >= UInt8(ascii: "0"), line[position] <= UInt8(ascii: "9") {
+            let (times10, overflow1) = id.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int64(line[position] - UInt8(ascii: "0")))
+            if overflow1 || overflow2 { return nil }
+            id = sum
+            position += 1
+        }
+        // Canonical integers have no leading zero.
+        guard position > digitsStart, line[digitsStart] != UInt8(ascii: "0") || position == digitsStart + 1,
+            line.count >= position + valuesMember.count,
+            UnsafeBufferPointer(rebasing: line[position..<(position + valuesMember.count)]).elementsEqual(valuesMember)
+        else { return nil }
+        return id
+    }
+}

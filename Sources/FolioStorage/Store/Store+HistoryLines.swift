@@ -1,0 +1,139 @@
+import Foundation
+
+/// Writing `history.jsonl` by copying lines that are already on disk.
+///
+/// Every retained transaction's line is, byte for byte, in `history.jsonl` (if an earlier compaction
+/// kept it) or in `journal.jsonl` (if it was committed since): `encodedLine()` is deterministic. A
+/// compaction copies those lines, each one's checksum verified, instead of encoding the transactions
+/// again; a transaction whose line is not found, or fails its checksum, is encoded from memory.
+extension Store {
+    /// Where a transaction's line is on disk.
+    struct StoredLine: Equatable {
+        /// Whether the line is in `journal.jsonl` (otherwise `history.jsonl`).
+        var inJournal: Bool
+        /// The line's offset in its file.
+        var offset: Int64
+        /// The line's length without its `\n` (and without a `\r` before it).
+        var length: Int
+    }
+
+    /// The verified lines of `history.jsonl` and of `journal.jsonl` (up to ``journalEnd``), by
+    /// sequence. Unreadable files and damaged lines are left out: their transactions get encoded.
+    /// Caller holds the writer lock and the exclusive file lock.
+    func storedLines(_ paths: StorePaths) -> [UInt64: StoredLine] {
+        var lines: [UInt64: StoredLine] = [:]
+        let journalLimit = withState { _ in journalEnd }
+        for (path, inJournal) in [(paths.history, false), (paths.journal, true)] {
+            guard (try? fs.status(atPath: path)) != nil, let file = try? fs.open(path, .read) else { continue }
+            defer { fs.close(file) }
+            _ = try? LineScanner.scan(fs, file) { line in
+                if inJournal && line.end > journalLimit { return }
+                guard (try? LineFraming.verify(line.bytes)) != nil, let sequence = JournalTransaction.sequence(inLine: line.bytes) else { return }
+                lines[sequence] = StoredLine(inJournal: inJournal, offset: line.offset, length: line.bytes.count)
+            }
+        }
+        return lines
+    }
+
+    /// The content of `history.jsonl` for `kept`: stored lines copied (and verified again), the others
+    /// as encoded.
+    func historyFileBytes(_ kept: [RetainedTransaction], paths: StorePaths) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(kept.reduce(0) { $0 + ($1.encoded?.count ?? ($1.stored?.length ?? 0) + 1) })
+        var files: [Bool: FileDescriptor] = [:]
+        defer { for file in files.values { fs.close(file) } }
+        for retainedTransaction in kept {
+            if let stored = retainedTransaction.stored {
+                let file = try files[stored.inJournal] ?? fs.open(stored.inJournal ? paths.journal : paths.history, .read)
+                files[stored.inJournal] = file
+                if try appendStoredLine(stored, from: file, to: &bytes) { continue }
+            }
+            bytes.append(contentsOf: try retainedTransaction.encoded ?? retainedTransaction.transaction.encodedLine())
+        }
+        return bytes
+    }
+
+    /// Appends the stored line and `\n` to `bytes`; returns false (appending nothing) if the bytes read
+    /// are not the whole line or fail their checksum.
+    private func appendStoredLine(_ stored: StoredLine, from file: FileDescriptor, to bytes: inout [UInt8]) throws -> Bool {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: stored.length))
+        var filled = 0
+        while filled < stored.length {
+            let count = try bytes.withUnsafeMutableBytes { raw in
+                try fs.read(file, into: UnsafeMutableRawBufferPointer(rebasing: raw[(start + filled)..<(start + stored.length)]), at: stored.offset + Int64(filled))
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        let intact = filled == stored.length && bytes.withUnsafeBufferPointer { all in
+            (try? LineFraming.verify(UnsafeBufferPointer(rebasing: all[start...]))) != nil
+        }
+        guard intact else {
+            bytes.removeLast(bytes.count - start)
+            return false
+        }
+        bytes.append(0x0A)
+        return true
+    }
+}
+
+extension JournalTransaction {
+    /// The sequence number (the `seq` member) of a journal line, found without decoding the line: the object's members
+    /// are walked at the top level only, skipping nested values and strings. `nil` if there is none.
+    static func sequence(inLine line: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        let key: StaticString = "\"seq\""
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        var depth = 0
+        var position = 0
+        let count = line.count
+        while position < count {
+            switch line[position] {
+            case quote:
+                let start = position
+                position += 1
+                while position < count {
+                    let byte = line[position]
+                    if byte == backslash {
+                        position += 2
+                    } else if byte == quote {
+                        break
+                    } else {
+                        position += 1
+                    }
+                }
+                guard position < count else { return nil }
+                // A string at the top level followed by ':' is a member name.
+                if depth == 1, position + 1 < count, line[position + 1] == UInt8(ascii: ":"),
+                    position + 1 - start == key.utf8CodeUnitCount,
+                    key.withUTF8Buffer({ UnsafeBufferPointer(rebasing: line[start...position]).elementsEqual($0) })
+                {
+                    return integer(in: line, from: position + 2)
+                }
+                position += 1
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                position += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                position += 1
+            default:
+                position += 1
+            }
+        }
+        return nil
+    }
+
+    private static func integer(in line: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64? {
+        var value: UInt64 = 0
+        var position = start
+        while position < line.count, line[position] >= UInt8(ascii: "0"), line[position] <= UInt8(ascii: "9") {
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(line[position] - UInt8(ascii: "0")))
+            if overflow1 || overflow2 { return nil }
+            value = sum
+            position += 1
+        }
+        return position > start ? value : nil
+    }
+}
