@@ -115,12 +115,10 @@ extension Store {
             newBases[entity] = modified
         }
         withStateMutation { _ in snapshotBases = newBases }
-        // 2. Retained history: the kept transactions' lines, oldest first, each encoded once.
+        // 2. Retained history: the kept transactions' lines, oldest first, copied or encoded once.
         try loadHistoryFileIfNeeded()
         let candidates = withState { _ in historyFloor.map { floor in retained.filter { $0.sequence > floor } } ?? retained }
-        let keptLines = try retainedHistory(candidates, stored: storedLines(paths))
-        let historyBytes = try historyFileBytes(keptLines, paths: paths)
-        let kept = keptLines.map(\.transaction)
+        let (kept, historyBytes) = try historyFile(candidates, paths: paths)
         try fs.replaceFile(at: paths.history, with: historyBytes)
         // 3. Manifest: the snapshots now stand at `sequence`.
         try fs.replaceFile(at: paths.manifest, with: Manifest(sequence: sequence, nextID: state.nextID, schema: state.schema).encoded())

@@ -17,9 +17,11 @@ extension Store {
         var length: Int
     }
 
-    /// The verified lines of `history.jsonl` and of `journal.jsonl` (up to ``journalEnd``), by
-    /// sequence. Unreadable files and damaged lines are left out: their transactions get encoded.
-    /// Caller holds the writer lock and the exclusive file lock.
+    /// The lines of `history.jsonl` and of `journal.jsonl` (up to ``journalEnd``), by sequence.
+    /// Unreadable files and lines without a sequence are left out: their transactions get encoded.
+    /// Checksums are verified when a line is copied (``historyFileBytes(_:paths:)``), not here: most
+    /// lines found are older than what the retention policy keeps. Caller holds the writer lock and
+    /// the exclusive file lock.
     func storedLines(_ paths: StorePaths) -> [UInt64: StoredLine] {
         var lines: [UInt64: StoredLine] = [:]
         let journalLimit = withState { _ in journalEnd }
@@ -28,17 +30,32 @@ extension Store {
             defer { fs.close(file) }
             _ = try? LineScanner.scan(fs, file) { line in
                 if inJournal && line.end > journalLimit { return }
-                guard (try? LineFraming.verify(line.bytes)) != nil, let sequence = JournalTransaction.sequence(inLine: line.bytes) else { return }
+                guard let sequence = JournalTransaction.sequence(inLine: line.bytes) else { return }
                 lines[sequence] = StoredLine(inJournal: inJournal, offset: line.offset, length: line.bytes.count)
             }
         }
         return lines
     }
 
-    /// The content of `history.jsonl` for `kept`: stored lines copied (and verified again), the others
-    /// as encoded.
-    func historyFileBytes(_ kept: [RetainedTransaction], paths: StorePaths) throws -> [UInt8] {
+    /// The transactions the retention policy keeps of `transactions` and the content of
+    /// `history.jsonl` for them: lines found on disk are copied (their checksums verified), the others
+    /// encoded. A line that fails its checksum is left out of `stored` and the choice made again, so
+    /// that the result is exactly what encoding every transaction would give.
+    func historyFile(_ transactions: [JournalTransaction], paths: StorePaths) throws -> (kept: [JournalTransaction], bytes: [UInt8]) {
+        var stored = storedLines(paths)
+        while true {
+            let kept = try retainedHistory(transactions, stored: stored)
+            let (bytes, damaged) = try historyFileBytes(kept, paths: paths)
+            if damaged.isEmpty { return (kept.map(\.transaction), bytes) }
+            for sequence in damaged { stored[sequence] = nil }
+        }
+    }
+
+    /// The content of `history.jsonl` for `kept`, stored lines copied and verified; `damaged` lists the
+    /// sequences whose stored line was not intact (their transactions were encoded instead).
+    func historyFileBytes(_ kept: [RetainedTransaction], paths: StorePaths) throws -> (bytes: [UInt8], damaged: [UInt64]) {
         var bytes: [UInt8] = []
+        var damaged: [UInt64] = []
         bytes.reserveCapacity(kept.reduce(0) { $0 + ($1.encoded?.count ?? ($1.stored?.length ?? 0) + 1) })
         var files: [Bool: FileDescriptor] = [:]
         defer { for file in files.values { fs.close(file) } }
@@ -47,10 +64,11 @@ extension Store {
                 let file = try files[stored.inJournal] ?? fs.open(stored.inJournal ? paths.journal : paths.history, .read)
                 files[stored.inJournal] = file
                 if try appendStoredLine(stored, from: file, to: &bytes) { continue }
+                damaged.append(retainedTransaction.transaction.sequence)
             }
             bytes.append(contentsOf: try retainedTransaction.encoded ?? retainedTransaction.transaction.encodedLine())
         }
-        return bytes
+        return (bytes, damaged)
     }
 
     /// Appends the stored line and `\n` to `bytes`; returns false (appending nothing) if the bytes read
@@ -82,6 +100,7 @@ extension JournalTransaction {
     /// The sequence number (the `seq` member) of a journal line, found without decoding the line: the object's members
     /// are walked at the top level only, skipping nested values and strings. `nil` if there is none.
     static func sequence(inLine line: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        if let sequence = sequenceBeforeTime(inLine: line) { return sequence }
         let key: StaticString = "\"seq\""
         let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
         var depth = 0
@@ -122,6 +141,33 @@ extension JournalTransaction {
             }
         }
         return nil
+    }
+
+    private static let timeMember: [UInt8] = Array(#","time":""#.utf8)
+    private static let seqMember: [UInt8] = Array(#","seq":"#.utf8)
+
+    /// The common case read from the end: a line without `updated` ends in `,"seq":N,"time":"…"}` (the
+    /// members are in byte order and `time` is the last one then). `nil` when the line does not end so.
+    private static func sequenceBeforeTime(inLine line: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        let count = line.count
+        guard count > 40, line[count - 1] == UInt8(ascii: "}"), line[count - 2] == UInt8(ascii: "\"") else { return nil }
+        // The time value has no quote or backslash inside: find its opening quote.
+        var position = count - 3
+        while position > 0, count - position < 48, line[position] != UInt8(ascii: "\"") {
+            if line[position] == UInt8(ascii: "\\") { return nil }
+            position -= 1
+        }
+        let timeStart = position + 1 - timeMember.count
+        guard line[position] == UInt8(ascii: "\""), timeStart > 0,
+            UnsafeBufferPointer(rebasing: line[timeStart..<(position + 1)]).elementsEqual(timeMember)
+        else { return nil }
+        var digitsStart = timeStart
+        while digitsStart > 0, line[digitsStart - 1] >= UInt8(ascii: "0"), line[digitsStart - 1] <= UInt8(ascii: "9") { digitsStart -= 1 }
+        let seqStart = digitsStart - seqMember.count
+        guard digitsStart < timeStart, seqStart >= 0,
+            UnsafeBufferPointer(rebasing: line[seqStart..<digitsStart]).elementsEqual(seqMember)
+        else { return nil }
+        return integer(in: line, from: digitsStart)
     }
 
     private static func integer(in line: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64? {
