@@ -96,8 +96,8 @@ struct FaultTests {
         trip.name = "Renamed"
         try reader.save()
         let number = try #require(trip.persistentModelID.recordNumber)
-        #expect(container.index.records[number]?.values["price"] == .string("not a number"))
-        #expect(container.index.records[number]?.values["name"] == .string("Renamed"))
+        #expect(try container.index.records[number]?.values["price"] == .string("not a number"))
+        #expect(try container.index.records[number]?.values["name"] == .string("Renamed"))
     }
 
     @Test func propertiesToFetchLoadsDuringTheFetchSoThatBadValuesMakeItThrow() throws {

@@ -70,7 +70,7 @@ struct SectionsAndAggregatesTests {
         var counts = try bothWays()
         #expect(counts.indexed == counts.scanned)
         #expect(counts.indexed.values.reduce(0, +) == 40)
-        #expect(container.index.isIndexed("Trip", "destination"))
+        #expect(try container.index.isIndexed("Trip", "destination"))
 
         // Saved changes move records between the index's keys.
         let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))

@@ -11,6 +11,12 @@ import FolioStorage
 /// A container keeps an in-memory index of every record of its store, shared by its contexts, and keeps
 /// it in step with saves made through any of its contexts and, on their next fetch, with saves made by
 /// other processes writing the same store. One container uses one configuration (one store).
+///
+/// Opening a container reads only the store's manifest, snapshot headers and journal when the store
+/// was last written with the same schema: the records are read into the index by the first fetch or
+/// save that needs them (or by ``loadRecords()``). Counting every model of a type
+/// (`fetchCount(FetchDescriptor<Trip>())`) does not need them. A store written with another schema is
+/// read and checked at once, so that a mismatch is reported by the initializer.
 public final class ModelContainer: @unchecked Sendable {
     /// The schema of the container's models.
     public let schema: Schema
@@ -22,7 +28,10 @@ public final class ModelContainer: @unchecked Sendable {
     public let migrationPlan: (any SchemaMigrationPlan.Type)? = nil
 
     let store: Store
-    let index: RecordIndex
+    /// The index of the store's records; empty until ``loadRecords()`` (see ``index``).
+    let recordIndex: RecordIndex
+    /// Whether ``recordIndex`` holds the store's records. Changed under ``lock``.
+    private(set) var isIndexLoaded = false
     let lock = NSRecursiveLock()
     private var mainContextStorage: ModelContext?
     var changeHubStorage: StoreChangeHub?
@@ -83,6 +92,7 @@ public final class ModelContainer: @unchecked Sendable {
             maximumCount: retention.maximumCount, maximumAge: retention.maximumAge, maximumBytes: retention.maximumBytes)
         storeConfiguration.knownEntities = Set(givenSchema.entities.map(\.name))
         storeConfiguration.readOnly = !configuration.allowsSave
+        storeConfiguration.defersLoadingRecords = true
 
         do {
             if configuration.isStoredInMemoryOnly {
@@ -97,11 +107,13 @@ public final class ModelContainer: @unchecked Sendable {
             throw FolioError(.storage, "The store at \(configuration.url.path) could not be opened", underlying: error)
         }
         self.storeIdentifier = configuration.isStoredInMemoryOnly ? "memory:\(UUID().uuidString)" : configuration.url.standardizedFileURL.path
-        self.index = RecordIndex(schema: givenSchema)
-        index.load(from: store)
-        try SchemaCheck.verify(index: index, schema: givenSchema, storeDescription: configuration.url.path)
+        self.recordIndex = RecordIndex(schema: givenSchema)
+        let description = SchemaDescription.make(givenSchema)
+        // Records written with this very schema need no check before they are used: read them when a
+        // fetch or save first needs them. Any other store is read and checked now.
+        if !store.hasLoadedRecords && store.schema == description { return }
+        try loadRecords()
         if configuration.allowsSave {
-            let description = SchemaDescription.make(givenSchema)
             if store.schema != description {
                 do {
                     let written = try store.write(author: nil) { transaction in transaction.setSchema(description) }
@@ -167,6 +179,48 @@ public final class ModelContainer: @unchecked Sendable {
         name == configuration.name ? storeIdentifier : nil
     }
 
+    /// Reads the store's records into the index now, if opening did not: what the first fetch or save
+    /// would otherwise do. A server calls it at startup, so that its first request does not wait for it.
+    ///
+    /// - Throws: ``FolioError`` with ``FolioError/Code/storage`` naming the file and line when the store
+    ///   cannot be read, or ``FolioError/Code/schemaMismatch`` naming the entity and property when its
+    ///   records do not match the schema. Each later call that needs the records throws it again.
+    public func loadRecords() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        if isIndexLoaded { return }
+        do {
+            try store.loadRecords()
+        } catch let error as StorageError where error.code == .unknownEntity {
+            throw FolioError(.schemaMismatch, "The store at \(configuration.url.path) holds records of an entity the schema does not know", underlying: error)
+        } catch {
+            throw FolioError(.storage, "The store at \(configuration.url.path) could not be read", underlying: error)
+        }
+        recordIndex.load(from: store)
+        try SchemaCheck.verify(index: recordIndex, schema: schema, storeDescription: configuration.url.path)
+        isIndexLoaded = true
+    }
+
+    /// The index, its records read first if they were not yet (see ``loadRecords()``).
+    var index: RecordIndex {
+        get throws {
+            try loadRecords()
+            return recordIndex
+        }
+    }
+
+    /// Each entity's number of models, from the store's files while the records are not read yet; `nil`
+    /// once they are (the index then answers). Call with the lock held.
+    func recordCountsWithoutLoading() throws -> [String: Int]? {
+        if isIndexLoaded { return nil }
+        do {
+            let counts = try store.recordCounts()
+            return store.hasLoadedRecords ? nil : counts
+        } catch {
+            throw FolioError(.storage, "The store at \(configuration.url.path) could not be read", underlying: error)
+        }
+    }
+
     /// Brings the index up to date with the store: applies `committed` (a transaction this process just
     /// wrote), then, when `fromDisk` is set, what other processes appended. Only when the index missed
     /// something in between (another process wrote just before this one) does it read the retained
@@ -174,6 +228,9 @@ public final class ModelContainer: @unchecked Sendable {
     func syncIndex(fromDisk: Bool = false, committed: [JournalTransaction] = []) {
         lock.lock()
         defer { lock.unlock() }
+        // An index not loaded yet has nothing to bring up to date: loading reads the latest files.
+        guard isIndexLoaded else { return }
+        let index = recordIndex
         for transaction in committed where transaction.sequence == index.lastSequence + 1 {
             index.apply(transaction)
         }

@@ -47,8 +47,27 @@ extension ModelContext {
     }
 
     /// The number of models that match a descriptor.
+    ///
+    /// Counting every model of a type (no predicate) in a context without unsaved changes, before
+    /// anything read the store's records, takes the counts from the store's files (snapshot headers and
+    /// journal) instead of reading the records.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
-        try rows(descriptor).count
+        if descriptor.predicate == nil, let stored = try storedCountWithoutLoading(T.self) {
+            let afterOffset = max(0, stored - max(0, descriptor.fetchOffset ?? 0))
+            guard let limit = descriptor.fetchLimit, limit >= 0 else { return afterOffset }
+            return min(limit, afterOffset)
+        }
+        return try rows(descriptor).count
+    }
+
+    /// The number of stored models of `T` and its subclasses, from the store's files, while the
+    /// container has not read the records and this context has no unsaved changes; nil otherwise.
+    private func storedCountWithoutLoading<T: PersistentModel>(_ type: T.Type) throws -> Int? {
+        guard !hasChanges, let entity = schema.entitiesByName[T._folioEntityName] else { return nil }
+        container.lock.lock()
+        defer { container.lock.unlock() }
+        guard let counts = try container.recordCountsWithoutLoading() else { return nil }
+        return entity.selfAndDescendants.reduce(0) { $0 + (counts[$1.name] ?? 0) }
     }
 
     /// The identifiers of the models that match a descriptor, without creating the models.
@@ -56,7 +75,7 @@ extension ModelContext {
         let found = try rows(descriptor)
         container.lock.lock()
         defer { container.lock.unlock() }
-        let index = container.index
+        let index = try container.index
         return found.compactMap { id in
             if id < 0 { return row(id)?.persistentModelID }
             guard let record = index.records[id] else { return nil }

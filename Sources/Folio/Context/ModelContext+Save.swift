@@ -89,7 +89,7 @@ extension ModelContext {
             throw FolioError(.storage, "The changes could not be saved", underlying: error)
         }
         container.syncIndex(committed: committed.map { [$0] } ?? [])
-        let version = committed?.sequence ?? container.index.lastSequence
+        let version = try committed?.sequence ?? container.index.lastSequence
 
         // The store has the changes: bring the models in step.
         for model in insertedModels {
@@ -223,7 +223,7 @@ extension ModelContext {
         }
         var plans: [ObjectIdentifier: Plan] = [:]
         var matches: [ObjectIdentifier: Int64] = [:]
-        let recordIndex = container.index
+        let recordIndex = try container.index
         let recordNumber: (AnyObject) throws -> Int64 = { object in
             (object as? any PersistentModel)?.persistentBackingData.storedRecordNumber ?? -1
         }

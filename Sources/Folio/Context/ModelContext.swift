@@ -255,7 +255,7 @@ public final class ModelContext {
         if let model = registered[number]?.model as? any PersistentModel {
             let backing = model.persistentBackingData
             guard !backing.hasChanges else { return model }
-            if let version = container.index.version(of: number), version > backing.loadedVersion {
+            if let version = try container.index.version(of: number), version > backing.loadedVersion {
                 try reload(model, recordNumber: number)
             } else if loadingValues, backing.faultValues != nil {
                 try reload(model, recordNumber: number)
@@ -268,7 +268,7 @@ public final class ModelContext {
     /// Creates and registers the instance of a stored record: a fault, whose properties are decoded
     /// when first read, unless `loadingValues` or its entity asks for every property now.
     func materialize(_ number: Int64, loadingValues: Bool = false) throws -> (any PersistentModel)? {
-        guard let record = container.index.records[number], let entity = entity(named: record.entity) else { return nil }
+        guard let record = try container.index.records[number], let entity = entity(named: record.entity) else { return nil }
         let backing = ModelBackingData()
         backing.assignRecordNumber(number, storeIdentifier: container.storeIdentifier)
         let model = ModelBackingData.makeModel(entity.modelType, backingData: backing)
@@ -314,8 +314,9 @@ public final class ModelContext {
     func reload(_ model: any PersistentModel, recordNumber number: Int64) throws {
         container.lock.lock()
         defer { container.lock.unlock() }
-        guard let record = container.index.records[number], let entity = entity(of: model) else { return }
-        model.persistentBackingData.loadedVersion = container.index.version(of: number) ?? 0
+        let index = try container.index
+        guard let record = index.records[number], let entity = entity(of: model) else { return }
+        model.persistentBackingData.loadedVersion = index.version(of: number) ?? 0
         try decode(model, from: record.values, entity: entity, number: number)
     }
 

@@ -23,7 +23,8 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         self.rows = rows
         let container = context.container
         self.fetchedValues = container.lock.withLock {
-            rows.map { id in container.index.records[id].map { ($0.entity, $0.values) } }
+            // The fetch that found `rows` loaded the index.
+            rows.map { id in container.recordIndex.records[id].map { ($0.entity, $0.values) } }
         }
         self.unsaved = rows.contains(where: { $0 < 0 })
             ? Dictionary(context.insertedModelsArray.compactMap { model in (model as? Element).map { (PendingOverlay.rowID(of: model), $0) } },

@@ -152,8 +152,8 @@ extension ModelContext {
         // The index is shared with contexts on other threads, whose saves change it.
         container.lock.lock()
         defer { container.lock.unlock() }
+        let index = try container.index
         let overlay = PendingOverlay(context: self, entities: entities)
-        let index = container.index
         for id in ids {
             try body(overlay.rows[id]?.values ?? index.records[id]?.values ?? [:])
         }
@@ -170,7 +170,7 @@ extension ModelContext {
         container.lock.lock()
         defer { container.lock.unlock() }
         container.syncIndex(fromDisk: true)
-        let index = container.index
+        let index = try container.index
         var buckets: [(id: Int64, count: Int)] = []
         for member in entity.selfAndDescendants {
             // An entity with no records has no index entries to miss.

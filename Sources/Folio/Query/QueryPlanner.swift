@@ -54,8 +54,8 @@ struct QueryPlanner<T: PersistentModel> {
         }
         let entities = Set(entity.selfAndDescendants.map(\.name))
 
+        let index = try context.container.index
         let overlay = descriptor.includePendingChanges ? PendingOverlay(context: context, entities: entities) : PendingOverlay()
-        let index = context.container.index
         let lookup: (Int64) -> (entity: String, values: RecordValues)? = overlay.isEmpty
             ? { id in index.records[id].map { ($0.entity, $0.values) } }
             : { id in
@@ -257,7 +257,7 @@ struct QueryPlanner<T: PersistentModel> {
     /// condition is only ever evaluated where the ones before it hold, as `&&` does.
     private func columnScan(_ filter: QueryNode, entity: String, evaluator: QueryEvaluator,
                             inIdentifierOrder: Bool) throws -> (table: ColumnTable, rows: [Int])? {
-        let table = context.container.index.columnTable(for: entity)
+        let table = try context.container.index.columnTable(for: entity)
         let all = conjuncts(filter)
         var conditions: [(ColumnCondition, [Double])] = []
         for conjunct in all {
@@ -332,7 +332,7 @@ struct QueryPlanner<T: PersistentModel> {
     /// Walks a sorted index in order, keeping rows of the entities that pass the filter, until `limit`.
     private func topK(_ key: SortKey, entities: Set<String>, filter: QueryNode?, evaluator: QueryEvaluator,
                       limit: Int) throws -> [RowID]? {
-        let index = context.container.index
+        let index = try context.container.index
         var lists: [[(key: QueryKey, id: Int64)]] = []
         for entity in entities {
             guard let entries = index.sortedEntries(entity, key.name) else { return nil }
@@ -417,7 +417,7 @@ struct QueryPlanner<T: PersistentModel> {
     }
 
     private func candidates(for node: QueryNode, entities: Set<String>) -> (ids: Set<Int64>, field: String, isExact: Bool)? {
-        let index = context.container.index
+        let index = context.container.recordIndex  // loaded by run()
         switch node {
         case .equal(let lhs, let rhs):
             guard let (name, conversion, value) = fieldAndConstant(lhs, rhs) else { return nil }
@@ -549,7 +549,7 @@ struct PendingOverlay {
         }
         for model in context.changedModelsArray where entities.contains(type(of: model)._folioEntityName) {
             let backing = model.persistentBackingData
-            guard let id = backing.storedRecordNumber, let stored = context.container.index.records[id],
+            guard let id = backing.storedRecordNumber, let stored = context.container.recordIndex.records[id],
                   let changes = try? ModelRecordCoding.encode(model, onlyProperties: backing.changedProperties, recordNumber: number) else {
                 continue
             }

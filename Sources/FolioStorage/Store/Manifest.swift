@@ -1,9 +1,11 @@
 /// The store's manifest, `manifest.json`: one framed line.
 ///
-/// `{"$crc":"…","format":"folio-store","nextID":N,"schema":{"value":…},"sequence":S,"version":1}`
+/// `{"$crc":"…","format":"folio-store","nextID":N,"schema":{"value":…},"sequence":S,"snapshotBytes":{…},"version":1}`
 ///
 /// `sequence` is the sequence number the snapshots were last compacted at; `nextID` and `schema` are
-/// their values at that sequence (journal transactions after it carry newer ones).
+/// their values at that sequence (journal transactions after it carry newer ones). `snapshotBytes`,
+/// when present, is the size of each snapshot file that compaction left: a file of another size was
+/// changed since, and its header's record count is not trusted without reading the file.
 struct Manifest: Hashable, Sendable {
     /// The on-disk format version this code writes and reads.
     static let currentVersion: Int64 = 1
@@ -13,6 +15,8 @@ struct Manifest: Hashable, Sendable {
     var sequence: UInt64 = 0
     var nextID: Int64 = 1
     var schema: JSONValue? = nil
+    /// The size in bytes of each entity's snapshot file when the manifest was written.
+    var snapshotBytes: [String: Int64] = [:]
 
     func encoded() throws -> [UInt8] {
         var members: [String: JSONValue] = [
@@ -20,6 +24,7 @@ struct Manifest: Hashable, Sendable {
             "nextID": .int(nextID),
         ]
         if let schema { members["schema"] = .object(["value": schema]) }
+        if !snapshotBytes.isEmpty { members["snapshotBytes"] = .object(snapshotBytes.mapValues { .int($0) }) }
         return try LineFraming.encode(members)
     }
 
@@ -70,7 +75,19 @@ struct Manifest: Hashable, Sendable {
                 }
                 schema = inner
             }
-            return Manifest(version: version, sequence: UInt64(sequence), nextID: nextID, schema: schema)
+            var snapshotBytes: [String: Int64] = [:]
+            if let sizes = members["snapshotBytes"] {
+                guard case .object(let byEntity) = sizes else {
+                    throw StorageError(.malformedLine, "manifest \"snapshotBytes\" must be an object of sizes", file: path, line: 1)
+                }
+                for (entity, size) in byEntity {
+                    guard case .int(let bytes) = size, bytes >= 0 else {
+                        throw StorageError(.malformedLine, "manifest \"snapshotBytes\" of \(entity) must be a size in bytes", file: path, line: 1)
+                    }
+                    snapshotBytes[entity] = bytes
+                }
+            }
+            return Manifest(version: version, sequence: UInt64(sequence), nextID: nextID, schema: schema, snapshotBytes: snapshotBytes)
         }
     }
 }

@@ -11,6 +11,7 @@ extension Store {
         writerLock.lock()
         defer { writerLock.unlock() }
         try checkWritable()
+        try loadDeferredRecordsLocked()
         guard paths != nil else {
             let kept = try retainedHistory(withState { _ in retained })
             withStateMutation { _ in retained = kept.map(\.transaction) }
@@ -121,7 +122,13 @@ extension Store {
         let (kept, historyBytes) = try historyFile(candidates, paths: paths)
         try fs.replaceFile(at: paths.history, with: historyBytes)
         // 3. Manifest: the snapshots now stand at `sequence`.
-        try fs.replaceFile(at: paths.manifest, with: Manifest(sequence: sequence, nextID: state.nextID, schema: state.schema).encoded())
+        var snapshotBytes: [String: Int64] = [:]
+        for entity in newBases.keys where !emptied.contains(entity) {
+            if let status = try fs.status(atPath: paths.snapshot(entity)) { snapshotBytes[entity] = status.size }
+        }
+        try fs.replaceFile(
+            at: paths.manifest,
+            with: Manifest(sequence: sequence, nextID: state.nextID, schema: state.schema, snapshotBytes: snapshotBytes).encoded())
         // 4. Journal: empty (everything is in the snapshots). Other processes see its new identity and reload.
         try fs.replaceFile(at: paths.journal, with: [])
         try openJournal()

@@ -4,6 +4,7 @@ extension Store {
     /// The sequence number of the oldest transaction still readable through ``history(after:)``, or
     /// `lastSequence + 1` when none is.
     public var oldestRetainedSequence: UInt64 {
+        loadRecordsIfDeferred()
         try? loadHistoryFileIfNeeded()
         return withState { state in retained.first?.sequence ?? (state.lastSequence + 1) }
     }
@@ -18,6 +19,7 @@ extension Store {
         writerLock.lock()
         defer { writerLock.unlock() }
         try checkWritable()
+        try loadDeferredRecordsLocked()
         guard paths != nil else {
             withStateMutation { _ in retained.removeAll { $0.sequence <= sequence } }
             return

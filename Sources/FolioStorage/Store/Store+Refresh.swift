@@ -12,6 +12,7 @@ extension Store {
         defer { writerLock.unlock() }
         if isClosed { throw StorageError(.closed, "the store is closed") }
         guard paths != nil else { return [] }
+        try loadDeferredRecordsLocked()
         if let lockFile { _ = try fs.lock(lockFile, exclusive: false, wait: true) }
         defer { unlockFile() }
         return try catchUp()
@@ -33,15 +34,7 @@ extension Store {
         if replaced {
             let oldLast = lastSequence
             let loaded = try StoreLoader.load(paths, configuration: configuration, includeHistoryFile: false, report: { throw $0 })
-            withStateMutation { state in
-                state = loaded.state
-                retained = loaded.history
-                historyFileLoaded = false
-                journalEnd = loaded.journalValidEnd
-                journalLines = loaded.journalLines
-                tailLength = loaded.tailLength
-                snapshotBases = loaded.snapshotBases
-            }
+            install(loaded)
             try openJournal()
             let firstInJournal = loaded.history.first?.sequence ?? (loaded.state.lastSequence + 1)
             if firstInJournal > oldLast + 1 {

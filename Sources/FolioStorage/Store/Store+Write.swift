@@ -17,6 +17,7 @@ extension Store {
         writerLock.lock()
         defer { writerLock.unlock() }
         try checkWritable()
+        try loadDeferredRecordsLocked()
         try lockExclusive()
         defer { unlockFile() }
         _ = try catchUp()

@@ -43,6 +43,11 @@ public final class Store: @unchecked Sendable {
     /// Identifiers reserved by ``reserveIDs(_:)`` and not yet inserted.
     var reservedIDs: Set<Int64> = []
     var isClosed = false
+    /// Each entity's record count while the records are not read yet (see
+    /// ``StoreConfiguration/defersLoadingRecords``); `nil` once they are.
+    var deferredRecordCounts: [String: Int]?
+    /// Why reading the deferred records failed; thrown again by every later call that needs them.
+    var deferredLoadError: StorageError?
 
     private init(directory: URL?, configuration: StoreConfiguration, loaded: LoadedStore) {
         self.directory = directory
@@ -77,9 +82,17 @@ public final class Store: @unchecked Sendable {
         } else if try fs.status(atPath: paths.lock) != nil {
             lockFile = try? fs.open(paths.lock, .read)
         }
-        guard let lockFile else {
+        func load() throws -> Store {
+            if configuration.defersLoadingRecords, let peek = StoreLoader.peek(paths, configuration: configuration) {
+                let store = Store(directory: directory, configuration: configuration, loaded: peek.loaded)
+                store.deferredRecordCounts = peek.recordCounts
+                return store
+            }
             let loaded = try StoreLoader.load(paths, configuration: configuration, includeHistoryFile: false, report: { throw $0 })
-            let store = Store(directory: directory, configuration: configuration, loaded: loaded)
+            return Store(directory: directory, configuration: configuration, loaded: loaded)
+        }
+        guard let lockFile else {
+            let store = try load()
             try store.openJournal()
             return store
         }
@@ -92,8 +105,7 @@ public final class Store: @unchecked Sendable {
                     try fs.replaceFile(at: paths.manifest, with: try Manifest().encoded())
                 }
             }
-            let loaded = try StoreLoader.load(paths, configuration: configuration, includeHistoryFile: false, report: { throw $0 })
-            let store = Store(directory: directory, configuration: configuration, loaded: loaded)
+            let store = try load()
             store.lockFile = lockFile
             try store.openJournal()
             store.startBatchTimer()
@@ -133,16 +145,21 @@ public final class Store: @unchecked Sendable {
     // MARK: Reading
 
     /// Warnings from opening: for example a torn last journal line that was ignored.
-    public var warnings: [String] { withState { _ in openWarnings } }
+    public var warnings: [String] {
+        loadRecordsIfDeferred()
+        return withState { _ in openWarnings }
+    }
 
     /// The record with this identifier, whatever its entity.
     public func record(id: Int64) -> StoredRecord? {
-        withState { $0.record(id: id) }
+        loadRecordsIfDeferred()
+        return withState { $0.record(id: id) }
     }
 
     /// The records of an entity, in identifier order.
     public func records(of entity: String) -> [StoredRecord] {
-        withState { state in
+        loadRecordsIfDeferred()
+        return withState { state in
             guard let records = state.entities[entity] else { return [] }
             return records.keys.sorted().compactMap { id in records[id].map { StoredRecord(entity: entity, id: id, values: $0) } }
         }
@@ -152,17 +169,20 @@ public final class Store: @unchecked Sendable {
     /// fast way to read a whole store (``records(of:)`` sorts). Writes by other threads wait until
     /// `body` returns.
     public func withRecordsByEntity<T>(_ body: ([String: [Int64: RecordValues]]) throws -> T) rethrows -> T {
-        try withState { try body($0.entities) }
+        loadRecordsIfDeferred()
+        return try withState { try body($0.entities) }
     }
 
     /// The number of records of an entity.
     public func count(of entity: String) -> Int {
-        withState { $0.entities[entity]?.count ?? 0 }
+        loadRecordsIfDeferred()
+        return withState { $0.entities[entity]?.count ?? 0 }
     }
 
     /// The names of the entities that have records, sorted.
     public var entityNames: [String] {
-        withState { state in state.entities.filter { !$0.value.isEmpty }.keys.sorted() }
+        loadRecordsIfDeferred()
+        return withState { state in state.entities.filter { !$0.value.isEmpty }.keys.sorted() }
     }
 
     /// The sequence number of the last transaction applied (0 for an empty store).
@@ -179,6 +199,7 @@ public final class Store: @unchecked Sendable {
     /// - Throws: ``StorageError/Code/historyExpired`` if compaction already dropped some of them
     ///   (see ``StoreConfiguration/historyRetention``).
     public func history(after sequence: UInt64) throws -> [JournalTransaction] {
+        try loadRecords()
         try loadHistoryFileIfNeeded()
         return try withState { _ in
             let available = retained.first?.sequence ?? (state.lastSequence + 1)

@@ -28,6 +28,7 @@ extension Store {
 
     /// Statistics for an `info` command.
     public func statistics() throws -> StoreStatistics {
+        try loadRecords()
         try loadHistoryFileIfNeeded()
         var sizes: [String: Int64] = [:]
         if let paths {
