@@ -99,19 +99,13 @@ extension SnapshotFile {
         else { return nil }
         position += idMemberAfterPrefix.count
         let digitsStart = position
-        var id: Int64 = 0
-        while position < line.count, line[position] >= UInt8(ascii: "0"), line[position] <= UInt8(ascii: "9") {
-            let (times10, overflow1) = id.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(Int64(line[position] - UInt8(ascii: "0")))
-            if overflow1 || overflow2 { return nil }
-            id = sum
-            position += 1
-        }
+        guard let (value, end) = JSONDigits.unsignedInteger(in: line, from: position), value <= UInt64(Int64.max) else { return nil }
+        position = end
         // Canonical integers have no leading zero.
-        guard position > digitsStart, line[digitsStart] != UInt8(ascii: "0") || position == digitsStart + 1,
+        guard line[digitsStart] != UInt8(ascii: "0") || position == digitsStart + 1,
             line.count >= position + valuesMember.count,
             UnsafeBufferPointer(rebasing: line[position..<(position + valuesMember.count)]).elementsEqual(valuesMember)
         else { return nil }
-        return id
+        return Int64(value)
     }
 }

@@ -127,7 +127,7 @@ extension JournalTransaction {
                     position + 1 - start == key.utf8CodeUnitCount,
                     key.withUTF8Buffer({ UnsafeBufferPointer(rebasing: line[start...position]).elementsEqual($0) })
                 {
-                    return integer(in: line, from: position + 2)
+                    return JSONDigits.unsignedInteger(in: line, from: position + 2)?.value
                 }
                 position += 1
             case UInt8(ascii: "{"), UInt8(ascii: "["):
@@ -167,19 +167,6 @@ extension JournalTransaction {
         guard digitsStart < timeStart, seqStart >= 0,
             UnsafeBufferPointer(rebasing: line[seqStart..<digitsStart]).elementsEqual(seqMember)
         else { return nil }
-        return integer(in: line, from: digitsStart)
-    }
-
-    private static func integer(in line: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64? {
-        var value: UInt64 = 0
-        var position = start
-        while position < line.count, line[position] >= UInt8(ascii: "0"), line[position] <= UInt8(ascii: "9") {
-            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(line[position] - UInt8(ascii: "0")))
-            if overflow1 || overflow2 { return nil }
-            value = sum
-            position += 1
-        }
-        return position > start ? value : nil
+        return JSONDigits.unsignedInteger(in: line, from: digitsStart)?.value
     }
 }
