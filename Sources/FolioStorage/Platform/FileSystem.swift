@@ -101,10 +101,21 @@ extension FileSystem {
     /// rename it over `path`, fsync the directory. A crash at any step leaves either the old or the new
     /// file at `path`, plus perhaps a temporary file that the next compaction removes.
     package func replaceFile(at path: String, with bytes: [UInt8]) throws {
+        try replaceFile(at: path) { write in try write(bytes) }
+    }
+
+    /// ``replaceFile(at:with:)`` for content produced in pieces: `produce` calls `write` with
+    /// consecutive chunks, so that a large file never has to be in memory at once. If `produce`
+    /// throws, the temporary file is removed and `path` is left as it was.
+    package func replaceFile(at path: String, producing produce: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws {
         let temporary = Self.temporaryPath(for: path)
         let file = try open(temporary, .createExclusive)
         do {
-            try writeAll(file, bytes, at: 0)
+            var offset: Int64 = 0
+            try produce { chunk in
+                try writeAll(file, chunk, at: offset)
+                offset += Int64(chunk.count)
+            }
             try sync(file)
             close(file)
         } catch {

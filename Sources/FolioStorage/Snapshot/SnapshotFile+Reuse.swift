@@ -22,27 +22,45 @@ extension SnapshotFile {
 
     /// The full file content for an entity's records, copying unchanged lines from `earlier`.
     ///
-    /// - Returns: the bytes, or `nil` when `earlier` cannot be used (then nothing was written anywhere).
-    /// - Throws: only what encoding a changed record throws; problems with the earlier file give `nil`.
+    /// - Returns: the bytes, or `nil` when `earlier` cannot be used.
     static func encode(
         entity: String, sequence: UInt64, records: [Int64: RecordValues], reusing earlier: EarlierFile, fileSystem fs: any FileSystem
     ) throws -> [UInt8]? {
-        guard let file = try? fs.open(earlier.path, .read) else { return nil }
+        var bytes: [UInt8] = []
+        let complete = try write(entity: entity, sequence: sequence, records: records, reusing: earlier, fileSystem: fs) {
+            bytes.append(contentsOf: $0)
+        }
+        return complete ? bytes : nil
+    }
+
+    /// Hands the file content for an entity's records to `output` in pieces of about ``chunkSize``,
+    /// copying unchanged lines from `earlier`.
+    ///
+    /// - Returns: `false` when `earlier` cannot be used; what was handed to `output` until then must
+    ///   be thrown away (the caller writes the file from memory instead).
+    /// - Throws: what `output` throws. Problems with the earlier file give `false`, not an error.
+    static func write(
+        entity: String, sequence: UInt64, records: [Int64: RecordValues], reusing earlier: EarlierFile, fileSystem fs: any FileSystem,
+        chunkSize: Int = chunkSize, to output: ([UInt8]) throws -> Void
+    ) throws -> Bool {
+        guard let file = try? fs.open(earlier.path, .read) else { return false }
         defer { fs.close(file) }
         let changed = earlier.changedIDs.sorted()
         let changedPresent = changed.filter { records[$0] != nil }
-        let fileSize = (try? fs.status(file).size).map(Int.init) ?? 0
 
-        var bytes = try LineFraming.encode([
-            "snapshot": .int(version), "entity": .string(entity), "records": .int(Int64(records.count)),
-            "sequence": .int(Int64(sequence)),
-        ])
-        bytes.reserveCapacity(fileSize + changedPresent.count * 256)
+        var chunk = try header(entity: entity, sequence: sequence, count: records.count)
+        chunk.reserveCapacity(chunkSize + (1 << 16))
         let writer = CanonicalJSONWriter()
         var nextChanged = 0  // position in `changed`
         var nextPresent = 0  // position in `changedPresent`
         var previousID: Int64 = 0
         var lines = 0
+
+        func emitIfFull() throws {
+            guard chunk.count >= chunkSize else { return }
+            do { try output(chunk) } catch { throw OutputFailed(underlying: error) }
+            chunk.removeAll(keepingCapacity: true)
+        }
 
         /// Encodes the changed records with identifiers up to and including `limit` (all when nil).
         func encodeChanged(through limit: Int64?) throws {
@@ -51,8 +69,9 @@ extension SnapshotFile {
                 if let limit, id > limit { return }
                 nextPresent += 1
                 guard let values = records[id] else { continue }
-                try appendRecordLine(id: id, values: values, with: writer, to: &bytes)
+                try appendRecordLine(id: id, values: values, with: writer, to: &chunk)
                 lines += 1
+                try emitIfFull()
             }
         }
 
@@ -70,22 +89,35 @@ extension SnapshotFile {
                 while nextChanged < changed.count, changed[nextChanged] < id { nextChanged += 1 }
                 if nextChanged < changed.count, changed[nextChanged] == id { return }  // encoded above, or deleted
                 guard records[id] != nil else { throw CannotReuse() }
-                bytes.append(contentsOf: line.bytes)
-                bytes.append(0x0A)
+                chunk.append(contentsOf: line.bytes)
+                chunk.append(0x0A)
                 lines += 1
+                try emitIfFull()
             }
-            guard scan.tailLength == 0, scan.lineCount >= 1 else { return nil }
+            guard scan.tailLength == 0, scan.lineCount >= 1 else { return false }
             try encodeChanged(through: nil)
+        } catch let failure as OutputFailed {
+            throw failure.underlying
         } catch is CannotReuse {
-            return nil
+            return false
         } catch is StorageError {
             // The earlier file is damaged or unreadable: the records in memory are the truth.
-            return nil
+            return false
         }
-        return lines == records.count ? bytes : nil
+        guard lines == records.count else { return false }
+        if !chunk.isEmpty { try output(chunk) }
+        return true
     }
 
-    private struct CannotReuse: Error {}
+    /// Thrown by ``write(entity:sequence:records:reusing:fileSystem:to:)`` to its caller's
+    /// `replaceFile` when the earlier file cannot be used, so that the partial file is removed.
+    struct CannotReuse: Error {}
+
+    /// An error of the output, kept apart from problems with the earlier file.
+    private struct OutputFailed: Error {
+        let underlying: any Error
+    }
+
 
     private static let idMemberAfterPrefix: [UInt8] = Array(#""id":"#.utf8)
     private static let valuesMember: [UInt8] = Array(#","values":{"#.utf8)

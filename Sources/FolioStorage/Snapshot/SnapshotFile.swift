@@ -18,17 +18,38 @@ enum SnapshotFile {
 
     /// The full file content for an entity's records.
     static func encode(entity: String, sequence: UInt64, records: [Int64: RecordValues]) throws -> [UInt8] {
-        var bytes = try LineFraming.encode([
-            "snapshot": .int(version), "entity": .string(entity), "records": .int(Int64(records.count)),
-            "sequence": .int(Int64(sequence)),
-        ])
-        let writer = CanonicalJSONWriter()
+        var bytes: [UInt8] = []
         bytes.reserveCapacity(records.count * 256)
+        try write(entity: entity, sequence: sequence, records: records) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+
+    /// The size of the pieces the snapshot writers hand out.
+    static let chunkSize = 4 << 20
+
+    /// Hands the file content for an entity's records to `output` in pieces of about ``chunkSize``.
+    static func write(
+        entity: String, sequence: UInt64, records: [Int64: RecordValues], chunkSize: Int = chunkSize, to output: ([UInt8]) throws -> Void
+    ) throws {
+        var chunk = try header(entity: entity, sequence: sequence, count: records.count)
+        chunk.reserveCapacity(chunkSize + 4096)
+        let writer = CanonicalJSONWriter()
         for id in records.keys.sorted() {
             guard let values = records[id] else { continue }
-            try appendRecordLine(id: id, values: values, with: writer, to: &bytes)
+            try appendRecordLine(id: id, values: values, with: writer, to: &chunk)
+            if chunk.count >= chunkSize {
+                try output(chunk)
+                chunk.removeAll(keepingCapacity: true)
+            }
         }
-        return bytes
+        if !chunk.isEmpty { try output(chunk) }
+    }
+
+    /// The header line.
+    static func header(entity: String, sequence: UInt64, count: Int) throws -> [UInt8] {
+        try LineFraming.encode([
+            "snapshot": .int(version), "entity": .string(entity), "records": .int(Int64(count)), "sequence": .int(Int64(sequence)),
+        ])
     }
 
     /// Appends the framed line of one record, `{"$crc":"…","id":N,"values":{…}}` and `\n`.

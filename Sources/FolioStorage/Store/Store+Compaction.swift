@@ -105,14 +105,27 @@ extension Store {
                 emptied.append(entity)
             }
             if snapshotBases[entity] == modified { continue }
-            var bytes: [UInt8]? = nil
+            // Written in pieces, never whole in memory: copied from the earlier file where it can be,
+            // otherwise (or if that turns out not to be possible half way) encoded from memory.
+            var written = false
             if let base = snapshotBases[entity], !records.isEmpty,
                 let earlier = earlierSnapshot(of: entity, at: base, through: sequence, paths: paths)
             {
-                bytes = try SnapshotFile.encode(entity: entity, sequence: modified, records: records, reusing: earlier, fileSystem: fs)
+                do {
+                    try fs.replaceFile(at: paths.snapshot(entity)) { output in
+                        let fs = self.fs
+                        guard try SnapshotFile.write(
+                            entity: entity, sequence: modified, records: records, reusing: earlier, fileSystem: fs, to: output)
+                        else { throw SnapshotFile.CannotReuse() }
+                    }
+                    written = true
+                } catch is SnapshotFile.CannotReuse {}
             }
-            try fs.replaceFile(
-                at: paths.snapshot(entity), with: try bytes ?? SnapshotFile.encode(entity: entity, sequence: modified, records: records))
+            if !written {
+                try fs.replaceFile(at: paths.snapshot(entity)) { output in
+                    try SnapshotFile.write(entity: entity, sequence: modified, records: records, to: output)
+                }
+            }
             newBases[entity] = modified
         }
         withStateMutation { _ in snapshotBases = newBases }

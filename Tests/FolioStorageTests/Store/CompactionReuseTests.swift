@@ -37,6 +37,59 @@ struct CompactionReuseTests {
         }
     }
 
+    @Test func aSnapshotLargerThanOnePieceIsWrittenInPiecesWithTheSameBytes() throws {
+        try withTemporaryDirectory { url in
+            var records = items(1...3_000)
+            let chunkSize = 16 << 10
+            let full = try SnapshotFile.encode(entity: "Item", sequence: 3, records: records)
+            #expect(full.count > 4 * chunkSize)
+            var pieces: [[UInt8]] = []
+            try SnapshotFile.write(entity: "Item", sequence: 3, records: records, chunkSize: chunkSize) { pieces.append($0) }
+            #expect(pieces.count > 4)
+            #expect(pieces.dropLast().allSatisfy { $0.count >= chunkSize })
+            #expect(pieces.flatMap { $0 } == full)
+
+            // Reused, with changes on both sides of the piece boundaries.
+            let earlier = url.appending("Item.jsonl")
+            try writeBytes(full, to: earlier)
+            var changed = Set<Int64>()
+            for id in stride(from: Int64(7), through: 3_000, by: 97) {
+                records[id] = RecordValues(["title": .string("changed \(id)")])
+                changed.insert(id)
+            }
+            records[1_500] = nil
+            changed.insert(1_500)
+            var reusedPieces: [[UInt8]] = []
+            let complete = try SnapshotFile.write(
+                entity: "Item", sequence: 4, records: records, reusing: .init(path: earlier.path, sequence: 3, changedIDs: changed),
+                fileSystem: PosixFileSystem(), chunkSize: chunkSize) { reusedPieces.append($0) }
+            #expect(complete)
+            #expect(reusedPieces.count > 4)
+            #expect(reusedPieces.flatMap { $0 } == (try SnapshotFile.encode(entity: "Item", sequence: 4, records: records)))
+        }
+    }
+
+    @Test func aFileProducedInPiecesThatFailsHalfWayLeavesTheOldFileAndNoTemporaryFile() throws {
+        try withTemporaryDirectory { url in
+            let path = url.appending("data.jsonl")
+            try writeBytes(Array("old\n".utf8), to: path)
+            struct Stop: Error {}
+            #expect(throws: Stop.self) {
+                try PosixFileSystem().replaceFile(at: path.path) { write in
+                    try write(Array("new first half\n".utf8))
+                    throw Stop()
+                }
+            }
+            #expect(try readBytes(path) == Array("old\n".utf8))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: url.path) == ["data.jsonl"])
+            try PosixFileSystem().replaceFile(at: path.path) { write in
+                try write(Array("new ".utf8))
+                try write(Array("content\n".utf8))
+            }
+            #expect(try readBytes(path) == Array("new content\n".utf8))
+        }
+    }
+
     @Test func anEarlierFileThatIsNotWhatTheStoreWroteIsNotReused() throws {
         try withTemporaryDirectory { url in
             let earlier = url.appending("Item.jsonl")
