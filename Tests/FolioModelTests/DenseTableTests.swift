@@ -34,6 +34,22 @@ struct DenseTableTests {
         #expect(Array(table).count == reference.count)
     }
 
+    /// A number first stored far beyond the slots, then set again once the table has grown towards it:
+    /// growing moves it into the slots, and it must still be counted once.
+    @Test func aFarNumberSetAgainAfterTheSlotsGrowTowardsItIsCountedOnce() {
+        var table = DenseTable<String>()
+        table[10_000] = "far"
+        #expect(table.count == 1)
+        // Enough values that 10,000 is within the slots' reach (twice the values held, plus room),
+        // though not yet in them.
+        for number in 0..<3_000 { table[Int64(number)] = "near" }
+        #expect(table.count == 3_001)
+        table[10_000] = "far again"
+        #expect(table.count == 3_001)
+        #expect(table[10_000] == "far again")
+        #expect(Array(table).count == 3_001)
+    }
+
     @Test func walksDenseNumbersInOrder() {
         var table = DenseTable<Int>()
         table.reserveCapacity(100)

@@ -36,9 +36,11 @@ struct DenseTable<Value> {
                 slots[Int(number)] = newValue
                 count += (newValue != nil ? 1 : 0) - (had ? 1 : 0)
             } else if let newValue, fitsSlots(number) {
+                // Growing may move this very number in from the overflow: count it once.
                 grow(toInclude: number)
+                let had = slots[Int(number)] != nil
                 slots[Int(number)] = newValue
-                count += 1
+                if !had { count += 1 }
             } else if let newValue {
                 if overflow.updateValue(newValue, forKey: number) == nil { count += 1 }
             } else if overflow.removeValue(forKey: number) != nil {
