@@ -136,4 +136,40 @@ struct ContainerOpeningTests {
         #expect(throws: FolioError.self) { try context.save() }
         #expect([UInt8](try Data(contentsOf: snapshot)) == bytes)
     }
+
+    @Test func aggregatesHistoryAndIdentifiersWorkOnAContainerThatHasNotReadItsRecords() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        try makeStore(store)
+        let identifier = try #require(try ModelContext(try open(store)).fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.price)])).last?.persistentModelID)
+
+        let grouped = ModelContext(try open(store))
+        let counts = try grouped.count(Trip.self, groupedBy: \.destination)
+        #expect(counts.count == 5 && counts.values.reduce(0, +) == 30)
+
+        let summing = ModelContext(try open(store))
+        #expect(try summing.sum(\Trip.price) == Double((0..<30).reduce(0, +)))
+
+        let history = ModelContext(try open(store))
+        #expect(try history.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count >= 1)
+
+        let looking = ModelContext(try open(store))
+        let trip = looking.model(for: identifier) as? Trip
+        #expect(trip?.name == "trip 29")
+    }
+
+    @MainActor
+    @Test func anObserverOnAContainerThatHasNotReadItsRecordsSeesThemAndFollowsOtherContainers() async throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        try makeStore(store)
+        let container = try open(store)
+        #expect(!container.isIndexLoaded)
+        let observer = try ResultsObserver<Trip, Never>(sortBy: [SortDescriptor(\.price)], modelContainer: container)
+        #expect(observer.results.count == 30)
+        let writer = ModelContext(try open(store))
+        writer.insert(Trip(name: "late", destination: "City3", startDate: Date(), price: 100))
+        try writer.save()
+        #expect(await eventually { observer.results.last?.name == "late" })
+    }
 }
