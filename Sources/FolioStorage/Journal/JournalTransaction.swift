@@ -69,8 +69,16 @@ extension JournalTransaction {
     /// The framed journal line, ending in `\n`: the canonical JSON of ``jsonMembers()``, written
     /// member by member in canonical (byte) order without building the members.
     func encodedLine() throws -> [UInt8] {
-        let writer = CanonicalJSONWriter()
         var line: [UInt8] = []
+        try encodeLine(into: &line)
+        return line
+    }
+
+    /// Replaces `line`'s content by the framed journal line, reusing its storage: a writer that keeps
+    /// one buffer does not allocate (and fault in) megabytes of fresh memory for each large transaction.
+    func encodeLine(into line: inout [UInt8]) throws {
+        let writer = CanonicalJSONWriter()
+        line.removeAll(keepingCapacity: true)
         line.reserveCapacity(256 + 200 * (inserted.count + updated.count) + 64 * deleted.count)
         try LineFraming.appendLine(to: &line) { body in
             var first = true
@@ -124,7 +132,6 @@ extension JournalTransaction {
             }
             body.append(UInt8(ascii: "}"))
         }
-        return line
     }
 
     /// Decodes a journal line's members; errors carry no file or line (the caller adds them).

@@ -132,8 +132,7 @@ extension Store {
         // 2. Retained history: the kept transactions' lines, oldest first, copied or encoded once.
         try loadHistoryFileIfNeeded()
         let candidates = withState { _ in historyFloor.map { floor in retained.filter { $0.sequence > floor } } ?? retained }
-        let (kept, historyBytes) = try historyFile(candidates, paths: paths)
-        try fs.replaceFile(at: paths.history, with: historyBytes)
+        let kept = try writeHistoryFile(candidates, paths: paths)
         // 3. Manifest: the snapshots now stand at `sequence`.
         var snapshotBytes: [String: Int64] = [:]
         for entity in newBases.keys where !emptied.contains(entity) {

@@ -37,38 +37,62 @@ extension Store {
         return lines
     }
 
-    /// The transactions the retention policy keeps of `transactions` and the content of
-    /// `history.jsonl` for them: lines found on disk are copied (their checksums verified), the others
-    /// encoded. A line that fails its checksum is left out of `stored` and the choice made again, so
-    /// that the result is exactly what encoding every transaction would give.
-    func historyFile(_ transactions: [JournalTransaction], paths: StorePaths) throws -> (kept: [JournalTransaction], bytes: [UInt8]) {
+    /// Writes `history.jsonl` (temporary file, fsync, rename, fsync directory) with the transactions
+    /// the retention policy keeps of `transactions`, and returns them: lines found on disk are copied
+    /// (their checksums verified), the others encoded, in pieces, never the whole file in memory. A line
+    /// that fails its checksum is left out of the lines found and the file written again, so that it
+    /// is exactly what encoding every transaction would give.
+    func writeHistoryFile(_ transactions: [JournalTransaction], paths: StorePaths) throws -> [JournalTransaction] {
         var stored = storedLines(paths)
         while true {
             let kept = try retainedHistory(transactions, stored: stored)
-            let (bytes, damaged) = try historyFileBytes(kept, paths: paths)
-            if damaged.isEmpty { return (kept.map(\.transaction), bytes) }
-            for sequence in damaged { stored[sequence] = nil }
+            var damaged: [UInt64] = []
+            do {
+                try fs.replaceFile(at: paths.history) { output in
+                    damaged = try writeHistoryLines(kept, paths: paths, to: output)
+                    if !damaged.isEmpty { throw DamagedStoredLine() }
+                }
+                return kept.map(\.transaction)
+            } catch is DamagedStoredLine {
+                for sequence in damaged { stored[sequence] = nil }
+            }
         }
     }
 
-    /// The content of `history.jsonl` for `kept`, stored lines copied and verified; `damaged` lists the
-    /// sequences whose stored line was not intact (their transactions were encoded instead).
+    private struct DamagedStoredLine: Error {}
+
+    /// The content of `history.jsonl` for `kept`; `damaged` lists the sequences whose stored line was
+    /// not intact (their transactions were encoded instead).
     func historyFileBytes(_ kept: [RetainedTransaction], paths: StorePaths) throws -> (bytes: [UInt8], damaged: [UInt64]) {
         var bytes: [UInt8] = []
+        let damaged = try writeHistoryLines(kept, paths: paths) { bytes.append(contentsOf: $0) }
+        return (bytes, damaged)
+    }
+
+    /// Hands the lines of `kept` to `output` in pieces of about `chunkSize`, stored lines copied and
+    /// verified; returns the sequences whose stored line was not intact (encoded instead).
+    func writeHistoryLines(
+        _ kept: [RetainedTransaction], paths: StorePaths, chunkSize: Int = SnapshotFile.chunkSize, to output: ([UInt8]) throws -> Void
+    ) throws -> [UInt64] {
+        var chunk: [UInt8] = []
         var damaged: [UInt64] = []
-        bytes.reserveCapacity(kept.reduce(0) { $0 + ($1.encoded?.count ?? ($1.stored?.length ?? 0) + 1) })
         var files: [Bool: FileDescriptor] = [:]
         defer { for file in files.values { fs.close(file) } }
         for retainedTransaction in kept {
+            if chunk.count >= chunkSize {
+                try output(chunk)
+                chunk.removeAll(keepingCapacity: true)
+            }
             if let stored = retainedTransaction.stored {
                 let file = try files[stored.inJournal] ?? fs.open(stored.inJournal ? paths.journal : paths.history, .read)
                 files[stored.inJournal] = file
-                if try appendStoredLine(stored, from: file, to: &bytes) { continue }
+                if try appendStoredLine(stored, from: file, to: &chunk) { continue }
                 damaged.append(retainedTransaction.transaction.sequence)
             }
-            bytes.append(contentsOf: try retainedTransaction.encoded ?? retainedTransaction.transaction.encodedLine())
+            chunk.append(contentsOf: try retainedTransaction.encoded ?? retainedTransaction.transaction.encodedLine())
         }
-        return (bytes, damaged)
+        if !chunk.isEmpty { try output(chunk) }
+        return damaged
     }
 
     /// Appends the stored line and `\n` to `bytes`; returns false (appending nothing) if the bytes read

@@ -121,7 +121,8 @@ extension Store {
                 throw StorageError(.blobNotFound, "a record refers to blob \(hash), which was not stored; call putBlob first")
             }
         }
-        let line = try committed.encodedLine()
+        try committed.encodeLine(into: &lineBuffer)
+        let line = lineBuffer
         if let paths {
             try append(line, paths: paths)
         }

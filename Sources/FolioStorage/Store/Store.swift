@@ -43,6 +43,8 @@ public final class Store: @unchecked Sendable {
     /// Identifiers reserved by ``reserveIDs(_:)`` and not yet inserted.
     var reservedIDs: Set<Int64> = []
     var isClosed = false
+    /// The buffer journal lines are encoded into, kept between writes (used under the writer lock).
+    var lineBuffer: [UInt8] = []
     /// Each entity's record count while the records are not read yet (see
     /// ``StoreConfiguration/defersLoadingRecords``); `nil` once they are.
     var deferredRecordCounts: [String: Int]?
