@@ -402,15 +402,6 @@ struct QueryPlanner<T: PersistentModel> {
         return best
     }
 
-    /// Whether an index lookup of `value` finds exactly the records whose field `==` it: true for the
-    /// plain values an index key holds as they are.
-    private static func isPlainKey(_ value: QueryValue) -> Bool {
-        switch value {
-        case .null, .bool, .int, .double, .string, .date: return true
-        case .record, .records, .array, .json: return false
-        }
-    }
-
     private func conjuncts(_ node: QueryNode) -> [QueryNode] {
         if case .and(let lhs, let rhs) = node { return conjuncts(lhs) + conjuncts(rhs) }
         return [node]
@@ -426,7 +417,7 @@ struct QueryPlanner<T: PersistentModel> {
                 guard let found = index.lookup(entity, name, equalTo: QueryPlanner.key(value, conversion)) else { return nil }
                 ids.formUnion(found)
             }
-            return (ids, name, Self.isPlainKey(value) && conversion != .toOne)
+            return (ids, name, value.isPlainKey && conversion != .toOne)
         case .sequenceContains(.constant(let list), .field(.variable(0), let name, let conversion)) where conversion != .toMany:
             // `names.contains($0.destination)`: an IN list.
             let values: [QueryValue]
@@ -442,7 +433,7 @@ struct QueryPlanner<T: PersistentModel> {
                     ids.formUnion(found)
                 }
             }
-            return (ids, name, values.allSatisfy(Self.isPlainKey) && conversion != .toOne)
+            return (ids, name, values.allSatisfy(\.isPlainKey) && conversion != .toOne)
         case .or(let lhs, let rhs):
             guard let left = candidates(for: lhs, entities: entities), let right = candidates(for: rhs, entities: entities),
                   left.field == right.field else { return nil }

@@ -133,3 +133,14 @@ struct StringOrdering {
     static let standard = StringOrdering()
     func less(_ a: String, _ b: String) -> Bool { a < b }
 }
+
+extension QueryValue {
+    /// Whether an index lookup of the value finds exactly the records whose field `==` it: true for
+    /// the plain values an index key holds as they are.
+    var isPlainKey: Bool {
+        switch self {
+        case .null, .bool, .int, .double, .string, .date: return true
+        case .record, .records, .array, .json: return false
+        }
+    }
+}
