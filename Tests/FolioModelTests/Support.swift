@@ -20,4 +20,4 @@ struct TemporaryStore {
     }
 }
 
-let recipeTypes: [any PersistentModel.Type] = [Recipe.self, BakedGood.self, Beverage.self, Ingredient.self, Cookbook.self]
+var recipeTypes: [any PersistentModel.Type] { [Recipe.self, BakedGood.self, Beverage.self, Ingredient.self, Cookbook.self] }
