@@ -50,6 +50,32 @@ struct MultiProcessTests {
         #expect(local.name == "renamed")
     }
 
+    @Test func countsWithoutReadingRecordsFollowAnotherProcessesSavesAndCompactions() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        do {
+            let writer = try store.container(Trip.self)
+            let context = ModelContext(writer)
+            for k in 0..<20 { context.insert(Trip(name: "local-\(k)", destination: "Here", startDate: .now, price: Double(k))) }
+            try context.save()
+            try writer.compact()
+        }
+        let counting = try store.container(Trip.self)
+        #expect(try ModelContext(counting).fetchCount(FetchDescriptor<Trip>()) == 20)
+        // The worker, a process of its own, counts from the files too, then saves.
+        #expect(try runWorker([store.url.path, "count"]).trimmingCharacters(in: .whitespacesAndNewlines) == "20")
+        try runWorker([store.url.path, "insert", "3", "remote"])
+        #expect(try ModelContext(counting).fetchCount(FetchDescriptor<Trip>()) == 23)
+        #expect(!counting.isIndexLoaded)
+        // Another process compacts (a new container in this process, with its own store and lock).
+        try store.container(Trip.self).compact()
+        #expect(try runWorker([store.url.path, "count"]).trimmingCharacters(in: .whitespacesAndNewlines) == "23")
+        #expect(try ModelContext(counting).fetchCount(FetchDescriptor<Trip>()) == 23)
+        #expect(!counting.isIndexLoaded)
+        // Reading the records agrees.
+        #expect(try ModelContext(counting).fetch(FetchDescriptor<Trip>()).count == 23)
+    }
+
     @Test func twoProcessesWritingAtOnceLoseNothing() throws {
         let store = TemporaryStore()
         defer { store.cleanUp() }
