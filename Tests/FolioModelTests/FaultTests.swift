@@ -192,6 +192,41 @@ struct FaultTests {
         #expect(lazy.map(\.grade) == [.low])
     }
 
+    /// An instance made on another model's backing data would have nothing to load its properties
+    /// from (and `Grade` has no empty value to show): `init(backingData:)` refuses it with a typed
+    /// error, for a new model, a saved one, a fetched one and a subclass alike.
+    @Test func initWithAnotherModelsBackingDataThrowsInsteadOfMakingAnInstanceWithNothingToShow() throws {
+        func expectRefused<T: PersistentModel>(_ type: T.Type, _ backing: ModelBackingData) {
+            do {
+                _ = try T(backingData: backing)
+                Issue.record("\(T.self)(backingData:) accepted another model's backing data")
+            } catch let error as FolioError {
+                #expect(error.code == .invalidModel)
+                #expect("\(error)".contains("already belongs to a model"))
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+        }
+        let fresh = Graded(name: "a", grade: .high)
+        expectRefused(Graded.self, fresh.persistentBackingData)
+        expectRefused(Graded.self, ModelBackingData._forNewInstance())
+
+        let container = try ModelContainer(for: Graded.self, Recipe.self, BakedGood.self, Beverage.self, Ingredient.self, Cookbook.self,
+                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        context.insert(fresh)
+        let bread = BakedGood(name: "bread", ovenTemperature: 200)
+        context.insert(bread)
+        try context.save()
+        expectRefused(Graded.self, fresh.persistentBackingData)
+        expectRefused(BakedGood.self, bread.persistentBackingData)
+        expectRefused(Recipe.self, bread.persistentBackingData)
+        let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<Graded>()).first)
+        expectRefused(Graded.self, fetched.persistentBackingData)
+        // The models themselves are untouched.
+        #expect(fresh.grade == .high && fetched.grade == .high && bread.ovenTemperature == 200)
+    }
+
     @Test func observationWorksOnAFaultWhoseRegistrarIsMadeOnFirstRead() throws {
         let (_, context) = try Self.savedTrips(3)
         let trip = try #require(try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)])).first)

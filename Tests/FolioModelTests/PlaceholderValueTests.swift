@@ -28,8 +28,10 @@ final class Booking {
 
 @Suite("Instances with nothing to load")
 struct PlaceholderValueTests {
-    @Test func aHandBuiltInstanceReadsDefaultsAndEmptyValuesInsteadOfStopping() {
-        let booking = Booking(backingData: ModelBackingData())
+    /// The kind of instance Folio makes as a placeholder (`model(for:)` of a missing identifier, a
+    /// relationship's stand-in): new backing data, nothing loaded.
+    @Test func anInstanceWithNothingToLoadReadsDefaultsAndEmptyValuesInsteadOfStopping() {
+        let booking = Booking(_claimed: _ClaimedBackingData(new: ModelBackingData()))
         #expect(booking.guest == "")
         #expect(booking.nights == 0)
         #expect(booking.arrival == Date(timeIntervalSinceReferenceDate: 0))

@@ -230,7 +230,7 @@ public final class ModelContext {
         }
         var type: any PersistentModel.Type = schema.entitiesByName[persistentModelID.entityName]?.modelType ?? PlaceholderModel.self
         if !PlaceholderValue.canStandIn(type) { type = PlaceholderModel.self }
-        return type.init(backingData: ModelBackingData())
+        return type.init(_claimed: _ClaimedBackingData(new: ModelBackingData()))
     }
 
     /// The instance of a stored record: the registered one, or a new one loaded from the index.

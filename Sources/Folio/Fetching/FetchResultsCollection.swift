@@ -64,7 +64,7 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         let backing = ModelBackingData()
         backing.faultValues = fetchedValues[position]?.values
         backing.isDeleted = true
-        return Element(backingData: backing)
+        return Element(_claimed: _ClaimedBackingData(new: backing))
     }
 }
 

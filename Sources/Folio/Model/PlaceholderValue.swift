@@ -1,9 +1,8 @@
 import Synchronization
 import FolioStorage
 
-/// The value a property reads as on an instance that has nothing to load it from: a model made with
-/// `init(backingData:)` by hand, the placeholder `model(for:)` returns for an identifier the store does
-/// not have, or the stand-in a lazy fetch returns for a record deleted in the meantime.
+/// The value a property reads as on an instance that has nothing to load it from: the placeholder
+/// `model(for:)` returns for an identifier the store does not have, or the stand-in a lazy fetch returns for a record deleted in the meantime.
 ///
 /// Such a property has no stored value, and a getter cannot throw, so it reads as the type's empty
 /// value instead of stopping the program: `nil` for an optional, an empty collection, `""`, `0`,
@@ -51,7 +50,7 @@ enum PlaceholderValue {
         if let model = type as? any PersistentModel.Type {
             // A placeholder model must itself be able to show every property with nothing loaded.
             guard canStandIn(model) else { return nil }
-            let placeholder = model.init(backingData: ModelBackingData())
+            let placeholder = model.init(_claimed: _ClaimedBackingData(new: ModelBackingData()))
             placeholder.persistentBackingData.isDeleted = true
             return placeholder as? Value
         }
