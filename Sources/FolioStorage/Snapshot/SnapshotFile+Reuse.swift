@@ -5,7 +5,7 @@
 /// as in the snapshot on disk. So when the earlier file is at the sequence the store last wrote for the
 /// entity, its lines for unchanged records are copied, each one's checksum verified, and only the
 /// records that transactions since then touched are encoded. The result is byte for byte what
-/// ``SnapshotFile/encode(entity:sequence:records:)`` gives; whenever that cannot be guaranteed (the
+/// ``SnapshotFile/write(entity:sequence:records:chunkSize:to:)`` gives; whenever that cannot be guaranteed (the
 /// file differs from what the store expects, a line fails its checksum or is not in canonical shape,
 /// its identifiers do not match the records) the caller encodes everything from memory instead.
 extension SnapshotFile {
@@ -18,19 +18,6 @@ extension SnapshotFile {
         /// The identifiers of the entity's records inserted, updated or deleted by transactions after
         /// ``sequence``.
         var changedIDs: Set<Int64>
-    }
-
-    /// The full file content for an entity's records, copying unchanged lines from `earlier`.
-    ///
-    /// - Returns: the bytes, or `nil` when `earlier` cannot be used.
-    static func encode(
-        entity: String, sequence: UInt64, records: [Int64: RecordValues], reusing earlier: EarlierFile, fileSystem fs: any FileSystem
-    ) throws -> [UInt8]? {
-        var bytes: [UInt8] = []
-        let complete = try write(entity: entity, sequence: sequence, records: records, reusing: earlier, fileSystem: fs) {
-            bytes.append(contentsOf: $0)
-        }
-        return complete ? bytes : nil
     }
 
     /// Hands the file content for an entity's records to `output` in pieces of about ``chunkSize``,

@@ -16,14 +16,6 @@ enum SnapshotFile {
 
     static func relativePath(_ entity: String) -> String { "snapshots/\(entity).jsonl" }
 
-    /// The full file content for an entity's records.
-    static func encode(entity: String, sequence: UInt64, records: [Int64: RecordValues]) throws -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(records.count * 256)
-        try write(entity: entity, sequence: sequence, records: records) { bytes.append(contentsOf: $0) }
-        return bytes
-    }
-
     /// The size of the pieces the snapshot writers hand out.
     static let chunkSize = 4 << 20
 

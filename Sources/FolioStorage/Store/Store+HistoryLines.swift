@@ -19,7 +19,7 @@ extension Store {
 
     /// The lines of `history.jsonl` and of `journal.jsonl` (up to ``journalEnd``), by sequence.
     /// Unreadable files and lines without a sequence are left out: their transactions get encoded.
-    /// Checksums are verified when a line is copied (``historyFileBytes(_:paths:)``), not here: most
+    /// Checksums are verified when a line is copied (``writeHistoryLines(_:paths:chunkSize:to:)``), not here: most
     /// lines found are older than what the retention policy keeps. Caller holds the writer lock and
     /// the exclusive file lock.
     func storedLines(_ paths: StorePaths) -> [UInt64: StoredLine] {
@@ -60,14 +60,6 @@ extension Store {
     }
 
     private struct DamagedStoredLine: Error {}
-
-    /// The content of `history.jsonl` for `kept`; `damaged` lists the sequences whose stored line was
-    /// not intact (their transactions were encoded instead).
-    func historyFileBytes(_ kept: [RetainedTransaction], paths: StorePaths) throws -> (bytes: [UInt8], damaged: [UInt64]) {
-        var bytes: [UInt8] = []
-        let damaged = try writeHistoryLines(kept, paths: paths) { bytes.append(contentsOf: $0) }
-        return (bytes, damaged)
-    }
 
     /// Hands the lines of `kept` to `output` in pieces of about `chunkSize`, stored lines copied and
     /// verified; returns the sequences whose stored line was not intact (encoded instead).
