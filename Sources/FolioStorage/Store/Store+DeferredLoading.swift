@@ -53,7 +53,7 @@ extension Store {
             }
         }
         if let error = withState({ _ in deferredLoadError }) { throw error }
-        return withState { state in deferredRecordCounts ?? state.entities.filter { !$0.value.isEmpty }.mapValues(\.count) }
+        return withState { state in deferredRecordCounts ?? state.recordCounts }
     }
 
     /// Reads the deferred records. Caller holds the writer lock and no file lock.

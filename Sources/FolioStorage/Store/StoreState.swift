@@ -14,6 +14,11 @@ struct StoreState: Sendable {
     /// The opaque metadata slot.
     var schema: JSONValue? = nil
 
+    /// Each entity's number of records, for the entities that have records.
+    var recordCounts: [String: Int] {
+        entities.filter { !$0.value.isEmpty }.mapValues(\.count)
+    }
+
     func record(id: Int64) -> StoredRecord? {
         guard let entity = entityOfID[id], let values = entities[entity]?[id] else { return nil }
         return StoredRecord(entity: entity, id: id, values: values)

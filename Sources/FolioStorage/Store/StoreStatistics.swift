@@ -50,7 +50,7 @@ extension Store {
         return withState { state in
             StoreStatistics(
                 formatVersion: Manifest.currentVersion,
-                recordCounts: state.entities.filter { !$0.value.isEmpty }.mapValues(\.count),
+                recordCounts: state.recordCounts,
                 fileSizes: sizes, journalTransactions: journalLines, journalBytes: journalEnd + tailLength,
                 lastTransaction: retained.last.flatMap { $0.sequence == state.lastSequence ? $0 : nil },
                 lastSequence: state.lastSequence, retainedTransactions: retained.count,
