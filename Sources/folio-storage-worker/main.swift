@@ -6,7 +6,8 @@
 //                                                 shared Counter record (read-modify-write)
 //   folio-storage-worker compact DIR COUNT        compact COUNT times (0 = forever)
 //
-// Each acknowledged transaction prints "ack SEQUENCE ID" after `write` returned.
+// Each acknowledged transaction prints "ack SEQUENCE ID" after `write` returned. A worker whose parent
+// (the test) has gone exits, so that a test run that is itself killed leaves no worker behind.
 
 import FolioStorage
 import Foundation
@@ -32,7 +33,9 @@ configuration.compactionThreshold = nil
 do {
     let store = try Store.open(at: directory, configuration: configuration)
     var iteration = 0
+    let parent = getppid()
     while count == 0 || iteration < count {
+        if getppid() != parent || parent == 1 { exit(0) }  // orphaned: nobody is waiting for it
         iteration += 1
         switch arguments[1] {
         case "append":
