@@ -5,6 +5,10 @@
 //   folio-storage-worker increment DIR COUNT NAME per transaction: insert a Log record and add 1 to the
 //                                                 shared Counter record (read-modify-write)
 //   folio-storage-worker compact DIR COUNT        compact COUNT times (0 = forever)
+//   folio-storage-worker append-compacting DIR COUNT
+//                                                 as append, with automatic compaction in the background
+//                                                 past 4 KiB and no fsync (SIGKILL loses nothing in the
+//                                                 page cache), so that compactions run all the time
 //
 // Each acknowledged transaction prints "ack SEQUENCE ID" after `write` returned. A worker whose parent
 // (the test) has gone exits, so that a test run that is itself killed leaves no worker behind.
@@ -24,11 +28,15 @@ func fail(_ message: String) -> Never {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 4, let count = Int(arguments[3]) else {
-    fail("usage: folio-storage-worker append|increment|compact DIR COUNT [NAME]")
+    fail("usage: folio-storage-worker append|append-compacting|increment|compact DIR COUNT [NAME]")
 }
 let directory = URL(fileURLWithPath: arguments[2])
 var configuration = StoreConfiguration()
 configuration.compactionThreshold = nil
+if arguments[1] == "append-compacting" {
+    configuration.compactionThreshold = 4096
+    configuration.durability = .none
+}
 
 do {
     let store = try Store.open(at: directory, configuration: configuration)
@@ -38,7 +46,7 @@ do {
         if getppid() != parent || parent == 1 { exit(0) }  // orphaned: nobody is waiting for it
         iteration += 1
         switch arguments[1] {
-        case "append":
+        case "append", "append-compacting":
             var newID: Int64 = 0
             let committed = try store.write(author: "worker") { tx in
                 newID = tx.allocateID()

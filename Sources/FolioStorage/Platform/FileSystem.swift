@@ -108,6 +108,14 @@ extension FileSystem {
     /// consecutive chunks, so that a large file never has to be in memory at once. If `produce`
     /// throws, the temporary file is removed and `path` is left as it was.
     package func replaceFile(at path: String, producing produce: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws {
+        let temporary = try writeTemporaryFile(beside: path, producing: produce)
+        try installTemporaryFile(temporary, at: path)
+    }
+
+    /// The first half of ``replaceFile(at:producing:)``: writes the content to a new temporary file
+    /// beside `path`, fsyncs it and returns its path, leaving `path` untouched. If `produce` throws, the
+    /// temporary file is removed. Compaction writes every new file this way before it replaces any.
+    package func writeTemporaryFile(beside path: String, producing produce: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws -> String {
         let temporary = Self.temporaryPath(for: path)
         let file = try open(temporary, .createExclusive)
         do {
@@ -123,13 +131,20 @@ extension FileSystem {
             try? unlink(temporary)
             throw error
         }
+        return temporary
+    }
+
+    /// The second half of ``replaceFile(at:producing:)``: renames a synced temporary file over `path`
+    /// and, unless `syncingDirectory` is false (the caller syncs it once for several renames), fsyncs
+    /// the directory.
+    package func installTemporaryFile(_ temporary: String, at path: String, syncingDirectory: Bool = true) throws {
         do {
             try rename(temporary, to: path)
         } catch {
             try? unlink(temporary)
             throw error
         }
-        try syncDirectory(Self.directory(of: path))
+        if syncingDirectory { try syncDirectory(Self.directory(of: path)) }
     }
 
     /// A temporary name beside `path`, unique per process and call (`<name>.tmp-<pid>-<random>`).

@@ -7,7 +7,11 @@ extension Store {
     /// Crash-safe at every step: each file is replaced by writing a temporary file, syncing it, renaming
     /// it over the old one and syncing the directory, in an order (snapshots, history, manifest, journal)
     /// such that a crash between any two steps opens to the same state.
+    ///
+    /// Waits first for an automatic compaction running in the background (see
+    /// ``StoreConfiguration/compactsInBackground``).
     public func compact() throws {
+        waitForBackgroundCompaction()
         writerLock.lock()
         defer { writerLock.unlock() }
         try checkWritable()
@@ -59,7 +63,8 @@ extension Store {
         return kept.reversed()
     }
 
-    /// Compacts. Caller holds the writer lock and the exclusive file lock, and has caught up.
+    /// Compacts, start to finish. Caller holds the writer lock and the exclusive file lock, and has
+    /// caught up.
     ///
     /// If a step fails, the files are in one of the safe intermediate states; the store forgets its
     /// journal position so that the next operation reloads from the files.
@@ -67,115 +72,52 @@ extension Store {
     /// - Parameter historyFloor: when set, transactions up to and including this sequence are removed
     ///   from the history before the retention policy is applied (``deleteHistory(through:)``).
     func compactLocked(droppingHistoryThrough historyFloor: UInt64? = nil) throws {
+        guard let paths else { return }
+        let plan: CompactionPlan
         do {
-            try compactSteps(droppingHistoryThrough: historyFloor)
+            plan = try makeCompactionPlan(droppingHistoryThrough: historyFloor)
         } catch {
-            if let journalFile { fs.close(journalFile) }
-            journalFile = nil
-            withStateMutation { _ in journalIdentity = nil }
+            forgetJournalPosition()
             throw error
         }
+        let prepared = try prepareCompaction(plan, paths: paths)
+        try installCompaction(prepared, plan: plan, paths: paths)
     }
 
-    private func compactSteps(droppingHistoryThrough historyFloor: UInt64?) throws {
-        guard let paths else { return }
-        let state = withState { $0 }
-        let sequence = state.lastSequence
-        // 0. Leftovers of interrupted replacements (only writers create them, and we hold the lock).
-        try removeTemporaryFiles(paths)
-        // The journal must be durable before any snapshot that contains its transactions is, whatever
-        // the durability policy: otherwise a power cut could leave snapshots ahead of the journal.
+    /// What a compaction will write, taken from the current state. Caller holds the writer lock and the
+    /// exclusive file lock, and has caught up.
+    ///
+    /// Syncs the journal first, whatever the durability policy: the journal must be durable before any
+    /// snapshot that contains its transactions is, or a power cut could leave snapshots ahead of it.
+    func makeCompactionPlan(droppingHistoryThrough historyFloor: UInt64?) throws -> CompactionPlan {
         if let journalFile {
             try fs.sync(journalFile)
             unsyncedWrites = false
         }
-        // 1. Snapshots whose entity changed since it was last written.
-        var emptied: [String] = []
-        var newBases = snapshotBases
-        let entities = Set(state.entities.keys).union(snapshotBases.keys)
-        if !entities.isEmpty, try fs.status(atPath: paths.snapshots) == nil {
-            try fs.makeDirectory(paths.snapshots)
-            try fs.syncDirectory(paths.directory)
-        }
-        for entity in entities.sorted() {
-            let records = state.entities[entity] ?? [:]
-            let modified = state.lastModified[entity] ?? sequence
-            if records.isEmpty {
-                if snapshotBases[entity] == nil { continue }
-                emptied.append(entity)
-            }
-            if snapshotBases[entity] == modified { continue }
-            // Written in pieces, never whole in memory: copied from the earlier file where it can be,
-            // otherwise (or if that turns out not to be possible half way) encoded from memory.
-            var written = false
-            if let base = snapshotBases[entity], !records.isEmpty,
-                let earlier = earlierSnapshot(of: entity, at: base, through: sequence, paths: paths)
-            {
-                do {
-                    try fs.replaceFile(at: paths.snapshot(entity)) { output in
-                        let fs = self.fs
-                        guard try SnapshotFile.write(
-                            entity: entity, sequence: modified, records: records, reusing: earlier, fileSystem: fs, to: output)
-                        else { throw SnapshotFile.CannotReuse() }
-                    }
-                    written = true
-                } catch is SnapshotFile.CannotReuse {}
-            }
-            if !written {
-                try fs.replaceFile(at: paths.snapshot(entity)) { output in
-                    try SnapshotFile.write(entity: entity, sequence: modified, records: records, to: output)
-                }
-            }
-            newBases[entity] = modified
-        }
-        withStateMutation { _ in snapshotBases = newBases }
-        // 2. Retained history: the kept transactions' lines, oldest first, copied or encoded once.
         try loadHistoryFileIfNeeded()
-        let candidates = withState { _ in historyFloor.map { floor in retained.filter { $0.sequence > floor } } ?? retained }
-        let kept = try writeHistoryFile(candidates, paths: paths)
-        // 3. Manifest: the snapshots now stand at `sequence`.
-        var snapshotBytes: [String: Int64] = [:]
-        for entity in newBases.keys where !emptied.contains(entity) {
-            if let status = try fs.status(atPath: paths.snapshot(entity)) { snapshotBytes[entity] = status.size }
-        }
-        try fs.replaceFile(
-            at: paths.manifest,
-            with: Manifest(sequence: sequence, nextID: state.nextID, schema: state.schema, snapshotBytes: snapshotBytes).encoded())
-        // 4. Journal: empty (everything is in the snapshots). Other processes see its new identity and reload.
-        try fs.replaceFile(at: paths.journal, with: [])
-        try openJournal()
-        withStateMutation { _ in
-            retained = kept
-            journalEnd = 0
-            journalLines = 0
-            tailLength = 0
-        }
-        // 5. Snapshot files of entities with no records left (safe only now that the journal is empty).
-        if !emptied.isEmpty {
-            for entity in emptied { try fs.unlink(paths.snapshot(entity)) }
-            try fs.syncDirectory(paths.snapshots)
-            withStateMutation { _ in for entity in emptied { snapshotBases[entity] = nil } }
-        }
-        // 6. Blobs nothing refers to any more (a store without blobs has nothing to look for).
-        let shards = try fs.contentsOfDirectory(paths.blobs)
-        if shards.isEmpty { return }
-        var referenced = state.referencedBlobs()
-        for transaction in kept {
-            for record in transaction.inserted + transaction.updated { BlobStore.collectReferences(in: record.values, into: &referenced) }
-            for record in transaction.deleted { BlobStore.collectReferences(in: record.tombstone, into: &referenced) }
-        }
-        for shard in shards {
-            let shardPath = "\(paths.blobs)/\(shard)"
-            for name in try fs.contentsOfDirectory(shardPath) where !referenced.contains(name) {
-                try fs.unlink("\(shardPath)/\(name)")
-            }
+        return withState { state in
+            CompactionPlan(
+                state: state,
+                retained: retained, historyFloor: historyFloor,
+                snapshotBases: snapshotBases, journalIdentity: journalIdentity, journalEnd: journalEnd, journalLines: journalLines)
         }
     }
 
+    /// Forgets where the journal ends, so that the next operation reloads the store from its files
+    /// (after a compaction step failed half way).
+    func forgetJournalPosition() {
+        if let journalFile { fs.close(journalFile) }
+        journalFile = nil
+        withStateMutation { _ in journalIdentity = nil }
+    }
+
     /// The snapshot file of `entity` on disk, written at `base`, with the identifiers that transactions
-    /// `base + 1 ... sequence` touched; `nil` unless every one of those transactions is retained in memory.
-    func earlierSnapshot(of entity: String, at base: UInt64, through sequence: UInt64, paths: StorePaths) -> SnapshotFile.EarlierFile? {
-        let transactions = withState { _ in retained }
+    /// `base + 1 ... sequence` touched; `nil` unless every one of those transactions is in `transactions`
+    /// (by default, the transactions retained in memory).
+    func earlierSnapshot(
+        of entity: String, at base: UInt64, through sequence: UInt64, paths: StorePaths, transactions: [JournalTransaction]? = nil
+    ) -> SnapshotFile.EarlierFile? {
+        let transactions = transactions ?? withState { _ in retained }
         var expected = base + 1
         var changed = Set<Int64>()
         for transaction in transactions.drop(while: { $0.sequence <= base }) {
@@ -189,7 +131,10 @@ extension Store {
         return SnapshotFile.EarlierFile(path: paths.snapshot(entity), sequence: base, changedIDs: changed)
     }
 
-    private func removeTemporaryFiles(_ paths: StorePaths) throws {
+    /// Removes temporary files: leftovers of interrupted replacements, and those of compactions that
+    /// another process (or this one) is preparing, which cannot be installed any more once this one
+    /// has been. Caller holds the writer lock and the exclusive file lock.
+    func removeTemporaryFiles(_ paths: StorePaths) throws {
         var folders = [paths.directory, paths.snapshots]
         for shard in try fs.contentsOfDirectory(paths.blobs) { folders.append("\(paths.blobs)/\(shard)") }
         for folder in folders {

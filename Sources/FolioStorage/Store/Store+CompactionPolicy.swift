@@ -3,9 +3,10 @@ import Foundation
 extension Store {
     /// Whether an automatic compaction is due: the journal is past
     /// ``StoreConfiguration/compactionThreshold`` and at least as large as the snapshots it would fold
-    /// into. Caller holds the writer lock.
+    /// into, and no compaction is running in the background already. Caller holds the writer lock.
     func isCompactionDue() -> Bool {
         guard let threshold = configuration.compactionThreshold, let paths, journalEnd > threshold else { return false }
+        if withState({ _ in backgroundCompactionRunning }) { return false }
         return journalEnd >= snapshotBytes(paths)
     }
 

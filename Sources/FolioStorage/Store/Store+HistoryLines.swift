@@ -17,14 +17,14 @@ extension Store {
         var length: Int
     }
 
-    /// The lines of `history.jsonl` and of `journal.jsonl` (up to ``journalEnd``), by sequence.
-    /// Unreadable files and lines without a sequence are left out: their transactions get encoded.
-    /// Checksums are verified when a line is copied (``writeHistoryLines(_:paths:chunkSize:to:)``), not here: most
-    /// lines found are older than what the retention policy keeps. Caller holds the writer lock and
-    /// the exclusive file lock.
-    func storedLines(_ paths: StorePaths) -> [UInt64: StoredLine] {
+    /// The lines of `history.jsonl` and of `journal.jsonl` (up to `journalLimit`, by default
+    /// ``journalEnd``), by sequence. Unreadable files and lines without a sequence are left out: their
+    /// transactions get encoded. Checksums are verified when a line is copied
+    /// (``writeHistoryLines(_:paths:chunkSize:to:)``), not here: most lines found are older than what the
+    /// retention policy keeps. No other compaction may run meanwhile (it would replace the files).
+    func storedLines(_ paths: StorePaths, journalLimit: Int64? = nil) -> [UInt64: StoredLine] {
         var lines: [UInt64: StoredLine] = [:]
-        let journalLimit = withState { _ in journalEnd }
+        let journalLimit = journalLimit ?? withState { _ in journalEnd }
         for (path, inJournal) in [(paths.history, false), (paths.journal, true)] {
             guard (try? fs.status(atPath: path)) != nil, let file = try? fs.open(path, .read) else { continue }
             defer { fs.close(file) }
@@ -37,22 +37,28 @@ extension Store {
         return lines
     }
 
-    /// Writes `history.jsonl` (temporary file, fsync, rename, fsync directory) with the transactions
-    /// the retention policy keeps of `transactions`, and returns them: lines found on disk are copied
-    /// (their checksums verified), the others encoded, in pieces, never the whole file in memory. A line
-    /// that fails its checksum is left out of the lines found and the file written again, so that it
-    /// is exactly what encoding every transaction would give.
-    func writeHistoryFile(_ transactions: [JournalTransaction], paths: StorePaths) throws -> [JournalTransaction] {
-        var stored = storedLines(paths)
+    /// Writes the next `history.jsonl` to a synced temporary file beside it, with the transactions the
+    /// retention policy keeps of `transactions`, and returns its path and the kept transactions: lines
+    /// found on disk (up to `journalLimit` in the journal) are copied, their checksums verified, the
+    /// others encoded, in pieces, never the whole file in memory. A line that fails its checksum is left
+    /// out of the lines found and the file written again, so that it is exactly what encoding every
+    /// transaction would give. Each piece goes through `check` first (to abandon a compaction).
+    func writeHistoryTemporaryFile(
+        _ transactions: [JournalTransaction], paths: StorePaths, journalLimit: Int64? = nil, check: () throws -> Void = {}
+    ) throws -> (temporary: String, kept: [JournalTransaction]) {
+        var stored = storedLines(paths, journalLimit: journalLimit)
         while true {
             let kept = try retainedHistory(transactions, stored: stored)
             var damaged: [UInt64] = []
             do {
-                try fs.replaceFile(at: paths.history) { output in
-                    damaged = try writeHistoryLines(kept, paths: paths, to: output)
+                let temporary = try fs.writeTemporaryFile(beside: paths.history) { write in
+                    damaged = try writeHistoryLines(kept, paths: paths) { chunk in
+                        try check()
+                        try write(chunk)
+                    }
                     if !damaged.isEmpty { throw DamagedStoredLine() }
                 }
-                return kept.map(\.transaction)
+                return (temporary, kept.map(\.transaction))
             } catch is DamagedStoredLine {
                 for sequence in damaged { stored[sequence] = nil }
             }

@@ -16,6 +16,7 @@ extension Store {
     /// what remains is also bounded by ``StoreConfiguration/historyRetention``.
     /// A reader asking for history older than what remains gets ``StorageError/Code/historyExpired``.
     public func deleteHistory(through sequence: UInt64) throws {
+        waitForBackgroundCompaction()
         writerLock.lock()
         defer { writerLock.unlock() }
         try checkWritable()

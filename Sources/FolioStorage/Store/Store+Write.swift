@@ -39,7 +39,9 @@ extension Store {
             for record in committed.inserted { reservedIDs.remove(record.id) }
         }
         if isCompactionDue() {
-            do { try compactLocked() } catch {
+            do {
+                if configuration.compactsInBackground { try startBackgroundCompaction() } else { try compactLocked() }
+            } catch {
                 withStateMutation { _ in openWarnings.append("automatic compaction failed: \(error)") }
             }
         }
@@ -178,7 +180,7 @@ extension Store {
     }
 
     /// Moves an incomplete last line to `journal.jsonl.corrupt-tail`, then truncates it away.
-    private func moveTornTail(paths: StorePaths, journal: FileDescriptor) throws {
+    func moveTornTail(paths: StorePaths, journal: FileDescriptor) throws {
         var tail = [UInt8](repeating: 0, count: Int(tailLength))
         var filled = 0
         while filled < tail.count {

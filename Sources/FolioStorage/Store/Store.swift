@@ -50,6 +50,12 @@ public final class Store: @unchecked Sendable {
     var deferredRecordCounts: [String: Int]?
     /// Why reading the deferred records failed; thrown again by every later call that needs them.
     var deferredLoadError: StorageError?
+    /// Whether an automatic compaction is being prepared or installed in the background.
+    var backgroundCompactionRunning = false
+    /// Set by ``close()`` to make a background compaction stop writing and give up.
+    var backgroundCompactionCancelled = false
+    /// Entered while a background compaction runs (``waitForBackgroundCompaction()``).
+    let backgroundCompactions = DispatchGroup()
 
     private init(directory: URL?, configuration: StoreConfiguration, loaded: LoadedStore) {
         self.directory = directory
@@ -130,6 +136,7 @@ public final class Store: @unchecked Sendable {
     /// Syncs unsynced writes (under ``StoreConfiguration/Durability/batched(_:)``) and releases files.
     /// Further calls throw ``StorageError/Code/closed``.
     public func close() {
+        cancelBackgroundCompaction()
         writerLock.lock()
         defer { writerLock.unlock() }
         if isClosed { return }

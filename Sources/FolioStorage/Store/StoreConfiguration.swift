@@ -55,6 +55,17 @@ public struct StoreConfiguration: Sendable {
     /// (a bulk load therefore compacts O(log n) times, not once per threshold). The journal's
     /// transactions are also kept in memory (for ``Store/history(after:)``) until compaction.
     public var compactionThreshold: Int64? = 8 << 20
+    /// Whether an automatic compaction runs on a background thread (the default) rather than inside
+    /// the write that made it due.
+    ///
+    /// In the background, the write that finds a compaction due only records what the snapshots will
+    /// hold (the state at its sequence number) and returns; the snapshot and history files are written
+    /// beside the old ones while writes go on, and are then renamed into place under the writer lock,
+    /// with the journal lines committed meanwhile carried over to the new journal. A write therefore
+    /// never waits for the store to be rewritten. If another compaction (in any process) gets there
+    /// first, the background one is abandoned. ``Store/compact()`` and ``Store/close()`` wait for it
+    /// (closing makes it give up); ``Store/waitForBackgroundCompaction()`` waits without compacting.
+    public var compactsInBackground = true
     /// What history survives compaction. The default keeps the newest 1,000 transactions, and of those
     /// only the newest that fit in 64 MiB (see ``HistoryRetention/maximumBytes``).
     public var historyRetention = HistoryRetention()

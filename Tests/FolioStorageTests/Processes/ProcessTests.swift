@@ -76,6 +76,39 @@ struct ProcessTests {
         }
     }
 
+    /// SIGKILL writers whose automatic compactions run in the background, at random moments (6 rounds
+    /// by default, 100 with FOLIO_LONG_TESTS=1; two writers at once in every other round, so that their
+    /// compactions also overtake each other): every acknowledged transaction survives, none is partial,
+    /// and the files left by a killed compaction do not stop the store from opening.
+    @Test func writersKilledDuringBackgroundCompactionsLoseNothing() throws {
+        try withTemporaryDirectory { root in
+            let store = root.appending("store")
+            var random = SeededGenerator(seed: UInt64(Date().timeIntervalSince1970))
+            let rounds = longTests ? 100 : 6
+            for round in 0..<rounds {
+                let writers = try (0..<(round % 2 == 0 ? 1 : 2)).map { index in
+                    try Worker.start(["append-compacting", store.path, "0"], output: root.appending("out-\(round)-\(index)"))
+                }
+                usleep(UInt32.random(in: 40_000...300_000, using: &random))
+                for writer in writers { writer.kill() }
+                let reopened = try Store.open(at: store, configuration: StoreConfiguration(compactionThreshold: nil))
+                for writer in writers {
+                    for (sequence, id) in try writer.acknowledged() {
+                        #expect(sequence <= reopened.lastSequence, "round \(round): acknowledged \(sequence) lost")
+                        #expect(reopened.record(id: id)?.entity == "Item", "round \(round): record \(id) of sequence \(sequence) lost")
+                    }
+                }
+                #expect(reopened.count(of: "Item") == Int(reopened.lastSequence), "round \(round)")
+                reopened.close()
+            }
+            let final = try Store.open(at: store, configuration: StoreConfiguration(compactionThreshold: nil))
+            let manifest = try Manifest.decode(readBytes(store.appending("manifest.json")), path: "manifest.json")
+            #expect(manifest.sequence > 0, "no background compaction completed")
+            try final.compact()
+            #expect(try directoryContents(store).keys.filter { FileSystemNames.isTemporary($0) }.isEmpty)
+        }
+    }
+
     @Test(arguments: [2, 4])
     func concurrentWritersNeitherLoseNorRepeatASequenceNumber(_ writers: Int) throws {
         try withTemporaryDirectory { root in

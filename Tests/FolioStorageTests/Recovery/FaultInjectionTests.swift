@@ -195,16 +195,25 @@ struct FaultInjectionTests {
             filesystem.clearLog()
             try store.compact()
             let log = filesystem.log.map { ($0.0, $0.1.replacingOccurrences(of: url.path + "/", with: "")) }
-            // For every rename: the temp file was written, then fsynced, then renamed, then its directory fsynced.
+            // Every new file is written and fsynced under a temporary name before anything is renamed;
+            // then the snapshots are renamed (their directory fsynced once), then history, manifest and
+            // journal, each followed by an fsync of its directory.
             let renames = log.enumerated().filter { $0.element.0 == .rename }
             #expect(renames.map { $0.element.1 } == ["snapshots/Item.jsonl", "snapshots/Tag.jsonl", "history.jsonl", "manifest.json", "journal.jsonl"])
+            let firstRename = try #require(renames.first?.offset)
             for (index, entry) in renames {
-                let earlier = log[..<index]
-                let temp = try #require(earlier.last { $0.0 == .fsync }?.1)
-                #expect(temp.hasPrefix(entry.1 + ".tmp-"))
+                let earlier = entry.1 == "manifest.json" || entry.1 == "journal.jsonl" ? log[..<index] : log[..<firstRename]
+                let temp = try #require(earlier.last { $0.0 == .fsync && $0.1.hasPrefix(entry.1 + ".tmp-") }?.1)
                 #expect(earlier.contains { $0.0 == .write && $0.1 == temp } || entry.1 == "journal.jsonl")
-                #expect(log[index + 1].0 == .syncDirectory)
+                let next = log[index + 1]
+                if entry.1.hasPrefix("snapshots/") {
+                    #expect(next.0 == .syncDirectory || next.0 == .rename)
+                } else {
+                    #expect(next.0 == .syncDirectory)
+                }
             }
+            let lastSnapshotRename = try #require(renames.last { $0.element.1.hasPrefix("snapshots/") }?.offset)
+            #expect(log[lastSnapshotRename + 1].0 == .syncDirectory && log[lastSnapshotRename + 1].1 == "snapshots")
         }
     }
 }

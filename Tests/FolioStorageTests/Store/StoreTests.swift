@@ -303,7 +303,9 @@ struct StoreTests {
 
     @Test func compactsAutomaticallyPastTheThreshold() throws {
         try withTemporaryDirectory { url in
-            let store = try Store.open(at: url, configuration: StoreConfiguration(compactionThreshold: 2000))
+            var configuration = StoreConfiguration(compactionThreshold: 2000)
+            configuration.compactsInBackground = false
+            let store = try Store.open(at: url, configuration: configuration)
             try writeSampleTransactions(store, count: 30)
             let statistics = try store.statistics()
             #expect(statistics.journalBytes <= 2000)

@@ -1,0 +1,51 @@
+/// What a compaction folds into the snapshots: the store as it stood at one sequence number, taken
+/// under the writer lock. Preparing from a plan needs no lock, so that an automatic compaction can
+/// write its files while the store goes on committing (see ``StoreConfiguration/compactsInBackground``).
+struct CompactionPlan: Sendable {
+    /// The state the snapshots will hold; its `lastSequence` is the compaction point.
+    let state: StoreState
+    /// The transactions retained in memory (oldest first, all at or before the compaction point).
+    let retained: [JournalTransaction]
+    /// When set, transactions up to and including this sequence leave the history
+    /// (``Store/deleteHistory(through:)``).
+    let historyFloor: UInt64?
+    /// The header sequence of each snapshot file on disk when the plan was made.
+    let snapshotBases: [String: UInt64]
+    /// The journal the plan was taken from. A compaction installs only if it is still the store's
+    /// journal: any other compaction (in any process) replaces it.
+    let journalIdentity: FileStatus?
+    /// Where the plan's transactions end in that journal: what follows was committed meanwhile and is
+    /// carried over to the new journal.
+    let journalEnd: Int64
+    /// The number of complete lines up to ``journalEnd``.
+    let journalLines: Int
+
+    /// The transactions the history file may keep, oldest first.
+    var history: [JournalTransaction] {
+        guard let historyFloor else { return retained }
+        return retained.filter { $0.sequence > historyFloor }
+    }
+
+    /// The compaction point.
+    var sequence: UInt64 { state.lastSequence }
+}
+
+/// The files a compaction has written, synced, under temporary names, ready to be renamed into place.
+struct PreparedCompaction: Sendable {
+    /// The new snapshot file of each entity that changed since its snapshot was written.
+    var snapshots: [(entity: String, temporary: String)] = []
+    /// The new `history.jsonl`.
+    var history: String? = nil
+    /// The transactions the new history file holds.
+    var kept: [JournalTransaction] = []
+    /// The header sequence of each snapshot file once installed.
+    var snapshotBases: [String: UInt64] = [:]
+    /// Entities with no records left: their snapshot files are removed once the manifest is written.
+    var emptied: [String] = []
+
+    /// Removes the temporary files that are still there (when the compaction is abandoned or failed).
+    func discard(_ fs: any FileSystem) {
+        for snapshot in snapshots { try? fs.unlink(snapshot.temporary) }
+        if let history { try? fs.unlink(history) }
+    }
+}

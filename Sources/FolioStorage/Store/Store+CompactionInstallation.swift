@@ -1,0 +1,115 @@
+extension Store {
+    /// Renames a prepared compaction's files into place, writes the manifest and starts a journal that
+    /// holds only what was committed after the plan. Caller holds the writer lock and the exclusive file
+    /// lock, has caught up, and has checked that `plan` is still current (``isCurrent(_:)``).
+    ///
+    /// The steps run in an order such that a crash between any two opens to the same state: snapshots
+    /// (each newer than the manifest, which loading allows: a snapshot's header says which journal
+    /// transactions it already holds), history (overlapping the journal, which loading allows), manifest
+    /// (journal lines at or before its sequence are skipped), journal. If a step fails, the remaining
+    /// temporary files are removed and the store forgets its journal position, so that the next
+    /// operation reloads from the files.
+    func installCompaction(_ prepared: PreparedCompaction, plan: CompactionPlan, paths: StorePaths) throws {
+        do {
+            try installSteps(prepared, plan: plan, paths: paths)
+        } catch {
+            prepared.discard(fs)
+            forgetJournalPosition()
+            throw error
+        }
+    }
+
+    /// Whether `plan` can still be installed: its journal is still the store's (no compaction, here or
+    /// in another process, replaced it since) and still holds the plan's transactions.
+    func isCurrent(_ plan: CompactionPlan) -> Bool {
+        withState { _ in
+            guard let known = journalIdentity, let planned = plan.journalIdentity else { return false }
+            return known.inode == planned.inode && known.device == planned.device && journalEnd >= plan.journalEnd
+        }
+    }
+
+    private func installSteps(_ prepared: PreparedCompaction, plan: CompactionPlan, paths: StorePaths) throws {
+        if tailLength > 0, let journalFile { try moveTornTail(paths: paths, journal: journalFile) }
+        // 1. Snapshots of the entities that changed.
+        for snapshot in prepared.snapshots {
+            try fs.installTemporaryFile(snapshot.temporary, at: paths.snapshot(snapshot.entity), syncingDirectory: false)
+        }
+        if !prepared.snapshots.isEmpty { try fs.syncDirectory(paths.snapshots) }
+        withStateMutation { _ in snapshotBases = prepared.snapshotBases }
+        // 2. Retained history.
+        if let history = prepared.history { try fs.installTemporaryFile(history, at: paths.history) }
+        // 3. Manifest: the snapshots now stand at the plan's sequence.
+        var snapshotBytes: [String: Int64] = [:]
+        for entity in prepared.snapshotBases.keys where !prepared.emptied.contains(entity) {
+            if let status = try fs.status(atPath: paths.snapshot(entity)) { snapshotBytes[entity] = status.size }
+        }
+        let manifest = Manifest(sequence: plan.sequence, nextID: plan.state.nextID, schema: plan.state.schema, snapshotBytes: snapshotBytes)
+        try fs.replaceFile(at: paths.manifest, with: try manifest.encoded())
+        // 4. Journal: the lines committed after the plan (none for a compaction that ran under the
+        //    lock), copied into a new file. Other processes see its new identity and reload.
+        let carried = try replaceJournal(keepingFrom: plan.journalEnd, paths: paths)
+        try openJournal()
+        unsyncedWrites = false
+        withStateMutation { _ in
+            retained = prepared.kept + retained.filter { $0.sequence > plan.sequence }
+            journalEnd = carried
+            journalLines -= plan.journalLines
+            tailLength = 0
+        }
+        // 5. Snapshot files of entities with no records left at the plan's sequence (safe only now that
+        //    the manifest is past every journal line that put records in them).
+        if !prepared.emptied.isEmpty {
+            for entity in prepared.emptied { try fs.unlink(paths.snapshot(entity)) }
+            try fs.syncDirectory(paths.snapshots)
+            withStateMutation { _ in for entity in prepared.emptied { snapshotBases[entity] = nil } }
+        }
+        // 6. Temporary files left by interrupted replacements or by compactions this one supersedes.
+        try removeTemporaryFiles(paths)
+        // 7. Blobs nothing refers to any more (a store without blobs has nothing to look for).
+        try removeUnreferencedBlobs(paths)
+    }
+
+    /// Replaces the journal with a synced copy of its bytes from `start` to ``journalEnd``; returns how
+    /// many bytes the new journal has.
+    private func replaceJournal(keepingFrom start: Int64, paths: StorePaths) throws -> Int64 {
+        let end = withState { _ in journalEnd }
+        guard end > start, let journalFile else {
+            try fs.replaceFile(at: paths.journal, with: [])
+            return 0
+        }
+        try fs.replaceFile(at: paths.journal) { write in
+            var buffer = [UInt8](repeating: 0, count: Int(min(end - start, Int64(SnapshotFile.chunkSize))))
+            var offset = start
+            while offset < end {
+                let wanted = Int(min(Int64(buffer.count), end - offset))
+                let count = try buffer.withUnsafeMutableBytes { raw in
+                    try fs.read(journalFile, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<wanted]), at: offset)
+                }
+                guard count > 0 else {
+                    throw StorageError(
+                        .ioFailure, "the journal ended at byte \(offset) while carrying over its lines up to byte \(end)", file: paths.journal)
+                }
+                try write(Array(buffer[0..<count]))
+                offset += Int64(count)
+            }
+        }
+        return end - start
+    }
+
+    /// Removes the blobs that no current record and no retained transaction refers to.
+    private func removeUnreferencedBlobs(_ paths: StorePaths) throws {
+        let shards = try fs.contentsOfDirectory(paths.blobs)
+        if shards.isEmpty { return }
+        var referenced = withState { $0.referencedBlobs() }
+        for transaction in withState({ _ in retained }) {
+            for record in transaction.inserted + transaction.updated { BlobStore.collectReferences(in: record.values, into: &referenced) }
+            for record in transaction.deleted { BlobStore.collectReferences(in: record.tombstone, into: &referenced) }
+        }
+        for shard in shards {
+            let shardPath = "\(paths.blobs)/\(shard)"
+            for name in try fs.contentsOfDirectory(shardPath) where !referenced.contains(name) {
+                try fs.unlink("\(shardPath)/\(name)")
+            }
+        }
+    }
+}

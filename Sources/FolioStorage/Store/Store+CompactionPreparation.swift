@@ -1,0 +1,74 @@
+extension Store {
+    /// Writes the files a compaction installs (each entity's changed snapshot and the history file)
+    /// under temporary names, synced, and returns them; nothing the store reads is touched.
+    ///
+    /// Needs no lock: it reads only the plan and files that no one replaces while the plan is current
+    /// (a file replaced by another compaction meanwhile is still read whole through its open
+    /// descriptor, and that compaction makes this one stale). Each piece written goes through `check`
+    /// first, which throws to abandon the compaction. On failure the temporary files are removed.
+    func prepareCompaction(_ plan: CompactionPlan, paths: StorePaths, check: () throws -> Void = {}) throws -> PreparedCompaction {
+        var prepared = PreparedCompaction()
+        do {
+            try prepareSnapshots(plan, paths: paths, check: check, into: &prepared)
+            let history = try writeHistoryTemporaryFile(plan.history, paths: paths, journalLimit: plan.journalEnd, check: check)
+            prepared.history = history.temporary
+            prepared.kept = history.kept
+        } catch {
+            prepared.discard(fs)
+            throw error
+        }
+        return prepared
+    }
+
+    /// The snapshot files of entities changed since their snapshot was written: copied from the earlier
+    /// file where it can be, otherwise (or if that turns out not to be possible half way) encoded from
+    /// the plan's records; written in pieces, never whole in memory.
+    private func prepareSnapshots(
+        _ plan: CompactionPlan, paths: StorePaths, check: () throws -> Void, into prepared: inout PreparedCompaction
+    ) throws {
+        let state = plan.state
+        var bases = plan.snapshotBases
+        let entities = Set(state.entities.keys).union(plan.snapshotBases.keys)
+        if !entities.isEmpty, try fs.status(atPath: paths.snapshots) == nil {
+            try fs.makeDirectory(paths.snapshots)
+            try fs.syncDirectory(paths.directory)
+        }
+        for entity in entities.sorted() {
+            let records = state.entities[entity] ?? [:]
+            let modified = state.lastModified[entity] ?? plan.sequence
+            if records.isEmpty {
+                if plan.snapshotBases[entity] == nil { continue }
+                prepared.emptied.append(entity)
+            }
+            if plan.snapshotBases[entity] == modified { continue }
+            var temporary: String? = nil
+            if let base = plan.snapshotBases[entity], !records.isEmpty,
+                let earlier = earlierSnapshot(of: entity, at: base, through: plan.sequence, paths: paths, transactions: plan.retained)
+            {
+                do {
+                    temporary = try fs.writeTemporaryFile(beside: paths.snapshot(entity)) { write in
+                        let fs = self.fs
+                        let reused = try SnapshotFile.write(
+                            entity: entity, sequence: modified, records: records, reusing: earlier, fileSystem: fs
+                        ) { chunk in
+                            try check()
+                            try write(chunk)
+                        }
+                        guard reused else { throw SnapshotFile.CannotReuse() }
+                    }
+                } catch is SnapshotFile.CannotReuse {}
+            }
+            if temporary == nil {
+                temporary = try fs.writeTemporaryFile(beside: paths.snapshot(entity)) { write in
+                    try SnapshotFile.write(entity: entity, sequence: modified, records: records) { chunk in
+                        try check()
+                        try write(chunk)
+                    }
+                }
+            }
+            if let temporary { prepared.snapshots.append((entity, temporary)) }
+            bases[entity] = modified
+        }
+        prepared.snapshotBases = bases
+    }
+}

@@ -1,0 +1,146 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import FolioStorage
+
+@Suite("Automatic compaction in the background")
+struct BackgroundCompactionTests {
+    /// A store whose automatic compactions start after a few small transactions.
+    func openStore(_ url: URL, fileSystem: any FileSystem = PosixFileSystem()) throws -> Store {
+        var configuration = StoreConfiguration(durability: .none, compactionThreshold: 512)
+        configuration.fileSystem = fileSystem
+        return try Store.open(at: url, configuration: configuration)
+    }
+
+    func manifestSequence(_ url: URL) throws -> UInt64 {
+        try Manifest.decode(readBytes(url.appending("manifest.json")), path: "manifest.json").sequence
+    }
+
+    func journalSequences(_ url: URL) throws -> [UInt64] {
+        let bytes = try readBytes(url.appending("journal.jsonl"))
+        return bytes.split(separator: 0x0A).compactMap { line in
+            line.withUnsafeBufferPointer { JournalTransaction.sequence(inLine: $0) }
+        }
+    }
+
+    func temporaryFiles(_ url: URL) throws -> [String] {
+        try directoryContents(url).keys.filter { FileSystemNames.isTemporary($0) }.sorted()
+    }
+
+    func failureWarnings(_ store: Store) -> [String] {
+        store.warnings.filter { $0.contains("compaction failed") }
+    }
+
+    @Test func writesGoOnWhileACompactionIsPreparedAndAreCarriedIntoTheNewJournal() throws {
+        try withTemporaryDirectory { url in
+            let gate = GatedFileSystem()
+            let store = try openStore(url, fileSystem: gate)
+            gate.arm()
+            // Write until a write starts a compaction: the plan is the state after that write.
+            var seed: UInt64 = 10
+            while !store.withState({ _ in store.backgroundCompactionRunning }) {
+                try writeSampleTransactions(store, count: 1, seed: seed)
+                seed += 1
+                try #require(seed < 100, "no compaction started")
+            }
+            let planned = store.lastSequence
+            try #require(gate.waitUntilHeld(), "the compaction wrote no snapshot")
+            // The compaction is stopped half way through writing a snapshot: writes must not wait for it.
+            let written = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                _ = try? writeSampleTransactions(store, count: 5, seed: 2)
+                written.signal()
+            }
+            let wroteWhileHeld = written.wait(timeout: .now() + 10) == .success
+            gate.release()
+            if !wroteWhileHeld { written.wait() }
+            #expect(wroteWhileHeld, "a write waited for the background compaction")
+            store.waitForBackgroundCompaction()
+
+            #expect(try manifestSequence(url) == planned)
+            #expect(try journalSequences(url) == Array(planned + 1...planned + 5))
+            #expect(try temporaryFiles(url).isEmpty)
+            #expect(failureWarnings(store).isEmpty)
+            let content = StoreContent(store)
+            #expect(content.lastSequence == planned + 5)
+            // What was committed meanwhile is also still readable as history, and the next write appends
+            // to the new journal.
+            #expect(try store.history(after: planned).map(\.sequence) == Array(planned + 1...planned + 5))
+            try writeSampleTransactions(store, count: 1, seed: 3)
+            let final = StoreContent(store)
+            store.close()
+            let reopened = try Store.open(at: url)
+            #expect(StoreContent(reopened) == final)
+            #expect(content.lastSequence + 1 == final.lastSequence)
+        }
+    }
+
+    @Test func aCompactionThatAnotherCompactionOvertookIsAbandoned() throws {
+        try withTemporaryDirectory { url in
+            let gate = GatedFileSystem()
+            let store = try openStore(url, fileSystem: gate)
+            gate.arm()
+            try writeSampleTransactions(store, count: 10)
+            try #require(gate.waitUntilHeld(), "no compaction started")
+            // Another store on the same directory (as another process would) compacts meanwhile.
+            let other = try Store.open(at: url, configuration: StoreConfiguration(compactionThreshold: nil))
+            try writeSampleTransactions(other, count: 3, seed: 4)
+            try other.compact()
+            let compactedAt = try manifestSequence(url)
+            gate.release()
+            store.waitForBackgroundCompaction()
+
+            #expect(try manifestSequence(url) == compactedAt, "the overtaken compaction was installed")
+            #expect(try temporaryFiles(url).isEmpty)
+            #expect(failureWarnings(store).isEmpty)
+            try store.refresh()
+            #expect(StoreContent(store) == StoreContent(other))
+            let expected = StoreContent(other)
+            store.close()
+            other.close()
+            #expect(StoreContent(try Store.open(at: url)) == expected)
+        }
+    }
+
+    @Test func closingGivesUpACompactionInProgress() throws {
+        try withTemporaryDirectory { url in
+            let gate = GatedFileSystem()
+            let store = try openStore(url, fileSystem: gate)
+            gate.arm()
+            try writeSampleTransactions(store, count: 10)
+            try #require(gate.waitUntilHeld(), "no compaction started")
+            let manifestBefore = try readBytes(url.appending("manifest.json"))
+            let expected = StoreContent(store)
+            let closed = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                store.close()
+                closed.signal()
+            }
+            while !store.withState({ _ in store.backgroundCompactionCancelled }) { usleep(1000) }
+            gate.release()
+            #expect(closed.wait(timeout: .now() + 10) == .success, "close did not return")
+
+            #expect(try readBytes(url.appending("manifest.json")) == manifestBefore, "a given-up compaction was installed")
+            #expect(try temporaryFiles(url).isEmpty)
+            #expect(StoreContent(try Store.open(at: url)) == expected)
+        }
+    }
+
+    @Test func aLoadWithManyBackgroundCompactionsKeepsEveryTransaction() throws {
+        try withTemporaryDirectory { url in
+            let store = try openStore(url)
+            let committed = try writeSampleTransactions(store, count: 400, seed: 5)
+            store.waitForBackgroundCompaction()
+            #expect(try manifestSequence(url) > 0, "no compaction ran")
+            #expect(failureWarnings(store).isEmpty)
+            let expected = StoreContent(store)
+            #expect(expected.lastSequence == committed.last?.sequence)
+            // The journal holds exactly the transactions after the manifest's sequence.
+            let sequence = try manifestSequence(url)
+            let journal = try journalSequences(url)
+            #expect(journal == (journal.isEmpty ? [] : Array(sequence + 1...expected.lastSequence)))
+            store.close()
+            #expect(StoreContent(try Store.open(at: url)) == expected)
+        }
+    }
+}
