@@ -20,8 +20,6 @@ extension Store {
         backgroundCompactions.enter()
         DispatchQueue.global(qos: .utility).async {
             self.runBackgroundCompaction(plan, paths: paths)
-            self.withStateMutation { _ in self.backgroundCompactionRunning = false }
-            self.backgroundCompactions.leave()
         }
     }
 
@@ -29,6 +27,28 @@ extension Store {
     func cancelBackgroundCompaction() {
         withStateMutation { _ in backgroundCompactionCancelled = true }
         backgroundCompactions.wait()
+    }
+
+    /// Installs the background compaction whose files are ready, if there is one. Caller holds the
+    /// writer lock and the exclusive file lock, and has caught up (``write(author:_:)`` after its
+    /// commit). A write that comes first installs it, rather than the compaction's own thread: a busy
+    /// writer would otherwise keep the lock from that thread indefinitely (locks are not fair).
+    func installPendingCompaction() {
+        guard let pending = withStateMutation({ _ -> (prepared: PreparedCompaction, plan: CompactionPlan)? in
+            defer { pendingCompaction = nil }
+            return pendingCompaction
+        }) else { return }
+        defer { finishBackgroundCompaction() }
+        guard let paths, !isClosed, poisonError == nil, isCurrent(pending.plan) else {
+            // Another compaction replaced the journal since the plan was made: what it wrote is newer.
+            pending.prepared.discard(fs)
+            return
+        }
+        do {
+            try installCompaction(pending.prepared, plan: pending.plan, paths: paths)
+        } catch {
+            reportBackgroundFailure(error, plan: pending.plan)
+        }
     }
 
     /// Thrown to give up a background compaction that can no longer be installed.
@@ -43,22 +63,39 @@ extension Store {
             prepared = try prepareCompaction(plan, paths: paths, check: check)
         } catch {
             reportBackgroundFailure(error, plan: plan)
+            finishBackgroundCompaction()
             return
         }
+        let willLock = withStateMutation { _ in
+            pendingCompaction = (prepared, plan)
+            return backgroundCompactionWillLock
+        }
+        willLock?()
         writerLock.lock()
         defer { writerLock.unlock() }
+        // A write may have installed it while this thread waited for the lock.
+        guard withState({ _ in pendingCompaction != nil }) else { return }
         do {
-            guard !isClosed, poisonError == nil else { throw Abandoned() }
             try lockExclusive()
             defer { unlockFile() }
-            _ = try catchUp()
-            // Another compaction replaced the journal since the plan was made: what it wrote is newer.
-            guard isCurrent(plan) else { throw Abandoned() }
-            try installCompaction(prepared, plan: plan, paths: paths)
+            if !isClosed { _ = try catchUp() }
+            installPendingCompaction()
         } catch {
-            prepared.discard(fs)
-            reportBackgroundFailure(error, plan: plan)
+            if let pending = withStateMutation({ _ -> (prepared: PreparedCompaction, plan: CompactionPlan)? in
+                defer { pendingCompaction = nil }
+                return pendingCompaction
+            }) {
+                pending.prepared.discard(fs)
+                reportBackgroundFailure(error, plan: plan)
+                finishBackgroundCompaction()
+            }
         }
+    }
+
+    /// Marks the background compaction finished (installed, abandoned or failed).
+    private func finishBackgroundCompaction() {
+        withStateMutation { _ in backgroundCompactionRunning = false }
+        backgroundCompactions.leave()
     }
 
     /// Records why a background compaction failed in ``warnings``, unless it was given up on purpose

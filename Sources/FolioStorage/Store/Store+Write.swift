@@ -38,6 +38,7 @@ extension Store {
         withStateMutation { _ in
             for record in committed.inserted { reservedIDs.remove(record.id) }
         }
+        installPendingCompaction()
         if isCompactionDue() {
             do {
                 if configuration.compactsInBackground { try startBackgroundCompaction() } else { try compactLocked() }

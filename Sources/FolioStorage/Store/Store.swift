@@ -54,6 +54,12 @@ public final class Store: @unchecked Sendable {
     var backgroundCompactionRunning = false
     /// Set by ``close()`` to make a background compaction stop writing and give up.
     var backgroundCompactionCancelled = false
+    /// A background compaction whose files are written, waiting for the writer lock to be installed:
+    /// by the next write (which holds the lock anyway), or by its own thread, whichever comes first.
+    var pendingCompaction: (prepared: PreparedCompaction, plan: CompactionPlan)?
+    /// Tests only: called on a background compaction's thread once its files are ready, before it
+    /// waits for the writer lock.
+    var backgroundCompactionWillLock: (@Sendable () -> Void)?
     /// Entered while a background compaction runs (``waitForBackgroundCompaction()``).
     let backgroundCompactions = DispatchGroup()
 

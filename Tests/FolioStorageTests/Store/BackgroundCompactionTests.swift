@@ -75,6 +75,43 @@ struct BackgroundCompactionTests {
         }
     }
 
+    /// A writer that never lets go of the lock for long must not keep a finished compaction waiting:
+    /// the next write installs it.
+    @Test func theNextWriteInstallsACompactionWhoseFilesAreReady() throws {
+        try withTemporaryDirectory { url in
+            let store = try openStore(url)
+            let held = DispatchSemaphore(value: 0)
+            let go = DispatchSemaphore(value: 0)
+            store.withStateMutation { _ in
+                store.backgroundCompactionWillLock = {
+                    held.signal()
+                    go.wait()
+                }
+            }
+            var seed: UInt64 = 10
+            while !store.withState({ _ in store.backgroundCompactionRunning }) {
+                try writeSampleTransactions(store, count: 1, seed: seed)
+                seed += 1
+                try #require(seed < 100, "no compaction started")
+            }
+            let planned = store.lastSequence
+            try #require(held.wait(timeout: .now() + 10) == .success, "the compaction's files were not written")
+            // The compaction's thread is kept from the lock; a write installs its files instead.
+            try writeSampleTransactions(store, count: 1, seed: 200)
+            #expect(try manifestSequence(url) == planned)
+            #expect(try journalSequences(url) == [planned + 1])
+            #expect(!store.withState { _ in store.backgroundCompactionRunning })
+            go.signal()
+            store.waitForBackgroundCompaction()
+            #expect(try manifestSequence(url) == planned)
+            #expect(try temporaryFiles(url).isEmpty)
+            #expect(failureWarnings(store).isEmpty)
+            let expected = StoreContent(store)
+            store.close()
+            #expect(StoreContent(try Store.open(at: url)) == expected)
+        }
+    }
+
     @Test func aCompactionThatAnotherCompactionOvertookIsAbandoned() throws {
         try withTemporaryDirectory { url in
             let gate = GatedFileSystem()
