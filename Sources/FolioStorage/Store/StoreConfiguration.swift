@@ -65,6 +65,10 @@ public struct StoreConfiguration: Sendable {
     /// never waits for the store to be rewritten. If another compaction (in any process) gets there
     /// first, the background one is abandoned. ``Store/compact()`` and ``Store/close()`` wait for it
     /// (closing makes it give up); ``Store/waitForBackgroundCompaction()`` waits without compacting.
+    ///
+    /// The cost: while it runs, the compaction keeps the state it folds, so the first write after it
+    /// starts copies the store's record tables (the tables, not the records' values), and a process that
+    /// exits meanwhile leaves temporary files, which the next compaction deletes.
     public var compactsInBackground = true
     /// What history survives compaction. The default keeps the newest 1,000 transactions, and of those
     /// only the newest that fit in 64 MiB (see ``HistoryRetention/maximumBytes``).
