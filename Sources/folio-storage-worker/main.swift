@@ -8,7 +8,9 @@
 //   folio-storage-worker append-compacting DIR COUNT
 //                                                 as append, with automatic compaction in the background
 //                                                 past 4 KiB and no fsync (SIGKILL loses nothing in the
-//                                                 page cache), so that compactions run all the time
+//                                                 page cache), so that compactions run all the time; it
+//                                                 pauses 0.5 ms per transaction so as not to take a whole
+//                                                 core from the tests running beside it
 //
 // Each acknowledged transaction prints "ack SEQUENCE ID" after `write` returned. A worker whose parent
 // (the test) has gone exits, so that a test run that is itself killed leaves no worker behind.
@@ -55,6 +57,7 @@ do {
                     values: ["n": .int(Int64(iteration)), "text": .string(String(repeating: "x", count: iteration % 200))])
             }
             acknowledge("ack \(committed?.sequence ?? 0) \(newID)")
+            if arguments[1] == "append-compacting" { usleep(500) }
         case "increment":
             guard arguments.count >= 5 else { fail("increment needs a NAME") }
             let name = arguments[4]

@@ -31,19 +31,34 @@ struct BackgroundCompactionTests {
         store.warnings.filter { $0.contains("compaction failed") }
     }
 
+    /// Writes one transaction at a time until one starts a compaction; returns its sequence, the
+    /// compaction point.
+    func writeUntilACompactionStarts(_ store: Store) throws -> UInt64 {
+        var seed: UInt64 = 10
+        while !store.withState({ _ in store.backgroundCompactionRunning }) {
+            try writeSampleTransactions(store, count: 1, seed: seed)
+            seed += 1
+            try #require(seed < 100, "no compaction started")
+        }
+        return store.lastSequence
+    }
+
+    /// A store whose first background compaction is held while writing its first snapshot piece.
+    func storeWithACompactionHeldHalfWay(_ url: URL) throws -> (Store, GatedFileSystem) {
+        let gate = GatedFileSystem()
+        let store = try openStore(url, fileSystem: gate)
+        gate.arm()
+        try writeSampleTransactions(store, count: 10)
+        try #require(gate.waitUntilHeld(), "no compaction started")
+        return (store, gate)
+    }
+
     @Test func writesGoOnWhileACompactionIsPreparedAndAreCarriedIntoTheNewJournal() throws {
         try withTemporaryDirectory { url in
             let gate = GatedFileSystem()
             let store = try openStore(url, fileSystem: gate)
             gate.arm()
-            // Write until a write starts a compaction: the plan is the state after that write.
-            var seed: UInt64 = 10
-            while !store.withState({ _ in store.backgroundCompactionRunning }) {
-                try writeSampleTransactions(store, count: 1, seed: seed)
-                seed += 1
-                try #require(seed < 100, "no compaction started")
-            }
-            let planned = store.lastSequence
+            let planned = try writeUntilACompactionStarts(store)
             try #require(gate.waitUntilHeld(), "the compaction wrote no snapshot")
             // The compaction is stopped half way through writing a snapshot: writes must not wait for it.
             let written = DispatchSemaphore(value: 0)
@@ -88,13 +103,7 @@ struct BackgroundCompactionTests {
                     go.wait()
                 }
             }
-            var seed: UInt64 = 10
-            while !store.withState({ _ in store.backgroundCompactionRunning }) {
-                try writeSampleTransactions(store, count: 1, seed: seed)
-                seed += 1
-                try #require(seed < 100, "no compaction started")
-            }
-            let planned = store.lastSequence
+            let planned = try writeUntilACompactionStarts(store)
             try #require(held.wait(timeout: .now() + 10) == .success, "the compaction's files were not written")
             // The compaction's thread is kept from the lock; a write installs its files instead.
             try writeSampleTransactions(store, count: 1, seed: 200)
@@ -114,11 +123,7 @@ struct BackgroundCompactionTests {
 
     @Test func aCompactionThatAnotherCompactionOvertookIsAbandoned() throws {
         try withTemporaryDirectory { url in
-            let gate = GatedFileSystem()
-            let store = try openStore(url, fileSystem: gate)
-            gate.arm()
-            try writeSampleTransactions(store, count: 10)
-            try #require(gate.waitUntilHeld(), "no compaction started")
+            let (store, gate) = try storeWithACompactionHeldHalfWay(url)
             // Another store on the same directory (as another process would) compacts meanwhile.
             let other = try Store.open(at: url, configuration: StoreConfiguration(compactionThreshold: nil))
             try writeSampleTransactions(other, count: 3, seed: 4)
@@ -141,11 +146,7 @@ struct BackgroundCompactionTests {
 
     @Test func closingGivesUpACompactionInProgress() throws {
         try withTemporaryDirectory { url in
-            let gate = GatedFileSystem()
-            let store = try openStore(url, fileSystem: gate)
-            gate.arm()
-            try writeSampleTransactions(store, count: 10)
-            try #require(gate.waitUntilHeld(), "no compaction started")
+            let (store, gate) = try storeWithACompactionHeldHalfWay(url)
             let manifestBefore = try readBytes(url.appending("manifest.json"))
             let expected = StoreContent(store)
             let closed = DispatchSemaphore(value: 0)
