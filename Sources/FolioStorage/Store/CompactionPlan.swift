@@ -6,6 +6,9 @@ struct CompactionPlan: Sendable {
     let state: StoreState
     /// The transactions retained in memory (oldest first, all at or before the compaction point).
     let retained: [JournalTransaction]
+    /// Whether ``retained`` includes `history.jsonl`'s transactions. If not, preparing reads the file
+    /// (it can be large: the writer that makes the plan does not wait for it).
+    let historyFileLoaded: Bool
     /// When set, transactions up to and including this sequence leave the history
     /// (``Store/deleteHistory(through:)``).
     let historyFloor: UInt64?
@@ -20,10 +23,11 @@ struct CompactionPlan: Sendable {
     /// The number of complete lines up to ``journalEnd``.
     let journalLines: Int
 
-    /// The transactions the history file may keep, oldest first.
-    var history: [JournalTransaction] {
-        guard let historyFloor else { return retained }
-        return retained.filter { $0.sequence > historyFloor }
+    /// The transactions of `transactions` (the retained ones, with the history file's) that the new
+    /// history file may keep, oldest first.
+    func history(of transactions: [JournalTransaction]) -> [JournalTransaction] {
+        guard let historyFloor else { return transactions }
+        return transactions.filter { $0.sequence > historyFloor }
     }
 
     /// The compaction point.

@@ -94,11 +94,10 @@ extension Store {
             try fs.sync(journalFile)
             unsyncedWrites = false
         }
-        try loadHistoryFileIfNeeded()
         return withState { state in
             CompactionPlan(
                 state: state,
-                retained: retained, historyFloor: historyFloor,
+                retained: retained, historyFileLoaded: historyFileLoaded, historyFloor: historyFloor,
                 snapshotBases: snapshotBases, journalIdentity: journalIdentity, journalEnd: journalEnd, journalLines: journalLines)
         }
     }

@@ -51,7 +51,9 @@ extension Store {
         try openJournal()
         unsyncedWrites = false
         withStateMutation { _ in
+            // The kept transactions are the whole new history file: nothing of it is left to read.
             retained = prepared.kept + retained.filter { $0.sequence > plan.sequence }
+            historyFileLoaded = true
             journalEnd = carried
             journalLines -= plan.journalLines
             tailLength = 0

@@ -1,6 +1,8 @@
 extension Store {
     /// Writes the files a compaction installs (each entity's changed snapshot and the history file)
-    /// under temporary names, synced, and returns them; nothing the store reads is touched.
+    /// under temporary names, synced, and returns them; nothing the store reads is touched. Reads
+    /// `history.jsonl` first if the plan's transactions do not include it (a store opened again reads
+    /// it only when needed, and it can be tens of megabytes).
     ///
     /// Needs no lock: it reads only the plan and files that no one replaces while the plan is current
     /// (a file replaced by another compaction meanwhile is still read whole through its open
@@ -9,8 +11,10 @@ extension Store {
     func prepareCompaction(_ plan: CompactionPlan, paths: StorePaths, check: () throws -> Void = {}) throws -> PreparedCompaction {
         var prepared = PreparedCompaction()
         do {
-            try prepareSnapshots(plan, paths: paths, check: check, into: &prepared)
-            let history = try writeHistoryTemporaryFile(plan.history, paths: paths, journalLimit: plan.journalEnd, check: check)
+            let transactions = plan.historyFileLoaded ? plan.retained : try StoreLoader.merging(plan.retained, withHistoryFileIn: paths, configuration: configuration)
+            try prepareSnapshots(plan, transactions: transactions, paths: paths, check: check, into: &prepared)
+            let history = try writeHistoryTemporaryFile(
+                plan.history(of: transactions), paths: paths, journalLimit: plan.journalEnd, check: check)
             prepared.history = history.temporary
             prepared.kept = history.kept
         } catch {
@@ -24,7 +28,8 @@ extension Store {
     /// file where it can be, otherwise (or if that turns out not to be possible half way) encoded from
     /// the plan's records; written in pieces, never whole in memory.
     private func prepareSnapshots(
-        _ plan: CompactionPlan, paths: StorePaths, check: () throws -> Void, into prepared: inout PreparedCompaction
+        _ plan: CompactionPlan, transactions: [JournalTransaction], paths: StorePaths, check: () throws -> Void,
+        into prepared: inout PreparedCompaction
     ) throws {
         let state = plan.state
         var bases = plan.snapshotBases
@@ -43,7 +48,7 @@ extension Store {
             if plan.snapshotBases[entity] == modified { continue }
             var temporary: String? = nil
             if let base = plan.snapshotBases[entity], !records.isEmpty,
-                let earlier = earlierSnapshot(of: entity, at: base, through: plan.sequence, paths: paths, transactions: plan.retained)
+                let earlier = earlierSnapshot(of: entity, at: base, through: plan.sequence, paths: paths, transactions: transactions)
             {
                 do {
                     temporary = try fs.writeTemporaryFile(beside: paths.snapshot(entity)) { write in

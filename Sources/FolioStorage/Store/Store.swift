@@ -243,12 +243,7 @@ public final class Store: @unchecked Sendable {
         stateLock.lock()
         defer { stateLock.unlock() }
         guard !historyFileLoaded, let paths else { return }
-        var bySequence: [UInt64: JournalTransaction] = [:]
-        for transaction in try StoreLoader.loadHistoryFile(paths, configuration: configuration, report: { throw $0 }) {
-            bySequence[transaction.sequence] = transaction
-        }
-        for transaction in retained { bySequence[transaction.sequence] = transaction }
-        retained = bySequence.keys.sorted().compactMap { bySequence[$0] }
+        retained = try StoreLoader.merging(retained, withHistoryFileIn: paths, configuration: configuration)
         historyFileLoaded = true
     }
 

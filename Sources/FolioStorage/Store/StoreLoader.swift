@@ -261,6 +261,21 @@ extension StoreLoader {
     }
 }
 
+extension StoreLoader {
+    /// `transactions` (oldest first) together with those of `history.jsonl`, oldest first; a sequence in
+    /// both (the files overlap after an interrupted compaction) is taken from `transactions`.
+    static func merging(
+        _ transactions: [JournalTransaction], withHistoryFileIn paths: StorePaths, configuration: StoreConfiguration
+    ) throws -> [JournalTransaction] {
+        var bySequence: [UInt64: JournalTransaction] = [:]
+        for transaction in try loadHistoryFile(paths, configuration: configuration, report: { throw $0 }) {
+            bySequence[transaction.sequence] = transaction
+        }
+        for transaction in transactions { bySequence[transaction.sequence] = transaction }
+        return bySequence.keys.sorted().compactMap { bySequence[$0] }
+    }
+}
+
 /// Names of files the engine treats specially.
 enum FileSystemNames {
     static func isTemporary(_ name: String) -> Bool { name.contains(".tmp-") }

@@ -76,20 +76,22 @@ struct ProcessTests {
         }
     }
 
-    /// SIGKILL writers whose automatic compactions run in the background, at random moments (6 rounds
-    /// by default, 100 with FOLIO_LONG_TESTS=1; two writers at once in every other round, so that their
-    /// compactions also overtake each other): every acknowledged transaction survives, none is partial,
-    /// and the files left by a killed compaction do not stop the store from opening.
+    /// SIGKILL writers whose automatic compactions run in the background, at random moments (4 rounds
+    /// by default, 100 with FOLIO_LONG_TESTS=1, each on a new store so that compactions come every few
+    /// dozen transactions; two writers at once in every other round, so that their compactions also
+    /// overtake each other): every acknowledged transaction survives, none is partial, and the files a
+    /// killed compaction leaves neither stop the store from opening nor outlive the next compaction.
     @Test func writersKilledDuringBackgroundCompactionsLoseNothing() throws {
         try withTemporaryDirectory { root in
-            let store = root.appending("store")
             var random = SeededGenerator(seed: UInt64(Date().timeIntervalSince1970))
-            let rounds = longTests ? 100 : 6
+            let rounds = longTests ? 100 : 4
+            var roundsWithACompaction = 0
             for round in 0..<rounds {
+                let store = root.appending("store-\(round)")
                 let writers = try (0..<(round % 2 == 0 ? 1 : 2)).map { index in
                     try Worker.start(["append-compacting", store.path, "0"], output: root.appending("out-\(round)-\(index)"))
                 }
-                usleep(UInt32.random(in: 40_000...300_000, using: &random))
+                usleep(UInt32.random(in: 30_000...150_000, using: &random))
                 for writer in writers { writer.kill() }
                 let reopened = try Store.open(at: store, configuration: StoreConfiguration(compactionThreshold: nil))
                 for writer in writers {
@@ -99,13 +101,15 @@ struct ProcessTests {
                     }
                 }
                 #expect(reopened.count(of: "Item") == Int(reopened.lastSequence), "round \(round)")
+                let compactedAt = try? Manifest.decode(readBytes(store.appending("manifest.json")), path: "manifest.json").sequence
+                if (compactedAt ?? 0) > 0 {
+                    roundsWithACompaction += 1
+                }
+                try reopened.compact()
+                #expect(try directoryContents(store).keys.filter { FileSystemNames.isTemporary($0) }.isEmpty, "round \(round)")
                 reopened.close()
             }
-            let final = try Store.open(at: store, configuration: StoreConfiguration(compactionThreshold: nil))
-            let manifest = try Manifest.decode(readBytes(store.appending("manifest.json")), path: "manifest.json")
-            #expect(manifest.sequence > 0, "no background compaction completed")
-            try final.compact()
-            #expect(try directoryContents(store).keys.filter { FileSystemNames.isTemporary($0) }.isEmpty)
+            #expect(roundsWithACompaction > 0, "no background compaction completed")
         }
     }
 

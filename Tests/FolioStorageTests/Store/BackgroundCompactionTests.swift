@@ -121,6 +121,45 @@ struct BackgroundCompactionTests {
         }
     }
 
+    /// In a store opened again, `history.jsonl` is read when first needed. The write that starts a
+    /// compaction must not wait for it: the compaction reads it in the background and writes a history
+    /// file with the old transactions and the new.
+    @Test func theHistoryFileOfAReopenedStoreIsReadByTheCompactionNotByTheWrite() throws {
+        try withTemporaryDirectory { url in
+            var committed: [UInt64] = []
+            do {
+                let first = try openStore(url)
+                committed += try writeSampleTransactions(first, count: 30, seed: 6).map(\.sequence)
+                try first.compact()
+                first.close()
+            }
+            let store = try openStore(url)
+            #expect(!store.withState { _ in store.historyFileLoaded })
+            let held = DispatchSemaphore(value: 0)
+            let go = DispatchSemaphore(value: 0)
+            store.withStateMutation { _ in
+                store.backgroundCompactionWillLock = {
+                    held.signal()
+                    go.wait()
+                }
+            }
+            _ = try writeUntilACompactionStarts(store)
+            #expect(!store.withState { _ in store.historyFileLoaded }, "the write read the history file")
+            try #require(held.wait(timeout: .now() + 10) == .success, "the compaction's files were not written")
+            go.signal()
+            store.waitForBackgroundCompaction()
+            #expect(failureWarnings(store).isEmpty)
+            #expect(store.withState { _ in store.historyFileLoaded })
+            let all = try store.history(after: 0).map(\.sequence)
+            #expect(all == Array(1...store.lastSequence))
+            #expect(Array(all.prefix(committed.count)) == committed)
+            let history = try readBytes(url.appending("history.jsonl")).split(separator: 0x0A).compactMap { line in
+                line.withUnsafeBufferPointer { JournalTransaction.sequence(inLine: $0) }
+            }
+            #expect(history == Array(1...(try manifestSequence(url))))
+        }
+    }
+
     @Test func aCompactionThatAnotherCompactionOvertookIsAbandoned() throws {
         try withTemporaryDirectory { url in
             let (store, gate) = try storeWithACompactionHeldHalfWay(url)
