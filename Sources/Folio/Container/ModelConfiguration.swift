@@ -18,8 +18,9 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// transaction is on disk.
     public var durability: Durability = .always
     /// Journal size in bytes past which the store compacts itself, once the journal is also as large as
-    /// the snapshots (so that a growing store compacts less and less often). The default is 8 MiB; nil
-    /// compacts only when ``ModelContainer/compact()`` is called.
+    /// the snapshots (so that a growing store compacts less and less often). The compaction runs on a
+    /// background thread: no save waits for it. The default is 8 MiB; nil compacts only when
+    /// ``ModelContainer/compact()`` is called.
     public var compactionThreshold: Int64? = 8 << 20
     /// How much persistent history compaction keeps. The default keeps the last 1,000 transactions, and
     /// of those only the newest that fit in 64 MiB.

@@ -162,7 +162,8 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     /// Compacts the store now: rewrites the snapshots, empties the journal and applies the history
-    /// retention policy. Stores also compact by themselves past ``ModelConfiguration/compactionThreshold``.
+    /// retention policy. Stores also compact by themselves, in the background, past
+    /// ``ModelConfiguration/compactionThreshold``; this waits for such a compaction first.
     public func compact() throws {
         lock.lock()
         defer { lock.unlock() }

@@ -6,9 +6,11 @@ import Foundation
 /// Reads are served from memory. ``write(author:_:)`` takes the cross-process writer lock, catches up
 /// with what other processes appended, runs your changes, appends one journal line, syncs it according
 /// to ``StoreConfiguration/durability`` and applies it. ``refresh()`` catches up without writing.
+/// Once the journal has grown as large as the snapshots, a write starts a compaction, which by default
+/// runs on a background thread (``StoreConfiguration/compactsInBackground``).
 ///
-/// A `Store` is safe to use from several threads. Do not call `write`, `refresh`, `compact` or `sync`
-/// from inside a `write` body (they wait for the write to finish); read through the
+/// A `Store` is safe to use from several threads. Do not call `write`, `refresh`, `compact`, `sync`
+/// or `waitForBackgroundCompaction` from inside a `write` body (they wait for the write to finish); read through the
 /// ``WriteTransaction`` instead.
 public final class Store: @unchecked Sendable {
     /// The store directory, or `nil` for an in-memory store.
@@ -140,7 +142,8 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Syncs unsynced writes (under ``StoreConfiguration/Durability/batched(_:)``) and releases files.
-    /// Further calls throw ``StorageError/Code/closed``.
+    /// A compaction being prepared in the background is given up (its temporary files removed); one
+    /// whose files are ready is installed first. Further calls throw ``StorageError/Code/closed``.
     public func close() {
         cancelBackgroundCompaction()
         writerLock.lock()
