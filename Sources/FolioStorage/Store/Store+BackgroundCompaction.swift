@@ -47,7 +47,9 @@ extension Store {
         do {
             try installCompaction(pending.prepared, plan: pending.plan, paths: paths)
         } catch {
-            reportBackgroundFailure(error, plan: pending.plan)
+            // The plan was current: this is a real failure (and the store has forgotten its journal
+            // position, so `isCurrent` no longer says so).
+            recordBackgroundFailure(error)
         }
     }
 
@@ -103,6 +105,10 @@ extension Store {
     /// compaction tries again.
     private func reportBackgroundFailure(_ error: any Error, plan: CompactionPlan) {
         if error is Abandoned || !isCurrent(plan) { return }
+        recordBackgroundFailure(error)
+    }
+
+    private func recordBackgroundFailure(_ error: any Error) {
         withStateMutation { _ in openWarnings.append("automatic compaction failed: \(error)") }
     }
 }

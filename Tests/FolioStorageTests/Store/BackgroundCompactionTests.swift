@@ -203,6 +203,40 @@ struct BackgroundCompactionTests {
         }
     }
 
+    /// A background compaction that fails (here: its snapshot's fsync, or the rename that installs it)
+    /// is reported in `warnings`, loses nothing and leaves no files; the next one succeeds.
+    @Test(arguments: [FileOperation.fsync, .rename])
+    func aFailedBackgroundCompactionIsReportedAndTheNextOneSucceeds(_ operation: FileOperation) throws {
+        try withTemporaryDirectory { url in
+            let faults = FaultInjectingFileSystem()
+            let store = try openStore(url, fileSystem: faults)
+            // With `.none` durability the first fsync is the one that makes the journal durable before
+            // the compaction starts; the second is the new snapshot's. The first rename installs it.
+            faults.arm([operation], at: operation == .fsync ? 2 : 1, fault: .error(EIO))
+            _ = try writeUntilACompactionStarts(store)
+            store.waitForBackgroundCompaction()
+            #expect(faults.didFire)
+            let failures = failureWarnings(store)
+            #expect(failures.count == 1)
+            #expect(failures.first?.contains("injected") == true, "the warning says what failed: \(failures)")
+            #expect(try manifestSequence(url) == 0)
+            #expect(try temporaryFiles(url).isEmpty)
+
+            // Later writes go on, and the next compaction succeeds.
+            var seed: UInt64 = 300
+            while (try manifestSequence(url)) == 0 {
+                try writeSampleTransactions(store, count: 1, seed: seed)
+                store.waitForBackgroundCompaction()
+                seed += 1
+                try #require(seed < 600, "no compaction succeeded after the failure")
+            }
+            #expect(failureWarnings(store).count == 1)
+            let expected = StoreContent(store)
+            store.close()
+            #expect(StoreContent(try Store.open(at: url)) == expected)
+        }
+    }
+
     @Test func aLoadWithManyBackgroundCompactionsKeepsEveryTransaction() throws {
         try withTemporaryDirectory { url in
             let store = try openStore(url)
