@@ -43,6 +43,20 @@ struct BackgroundCompactionTests {
         return store.lastSequence
     }
 
+    /// Makes the store's background compactions signal `held` once their files are written, then wait
+    /// for `go` before they take the writer lock.
+    func holdCompactionsBeforeTheyLock(_ store: Store) -> (held: DispatchSemaphore, go: DispatchSemaphore) {
+        let held = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        store.withStateMutation { _ in
+            store.backgroundCompactionWillLock = {
+                held.signal()
+                go.wait()
+            }
+        }
+        return (held, go)
+    }
+
     /// A store whose first background compaction is held while writing its first snapshot piece.
     func storeWithACompactionHeldHalfWay(_ url: URL) throws -> (Store, GatedFileSystem) {
         let gate = GatedFileSystem()
@@ -95,14 +109,7 @@ struct BackgroundCompactionTests {
     @Test func theNextWriteInstallsACompactionWhoseFilesAreReady() throws {
         try withTemporaryDirectory { url in
             let store = try openStore(url)
-            let held = DispatchSemaphore(value: 0)
-            let go = DispatchSemaphore(value: 0)
-            store.withStateMutation { _ in
-                store.backgroundCompactionWillLock = {
-                    held.signal()
-                    go.wait()
-                }
-            }
+            let (held, go) = holdCompactionsBeforeTheyLock(store)
             let planned = try writeUntilACompactionStarts(store)
             try #require(held.wait(timeout: .now() + 10) == .success, "the compaction's files were not written")
             // The compaction's thread is kept from the lock; a write installs its files instead.
@@ -135,14 +142,7 @@ struct BackgroundCompactionTests {
             }
             let store = try openStore(url)
             #expect(!store.withState { _ in store.historyFileLoaded })
-            let held = DispatchSemaphore(value: 0)
-            let go = DispatchSemaphore(value: 0)
-            store.withStateMutation { _ in
-                store.backgroundCompactionWillLock = {
-                    held.signal()
-                    go.wait()
-                }
-            }
+            let (held, go) = holdCompactionsBeforeTheyLock(store)
             _ = try writeUntilACompactionStarts(store)
             #expect(!store.withState { _ in store.historyFileLoaded }, "the write read the history file")
             try #require(held.wait(timeout: .now() + 10) == .success, "the compaction's files were not written")
