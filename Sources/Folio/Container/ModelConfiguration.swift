@@ -1,3 +1,6 @@
+import Foundation
+import FolioStorage
+
 /// Where and how a container keeps its store.
 ///
 /// By default a store lives in a directory named after the configuration (`default.folio`) inside the
@@ -57,6 +60,9 @@ public struct ModelConfiguration: Hashable, Sendable {
             self.maximumBytes = maximumBytes
         }
     }
+
+    /// Tests only: the file system the store goes through (fault injection); nil for the real one.
+    package var fileSystem: (any FileSystem)? = nil
 
     /// A configuration with the default name and location.
     public init(isStoredInMemoryOnly: Bool = false) {

@@ -93,6 +93,7 @@ public final class ModelContainer: @unchecked Sendable {
         storeConfiguration.knownEntities = Set(givenSchema.entities.map(\.name))
         storeConfiguration.readOnly = !configuration.allowsSave
         storeConfiguration.defersLoadingRecords = true
+        if let fileSystem = configuration.fileSystem { storeConfiguration.fileSystem = fileSystem }
 
         do {
             if configuration.isStoredInMemoryOnly {

@@ -49,6 +49,7 @@ extension ModelContext {
         let changedModels = Array(changed.values)
         let deletedModels = deletionOrder.compactMap { deleted[$0] }
         let committed: JournalTransaction?
+        let indexing = ConcurrentIndexApplication()
         do {
             committed = try container.store.write(author: author) { transaction in
                 for model in insertedModels {
@@ -80,14 +81,20 @@ extension ModelContext {
                     try transaction.delete(entity: type(of: model)._folioEntityName, id: number,
                                            tombstone: try tombstone(of: model, recordNumber: numberOf))
                 }
+                // The changes are final: the index takes them while the store appends and syncs them.
+                indexing.start(transaction, index: container.isIndexLoaded ? container.recordIndex : nil)
             }
         } catch let error as FolioError {
+            indexing.finish(committed: nil, store: container.store)
             throw error
         } catch let error as ModelCodingError {
+            indexing.finish(committed: nil, store: container.store)
             throw FolioError(.modelCoding, "The changes could not be saved", underlying: error)
         } catch {
+            indexing.finish(committed: nil, store: container.store)
             throw FolioError(.storage, "The changes could not be saved", underlying: error)
         }
+        indexing.finish(committed: committed, store: container.store)
         container.syncIndex(committed: committed.map { [$0] } ?? [])
         let version = try committed?.sequence ?? container.index.lastSequence
 

@@ -102,12 +102,8 @@ extension Store {
 
     /// Validates, appends, syncs and applies. Caller holds the writer lock and the exclusive file lock.
     func commit(_ transaction: inout WriteTransaction, author: String?) throws -> JournalTransaction {
-        let committed = JournalTransaction(
-            sequence: transaction.base.lastSequence + 1, transactionID: UUID().uuidString, timestamp: Timestamp.truncated(Date()),
-            author: author, inserted: transaction.inserted.values.sorted { $0.id < $1.id },
-            updated: transaction.updated.values.filter { !$0.values.isEmpty }.sorted { $0.id < $1.id },
-            deleted: transaction.deleted.values.sorted { $0.id < $1.id },
-            schema: transaction.schemaChange.map { $0 ?? .null }, nextID: transaction.nextID)
+        let committed = transaction.journalTransaction(
+            transactionID: UUID().uuidString, timestamp: Timestamp.truncated(Date()), author: author)
         // The transaction's view of the state is no longer needed. Releasing it now lets the state be
         // changed in place below; while it was shared, applying even a one-record transaction copied
         // every record dictionary (O(n) per save).

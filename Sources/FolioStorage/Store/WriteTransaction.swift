@@ -164,6 +164,31 @@ public struct WriteTransaction {
         inserted.isEmpty && updated.isEmpty && deleted.isEmpty && schemaChange == nil && allocated.isEmpty
     }
 
+    /// The journal transaction that committing this write appends: sequence `lastSequence + 1`, the
+    /// records sorted by identifier, updates that set nothing left out.
+    func journalTransaction(transactionID: String, timestamp: Date, author: String?) -> JournalTransaction {
+        JournalTransaction(
+            sequence: base.lastSequence + 1, transactionID: transactionID, timestamp: timestamp,
+            author: author, inserted: inserted.values.sorted { $0.id < $1.id },
+            updated: updated.values.filter { !$0.values.isEmpty }.sorted { $0.id < $1.id },
+            deleted: deleted.values.sorted { $0.id < $1.id },
+            schema: schemaChange.map { $0 ?? .null }, nextID: nextID)
+    }
+
+    /// The changes as they stand, ahead of the commit: what the committed transaction will hold, with
+    /// sequence `lastSequence + 1`, but with no identifier, time or author, and its lists in no
+    /// particular order (sorting them is the commit's job).
+    ///
+    /// For a caller that keeps its own copy of the records and applies the changes to it on another
+    /// thread while the store appends and syncs them. If the write then fails or commits something else,
+    /// that copy must be rebuilt from the store.
+    public var pendingChanges: JournalTransaction {
+        JournalTransaction(
+            sequence: base.lastSequence + 1, transactionID: "", timestamp: Date(timeIntervalSince1970: 0), author: nil,
+            inserted: Array(inserted.values), updated: updated.values.filter { !$0.values.isEmpty },
+            deleted: Array(deleted.values), schema: schemaChange.map { $0 ?? .null }, nextID: nextID)
+    }
+
     private func mismatch(_ entity: String, _ id: Int64, _ actual: String) -> StorageError {
         StorageError(.invalidTransaction, "record \(id) is a \(actual), not a \(entity)")
     }

@@ -1,0 +1,38 @@
+import Dispatch
+import FolioStorage
+
+/// Applies a save's changes to the container's index on another thread while the store encodes,
+/// appends and syncs them, instead of after.
+///
+/// The changes are taken from the write transaction at the end of the save's write body, when they are
+/// final, and applied only if the index stands exactly at the transaction's base (otherwise the save
+/// applies the committed transaction afterwards, in order, as without this). The save holds the
+/// container's lock throughout, so nothing else reads the index meanwhile. If the store then commits
+/// anything but that transaction (the commit failed), the index is rebuilt from the store.
+final class ConcurrentIndexApplication: @unchecked Sendable {
+    private let group = DispatchGroup()
+    private var started: (index: RecordIndex, sequence: UInt64)?
+
+    /// Starts applying `transaction`'s changes to `index`. Call it last in the write body.
+    func start(_ transaction: WriteTransaction, index: RecordIndex?) {
+        guard let index, !transaction.isEmpty, index.lastSequence == transaction.lastSequence else { return }
+        let changes = transaction.pendingChanges
+        started = (index, changes.sequence)
+        // The index is not Sendable: only this thread touches it until `finish` has waited (the saving
+        // thread holds the container's lock and does not read it meanwhile).
+        nonisolated(unsafe) let target = index
+        group.enter()
+        DispatchQueue.global(qos: .userInitiated).async {
+            target.apply(changes)
+            self.group.leave()
+        }
+    }
+
+    /// Waits until the changes are applied; rebuilds the index if the store did not commit them.
+    func finish(committed: JournalTransaction?, store: Store) {
+        guard let started else { return }
+        group.wait()
+        if committed?.sequence != started.sequence { started.index.reload(from: store) }
+        self.started = nil
+    }
+}
