@@ -22,7 +22,10 @@ struct ConcurrentIndexingTests {
         // The journal append fails (the disk is full): the save throws and nothing is committed. (A failed
         // fsync would not do here: the line is then in the file, which the store takes as the truth.)
         faults.arm([.write], at: 1, fault: .error(ENOSPC))
-        for n in 1...2 { context.insert(Trip(name: "lost \(n)", destination: "Oslo", startDate: .now, price: Double(10 + n))) }
+        // Large enough to be handed to the index while the store commits.
+        for n in 1...ConcurrentIndexApplication.minimumRecords {
+            context.insert(Trip(name: "lost \(n)", destination: "Oslo", startDate: .now, price: Double(10 + n)))
+        }
         #expect(throws: FolioError.self) { try context.save() }
         #expect(faults.didFire)
 

@@ -5,17 +5,23 @@ import FolioStorage
 /// appends and syncs them, instead of after.
 ///
 /// The changes are taken from the write transaction at the end of the save's write body, when they are
-/// final, and applied only if the index stands exactly at the transaction's base (otherwise the save
-/// applies the committed transaction afterwards, in order, as without this). The save holds the
-/// container's lock throughout, so nothing else reads the index meanwhile. If the store then commits
-/// anything but that transaction (the commit failed), the index is rebuilt from the store.
+/// final. They are applied this way only for large saves (``minimumRecords``), and only if the index
+/// stands exactly at the transaction's base; otherwise the save applies the committed transaction
+/// afterwards, in order, as without this. The save holds the container's lock throughout, so nothing
+/// else reads the index meanwhile. If the store then commits anything but that transaction (the commit
+/// failed), the index is rebuilt from the store.
 final class ConcurrentIndexApplication: @unchecked Sendable {
+    /// Saves of fewer records apply them after the commit, as before: handing a few records to another
+    /// thread costs more than applying them (a one-record durable save would wait on two threads).
+    static let minimumRecords = 1_000
+
     private let group = DispatchGroup()
     private var started: (index: RecordIndex, sequence: UInt64)?
 
     /// Starts applying `transaction`'s changes to `index`. Call it last in the write body.
     func start(_ transaction: WriteTransaction, index: RecordIndex?) {
-        guard let index, !transaction.isEmpty, index.lastSequence == transaction.lastSequence else { return }
+        guard let index, transaction.changedRecordCount >= Self.minimumRecords, index.lastSequence == transaction.lastSequence
+        else { return }
         let changes = transaction.pendingChanges
         started = (index, changes.sequence)
         // The index is not Sendable: only this thread touches it until `finish` has waited (the saving

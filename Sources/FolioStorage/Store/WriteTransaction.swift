@@ -175,6 +175,9 @@ public struct WriteTransaction {
             schema: schemaChange.map { $0 ?? .null }, nextID: nextID)
     }
 
+    /// How many records this transaction inserts, updates or deletes so far.
+    public var changedRecordCount: Int { inserted.count + updated.count + deleted.count }
+
     /// The changes as they stand, ahead of the commit: what the committed transaction will hold, with
     /// sequence `lastSequence + 1`, but with no identifier, time or author, and its lists in no
     /// particular order (sorting them is the commit's job).
