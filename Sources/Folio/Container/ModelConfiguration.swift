@@ -1,4 +1,3 @@
-import Foundation
 import FolioStorage
 
 /// Where and how a container keeps its store.

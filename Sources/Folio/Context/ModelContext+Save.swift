@@ -50,8 +50,8 @@ extension ModelContext {
         let deletedModels = deletionOrder.compactMap { deleted[$0] }
         let committed: JournalTransaction?
         let indexing = ConcurrentIndexApplication()
-        do {
-            committed = try container.store.write(author: author) { transaction in
+        let written = Result {
+            try container.store.write(author: author) { transaction in
                 for model in insertedModels {
                     let key = ObjectIdentifier(model)
                     numbers[key] = upsertTargets[key] ?? transaction.allocateID()
@@ -84,17 +84,17 @@ extension ModelContext {
                 // The changes are final: the index takes them while the store appends and syncs them.
                 indexing.start(transaction, index: container.isIndexLoaded ? container.recordIndex : nil)
             }
+        }
+        indexing.finish(committed: try? written.get(), store: container.store)
+        do {
+            committed = try written.get()
         } catch let error as FolioError {
-            indexing.finish(committed: nil, store: container.store)
             throw error
         } catch let error as ModelCodingError {
-            indexing.finish(committed: nil, store: container.store)
             throw FolioError(.modelCoding, "The changes could not be saved", underlying: error)
         } catch {
-            indexing.finish(committed: nil, store: container.store)
             throw FolioError(.storage, "The changes could not be saved", underlying: error)
         }
-        indexing.finish(committed: committed, store: container.store)
         container.syncIndex(committed: committed.map { [$0] } ?? [])
         let version = try committed?.sequence ?? container.index.lastSequence
 

@@ -34,10 +34,7 @@ extension Store {
     /// commit). A write that comes first installs it, rather than the compaction's own thread: a busy
     /// writer would otherwise keep the lock from that thread indefinitely (locks are not fair).
     func installPendingCompaction() {
-        guard let pending = withStateMutation({ _ -> (prepared: PreparedCompaction, plan: CompactionPlan)? in
-            defer { pendingCompaction = nil }
-            return pendingCompaction
-        }) else { return }
+        guard let pending = takePendingCompaction() else { return }
         defer { finishBackgroundCompaction() }
         guard let paths, !isClosed, poisonError == nil, isCurrent(pending.plan) else {
             // Another compaction replaced the journal since the plan was made: what it wrote is newer.
@@ -50,6 +47,14 @@ extension Store {
             // The plan was current: this is a real failure (and the store has forgotten its journal
             // position, so `isCurrent` no longer says so).
             recordBackgroundFailure(error)
+        }
+    }
+
+    /// The compaction waiting to be installed, which is then no longer waiting.
+    private func takePendingCompaction() -> (prepared: PreparedCompaction, plan: CompactionPlan)? {
+        withStateMutation { _ in
+            defer { pendingCompaction = nil }
+            return pendingCompaction
         }
     }
 
@@ -83,10 +88,7 @@ extension Store {
             if !isClosed { _ = try catchUp() }
             installPendingCompaction()
         } catch {
-            if let pending = withStateMutation({ _ -> (prepared: PreparedCompaction, plan: CompactionPlan)? in
-                defer { pendingCompaction = nil }
-                return pendingCompaction
-            }) {
+            if let pending = takePendingCompaction() {
                 pending.prepared.discard(fs)
                 reportBackgroundFailure(error, plan: plan)
                 finishBackgroundCompaction()

@@ -178,18 +178,14 @@ public struct WriteTransaction {
     /// How many records this transaction inserts, updates or deletes so far.
     public var changedRecordCount: Int { inserted.count + updated.count + deleted.count }
 
-    /// The changes as they stand, ahead of the commit: what the committed transaction will hold, with
-    /// sequence `lastSequence + 1`, but with no identifier, time or author, and its lists in no
-    /// particular order (sorting them is the commit's job).
+    /// The changes as they stand, ahead of the commit: the transaction that committing this write
+    /// appends, with sequence `lastSequence + 1`, but with no identifier, time or author.
     ///
     /// For a caller that keeps its own copy of the records and applies the changes to it on another
     /// thread while the store appends and syncs them. If the write then fails or commits something else,
     /// that copy must be rebuilt from the store.
     public var pendingChanges: JournalTransaction {
-        JournalTransaction(
-            sequence: base.lastSequence + 1, transactionID: "", timestamp: Date(timeIntervalSince1970: 0), author: nil,
-            inserted: Array(inserted.values), updated: updated.values.filter { !$0.values.isEmpty },
-            deleted: Array(deleted.values), schema: schemaChange.map { $0 ?? .null }, nextID: nextID)
+        journalTransaction(transactionID: "", timestamp: Date(timeIntervalSince1970: 0), author: nil)
     }
 
     private func mismatch(_ entity: String, _ id: Int64, _ actual: String) -> StorageError {
