@@ -111,12 +111,10 @@ extension Store {
     }
 
     /// The snapshot file of `entity` on disk, written at `base`, with the identifiers that transactions
-    /// `base + 1 ... sequence` touched; `nil` unless every one of those transactions is in `transactions`
-    /// (by default, the transactions retained in memory).
+    /// `base + 1 ... sequence` touched; `nil` unless every one of those transactions is in `transactions`.
     func earlierSnapshot(
-        of entity: String, at base: UInt64, through sequence: UInt64, paths: StorePaths, transactions: [JournalTransaction]? = nil
+        of entity: String, at base: UInt64, through sequence: UInt64, paths: StorePaths, transactions: [JournalTransaction]
     ) -> SnapshotFile.EarlierFile? {
-        let transactions = transactions ?? withState { _ in retained }
         var expected = base + 1
         var changed = Set<Int64>()
         for transaction in transactions.drop(while: { $0.sequence <= base }) {

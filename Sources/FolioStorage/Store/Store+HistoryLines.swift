@@ -17,14 +17,12 @@ extension Store {
         var length: Int
     }
 
-    /// The lines of `history.jsonl` and of `journal.jsonl` (up to `journalLimit`, by default
-    /// ``journalEnd``), by sequence. Unreadable files and lines without a sequence are left out: their
+    /// The lines of `history.jsonl` and of `journal.jsonl` (up to `journalLimit`), by sequence. Unreadable files and lines without a sequence are left out: their
     /// transactions get encoded. Checksums are verified when a line is copied
     /// (``writeHistoryLines(_:paths:chunkSize:to:)``), not here: most lines found are older than what the
     /// retention policy keeps. No other compaction may run meanwhile (it would replace the files).
-    func storedLines(_ paths: StorePaths, journalLimit: Int64? = nil) -> [UInt64: StoredLine] {
+    func storedLines(_ paths: StorePaths, journalLimit: Int64) -> [UInt64: StoredLine] {
         var lines: [UInt64: StoredLine] = [:]
-        let journalLimit = journalLimit ?? withState { _ in journalEnd }
         for (path, inJournal) in [(paths.history, false), (paths.journal, true)] {
             guard (try? fs.status(atPath: path)) != nil, let file = try? fs.open(path, .read) else { continue }
             defer { fs.close(file) }
@@ -44,7 +42,7 @@ extension Store {
     /// out of the lines found and the file written again, so that it is exactly what encoding every
     /// transaction would give. Each piece goes through `check` first (to abandon a compaction).
     func writeHistoryTemporaryFile(
-        _ transactions: [JournalTransaction], paths: StorePaths, journalLimit: Int64? = nil, check: () throws -> Void = {}
+        _ transactions: [JournalTransaction], paths: StorePaths, journalLimit: Int64, check: () throws -> Void
     ) throws -> (temporary: String, kept: [JournalTransaction]) {
         var stored = storedLines(paths, journalLimit: journalLimit)
         while true {

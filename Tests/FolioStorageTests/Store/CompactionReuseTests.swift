@@ -165,7 +165,7 @@ struct CompactionReuseTests {
             try store.compact()
             let second = try writeSampleTransactions(store, count: 10, seed: 6)
             let paths = try #require(store.paths)
-            let stored = store.storedLines(paths)
+            let stored = store.storedLines(paths, journalLimit: store.withState { _ in store.journalEnd })
             #expect(Set(stored.keys) == Set((first + second).map(\.sequence)))
             #expect(stored.values.filter(\.inJournal).count == second.count)
             let kept = try store.retainedHistory(try store.history(after: 0), stored: stored)
@@ -190,12 +190,13 @@ struct CompactionReuseTests {
                 for record in transaction.inserted + transaction.updated where record.entity == "Item" { touched.insert(record.id) }
                 for record in transaction.deleted where record.entity == "Item" { touched.insert(record.id) }
             }
-            let earlier = try #require(store.earlierSnapshot(of: "Item", at: base, through: store.lastSequence, paths: paths))
+            let retained = store.withState { _ in store.retained }
+            let earlier = try #require(store.earlierSnapshot(of: "Item", at: base, through: store.lastSequence, paths: paths, transactions: retained))
             #expect(earlier.changedIDs == touched)
             #expect(earlier.sequence == base)
             // Transactions before the oldest retained one are not in memory: a file that old cannot be reused.
             #expect(store.oldestRetainedSequence > 1)
-            #expect(store.earlierSnapshot(of: "Item", at: 0, through: store.lastSequence, paths: paths) == nil)
+            #expect(store.earlierSnapshot(of: "Item", at: 0, through: store.lastSequence, paths: paths, transactions: retained) == nil)
         }
     }
 
