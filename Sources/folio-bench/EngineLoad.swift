@@ -29,7 +29,7 @@ enum EngineLoad {
         let store: Store
         do { store = try Store.open(at: url, configuration: configuration) } catch { fail("open \(url.path)", error) }
         Workloads.keepAlive.append(store)
-        let memory = StepMemory()
+        let usage = StepUsage()
         let t0 = now()
         var start = 0
         while start < n {
@@ -42,6 +42,7 @@ enum EngineLoad {
             start = end
         }
         let seconds = now() - t0
+        let spent = usage.spent()
         var row = Row("W1")
         row.add("variant", "storage_engine_only")
         row.add("sync", sync)
@@ -51,7 +52,7 @@ enum EngineLoad {
         row.add("records_per_s", Double(n) / seconds, decimals: 1)
         row.add("gen_seconds", genSeconds, decimals: 4)
         addDiskUsage(&row, "store_after_load", url)
-        row.add("insert_peak_rss_kib", memory.peakKiB)
+        spent.add(to: &row, prefix: "insert_")
         row.emit()
     }
 }

@@ -52,12 +52,63 @@ func resetPeakRSS() -> Bool {
     }
 }
 
-/// Measures one step: resets the peak RSS, and reads the step's peak afterwards.
-struct StepMemory {
+/// What one step cost the process: its peak RSS, and the CPU time and minor page faults of every
+/// thread (background compaction and index threads included), from `getrusage(RUSAGE_SELF)`.
+///
+/// Made at the start of a step (resetting the peak RSS); ``spent()`` reads the figures at its end.
+struct StepUsage {
     let resetWorked: Bool
-    init() { resetWorked = resetPeakRSS() }
+    private let start: rusage
+
+    init() {
+        resetWorked = resetPeakRSS()
+        start = StepUsage.now()
+    }
+
     /// The step's peak RSS in KiB, or -1 when the peak could not be reset (then see maxrss_kib).
     var peakKiB: Int { resetWorked ? peakRSSKiB() : -1 }
+
+    /// The figures from the start of the step until now.
+    func spent() -> Spent {
+        let end = StepUsage.now()
+        func seconds(_ value: timeval) -> Double { Double(value.tv_sec) + Double(value.tv_usec) * 1e-6 }
+        return Spent(peakKiB: peakKiB,
+                     userSeconds: seconds(end.ru_utime) - seconds(start.ru_utime),
+                     systemSeconds: seconds(end.ru_stime) - seconds(start.ru_stime),
+                     minorFaults: Int(end.ru_minflt - start.ru_minflt))
+    }
+
+    /// One step's figures.
+    struct Spent {
+        /// Peak RSS in KiB (-1: unknown).
+        var peakKiB: Int
+        /// CPU time in user space, all threads.
+        var userSeconds: Double
+        /// CPU time in the kernel, all threads: system calls, and zeroing the pages the process touches
+        /// for the first time, which is most of it in these workloads.
+        var systemSeconds: Double
+        /// Pages the process touched for the first time (or again after giving them back).
+        var minorFaults: Int
+
+        /// Adds `<prefix>peak_rss_kib`, `<prefix>cpu_user_seconds`, `<prefix>cpu_system_seconds` and
+        /// `<prefix>minor_faults`.
+        func add(to row: inout Row, prefix: String = "") {
+            row.add(prefix + "peak_rss_kib", peakKiB)
+            row.add(prefix + "cpu_user_seconds", userSeconds, decimals: 4)
+            row.add(prefix + "cpu_system_seconds", systemSeconds, decimals: 4)
+            row.add(prefix + "minor_faults", minorFaults)
+        }
+    }
+
+    private static func now() -> rusage {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return usage
+    }
 }
 
 /// One JSON line, keys in the order they are added.

@@ -73,7 +73,7 @@ enum Workloads {
         let container = container(TripV1.self, url, durability: policy)
         let context = ModelContext(container)
         keepAlive += [container, context]
-        let memory = StepMemory()
+        let usage = StepUsage()
         let t0 = now()
         var start = 0
         while start < n {
@@ -85,7 +85,7 @@ enum Workloads {
             start = end
         }
         let seconds = now() - t0
-        let insertPeak = memory.peakKiB
+        let insertSpent = usage.spent()
 
         var row = Row("W1")
         row.add("sync", sync)
@@ -101,7 +101,7 @@ enum Workloads {
         do { try container.compact() } catch { fail("compact", error) }
         row.add("compact_seconds", now() - c0, decimals: 4)
         addDiskUsage(&row, "store_after_compact", url)
-        row.add("insert_peak_rss_kib", insertPeak)
+        insertSpent.add(to: &row, prefix: "insert_")
         row.add("maxrss_kib", peakRSSKiB())
         row.emit()
     }
@@ -136,15 +136,15 @@ enum Workloads {
 
     /// W3 and W4 without the startDate index, on the model as loaded (V1).
     static func readWithoutStartDateIndex(_ url: URL) {
-        var memory = StepMemory()
+        var usage = StepUsage()
         let o0 = now()
         let container = container(TripV1.self, url)
         let context = ModelContext(container)
         let openSeconds = now() - o0
-        let openPeak = memory.peakKiB
+        let openSpent = usage.spent()
 
         // W3: indexed equality, models out.
-        memory = StepMemory()
+        usage = StepUsage()
         var rows = 0
         let t0 = now()
         for q in 0..<100 {
@@ -153,15 +153,16 @@ enum Workloads {
             do { rows += try context.fetch(descriptor).count } catch { fail("W3 fetch", error) }
         }
         let seconds = now() - t0
+        let spent = usage.spent()
         var row = Row("W3")
         row.add("queries", 100)
         row.add("rows_total", rows)
         row.add("mean_ms", seconds * 1000 / 100, decimals: 4)
         row.add("open_seconds", openSeconds, decimals: 4)
-        row.add("open_peak_rss_kib", openPeak)
+        openSpent.add(to: &row, prefix: "open_")
         let city = "City0"
         row.add("plan", planDescription(context, FetchDescriptor<TripV1>(predicate: #Predicate { $0.destination == city })))
-        row.add("peak_rss_kib", memory.peakKiB)
+        spent.add(to: &row)
         row.add("maxrss_kib", peakRSSKiB())
         row.emit()
 
@@ -177,13 +178,13 @@ enum Workloads {
     static func readWithStartDateIndex(_ url: URL) {
         // Folio's indexes live in memory and come from the model's #Index: "CREATE INDEX" is opening the
         // store with the V2 model (which also records the new schema in the manifest).
-        var memory = StepMemory()
+        var usage = StepUsage()
         let i0 = now()
         let container = container(TripV2.self, url)
         let context = ModelContext(container)
         keepAlive += [container, context]
         let createIndexSeconds = now() - i0
-        let openPeak = memory.peakKiB
+        let openPeak = usage.peakKiB
 
         rangeSortLimit(context, variant: "with_startDate_index", createIndexSeconds: createIndexSeconds,
                        extra: ["create_index_how": "open ModelContainer with #Index on startDate (V2 model)",
@@ -195,7 +196,7 @@ enum Workloads {
         }
 
         // W5: counts per destination, then every model grouped into sections by destination.
-        memory = StepMemory()
+        usage = StepUsage()
         let t0 = now()
         let counts: [String: Int]
         do { counts = try context.count(TripV2.self, groupedBy: \.destination) } catch { fail("W5 count", error) }
@@ -206,6 +207,7 @@ enum Workloads {
         let sections: SectionedResults<TripV2, String>
         do { sections = try context.fetch(FetchDescriptor<TripV2>(), sectionBy: \.destination) } catch { fail("W5 fetch", error) }
         let fetchSeconds = now() - f0
+        let spent = usage.spent()
         let rowsFetched = sections.reduce(0) { $0 + $1.count }
 
         var row = Row("W5")
@@ -216,7 +218,7 @@ enum Workloads {
         row.add("rows_fetched", rowsFetched)
         row.add("grouped_fetch_seconds", fetchSeconds, decimals: 4)
         row.add("total_seconds", countSeconds + fetchSeconds, decimals: 4)
-        row.add("peak_rss_kib", memory.peakKiB)
+        spent.add(to: &row)
         row.add("maxrss_kib", peakRSSKiB())
         row.emit()
         withExtendedLifetime(sections) {}
@@ -226,7 +228,7 @@ enum Workloads {
     static func rangeSortLimit<T: PersistentModel>(_ context: ModelContext, variant: String, createIndexSeconds: Double,
                                                    extra: [String: String],
                                                    descriptor: (Double, Double) -> FetchDescriptor<T>) {
-        let memory = StepMemory()
+        let usage = StepUsage()
         var rows = 0
         let t0 = now()
         for q in 0..<100 {
@@ -234,6 +236,7 @@ enum Workloads {
             do { rows += try context.fetch(descriptor(low, low + 500.0)).count } catch { fail("W4 fetch", error) }
         }
         let seconds = now() - t0
+        let spent = usage.spent()
         var row = Row("W4")
         row.add("variant", variant)
         row.add("queries", 100)
@@ -244,7 +247,7 @@ enum Workloads {
             if let number = Int(value) { row.add(key, number) } else { row.add(key, value) }
         }
         row.add("plan", planDescription(context, descriptor(0, 500)))
-        row.add("peak_rss_kib", memory.peakKiB)
+        spent.add(to: &row)
         row.add("maxrss_kib", peakRSSKiB())
         row.emit()
     }
@@ -262,7 +265,7 @@ enum Workloads {
         let container = container(TripV2.self, url, durability: policy)
         let context = ModelContext(container)
         keepAlive += [container, context]
-        let memory = StepMemory()
+        let usage = StepUsage()
         var latencies: [Double] = []
         latencies.reserveCapacity(count)
         let t0 = now()
@@ -274,6 +277,7 @@ enum Workloads {
             latencies.append((now() - s) * 1000)
         }
         let seconds = now() - t0
+        let spent = usage.spent()
         let first = latencies[0]
         latencies.sort()
         let mean = latencies.reduce(0, +) / Double(count)
@@ -287,7 +291,7 @@ enum Workloads {
         row.add("max_ms", latencies[count - 1], decimals: 4)
         row.add("total_seconds", seconds, decimals: 4)
         row.add("first_ms", first, decimals: 4)
-        row.add("peak_rss_kib", memory.peakKiB)
+        spent.add(to: &row)
         row.add("maxrss_kib", peakRSSKiB())
         addDiskUsage(&row, "store", url)
         row.emit()
@@ -302,7 +306,7 @@ enum Workloads {
         let context = ModelContext(container)
         keepAlive += [container, context]
 
-        func emit(_ workload: String, _ variant: String, _ api: String, rows: Int, seconds: Double, peak: Int) {
+        func emit(_ workload: String, _ variant: String, _ api: String, rows: Int, seconds: Double, spent: StepUsage.Spent) {
             var row = Row(workload)
             row.add("variant", variant)
             row.add("sync", sync)
@@ -310,7 +314,7 @@ enum Workloads {
             row.add("rows", rows)
             row.add("seconds", seconds, decimals: 4)
             row.add("folio_api", api)
-            row.add("peak_rss_kib", peak)
+            spent.add(to: &row)
             row.add("maxrss_kib", peakRSSKiB())
             row.emit()
         }
@@ -318,31 +322,31 @@ enum Workloads {
         // W7a: Folio has no set-based UPDATE; the closest is one fetch with an IN predicate, a change to
         // each model and one save.
         do {
-            let memory = StepMemory()
+            let usage = StepUsage()
             let names = cities(0)
             let t0 = now()
             let trips = try context.fetch(FetchDescriptor<TripV2>(predicate: #Predicate { names.contains($0.destination) }))
             for trip in trips { trip.price += 1 }
             try context.save()
             emit("W7", "set_based_sql", "fetch(#Predicate names.contains(destination)), price += 1, save()",
-                 rows: trips.count, seconds: now() - t0, peak: memory.peakKiB)
+                 rows: trips.count, seconds: now() - t0, spent: usage.spent())
         } catch { fail("W7a", error) }
 
         // W7b: object style: fetch the models of City60..City79, change each, save once.
         do {
-            let memory = StepMemory()
+            let usage = StepUsage()
             let names = cities(60)
             let t0 = now()
             let trips = try context.fetch(FetchDescriptor<TripV2>(predicate: #Predicate { names.contains($0.destination) }))
             for trip in trips { trip.price += 1 }
             try context.save()
             emit("W7", "object_fetch_then_update_by_id", "fetch(#Predicate names.contains(destination)), price += 1, save()",
-                 rows: trips.count, seconds: now() - t0, peak: memory.peakKiB)
+                 rows: trips.count, seconds: now() - t0, spent: usage.spent())
         } catch { fail("W7b", error) }
 
         // W8a: the bulk delete of the API, delete(model:where:), then save.
         do {
-            let memory = StepMemory()
+            let usage = StepUsage()
             let names = cities(20)
             let predicate = #Predicate<TripV2> { names.contains($0.destination) }
             let rows = try context.fetchCount(FetchDescriptor<TripV2>(predicate: predicate))  // untimed
@@ -350,19 +354,19 @@ enum Workloads {
             try context.delete(model: TripV2.self, where: predicate)
             try context.save()
             emit("W8", "set_based_sql", "delete(model:where: names.contains(destination)), save()",
-                 rows: rows, seconds: now() - t0, peak: memory.peakKiB)
+                 rows: rows, seconds: now() - t0, spent: usage.spent())
         } catch { fail("W8a", error) }
 
         // W8b: object style: fetch the models of City40..City59, delete each, save once.
         do {
-            let memory = StepMemory()
+            let usage = StepUsage()
             let names = cities(40)
             let t0 = now()
             let trips = try context.fetch(FetchDescriptor<TripV2>(predicate: #Predicate { names.contains($0.destination) }))
             for trip in trips { context.delete(trip) }
             try context.save()
             emit("W8", "object_fetch_then_delete_by_id", "fetch(#Predicate names.contains(destination)), delete(each), save()",
-                 rows: trips.count, seconds: now() - t0, peak: memory.peakKiB)
+                 rows: trips.count, seconds: now() - t0, spent: usage.spent())
         } catch { fail("W8b", error) }
 
         var row = Row("W8-check")

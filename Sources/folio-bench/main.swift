@@ -13,6 +13,7 @@ let usage = """
            folio-bench single STORE BASE FULL|NORMAL [COUNT]    (W6)
            folio-bench modify STORE [FULL|NORMAL]               (W7,W8)
            folio-bench load-engine STORE N FULL|NORMAL [BATCH]  (W1 through the storage engine alone, no models)
+           folio-bench page-cost MIB                            (the time to touch MIB MiB of fresh memory, per page)
     STORE is a directory. FULL = durability .always; NORMAL = .batched(1 s) (FOLIO_BENCH_RELAXED=none: .none).
 
     """
@@ -45,6 +46,8 @@ case "read":
 case "single" where arguments.count >= 5:
     Workloads.single(arguments[2], base: number(arguments[3]), sync: arguments[4],
                      count: arguments.count > 5 ? number(arguments[5]) : 1000)
+case "page-cost":
+    PageCost.run(mebibytes: number(arguments[2]))
 case "modify":
     Workloads.modify(arguments[2], sync: arguments.count > 3 ? arguments[3] : "FULL")
 default:
