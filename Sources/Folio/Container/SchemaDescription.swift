@@ -52,7 +52,26 @@ enum SchemaDescription {
 /// Checks that stored records fit the schema before a container uses them.
 enum SchemaCheck {
     static func verify(index: RecordIndex, schema: Schema, storeDescription: String) throws {
-        for (entityName, ids) in index.idsByEntity {
+        // Records share a handful of layouts (their property names): each entity's layouts are checked
+        // once, naming the first record that has it. They are found in one walk over the table in
+        // number order, which touches memory in order; neighbouring records nearly always share an
+        // entity and a layout, and a record with the previous record's and a higher number cannot be
+        // the first of its kind, so it needs no lookup.
+        struct Kind: Hashable {
+            let entity: String
+            let layout: ObjectIdentifier
+        }
+        var firstRecordByKind: [Kind: (id: Int64, values: RecordValues)] = [:]
+        var previous: (kind: Kind, id: Int64)?
+        for (id, entry) in index.records {
+            let kind = Kind(entity: entry.entity, layout: ObjectIdentifier(entry.values.layout))
+            if let previous, previous.kind == kind, previous.id < id { continue }
+            previous = (kind, id)
+            if let first = firstRecordByKind[kind], first.id < id { continue }
+            firstRecordByKind[kind] = (id, entry.values)
+        }
+        let kindsByEntity = Dictionary(grouping: firstRecordByKind, by: \.key.entity)
+        for (entityName, kinds) in kindsByEntity.sorted(by: { $0.key < $1.key }) {
             guard let entity = schema.entitiesByName[entityName] else {
                 throw FolioError(.schemaMismatch, "The store at \(storeDescription) holds \(entityName) records, an entity the schema does not know")
             }
@@ -64,27 +83,12 @@ enum SchemaCheck {
                 if let relationship = property as? Schema.Relationship { return relationship.isToOneRelationship }
                 return true
             }
-            // Records share a handful of layouts (their property names): check each layout once, naming
-            // the first record that has it.
-            var firstRecordByLayout: [ObjectIdentifier: (id: Int64, values: RecordValues)] = [:]
-            // Neighbouring records nearly always share a layout: a record with the previous record's
-            // layout and a higher number cannot be the first of its layout, and needs no lookup.
-            var previous: (layout: ObjectIdentifier, id: Int64)?
-            for id in ids {
-                guard let record = index.records[id] else { continue }
-                let layout = ObjectIdentifier(record.values.layout)
-                if let previous, previous.layout == layout, previous.id < id { continue }
-                previous = (layout, id)
-                if let first = firstRecordByLayout[layout], first.id < id { continue }
-                firstRecordByLayout[layout] = (id, record.values)
-            }
-            for (id, values) in firstRecordByLayout.values.sorted(by: { $0.id < $1.id }) {
-                let record = (id: id, values: values)
-                for key in record.values.keys where !known.contains(key) {
+            for (id, values) in kinds.map(\.value).sorted(by: { $0.id < $1.id }) {
+                for key in values.keys where !known.contains(key) {
                     throw FolioError(.schemaMismatch,
                         "\(entityName) record \(id) in \(storeDescription) has a property '\(key)' that \(entityName) does not declare; the schema changed (migration is not supported yet)")
                 }
-                for property in required where record.values[property.name] == nil && record.values[property.originalName] == nil {
+                for property in required where values[property.name] == nil && values[property.originalName] == nil {
                     throw FolioError(.schemaMismatch,
                         "\(entityName) record \(id) in \(storeDescription) has no value for '\(property.name)', which is neither optional nor defaulted; the schema changed (migration is not supported yet)")
                 }

@@ -195,7 +195,7 @@ final class FieldIndex {
     let isUnique: Bool
     /// Whether the model declares `#Index` on the field (otherwise it is indexed for uniqueness only).
     let isDeclared: Bool
-    private var identifiersByKey: [QueryKey: Identifiers] = [:]
+    private var identifiersByKey: [HashedKey: Identifiers] = [:]
     private var sorted: [(key: QueryKey, id: Int64)] = []
     private var isSortedStale = true
 
@@ -226,8 +226,29 @@ final class FieldIndex {
 
     func insert(_ id: Int64, _ values: RecordValues) {
         // One hash lookup: the entry is changed in place through the dictionary's accessor.
-        Self.add(id, to: &identifiersByKey[QueryKey(values[field], conversion)])
+        Self.add(id, to: &identifiersByKey[HashedKey(QueryKey(values[field], conversion))])
         isSortedStale = true
+    }
+
+    /// A key with its hash worked out once. The table compares the hashes before the keys, so a probe
+    /// that passes another key does not read that key's string (stored elsewhere in memory: a cache miss
+    /// per probe in a table of millions), and growing the table rehashes an integer, not every string.
+    struct HashedKey: Hashable {
+        let key: QueryKey
+        let hash: Int
+
+        init(_ key: QueryKey) {
+            self.key = key
+            self.hash = key.hashValue
+        }
+
+        static func == (lhs: HashedKey, rhs: HashedKey) -> Bool {
+            lhs.hash == rhs.hash && lhs.key == rhs.key
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(hash)
+        }
     }
 
     private static func add(_ id: Int64, to slot: inout Identifiers?) {
@@ -242,7 +263,7 @@ final class FieldIndex {
     }
 
     func remove(_ id: Int64, _ values: RecordValues) {
-        Self.remove(id, from: &identifiersByKey[QueryKey(values[field], conversion)])
+        Self.remove(id, from: &identifiersByKey[HashedKey(QueryKey(values[field], conversion))])
         isSortedStale = true
     }
 
@@ -262,7 +283,7 @@ final class FieldIndex {
     }
 
     func lookup(_ key: QueryKey) -> Set<Int64> {
-        switch identifiersByKey[key] {
+        switch identifiersByKey[HashedKey(key)] {
         case nil: return []
         case .one(let id)?: return [id]
         case .many(let ids)?: return ids
@@ -285,10 +306,10 @@ final class FieldIndex {
             // keys repeat, and the same when they do not.
             var entries: [(key: QueryKey, id: Int64)] = []
             entries.reserveCapacity(sorted.count)
-            for (key, ids) in identifiersByKey.sorted(by: { $0.key < $1.key }) {
+            for (hashed, ids) in identifiersByKey.sorted(by: { $0.key.key < $1.key.key }) {
                 switch ids {
-                case .one(let id): entries.append((key, id))
-                case .many(let set): for id in set.sorted() { entries.append((key, id)) }
+                case .one(let id): entries.append((hashed.key, id))
+                case .many(let set): for id in set.sorted() { entries.append((hashed.key, id)) }
                 }
             }
             sorted = entries

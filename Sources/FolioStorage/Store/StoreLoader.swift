@@ -104,11 +104,12 @@ enum StoreLoader {
                     }
                     previousID = id
                     if !entityAccepted { return }
-                    if let owner = loaded.state.entityOfID[id] {
+                    // One probe of the table for both the check and the insertion (millions of records).
+                    if let owner = loaded.state.entityOfID.updateValue(entity, forKey: id) {
+                        loaded.state.entityOfID[id] = owner
                         throw StorageError(.inconsistentStore, "identifier \(id) is also used by entity \(owner)")
                     }
                     records[id] = values
-                    loaded.state.entityOfID[id] = entity
                     loaded.state.nextID = max(loaded.state.nextID, id &+ 1)
                 } catch var error as StorageError {
                     error.file = path

@@ -186,6 +186,30 @@ struct DamagedFileTests {
         }
     }
 
+    @Test func anIdentifierInTwoEntitiesSnapshotsIsRefusedNamingFileLineAndOwner() throws {
+        try withTemporaryDirectory { url in
+            let store = try Store.open(at: url)
+            try store.write { tx in
+                try tx.insert(entity: "Item", id: 1, values: ["title": .string("first")])
+                try tx.insert(entity: "Tag", id: 2, values: ["title": .string("second")])
+            }
+            try store.compact()
+            store.close()
+            // Tag's snapshot claims number 1, which Item's holds: a hand edit or a bad merge.
+            let tags = try SnapshotFile.encode(entity: "Tag", sequence: 1, records: [1: ["title": .string("second")]])
+            try writeBytes(tags, to: url.appending("snapshots/Tag.jsonl"))
+            try expectOpenFailure(url, code: .inconsistentStore, file: "snapshots/Tag.jsonl", line: 2)
+            do {
+                _ = try Store.open(at: url)
+            } catch let error as StorageError {
+                #expect(error.description.contains("identifier 1 is also used by entity Item"), "\(error)")
+            }
+            // Verification, which goes on past problems, reports it too.
+            let verification = StoreVerifier.verify(at: url)
+            #expect(verification.problems.contains { $0.code == .inconsistentStore && $0.line == 2 })
+        }
+    }
+
     @Test func anUnknownEntityIsRefusedWithFileAndLine() throws {
         try withTemporaryDirectory { url in
             _ = try makeStore(at: url, transactions: 6)
