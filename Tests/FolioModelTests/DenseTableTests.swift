@@ -50,6 +50,27 @@ struct DenseTableTests {
         #expect(Array(table).count == 3_001)
     }
 
+    /// Removing one value on a condition sees the value in place, in the slots and beyond them.
+    @Test func removesOneValueWhenItsConditionHoldsInPlace() {
+        final class Box {}
+        var table = DenseTable<Box?>()
+        let held = Box()
+        table[3] = held
+        table[4] = Box()
+        table[1 << 40] = Box()
+        table[(1 << 40) + 1] = held
+        let unique: (inout Box?) -> Bool = { isKnownUniquelyReferenced(&$0) }
+        #expect(table.removeValue(forKey: 3, where: unique) == true)
+        #expect(table.removeValue(forKey: 4, where: unique) == false)
+        #expect(table.removeValue(forKey: 1 << 40, where: unique) == false)
+        #expect(table.removeValue(forKey: (1 << 40) + 1, where: unique) == true)
+        #expect(table.removeValue(forKey: 5, where: unique) == false)
+        #expect(table.removeValue(forKey: 1 << 41, where: unique) == false)
+        #expect(table.count == 2)
+        #expect(table[3] != nil && table[4] == nil && table[1 << 40] == nil && table[(1 << 40) + 1] != nil)
+        withExtendedLifetime(held) {}
+    }
+
     @Test func walksDenseNumbersInOrder() {
         var table = DenseTable<Int>()
         table.reserveCapacity(100)

@@ -21,6 +21,10 @@ public final class ModelContext {
     var registered = DenseTable<RegisteredModel>()
     /// The size of ``registered`` at which dead entries are next swept out.
     var registeredSweepThreshold = 1024
+    /// The numbers registered since the last sweep (and those the sweep kept), so that a sweep looks at
+    /// the registered models only, not at every slot of a table as long as the store's highest number.
+    /// May name numbers since removed, and a number more than once.
+    private var registeredNumbers: [Int64] = []
     /// Unsaved models in insertion order, and changed and deleted ones.
     var inserted: [ObjectIdentifier: any PersistentModel] = [:]
     var insertionOrder: [ObjectIdentifier] = []
@@ -49,6 +53,7 @@ public final class ModelContext {
     /// the table has doubled since the last sweep, so a long-lived context that loads many records one
     /// batch after another keeps a table the size of what it holds, not of everything it ever loaded.
     func register(_ model: AnyObject, recordNumber number: Int64) {
+        if registered[number] == nil { registeredNumbers.append(number) }
         registered[number] = RegisteredModel(model)
         if registered.count >= registeredSweepThreshold {
             sweepRegistered()
@@ -69,8 +74,19 @@ public final class ModelContext {
     /// Drops the models that nothing but the table holds. (A model with unsaved changes is also held by
     /// the change lists, so it stays.)
     private func sweepRegistered() {
-        // Checked in place, so that looking does not add a reference of its own.
-        registered.removeAll { isKnownUniquelyReferenced(&$0.model) }
+        // In number order, each number once: the table is walked forward, touching memory in order.
+        registeredNumbers.sort()
+        var kept: [Int64] = []
+        kept.reserveCapacity(registered.count)
+        var previous: Int64?
+        for number in registeredNumbers where number != previous {
+            previous = number
+            // Checked in place, so that looking does not add a reference of its own.
+            if registered.removeValue(forKey: number, where: { isKnownUniquelyReferenced(&$0.model) }) {
+                kept.append(number)
+            }
+        }
+        registeredNumbers = kept
         registeredSweepThreshold = max(1024, registered.count * 2)
     }
 

@@ -66,21 +66,20 @@ struct DenseTable<Value> {
         if needed > slots.capacity { slots.reserveCapacity(Swift.max(needed, 2 * slots.capacity)) }
     }
 
-    /// Removes the values for which `shouldRemove` returns true. Each value is passed in place, so that
-    /// the check (such as `isKnownUniquelyReferenced`) sees no copy of it.
-    mutating func removeAll(where shouldRemove: (inout Value) -> Bool) {
-        for position in slots.indices where slots[position] != nil {
-            if shouldRemove(&slots[position]!) {
-                slots[position] = nil
-                count -= 1
-            }
+    /// Removes the value of `number` if `shouldRemove` returns true for it, passed in place (so that a
+    /// check such as `isKnownUniquelyReferenced` sees no copy of it). Returns whether a value remains.
+    mutating func removeValue(forKey number: Int64, where shouldRemove: (inout Value) -> Bool) -> Bool {
+        if number >= 0 && number < Int64(slots.count) {
+            guard slots[Int(number)] != nil else { return false }
+            guard shouldRemove(&slots[Int(number)]!) else { return true }
+            slots[Int(number)] = nil
+        } else {
+            guard let position = overflow.index(forKey: number) else { return false }
+            guard shouldRemove(&overflow.values[position]) else { return true }
+            overflow.remove(at: position)
         }
-        var removed: [Int64] = []
-        for position in overflow.indices where shouldRemove(&overflow.values[position]) {
-            removed.append(overflow.keys[position])
-        }
-        for number in removed { overflow[number] = nil }
-        count -= removed.count
+        count -= 1
+        return false
     }
 
     var isEmpty: Bool { count == 0 }
