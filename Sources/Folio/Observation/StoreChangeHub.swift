@@ -1,3 +1,4 @@
+import Dispatch
 import FolioStorage
 
 /// Delivers each transaction committed to a container's store — by any of its contexts, or by another
@@ -115,12 +116,25 @@ enum Isolation {
         let value: Value
     }
 
+    /// Runs `body` on `actor` later, in the order of the calls for the main actor; right away without
+    /// an actor.
+    ///
+    /// For the main actor (where observers usually live) the closure goes straight to the main queue,
+    /// which the main actor runs on: a task would first wait for a thread of the shared pool, and
+    /// long-running synchronous work there (a busy server, or tests on two cores) can hold every one
+    /// of them for seconds.
     static func run(on actor: (any Actor)?, _ body: @escaping () -> Void) {
         guard let actor else {
             body()
             return
         }
         let carrier = Carrier(value: body)
+        if actor === MainActor.shared {
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated { carrier.value() }
+            }
+            return
+        }
         Task {
             await perform(on: actor, carrier)
         }
