@@ -59,8 +59,11 @@ public final class RecordLayout: @unchecked Sendable {
 
 /// The process-wide table of interned layouts.
 ///
-/// It holds at most ``capacity`` layouts; past that (a pathological mix of property sets) new layouts
-/// are still created, just not shared, which costs memory but never correctness.
+/// It holds at most ``capacity`` layouts. When a new one would go past that (a process that has seen a
+/// pathological mix of property sets), the table starts again empty, so that the layouts in use from
+/// then on are shared again; records keep the layouts they have. Two instances with the same names
+/// then exist, which costs memory but never correctness: records compare their layouts' names when
+/// the instances differ.
 private final class LayoutTable: @unchecked Sendable {
     static let shared = LayoutTable()
     static let capacity = 4096
@@ -89,7 +92,8 @@ private final class LayoutTable: @unchecked Sendable {
         guard let made = make() else { return nil }
         lock.lock()
         defer { lock.unlock() }
-        if arrangements.count < Self.capacity { arrangements[names] = made }
+        if arrangements.count >= Self.capacity { arrangements.removeAll() }
+        arrangements[names] = made
         lastArrangement = (names, made.layout, made.order)
         return made
     }
@@ -103,7 +107,8 @@ private final class LayoutTable: @unchecked Sendable {
             return found
         }
         let layout = make()
-        if layouts.count < Self.capacity { layouts[names] = layout }
+        if layouts.count >= Self.capacity { layouts.removeAll() }
+        layouts[names] = layout
         last = layout
         return layout
     }

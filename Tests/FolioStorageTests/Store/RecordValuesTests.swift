@@ -16,11 +16,43 @@ struct RecordValuesTests {
     }
 
     @Test func recordsWithTheSameNamesShareOneLayout() {
+        #expect(sharedLayouts(
+            { RecordValues(["a": .int(1), "b": .int(2)]) },
+            then: { RecordValues(["b": .int(3), "a": .int(4)]) }))
         let first = RecordValues(["a": .int(1), "b": .int(2)])
-        let second = RecordValues(["b": .int(3), "a": .int(4)])
-        #expect(first.layout === second.layout)
-        #expect(first != second)
+        #expect(RecordValues(["b": .int(3), "a": .int(4)]) != first)
         #expect(RecordValues(["a": .int(1), "b": .int(2)]) == first)
+    }
+
+    /// More distinct layouts than the table holds (a pathological process) must not stop the layouts
+    /// seen afterwards from being shared.
+    @Test func layoutsAreSharedAgainAfterTheTableOfLayoutsFills() {
+        let marker = "fill-\(UInt64.random(in: 0...UInt64.max))"
+        for index in 0..<5_000 {
+            _ = RecordValues([marker: .int(1), "n\(index)": .int(2)])
+            _ = RecordValues(names: ["n\(index)", marker, "z"], values: [.int(1), .int(2), .int(3)])
+        }
+        #expect(sharedLayouts(
+            { RecordValues([marker + "-after": .int(1), "b": .int(2)]) },
+            then: { RecordValues(["b": .int(3), marker + "-after": .int(4)]) }))
+        #expect(sharedLayouts(
+            { RecordValues(names: ["z", marker + "-after"], values: [.int(1), .int(2)]) ?? RecordValues() },
+            then: { RecordValues(names: ["z", marker + "-after"], values: [.int(3), .int(4)]) ?? RecordValues() }))
+        #expect(RecordValues(names: ["z", marker + "-after"], values: [.int(1), .int(2)])?.keys == [marker + "-after", "z"])
+    }
+
+    /// Whether `second` gets the layout instance `first` got, with another layout asked for between the
+    /// two (so that the second is not simply the one asked for last). The table of layouts is shared by
+    /// the whole process, and tests running meanwhile may fill it, which starts it again empty: a miss
+    /// right then is allowed, three in a row are not.
+    private func sharedLayouts(_ first: () -> RecordValues, then second: () -> RecordValues) -> Bool {
+        (0..<3).contains { attempt in
+            let one = first()
+            let between = "between-\(attempt)-\(UInt64.random(in: 0...UInt64.max))"
+            _ = RecordValues([between: .int(1)])
+            _ = RecordValues(names: ["zz", between], values: [.int(1), .int(2)])
+            return one.layout === second().layout
+        }
     }
 
     @Test func settingAddsReplacesAndRemovesNames() {
