@@ -17,10 +17,11 @@ extension Store {
         var length: Int
     }
 
-    /// The lines of `history.jsonl` and of `journal.jsonl` (up to `journalLimit`), by sequence. Unreadable files and lines without a sequence are left out: their
-    /// transactions get encoded. Checksums are verified when a line is copied
-    /// (``writeHistoryLines(_:paths:chunkSize:to:)``), not here: most lines found are older than what the
-    /// retention policy keeps. No other compaction may run meanwhile (it would replace the files).
+    /// The lines of `history.jsonl` and of `journal.jsonl` (up to `journalLimit`), by sequence.
+    /// Unreadable files and lines without a sequence are left out: their transactions get encoded.
+    /// Checksums are verified when a line is copied (``writeHistoryLines(_:paths:chunkSize:to:)``), not
+    /// here: most lines found are older than what the retention policy keeps. No other compaction may
+    /// run meanwhile (it would replace the files).
     func storedLines(_ paths: StorePaths, journalLimit: Int64) -> [UInt64: StoredLine] {
         var lines: [UInt64: StoredLine] = [:]
         for (path, inJournal) in [(paths.history, false), (paths.journal, true)] {

@@ -10,8 +10,8 @@ import Foundation
 /// runs on a background thread (``StoreConfiguration/compactsInBackground``).
 ///
 /// A `Store` is safe to use from several threads. Do not call `write`, `refresh`, `compact`, `sync`
-/// or `waitForBackgroundCompaction` from inside a `write` body (they wait for the write to finish); read through the
-/// ``WriteTransaction`` instead.
+/// or `waitForBackgroundCompaction` from inside a `write` body (they wait for the write to finish);
+/// read through the ``WriteTransaction`` instead.
 public final class Store: @unchecked Sendable {
     /// The store directory, or `nil` for an in-memory store.
     public let directory: URL?
