@@ -1,7 +1,7 @@
 import Foundation
 import Observation
 import Testing
-import FolioStorage
+@_spi(FolioEngine) import FolioStorage
 @testable import Folio
 
 /// Fetched models are faults: each property is decoded from the stored record when first read.

@@ -2,6 +2,7 @@ import Foundation
 import Observation
 import Testing
 @testable import Folio
+@_spi(FolioEngine) import FolioStorage
 
 @Suite("Model behaviour")
 struct ModelBehaviourTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
+@_spi(FolioEngine) import FolioStorage
 
 @Suite("Queries")
 struct QueryTests {

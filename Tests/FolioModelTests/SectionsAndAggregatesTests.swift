@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
+@_spi(FolioEngine) import FolioStorage
 
 @Suite("Sections, aggregates and string predicates")
 struct SectionsAndAggregatesTests {

@@ -1,4 +1,4 @@
-import FolioStorage
+@_spi(FolioEngine) import FolioStorage
 
 extension ModelContext {
     /// The models that match a descriptor, sorted and windowed as it says.

@@ -1,4 +1,4 @@
-import FolioStorage
+@_spi(FolioEngine) import FolioStorage
 
 extension ModelContext {
     /// Writes pending inserts, changes and deletes to the store as one transaction.

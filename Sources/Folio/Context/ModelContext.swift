@@ -1,4 +1,4 @@
-import FolioStorage
+@_spi(FolioEngine) import FolioStorage
 
 /// The object that tracks models, their unsaved changes, and saves them to its container's store.
 ///

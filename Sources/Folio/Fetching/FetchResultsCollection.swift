@@ -1,4 +1,4 @@
-import FolioStorage
+@_spi(FolioEngine) import FolioStorage
 
 /// Fetched models that are created when they are first accessed, in batches.
 ///

@@ -1,4 +1,4 @@
-import FolioStorage
+@_spi(FolioEngine) import FolioStorage
 
 /// Aggregates SwiftData lacks: count, sum, average, minimum and maximum of a property over the models
 /// that match a predicate, optionally grouped by another property. They read the stored values in the

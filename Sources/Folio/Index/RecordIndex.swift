@@ -1,4 +1,4 @@
-import FolioStorage
+@_spi(FolioEngine) import FolioStorage
 
 /// The container's in-memory index over the store's records: records by identifier and by entity,
 /// hash indexes for equality and sorted indexes for ranges and ordering on the properties named by
@@ -69,24 +69,34 @@ final class RecordIndex {
     /// Loads every record of the store.
     func load(from store: Store) {
         columnTables = [:]
-        store.withRecordsByEntity { recordsByEntity in
-            // Sizing the tables once avoids rehashing them again and again while a large store loads.
-            records.reserveCapacity(recordsByEntity.values.reduce(0) { $0 + $1.count })
-            for (entity, entityRecords) in recordsByEntity where !entityRecords.isEmpty {
-                var ids = idsByEntity[entity] ?? []
-                ids.reserveCapacity(ids.count + entityRecords.count)
-                let indexes = fieldIndexes[entity] ?? []
-                for index in indexes where index.isUnique { index.reserveCapacity(entityRecords.count) }
-                for (id, values) in entityRecords {
-                    records[id] = Entry(entity: entity, values: values, version: 0)
-                    ids.insert(id)
-                    for index in indexes { index.insert(id, values) }
-                }
-                idsByEntity[entity] = ids
-                // A `#Index` is there to be used for ranges and sorting: order it now, as a database
-                // builds its index when it is created, rather than in the first fetch that needs it.
-                for index in indexes where index.isDeclared { _ = index.sortedEntries() }
+        // Sizing the tables once avoids rehashing them again and again while a large store loads.
+        records.reserveCapacity(store.recordCount)
+        for entity in store.entityNames {
+            let count = store.count(of: entity)
+            idsByEntity[entity, default: []].reserveCapacity(count)
+            for index in fieldIndexes[entity] ?? [] where index.isUnique { index.reserveCapacity(count) }
+        }
+        // Records come in number order, mostly in runs of one entity: its identifier set and indexes
+        // are looked up once per run, not per record.
+        var run: (entity: String, ids: Set<Int64>, indexes: [FieldIndex])?
+        func endRun() {
+            if let finished = run { idsByEntity[finished.entity] = finished.ids }
+            run = nil
+        }
+        store.forEachRecord { id, entity, values in
+            records[id] = Entry(entity: entity, values: values, version: 0)
+            if run?.entity != entity {
+                endRun()
+                run = (entity, idsByEntity.removeValue(forKey: entity) ?? [], fieldIndexes[entity] ?? [])
             }
+            run?.ids.insert(id)
+            for index in run?.indexes ?? [] { index.insert(id, values) }
+        }
+        endRun()
+        // A `#Index` is there to be used for ranges and sorting: order it now, as a database builds its
+        // index when it is created, rather than in the first fetch that needs it.
+        for indexes in fieldIndexes.values {
+            for index in indexes where index.isDeclared { _ = index.sortedEntries() }
         }
         lastSequence = store.lastSequence
     }

@@ -1,4 +1,4 @@
-import FolioStorage
+@_spi(FolioEngine) import FolioStorage
 
 /// Keeps the results of a fetch current, anywhere in an app, through Observation, as SwiftData's
 /// `ResultsObserver` does.

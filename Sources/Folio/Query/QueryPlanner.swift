@@ -1,4 +1,4 @@
-import FolioStorage
+@_spi(FolioEngine) import FolioStorage
 
 /// How a fetch was carried out; tests and tools read it to see whether an index was used.
 public struct QueryPlan: CustomStringConvertible, Sendable {

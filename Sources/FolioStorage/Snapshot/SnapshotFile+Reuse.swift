@@ -27,7 +27,7 @@ extension SnapshotFile {
     ///   be thrown away (the caller writes the file from memory instead).
     /// - Throws: what `output` throws. Problems with the earlier file give `false`, not an error.
     static func write(
-        entity: String, sequence: UInt64, records: [Int64: RecordValues], reusing earlier: EarlierFile, fileSystem fs: any FileSystem,
+        entity: String, sequence: UInt64, records: EntityRecords, reusing earlier: EarlierFile, fileSystem fs: any FileSystem,
         chunkSize: Int = chunkSize, to output: ([UInt8]) throws -> Void
     ) throws -> Bool {
         guard let file = try? fs.open(earlier.path, .read) else { return false }

@@ -21,13 +21,12 @@ enum SnapshotFile {
 
     /// Hands the file content for an entity's records to `output` in pieces of about ``chunkSize``.
     static func write(
-        entity: String, sequence: UInt64, records: [Int64: RecordValues], chunkSize: Int = chunkSize, to output: ([UInt8]) throws -> Void
+        entity: String, sequence: UInt64, records: EntityRecords, chunkSize: Int = chunkSize, to output: ([UInt8]) throws -> Void
     ) throws {
         var chunk = try header(entity: entity, sequence: sequence, count: records.count)
         chunk.reserveCapacity(chunkSize + 4096)
         let writer = CanonicalJSONWriter()
-        for id in records.keys.sorted() {
-            guard let values = records[id] else { continue }
+        try records.forEach { id, values in
             try appendRecordLine(id: id, values: values, with: writer, to: &chunk)
             if chunk.count >= chunkSize {
                 try output(chunk)

@@ -33,13 +33,13 @@ extension Store {
     ) throws {
         let state = plan.state
         var bases = plan.snapshotBases
-        let entities = Set(state.entities.keys).union(plan.snapshotBases.keys)
+        let entities = Set(state.entitiesWithRecords).union(plan.snapshotBases.keys)
         if !entities.isEmpty, try fs.status(atPath: paths.snapshots) == nil {
             try fs.makeDirectory(paths.snapshots)
             try fs.syncDirectory(paths.directory)
         }
         for entity in entities.sorted() {
-            let records = state.entities[entity] ?? [:]
+            let records = state.records(of: entity)
             let modified = state.lastModified[entity] ?? plan.sequence
             if records.isEmpty {
                 if plan.snapshotBases[entity] == nil { continue }

@@ -178,29 +178,37 @@ public final class Store: @unchecked Sendable {
     public func records(of entity: String) -> [StoredRecord] {
         loadRecordsIfDeferred()
         return withState { state in
-            guard let records = state.entities[entity] else { return [] }
-            return records.keys.sorted().compactMap { id in records[id].map { StoredRecord(entity: entity, id: id, values: $0) } }
+            let records = state.records(of: entity)
+            var result: [StoredRecord] = []
+            result.reserveCapacity(records.count)
+            records.forEach { id, values in result.append(StoredRecord(entity: entity, id: id, values: values)) }
+            return result
         }
     }
 
-    /// Calls `body` with every record, by entity and then by identifier, in no particular order: the
-    /// fast way to read a whole store (``records(of:)`` sorts). Writes by other threads wait until
-    /// `body` returns.
-    public func withRecordsByEntity<T>(_ body: ([String: [Int64: RecordValues]]) throws -> T) rethrows -> T {
+    /// Calls `body` with every record, whatever its entity, in identifier order: the fast way to read a
+    /// whole store. Writes by other threads wait until it returns.
+    public func forEachRecord(_ body: (_ id: Int64, _ entity: String, _ values: RecordValues) throws -> Void) rethrows {
         loadRecordsIfDeferred()
-        return try withState { try body($0.entities) }
+        try withState { try $0.forEachRecord(body) }
     }
 
     /// The number of records of an entity.
     public func count(of entity: String) -> Int {
         loadRecordsIfDeferred()
-        return withState { $0.entities[entity]?.count ?? 0 }
+        return withState { $0.count(of: entity) }
+    }
+
+    /// The number of records, all entities together.
+    public var recordCount: Int {
+        loadRecordsIfDeferred()
+        return withState { $0.records.count }
     }
 
     /// The names of the entities that have records, sorted.
     public var entityNames: [String] {
         loadRecordsIfDeferred()
-        return withState { state in state.entities.filter { !$0.value.isEmpty }.keys.sorted() }
+        return withState { $0.entitiesWithRecords }
     }
 
     /// The sequence number of the last transaction applied (0 for an empty store).

@@ -72,7 +72,7 @@ enum StoreLoader {
             let file = try fs.open(path, .read)
             defer { fs.close(file) }
             var header: SnapshotFile.Header? = nil
-            var records: [Int64: RecordValues] = [:]
+            let position = loaded.state.position(ofEntity: entity)
             var previousID: Int64? = nil
             let reader = JSONReader()
             var entityAccepted = true
@@ -88,8 +88,7 @@ enum StoreLoader {
                         entityAccepted = try checkEntity(entity, file: path, line: 1, offset: 0)
                         header = decoded
                         let expected = min(decoded.records, 50_000_000)
-                        records.reserveCapacity(expected)
-                        loaded.state.entityOfID.reserveCapacity(loaded.state.entityOfID.count + expected)
+                        loaded.state.reserveCapacity(expected)
                         return
                     }
                     guard header != nil else { return }
@@ -104,12 +103,9 @@ enum StoreLoader {
                     }
                     previousID = id
                     if !entityAccepted { return }
-                    // One probe of the table for both the check and the insertion (millions of records).
-                    if let owner = loaded.state.entityOfID.updateValue(entity, forKey: id) {
-                        loaded.state.entityOfID[id] = owner
+                    if let owner = loaded.state.insert(id: id, entity: position, values: values) {
                         throw StorageError(.inconsistentStore, "identifier \(id) is also used by entity \(owner)")
                     }
-                    records[id] = values
                     loaded.state.nextID = max(loaded.state.nextID, id &+ 1)
                 } catch var error as StorageError {
                     error.file = path
@@ -137,7 +133,6 @@ enum StoreLoader {
                         "header says \(header.records) records but the file has \(result.lineCount - 1); the file was truncated or edited",
                         file: path, line: 1, offset: 0))
             }
-            if !records.isEmpty { loaded.state.entities[entity] = records }
             loaded.state.lastModified[entity] = header.sequence
             bases[entity] = header.sequence
         }

@@ -1,9 +1,25 @@
 /// The logical content of a store at one sequence number: what snapshots plus journal replay give.
+///
+/// The records live in one table indexed by record number (numbers are allocated 1, 2, 3, … and never
+/// reused), each with the position of its entity's name. Finding a record, adding one or walking an
+/// entity's records in number order is an array access, not a hash-table probe, which is what keeps
+/// saves and the open of a store of millions of records in proportion to what they touch.
 struct StoreState: Sendable {
-    /// Records by entity, then by identifier.
-    var entities: [String: [Int64: RecordValues]] = [:]
-    /// The entity of each live identifier.
-    var entityOfID: [Int64: String] = [:]
+    /// A live record: its entity, as a position in ``entityNames``, and its values.
+    struct Entry: Sendable {
+        var entity: Int32
+        var values: RecordValues
+    }
+
+    /// Every live record, by record number.
+    private(set) var records = DenseTable<Entry>()
+    /// The names of the entities records were ever stored under, by position. A name keeps its position
+    /// for the life of the state, also when its last record is deleted.
+    private(set) var entityNames: [String] = []
+    /// The position of each name of ``entityNames``.
+    private var entityPositions: [String: Int32] = [:]
+    /// The number of live records of each entity, by position.
+    private var counts: [Int] = []
     /// For each entity, the sequence of the last transaction that touched it (the snapshot header's
     /// `sequence`, so that the same transactions always give the same snapshot bytes).
     var lastModified: [String: UInt64] = [:]
@@ -14,14 +30,76 @@ struct StoreState: Sendable {
     /// The opaque metadata slot.
     var schema: JSONValue? = nil
 
+    // MARK: Reading
+
     /// Each entity's number of records, for the entities that have records.
     var recordCounts: [String: Int] {
-        entities.filter { !$0.value.isEmpty }.mapValues(\.count)
+        var result: [String: Int] = [:]
+        for (position, count) in counts.enumerated() where count > 0 { result[entityNames[position]] = count }
+        return result
+    }
+
+    /// The names of the entities that have records, sorted.
+    var entitiesWithRecords: [String] {
+        counts.indices.filter { counts[$0] > 0 }.map { entityNames[$0] }.sorted()
+    }
+
+    /// The number of records of an entity.
+    func count(of entity: String) -> Int {
+        entityPositions[entity].map { counts[Int($0)] } ?? 0
+    }
+
+    /// The entity of the record with this number, if there is such a record.
+    func entity(ofRecord id: Int64) -> String? {
+        records[id].map { entityNames[Int($0.entity)] }
     }
 
     func record(id: Int64) -> StoredRecord? {
-        guard let entity = entityOfID[id], let values = entities[entity]?[id] else { return nil }
-        return StoredRecord(entity: entity, id: id, values: values)
+        guard let entry = records[id] else { return nil }
+        return StoredRecord(entity: entityNames[Int(entry.entity)], id: id, values: entry.values)
+    }
+
+    /// The records of one entity.
+    func records(of entity: String) -> EntityRecords {
+        guard let position = entityPositions[entity] else { return EntityRecords(table: DenseTable(), entity: -1, count: 0) }
+        return EntityRecords(table: records, entity: position, count: counts[Int(position)])
+    }
+
+    /// Calls `body` with every record in record-number order.
+    func forEachRecord(_ body: (_ id: Int64, _ entity: String, _ values: RecordValues) throws -> Void) rethrows {
+        try records.forEachInNumberOrder { id, entry in try body(id, entityNames[Int(entry.entity)], entry.values) }
+    }
+
+    /// Every blob hash referenced by current values.
+    func referencedBlobs() -> Set<String> {
+        var hashes = Set<String>()
+        for (_, entry) in records { BlobStore.collectReferences(in: entry.values, into: &hashes) }
+        return hashes
+    }
+
+    // MARK: Changing
+
+    /// The position of an entity's name in ``entityNames``, added if new.
+    mutating func position(ofEntity name: String) -> Int32 {
+        if let position = entityPositions[name] { return position }
+        let position = Int32(entityNames.count)
+        entityNames.append(name)
+        entityPositions[name] = position
+        counts.append(0)
+        return position
+    }
+
+    /// Makes room for `additional` more records without growing the table again and again.
+    mutating func reserveCapacity(_ additional: Int) {
+        records.reserveCapacity(additional)
+    }
+
+    /// Adds a record unless its number is taken; returns the entity that holds the number if it is.
+    mutating func insert(id: Int64, entity position: Int32, values: RecordValues) -> String? {
+        if let owner = records[id] { return entityNames[Int(owner.entity)] }
+        records[id] = Entry(entity: position, values: values)
+        counts[Int(position)] += 1
+        return nil
     }
 
     /// Applies a transaction.
@@ -48,30 +126,40 @@ struct StoreState: Sendable {
         func modified(_ entity: String) {
             if modifiedEntities.last != entity && !modifiedEntities.contains(entity) { modifiedEntities.append(entity) }
         }
+        // Records come in runs of one entity: its position is looked up once per run.
+        var run: (name: String, position: Int32)? = nil
+        func entityPosition(_ name: String) -> Int32 {
+            if let run, run.name == name { return run.position }
+            let found = self.position(ofEntity: name)
+            run = (name, found)
+            return found
+        }
         for deleted in transaction.deleted where applies(deleted.entity) {
-            if entities[deleted.entity]?.removeValue(forKey: deleted.id) == nil {
-                problems.append("deletes \(deleted.entity) \(deleted.id), which does not exist")
+            let entity = entityPosition(deleted.entity)
+            if let entry = records[deleted.id], entry.entity == entity {
+                records[deleted.id] = nil
+                counts[Int(entity)] -= 1
             } else {
-                entityOfID[deleted.id] = nil
+                problems.append("deletes \(deleted.entity) \(deleted.id), which does not exist")
             }
             modified(deleted.entity)
         }
+        records.reserveCapacity(transaction.inserted.count)
         for inserted in transaction.inserted where applies(inserted.entity) {
-            if let owner = entityOfID[inserted.id] {
+            if let owner = insert(id: inserted.id, entity: entityPosition(inserted.entity), values: inserted.values) {
                 problems.append("inserts \(inserted.entity) \(inserted.id), but \(owner) \(inserted.id) already exists")
                 continue
             }
-            entities[inserted.entity, default: [:]][inserted.id] = inserted.values
-            entityOfID[inserted.id] = inserted.entity
             modified(inserted.entity)
             nextID = max(nextID, inserted.id &+ 1)
         }
         for updated in transaction.updated where applies(updated.entity) {
-            guard let values = entities[updated.entity]?[updated.id] else {
+            guard var entry = records[updated.id], entry.entity == entityPosition(updated.entity) else {
                 problems.append("updates \(updated.entity) \(updated.id), which does not exist")
                 continue
             }
-            entities[updated.entity]?[updated.id] = values.merging(updated.values)
+            entry.values = entry.values.merging(updated.values)
+            records[updated.id] = entry
             modified(updated.entity)
         }
         for entity in modifiedEntities { lastModified[entity] = sequence }
@@ -82,13 +170,28 @@ struct StoreState: Sendable {
         lastSequence = max(lastSequence, sequence)
         return problems
     }
+}
 
-    /// Every blob hash referenced by current values.
-    func referencedBlobs() -> Set<String> {
-        var hashes = Set<String>()
-        for records in entities.values {
-            for values in records.values { BlobStore.collectReferences(in: values, into: &hashes) }
+/// The records of one entity in a ``StoreState``, read in record-number order.
+struct EntityRecords {
+    let table: DenseTable<StoreState.Entry>
+    let entity: Int32
+    /// The number of records.
+    let count: Int
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The values of the record with this number, if it is a record of this entity.
+    subscript(id: Int64) -> RecordValues? {
+        guard let entry = table[id], entry.entity == entity else { return nil }
+        return entry.values
+    }
+
+    /// Calls `body` with each record's number and values, in increasing number order.
+    func forEach(_ body: (Int64, RecordValues) throws -> Void) rethrows {
+        guard count > 0 else { return }
+        try table.forEachInNumberOrder { id, entry in
+            if entry.entity == entity { try body(id, entry.values) }
         }
-        return hashes
     }
 }

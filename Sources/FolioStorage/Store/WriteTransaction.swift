@@ -43,14 +43,16 @@ public struct WriteTransaction {
     public func entity(ofRecord id: Int64) -> String? {
         if deleted[id] != nil { return nil }
         if let record = inserted[id] { return record.entity }
-        return base.entityOfID[id]
+        return base.entity(ofRecord: id)
     }
 
     /// The records of an entity, including this transaction's changes, in identifier order.
     public func records(of entity: String) -> [StoredRecord] {
-        var ids = Set(base.entities[entity]?.keys.map { $0 } ?? [])
-        for record in inserted.values where record.entity == entity { ids.insert(record.id) }
-        return ids.sorted().compactMap { record(id: $0) }.filter { $0.entity == entity }
+        var ids: [Int64] = []
+        base.records(of: entity).forEach { id, _ in ids.append(id) }
+        let insertedIDs = inserted.values.filter { $0.entity == entity }.map(\.id)
+        if !insertedIDs.isEmpty { ids = Array(Set(ids).union(insertedIDs)).sorted() }
+        return ids.compactMap { record(id: $0) }.filter { $0.entity == entity }
     }
 
     /// The store's metadata slot as this transaction sees it.

@@ -138,7 +138,12 @@ struct ProcessTests {
             #expect(history.map(\.sequence) == Array(1...UInt64(total)))
             var replayed = StoreState()
             for transaction in history { #expect(replayed.apply(transaction).isEmpty) }
-            #expect(replayed.entities == opened.withState { $0.entities })
+            func records(_ state: StoreState) -> [StoredRecord] {
+                var result: [StoredRecord] = []
+                state.forEachRecord { id, entity, values in result.append(StoredRecord(entity: entity, id: id, values: values)) }
+                return result
+            }
+            #expect(records(replayed) == opened.withState { records($0) })
             for n in 0..<writers {
                 let mine = opened.records(of: "Log").filter { $0.values["writer"] == .string("w\(n)") }
                 #expect(mine.compactMap { $0.values["n"]?.intValue }.sorted() == Array(1...Int64(perWriter)))

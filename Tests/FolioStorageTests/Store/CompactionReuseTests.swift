@@ -44,7 +44,7 @@ struct CompactionReuseTests {
             let full = try SnapshotFile.encode(entity: "Item", sequence: 3, records: records)
             #expect(full.count > 4 * chunkSize)
             var pieces: [[UInt8]] = []
-            try SnapshotFile.write(entity: "Item", sequence: 3, records: records, chunkSize: chunkSize) { pieces.append($0) }
+            try SnapshotFile.write(entity: "Item", sequence: 3, records: EntityRecords(records), chunkSize: chunkSize) { pieces.append($0) }
             #expect(pieces.count > 4)
             #expect(pieces.dropLast().allSatisfy { $0.count >= chunkSize })
             #expect(pieces.flatMap { $0 } == full)
@@ -61,7 +61,7 @@ struct CompactionReuseTests {
             changed.insert(1_500)
             var reusedPieces: [[UInt8]] = []
             let complete = try SnapshotFile.write(
-                entity: "Item", sequence: 4, records: records, reusing: .init(path: earlier.path, sequence: 3, changedIDs: changed),
+                entity: "Item", sequence: 4, records: EntityRecords(records), reusing: .init(path: earlier.path, sequence: 3, changedIDs: changed),
                 fileSystem: PosixFileSystem(), chunkSize: chunkSize) { reusedPieces.append($0) }
             #expect(complete)
             #expect(reusedPieces.count > 4)

@@ -32,6 +32,52 @@ struct StoreTests {
         #expect(ids[0] != ids[1])
     }
 
+    @Test func countsAndEntityNamesFollowInterleavedInsertsAndDeletesThroughCompactionAndReopen() throws {
+        try withTemporaryDirectory { url in
+            let store = try Store.open(at: url)
+            var tripIDs: [Int64] = []
+            var stopIDs: [Int64] = []
+            try store.write { tx in
+                for n in 0..<10 {
+                    let trip = tx.allocateID()
+                    try tx.insert(entity: "Trip", id: trip, values: ["n": .int(Int64(n))])
+                    tripIDs.append(trip)
+                    let stop = tx.allocateID()
+                    try tx.insert(entity: "Stop", id: stop, values: ["trip": .int(trip)])
+                    stopIDs.append(stop)
+                }
+            }
+            #expect(store.entityNames == ["Stop", "Trip"])
+            #expect(store.count(of: "Trip") == 10 && store.count(of: "Stop") == 10 && store.recordCount == 20)
+            #expect(store.records(of: "Trip").map(\.id) == tripIDs)
+            var walked: [(Int64, String)] = []
+            store.forEachRecord { id, entity, _ in walked.append((id, entity)) }
+            #expect(walked.map(\.0) == (tripIDs + stopIDs).sorted())
+            #expect(walked.filter { $0.1 == "Stop" }.map(\.0) == stopIDs)
+
+            try store.write { tx in
+                for id in stopIDs { try tx.delete(entity: "Stop", id: id) }
+                try tx.delete(entity: "Trip", id: tripIDs[0])
+            }
+            func check(_ store: Store) {
+                #expect(store.entityNames == ["Trip"])
+                #expect(store.count(of: "Stop") == 0 && store.records(of: "Stop").isEmpty)
+                #expect(store.count(of: "Trip") == 9 && store.recordCount == 9)
+                #expect(store.records(of: "Trip").map(\.id) == Array(tripIDs.dropFirst()))
+                #expect(store.record(id: stopIDs[3]) == nil)
+            }
+            check(store)
+            try store.compact()
+            check(store)
+            store.close()
+            let reopened = try Store.open(at: url)
+            check(reopened)
+            // The emptied entity comes back under its own name.
+            try reopened.write { tx in try tx.insert(entity: "Stop", id: tx.allocateID(), values: [:]) }
+            #expect(reopened.entityNames == ["Stop", "Trip"] && reopened.count(of: "Stop") == 1)
+        }
+    }
+
     @Test func identifiersAreNeverReusedAfterDeleteCompactionAndReopen() throws {
         try withTemporaryDirectory { url in
             var seen = Set<Int64>()

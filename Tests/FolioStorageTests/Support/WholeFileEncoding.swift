@@ -1,4 +1,4 @@
-@testable import FolioStorage
+@_spi(FolioEngine) @testable import FolioStorage
 
 // The engine writes snapshot and history files in pieces; the tests compare whole files.
 
@@ -7,7 +7,7 @@ extension SnapshotFile {
     static func encode(entity: String, sequence: UInt64, records: [Int64: RecordValues]) throws -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(records.count * 256)
-        try write(entity: entity, sequence: sequence, records: records) { bytes.append(contentsOf: $0) }
+        try write(entity: entity, sequence: sequence, records: EntityRecords(records)) { bytes.append(contentsOf: $0) }
         return bytes
     }
 
@@ -18,10 +18,19 @@ extension SnapshotFile {
         entity: String, sequence: UInt64, records: [Int64: RecordValues], reusing earlier: EarlierFile, fileSystem fs: any FileSystem
     ) throws -> [UInt8]? {
         var bytes: [UInt8] = []
-        let complete = try write(entity: entity, sequence: sequence, records: records, reusing: earlier, fileSystem: fs) {
+        let complete = try write(entity: entity, sequence: sequence, records: EntityRecords(records), reusing: earlier, fileSystem: fs) {
             bytes.append(contentsOf: $0)
         }
         return complete ? bytes : nil
+    }
+}
+
+extension EntityRecords {
+    /// The records of a dictionary, as one entity of a store state.
+    init(_ records: [Int64: RecordValues]) {
+        var table = DenseTable<StoreState.Entry>()
+        for (id, values) in records { table[id] = StoreState.Entry(entity: 0, values: values) }
+        self.init(table: table, entity: 0, count: records.count)
     }
 }
 

@@ -1,5 +1,5 @@
 import Testing
-@testable import Folio
+@_spi(FolioEngine) @testable import FolioStorage
 
 @Suite("Dense table of record numbers")
 struct DenseTableTests {
@@ -81,5 +81,15 @@ struct DenseTableTests {
         #expect(!table.contains { $0.key == 50 })
         table.removeAll()
         #expect(table.count == 0 && table[1] == nil)
+    }
+
+    @Test func walksEveryNumberInIncreasingOrderIncludingFarAndNegativeOnes() {
+        var table = DenseTable<Int64>()
+        let numbers: [Int64] = [7, 1 << 41, 3, -5, 1 << 40, 12, -900, 1]
+        for number in numbers { table[number] = number * 2 }
+        var walked: [(Int64, Int64)] = []
+        table.forEachInNumberOrder { walked.append(($0, $1)) }
+        #expect(walked.map(\.0) == numbers.sorted())
+        #expect(walked.allSatisfy { $0.1 == $0.0 * 2 })
     }
 }

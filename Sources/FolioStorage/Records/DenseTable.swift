@@ -6,26 +6,29 @@
 /// memory in order. Numbers far above the table's size (an identifier reserved by another process, a
 /// record inserted with an explicit large number) go to the dictionary, so that one large number does
 /// not allocate a slot for every number below it.
-struct DenseTable<Value> {
+@_spi(FolioEngine) public struct DenseTable<Value> {
     /// The values of numbers `0..<slots.count`, by number. A number below `slots.count` is never in
     /// `overflow`.
-    private var slots: ContiguousArray<Value?> = []
+    @usableFromInline var slots: ContiguousArray<Value?> = []
     /// The values of numbers outside the slots.
-    private var overflow: [Int64: Value] = [:]
+    @usableFromInline var overflow: [Int64: Value] = [:]
     /// The number of values.
-    private(set) var count = 0
+    public var count: Int { storedCount }
+    @usableFromInline var storedCount = 0
     /// The number of values the table was told to expect (``reserveCapacity(_:)``).
-    private var expected = 0
+    @usableFromInline var expected = 0
 
-    init() {}
+    @inlinable
+    public init() {}
 
     /// Whether `number` may take a slot: numbers up to twice the values held or expected (plus some
     /// room) do, so that the slots never hold many more empty places than values.
-    private func fitsSlots(_ number: Int64) -> Bool {
+    @inlinable func fitsSlots(_ number: Int64) -> Bool {
         number >= 0 && number < Int64(Swift.max(slots.count, 2 * Swift.max(count, expected) + 4096))
     }
 
-    subscript(number: Int64) -> Value? {
+    @inlinable
+    public subscript(number: Int64) -> Value? {
         get {
             if number >= 0 && number < Int64(slots.count) { return slots[Int(number)] }
             return overflow.isEmpty ? nil : overflow[number]
@@ -34,31 +37,33 @@ struct DenseTable<Value> {
             if number >= 0 && number < Int64(slots.count) {
                 let had = slots[Int(number)] != nil
                 slots[Int(number)] = newValue
-                count += (newValue != nil ? 1 : 0) - (had ? 1 : 0)
+                storedCount += (newValue != nil ? 1 : 0) - (had ? 1 : 0)
             } else if let newValue, fitsSlots(number) {
                 // Growing may move this very number in from the overflow: count it once.
                 grow(toInclude: number)
                 let had = slots[Int(number)] != nil
                 slots[Int(number)] = newValue
-                if !had { count += 1 }
+                if !had { storedCount += 1 }
             } else if let newValue {
-                if overflow.updateValue(newValue, forKey: number) == nil { count += 1 }
+                if overflow.updateValue(newValue, forKey: number) == nil { storedCount += 1 }
             } else if overflow.removeValue(forKey: number) != nil {
-                count -= 1
+                storedCount -= 1
             }
         }
     }
 
     /// Removes and returns the value of `number`.
     @discardableResult
-    mutating func removeValue(forKey number: Int64) -> Value? {
+    @inlinable
+    public mutating func removeValue(forKey number: Int64) -> Value? {
         guard let value = self[number] else { return nil }
         self[number] = nil
         return value
     }
 
     /// Makes room for `additional` more numbers after the highest without reallocating.
-    mutating func reserveCapacity(_ additional: Int) {
+    @inlinable
+    public mutating func reserveCapacity(_ additional: Int) {
         expected = Swift.max(expected, count + additional)
         // Grown geometrically: many small reservations (one per transaction or fetch) must not
         // reallocate the slots each time.
@@ -68,7 +73,8 @@ struct DenseTable<Value> {
 
     /// Removes the value of `number` if `shouldRemove` returns true for it, passed in place (so that a
     /// check such as `isKnownUniquelyReferenced` sees no copy of it). Returns whether a value remains.
-    mutating func removeValue(forKey number: Int64, where shouldRemove: (inout Value) -> Bool) -> Bool {
+    @inlinable
+    public mutating func removeValue(forKey number: Int64, where shouldRemove: (inout Value) -> Bool) -> Bool {
         if number >= 0 && number < Int64(slots.count) {
             guard slots[Int(number)] != nil else { return false }
             guard shouldRemove(&slots[Int(number)]!) else { return true }
@@ -78,21 +84,23 @@ struct DenseTable<Value> {
             guard shouldRemove(&overflow.values[position]) else { return true }
             overflow.remove(at: position)
         }
-        count -= 1
+        storedCount -= 1
         return false
     }
 
-    var isEmpty: Bool { count == 0 }
+    @inlinable
+    public var isEmpty: Bool { count == 0 }
 
-    mutating func removeAll() {
+    @inlinable
+    public mutating func removeAll() {
         slots = []
         overflow = [:]
-        count = 0
+        storedCount = 0
         expected = 0
     }
 
     /// Extends the slots past `number`, moving in any overflow values they now cover.
-    private mutating func grow(toInclude number: Int64) {
+    @inlinable mutating func grow(toInclude number: Int64) {
         let newCount = Swift.max(Int(number) + 1, slots.count + slots.count / 2)
         slots.append(contentsOf: repeatElement(nil, count: newCount - slots.count))
         guard !overflow.isEmpty else { return }
@@ -103,14 +111,21 @@ struct DenseTable<Value> {
     }
 }
 
-extension DenseTable: Sequence {
-    /// The numbers and values: the slots in number order, then the overflow in no particular order.
-    struct Iterator: IteratorProtocol {
-        fileprivate let slots: ContiguousArray<Value?>
-        fileprivate var position = 0
-        fileprivate var overflow: Dictionary<Int64, Value>.Iterator
+@_spi(FolioEngine) extension DenseTable: Sendable where Value: Sendable {}
 
-        mutating func next() -> (key: Int64, value: Value)? {
+@_spi(FolioEngine) extension DenseTable: Sequence {
+    /// The numbers and values: the slots in number order, then the overflow in no particular order.
+    public struct Iterator: IteratorProtocol {
+        @usableFromInline let slots: ContiguousArray<Value?>
+        @usableFromInline var position = 0
+        @usableFromInline var overflow: Dictionary<Int64, Value>.Iterator
+
+        @inlinable init(slots: ContiguousArray<Value?>, overflow: Dictionary<Int64, Value>.Iterator) {
+            self.slots = slots
+            self.overflow = overflow
+        }
+
+        @inlinable public mutating func next() -> (key: Int64, value: Value)? {
             while position < slots.count {
                 defer { position += 1 }
                 if let value = slots[position] { return (Int64(position), value) }
@@ -119,9 +134,28 @@ extension DenseTable: Sequence {
         }
     }
 
-    func makeIterator() -> Iterator {
+    @inlinable public func makeIterator() -> Iterator {
         Iterator(slots: slots, overflow: overflow.makeIterator())
     }
 
-    var underestimatedCount: Int { count }
+    @inlinable
+    public var underestimatedCount: Int { count }
+
+    /// Calls `body` with each number and value in increasing number order. The numbers outside the
+    /// slots are sorted first; in a store's tables there are none or a few.
+    @inlinable
+    public func forEachInNumberOrder(_ body: (Int64, Value) throws -> Void) rethrows {
+        let outside = overflow.isEmpty ? [] : overflow.keys.sorted()
+        // Negative numbers come before the slots, numbers past them after.
+        let firstAfterSlots = outside.firstIndex { $0 >= 0 } ?? outside.endIndex
+        for number in outside[..<firstAfterSlots] {
+            if let value = overflow[number] { try body(number, value) }
+        }
+        for position in slots.indices {
+            if let value = slots[position] { try body(Int64(position), value) }
+        }
+        for number in outside[firstAfterSlots...] {
+            if let value = overflow[number] { try body(number, value) }
+        }
+    }
 }
