@@ -63,12 +63,17 @@ public struct CanonicalJSONWriter: Sendable {
             try write(.object(values.dictionary), into: &output)
             return
         }
-        output.append(UInt8(ascii: "{"))
-        for (position, name) in values.layout.names.enumerated() {
-            if position > 0 { output.append(UInt8(ascii: ",")) }
-            Self.writeString(name, into: &output)
-            output.append(UInt8(ascii: ":"))
+        guard !values.isEmpty else {
+            output.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
+            return
+        }
+        // The layout holds each member's `{"name":` or `,"name":` bytes, ready to copy.
+        let layout = values.layout
+        var start = 0
+        for (position, end) in layout.memberPrefixEnds.enumerated() {
+            output.append(contentsOf: layout.memberPrefixes[start..<end])
             try write(values.values[position], into: &output)
+            start = end
         }
         output.append(UInt8(ascii: "}"))
     }

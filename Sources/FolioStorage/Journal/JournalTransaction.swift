@@ -86,14 +86,21 @@ extension JournalTransaction {
                 CanonicalJSONWriter.writeMemberName(key, first: first, into: &body)
                 first = false
             }
+            // Records come in runs of one entity: its `{"entity":"Name","id":` bytes are made once per run.
+            var entityOfPrefix: String? = nil
+            var recordPrefix: [UInt8] = []
             func records(_ records: [StoredRecord]) throws {
                 body.append(UInt8(ascii: "["))
                 for (position, record) in records.enumerated() {
                     if position > 0 { body.append(UInt8(ascii: ",")) }
-                    body.append(UInt8(ascii: "{"))
-                    CanonicalJSONWriter.writeMemberName("entity", first: true, into: &body)
-                    CanonicalJSONWriter.writeString(record.entity, into: &body)
-                    CanonicalJSONWriter.writeMemberName("id", into: &body)
+                    if record.entity != entityOfPrefix {
+                        recordPrefix = [UInt8(ascii: "{")]
+                        CanonicalJSONWriter.writeMemberName("entity", first: true, into: &recordPrefix)
+                        CanonicalJSONWriter.writeString(record.entity, into: &recordPrefix)
+                        CanonicalJSONWriter.writeMemberName("id", into: &recordPrefix)
+                        entityOfPrefix = record.entity
+                    }
+                    body.append(contentsOf: recordPrefix)
                     CanonicalJSONWriter.writeInteger(record.id, into: &body)
                     CanonicalJSONWriter.writeMemberName("values", into: &body)
                     try writer.write(record.values, into: &body)

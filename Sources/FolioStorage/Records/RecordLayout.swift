@@ -13,10 +13,25 @@ public final class RecordLayout: @unchecked Sendable {
     /// Whether `names` are also in UTF-8 byte order, the canonical writer's member order (always, unless
     /// some name is not in Unicode normal form C).
     let isInByteOrder: Bool
+    /// The canonical bytes before each value of an object with these names, one after the other:
+    /// `{"first":`, then `,"second":` and so on. Written once here instead of once per record.
+    let memberPrefixes: [UInt8]
+    /// Where each name's piece of ``memberPrefixes`` ends.
+    let memberPrefixEnds: [Int]
 
     private init(sortedNames: [String]) {
         self.names = sortedNames
         self.isInByteOrder = zip(sortedNames, sortedNames.dropFirst()).allSatisfy { CanonicalJSONWriter.utf8Precedes($0, $1) }
+        var prefixes: [UInt8] = []
+        var ends: [Int] = []
+        for (position, name) in sortedNames.enumerated() {
+            prefixes.append(position == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            CanonicalJSONWriter.writeString(name, into: &prefixes)
+            prefixes.append(UInt8(ascii: ":"))
+            ends.append(prefixes.count)
+        }
+        self.memberPrefixes = prefixes
+        self.memberPrefixEnds = ends
         self.slotsByName = sortedNames.count > Self.linearSearchLimit
             ? Dictionary(uniqueKeysWithValues: sortedNames.enumerated().map { ($0.element, $0.offset) })
             : [:]

@@ -8,10 +8,13 @@ import Foundation
 /// stays used).
 public struct WriteTransaction {
     var base: StoreState
-    var inserted: [Int64: StoredRecord] = [:]
+    var inserted: InsertedRecords
     var updated: [Int64: StoredRecord] = [:]
     var deleted: [Int64: DeletedRecord] = [:]
-    var allocated: Set<Int64> = []
+    /// How many identifiers ``allocateID()`` handed out. They are all at or above `base.nextID`.
+    var allocatedCount = 0
+    /// The last entity name ``insert(_:)`` found valid: a save inserts runs of one entity.
+    private var lastCheckedEntity: String? = nil
     /// Identifiers reserved earlier by this process with ``Store/reserveIDs(_:)`` and not used yet.
     var reserved: Set<Int64> = []
     var nextID: Int64
@@ -22,6 +25,7 @@ public struct WriteTransaction {
     init(base: StoreState, knownEntities: Set<String>?, blobWriter: @escaping (Data) throws -> String) {
         self.base = base
         self.nextID = base.nextID
+        self.inserted = InsertedRecords(firstNewID: base.nextID)
         self.knownEntities = knownEntities
         self.blobWriter = blobWriter
     }
@@ -50,7 +54,7 @@ public struct WriteTransaction {
     public func records(of entity: String) -> [StoredRecord] {
         var ids: [Int64] = []
         base.records(of: entity).forEach { id, _ in ids.append(id) }
-        let insertedIDs = inserted.values.filter { $0.entity == entity }.map(\.id)
+        let insertedIDs = inserted.inIdentifierOrder().filter { $0.entity == entity }.map(\.id)
         if !insertedIDs.isEmpty { ids = Array(Set(ids).union(insertedIDs)).sorted() }
         return ids.compactMap { record(id: $0) }.filter { $0.entity == entity }
     }
@@ -71,7 +75,7 @@ public struct WriteTransaction {
     public mutating func allocateID() -> Int64 {
         let id = nextID
         nextID += 1
-        allocated.insert(id)
+        allocatedCount += 1
         return id
     }
 
@@ -82,12 +86,16 @@ public struct WriteTransaction {
     ///   and not allocated by ``allocateID()``, ``StorageError/Code/invalidEntityName``,
     ///   ``StorageError/Code/unknownEntity``.
     public mutating func insert(_ record: StoredRecord) throws {
-        try checkEntity(record.entity)
+        if record.entity != lastCheckedEntity {
+            try checkEntity(record.entity)
+            lastCheckedEntity = record.entity
+        }
         let id = record.id
-        if self.record(id: id) != nil {
+        if deleted[id] == nil && (inserted[id] != nil || base.records[id] != nil) {
             throw StorageError(.invalidTransaction, "cannot insert \(record.entity) \(id): identifier \(id) is in use")
         }
-        if deleted[id] != nil || (id < base.nextID && !allocated.contains(id) && !reserved.contains(id)) {
+        // Identifiers from `allocateID()` are at or above `base.nextID`; below it, only reserved ones.
+        if deleted[id] != nil || (id < base.nextID && !reserved.contains(id)) {
             throw StorageError(
                 .identifierNotAllocated,
                 "identifier \(id) was not allocated by this transaction or reserved by this store and may have been used before; call allocateID()")
@@ -163,7 +171,7 @@ public struct WriteTransaction {
 
     /// Whether the transaction changes nothing (no records, no schema, no identifiers allocated).
     public var isEmpty: Bool {
-        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && schemaChange == nil && allocated.isEmpty
+        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && schemaChange == nil && allocatedCount == 0
     }
 
     /// The journal transaction that committing this write appends: sequence `lastSequence + 1`, the
@@ -171,7 +179,7 @@ public struct WriteTransaction {
     func journalTransaction(transactionID: String, timestamp: Date, author: String?) -> JournalTransaction {
         JournalTransaction(
             sequence: base.lastSequence + 1, transactionID: transactionID, timestamp: timestamp,
-            author: author, inserted: inserted.values.sorted { $0.id < $1.id },
+            author: author, inserted: inserted.inIdentifierOrder(),
             updated: updated.values.filter { !$0.values.isEmpty }.sorted { $0.id < $1.id },
             deleted: deleted.values.sorted { $0.id < $1.id },
             schema: schemaChange.map { $0 ?? .null }, nextID: nextID)
@@ -203,5 +211,37 @@ public struct WriteTransaction {
         if let knownEntities, !knownEntities.contains(entity) {
             throw StorageError(.unknownEntity, "entity \"\(entity)\" is not in the store's known entities")
         }
+    }
+}
+
+/// The records a ``WriteTransaction`` inserts, by identifier.
+///
+/// A transaction's new records have the identifiers ``WriteTransaction/allocateID()`` hands out: dense,
+/// from the store's next identifier up. They are kept by their distance from it, so that adding one is
+/// an array access and reading them in identifier order needs no sort. Reserved identifiers, below it,
+/// go to the table's overflow.
+struct InsertedRecords {
+    private var table = DenseTable<StoredRecord>()
+    /// The store's next identifier when the transaction began: position 0 of the table.
+    private let firstNewID: Int64
+
+    init(firstNewID: Int64) {
+        self.firstNewID = firstNewID
+    }
+
+    subscript(id: Int64) -> StoredRecord? {
+        get { table[id &- firstNewID] }
+        set { table[id &- firstNewID] = newValue }
+    }
+
+    var count: Int { table.count }
+    var isEmpty: Bool { table.isEmpty }
+
+    /// The records, sorted by identifier.
+    func inIdentifierOrder() -> [StoredRecord] {
+        var records: [StoredRecord] = []
+        records.reserveCapacity(table.count)
+        table.forEachInNumberOrder { _, record in records.append(record) }
+        return records
     }
 }

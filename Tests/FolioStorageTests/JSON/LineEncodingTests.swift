@@ -34,6 +34,13 @@ struct LineEncodingTests {
             JournalTransaction(sequence: 10, transactionID: "T10", timestamp: Date(timeIntervalSince1970: 86_400), author: "",
                                inserted: Array(records.prefix(2)), updated: Array(records.suffix(2)),
                                deleted: [DeletedRecord(entity: "Other", id: 99)], nextID: 100),
+            // Entities alternating within one list, one of them needing an escape.
+            JournalTransaction(sequence: 11, transactionID: "T11", timestamp: Date(timeIntervalSince1970: 86_401), author: nil,
+                               inserted: records.enumerated().map { position, record in
+                                   var record = record
+                                   record.entity = ["Trip", "Stop", "Trip", "Odd\"Name", "Odd\"Name"][position % 5]
+                                   return record
+                               }, updated: [], deleted: [], nextID: 101),
         ]
         for transaction in variants {
             let line = try transaction.encodedLine()
