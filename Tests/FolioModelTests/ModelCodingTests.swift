@@ -181,4 +181,66 @@ struct ModelCodingTests {
         try recipe._folioEncode(to: &encoder)
         #expect(encoder.values == ["servings": .int(2)])
     }
+
+    /// A model type's encoder expects the names it encoded last time; a model that encodes other names
+    /// (leaving out a relationship it has not loaded, say) must still get exactly its own values.
+    @Test(arguments: [
+        ["title", "author", "year"],            // as expected
+        ["title", "year"],                      // one left out in the middle
+        ["title", "author"],                    // the last left out
+        ["title", "author", "year", "pages"],   // one more
+        ["year", "title", "author"],            // another order
+        [],
+    ])
+    func anEncoderGivesTheValuesEncodedWhetherOrNotTheyFollowTheExpectedNames(_ names: [String]) throws {
+        let expected = try #require(RecordArrangement(names: ["title", "author", "year"]))
+        for arrangement in [expected, nil] {
+            var encoder = ModelRecordEncoder(entityName: "Book", backingData: ModelBackingData(), arrangement: arrangement,
+                                             recordNumber: Self.noRelationships)
+            for (position, name) in names.enumerated() { encoder.append(.int(Int64(position)), forKey: name) }
+            var dictionary: [String: JSONValue] = [:]
+            for (position, name) in names.enumerated() { dictionary[name] = .int(Int64(position)) }
+            #expect(encoder.values == RecordValues(dictionary))
+            #expect(encoder.encodedNames == names)
+        }
+    }
+
+    /// A `Codable` value that writes through every kind of container, and writes some keys twice.
+    struct ContainerTour: Encodable {
+        enum Keys: String, CodingKey { case plain, inner, list, parent, replacedByNested, replacedByValue }
+        enum InnerKeys: String, CodingKey { case x, deeper }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(1, forKey: .plain)
+            var inner = container.nestedContainer(keyedBy: InnerKeys.self, forKey: .inner)
+            try inner.encode("x", forKey: .x)
+            var deeper = inner.nestedUnkeyedContainer(forKey: .deeper)
+            try deeper.encode(true)
+            var list = container.nestedUnkeyedContainer(forKey: .list)
+            try list.encode(2)
+            var element = list.nestedContainer(keyedBy: InnerKeys.self)
+            try element.encode("in a list", forKey: .x)
+            var parent = container.superEncoder(forKey: .parent).singleValueContainer()
+            try parent.encode("from super")
+            try container.encode("first", forKey: .replacedByNested)
+            var nested = container.nestedContainer(keyedBy: InnerKeys.self, forKey: .replacedByNested)
+            try nested.encode("second", forKey: .x)
+            _ = container.nestedUnkeyedContainer(forKey: .replacedByValue)
+            try container.encode("last", forKey: .replacedByValue)
+        }
+    }
+
+    @Test func aCodableValueEncodesThroughNestedContainersAndTheLastWriteOfAKeyWins() throws {
+        let encoded = try ValueEncoder.encode(ContainerTour())
+        #expect(encoded == .object([
+            "plain": .int(1),
+            "inner": .object(["x": .string("x"), "deeper": .array([.bool(true)])]),
+            "list": .array([.int(2), .object(["x": .string("in a list")])]),
+            "parent": .string("from super"),
+            "replacedByNested": .object(["x": .string("second")]),
+            "replacedByValue": .string("last"),
+        ]))
+    }
 }
+

@@ -1,3 +1,4 @@
+import Synchronization
 import FolioStorage
 
 /// Turns whole models into stored values and back.
@@ -5,11 +6,36 @@ enum ModelRecordCoding {
     /// The stored values of every persisted property of `model`, the superclass's included.
     static func encode(_ model: any PersistentModel, onlyProperties: Set<String>? = nil,
                        recordNumber: @escaping (AnyObject) throws -> Int64) throws -> RecordValues {
+        let typeKey = ObjectIdentifier(type(of: model))
+        let arrangement = onlyProperties == nil ? arrangements.withLock { $0[typeKey] } : nil
         var encoder = ModelRecordEncoder(entityName: type(of: model)._folioEntityName, backingData: model.persistentBackingData,
-                                         onlyProperties: onlyProperties, recordNumber: recordNumber)
+                                         onlyProperties: onlyProperties, arrangement: arrangement, recordNumber: recordNumber)
         try model._folioEncode(to: &encoder)
+        if onlyProperties == nil && !encoder.followsArrangement {
+            // Learn the type's names; keep the longest seen (a model may leave out a relationship it
+            // has not loaded, and then does not follow the arrangement).
+            let names = encoder.encodedNames
+            if names.count > (arrangement?.names.count ?? -1), let learned = RecordArrangement(names: names) {
+                arrangements.withLock { $0[typeKey] = learned }
+            }
+        }
         return encoder.values
     }
+
+    /// The stored values of some properties of `model`, in the order they were encoded, without making a
+    /// record of them (which would look their names up in the table of layouts).
+    static func encodedProperties(_ model: any PersistentModel, only properties: Set<String>,
+                                  recordNumber: @escaping (AnyObject) throws -> Int64)
+        throws -> (names: [String], values: ContiguousArray<JSONValue>)
+    {
+        var encoder = ModelRecordEncoder(entityName: type(of: model)._folioEntityName, backingData: model.persistentBackingData,
+                                         onlyProperties: properties, recordNumber: recordNumber)
+        try model._folioEncode(to: &encoder)
+        return (encoder.encodedNames, encoder.encoded)
+    }
+
+    /// Each model type's names when it encodes every property, by type.
+    private static let arrangements = Mutex<[ObjectIdentifier: RecordArrangement]>([:])
 
     /// A new instance of `type` holding `values`.
     static func decode(_ type: any PersistentModel.Type, from values: RecordValues,

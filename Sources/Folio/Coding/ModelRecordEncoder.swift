@@ -6,18 +6,47 @@ import FolioStorage
 /// the record numbers of the related models: a number (or `null`) for a to-one relationship, an array
 /// of numbers for a to-many one (sorted for a `Set`).
 public struct ModelRecordEncoder {
-    /// The names of the encoded properties, in the order they were encoded.
+    /// The names of the encoded properties, in the order they were encoded, when they stopped following
+    /// ``arrangement`` (or there is none); while they follow it, they are its first names.
     @usableFromInline var names: [String] = []
     /// Their stored values.
     @usableFromInline var encoded = ContiguousArray<JSONValue>()
+    /// The names this model's type encoded last time it encoded every property, with their layout.
+    @usableFromInline let arrangement: RecordArrangement?
+    /// Whether the names encoded so far are the first names of ``arrangement``: then they are not
+    /// collected one by one, and the record is made without sorting them.
+    @usableFromInline var followsArrangement: Bool
 
     /// The encoded values, by property name.
     public var values: RecordValues {
+        if followsArrangement, let arrangement, let record = arrangement.values(encoded) { return record }
+        let names = encodedNames
         if let record = RecordValues(names: names, values: encoded) { return record }
         // A name encoded twice (which generated code does not do): the last value wins.
         var dictionary: [String: JSONValue] = [:]
         for (name, value) in zip(names, encoded) { dictionary[name] = value }
         return RecordValues(dictionary)
+    }
+
+    /// The names of the encoded properties, in the order they were encoded.
+    var encodedNames: [String] {
+        followsArrangement ? Array((arrangement?.names ?? []).prefix(encoded.count)) : names
+    }
+
+    /// Adds the stored value of the property `key`.
+    @inlinable
+    mutating func append(_ value: JSONValue, forKey key: String) {
+        if followsArrangement {
+            if let expected = arrangement?.names, encoded.count < expected.count, expected[encoded.count] == key {
+                encoded.append(value)
+                return
+            }
+            // Another name than last time (a relationship not loaded is left out): collect them.
+            names = Array((arrangement?.names ?? []).prefix(encoded.count))
+            followsArrangement = false
+        }
+        names.append(key)
+        encoded.append(value)
     }
     let entityName: String
     let backingData: ModelBackingData
@@ -30,14 +59,16 @@ public struct ModelRecordEncoder {
     let recordNumber: (AnyObject) throws -> Int64
 
     init(entityName: String, backingData: ModelBackingData, onlyProperties: Set<String>? = nil,
-         recordNumber: @escaping (AnyObject) throws -> Int64) {
+         arrangement: RecordArrangement? = nil, recordNumber: @escaping (AnyObject) throws -> Int64) {
         self.entityName = entityName
         self.backingData = backingData
         self.onlyProperties = onlyProperties
         self.onlyProperty = onlyProperties?.count == 1 ? onlyProperties?.first : nil
         self.recordNumber = recordNumber
-        let expected = onlyProperties?.count ?? 16
-        names.reserveCapacity(expected)
+        self.arrangement = onlyProperties == nil ? arrangement : nil
+        self.followsArrangement = self.arrangement != nil
+        let expected = onlyProperties?.count ?? arrangement?.names.count ?? 16
+        if !followsArrangement { names.reserveCapacity(expected) }
         encoded.reserveCapacity(expected)
     }
 
@@ -55,8 +86,7 @@ public struct ModelRecordEncoder {
         if !shouldEncode(key) { return }
         // Common value types, specialized in the caller.
         if case .loaded(let value) = field, let fast = PrimitiveCoding.encode(value) {
-            names.append(key)
-            encoded.append(fast)
+            append(fast, forKey: key)
             return
         }
         // A `Codable` value (such as a `.codable` attribute): whether the type is `Encodable` is known
@@ -75,8 +105,7 @@ public struct ModelRecordEncoder {
         guard case .attribute = ValueKind.of(type) else { return false }
         do {
             let stored = try ValueEncoder.encode(value)
-            names.append(key)
-            encoded.append(stored)
+            append(stored, forKey: key)
             return true
         } catch let error as ModelCodingError {
             throw error
@@ -92,14 +121,12 @@ public struct ModelRecordEncoder {
         case .unloaded:
             // A relationship not resolved yet, or a property of a fault not read yet: its stored value.
             if let stored = backingData.unresolvedRelationships[key] ?? backingData.faultValues?[key] {
-                names.append(key)
-                encoded.append(stored)
+                append(stored, forKey: key)
             }
         case .loaded(let value):
             do {
                 let stored = try encodeValue(value)
-                names.append(key)
-                encoded.append(stored)
+                append(stored, forKey: key)
             } catch let error as ModelCodingError {
                 throw error
             } catch {

@@ -188,7 +188,9 @@ final class EncodingNode {
     enum Content {
         case empty
         case value(JSONValue)
-        case object([String: Child])
+        /// Members: finished values, and nested containers still being filled (usually none). Kept
+        /// apart, so that an object of finished values needs no second dictionary when it is finalized.
+        case object([String: JSONValue], nested: [String: EncodingNode])
         case array([Child])
     }
 
@@ -198,7 +200,11 @@ final class EncodingNode {
         switch content {
         case .empty: return .object([:])
         case .value(let value): return value
-        case .object(let members): return .object(members.mapValues { $0.finalized() })
+        case .object(let members, let nested):
+            if nested.isEmpty { return .object(members) }
+            var all = members
+            for (key, node) in nested { all[key] = node.finalized() }
+            return .object(all)
         case .array(let elements): return .array(elements.map { $0.finalized() })
         }
     }
@@ -215,7 +221,7 @@ final class TreeEncoder: Encoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        if case .object = node.content {} else { node.content = .object([:]) }
+        if case .object = node.content {} else { node.content = .object([:], nested: [:]) }
         return KeyedEncodingContainer(KeyedContainer<Key>(node: node, codingPath: codingPath))
     }
 
@@ -233,10 +239,17 @@ final class TreeEncoder: Encoder {
         let codingPath: [any CodingKey]
 
         private func set(_ child: EncodingNode.Child, _ key: Key) {
-            guard case .object(var members) = node.content else { return }
-            node.content = .empty  // release the storage so the dictionary is mutated in place
-            members[key.stringValue] = child
-            node.content = .object(members)
+            guard case .object(var members, var nested) = node.content else { return }
+            node.content = .empty  // release the storage so the dictionaries are mutated in place
+            switch child {
+            case .value(let value):
+                members[key.stringValue] = value
+                nested[key.stringValue] = nil
+            case .node(let child):
+                nested[key.stringValue] = child
+                members[key.stringValue] = nil
+            }
+            node.content = .object(members, nested: nested)
         }
 
         mutating func encodeNil(forKey key: Key) throws { set(.value(.null), key) }
@@ -255,7 +268,7 @@ final class TreeEncoder: Encoder {
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
             -> KeyedEncodingContainer<NestedKey> {
             let child = EncodingNode()
-            child.content = .object([:])
+            child.content = .object([:], nested: [:])
             set(.node(child), key)
             return KeyedEncodingContainer(KeyedContainer<NestedKey>(node: child, codingPath: codingPath + [key]))
         }
@@ -309,7 +322,7 @@ final class TreeEncoder: Encoder {
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
             let child = EncodingNode()
-            child.content = .object([:])
+            child.content = .object([:], nested: [:])
             let path = codingPath + [IndexKey(count)]
             append(.node(child))
             return KeyedEncodingContainer(KeyedContainer<NestedKey>(node: child, codingPath: path))

@@ -222,13 +222,20 @@ extension ModelContext {
 
     /// For each inserted model whose unique values match a stored record, that record's number.
     func uniqueMatches(for models: [any PersistentModel]) throws -> [ObjectIdentifier: Int64] {
+        /// One uniqueness constraint of an entity, as checking it needs it.
+        struct Constraint {
+            var fields: [(name: String, conversion: QueryKey.Conversion)]
+            /// For each entity of the family, the index on the first field (nil: scan its records).
+            var firstFieldIndexes: [(entity: String, index: FieldIndex?)]
+        }
         /// What checking one entity's constraints needs, worked out once per save, not per model.
         struct Plan {
+            var entity: Schema.Entity
             var names: Set<String>
-            var family: [String]
-            var constraints: [[(name: String, conversion: QueryKey.Conversion)]]
+            var constraints: [Constraint]
         }
         var plans: [ObjectIdentifier: Plan] = [:]
+        var lastPlan: Plan? = nil
         var matches: [ObjectIdentifier: Int64] = [:]
         let recordIndex = try container.index
         let recordNumber: (AnyObject) throws -> Int64 = { object in
@@ -237,24 +244,30 @@ extension ModelContext {
         for model in models {
             guard let entity = entity(of: model), !entity.uniquenessConstraints.isEmpty else { continue }
             let plan: Plan
-            if let known = plans[ObjectIdentifier(entity)] {
+            if let last = lastPlan, last.entity === entity {
+                plan = last
+            } else if let known = plans[ObjectIdentifier(entity)] {
                 plan = known
             } else {
-                plan = Plan(names: Set(entity.uniquenessConstraints.flatMap { $0 }),
-                            family: familyRoot(of: entity).selfAndDescendants.map(\.name),
-                            constraints: entity.uniquenessConstraints.map { constraint in
-                                constraint.map { ($0, FieldTypes.conversion(of: entity, $0)) }
+                let family = familyRoot(of: entity).selfAndDescendants.map(\.name)
+                plan = Plan(entity: entity, names: Set(entity.uniquenessConstraints.flatMap { $0 }),
+                            constraints: entity.uniquenessConstraints.compactMap { constraint in
+                                guard let first = constraint.first else { return nil }
+                                return Constraint(fields: constraint.map { ($0, FieldTypes.conversion(of: entity, $0)) },
+                                                  firstFieldIndexes: family.map { ($0, recordIndex.fieldIndex($0, first)) })
                             })
                 plans[ObjectIdentifier(entity)] = plan
             }
-            let values = try ModelRecordCoding.encode(model, onlyProperties: plan.names, recordNumber: recordNumber)
+            lastPlan = plan
+            let encoded = try ModelRecordCoding.encodedProperties(model, only: plan.names, recordNumber: recordNumber)
+            func value(_ name: String) -> JSONValue? { encoded.names.firstIndex(of: name).map { encoded.values[$0] } }
             for constraint in plan.constraints {
-                guard let first = constraint.first else { continue }
-                let key = QueryKey(values[first.name], first.conversion)
+                guard let first = constraint.fields.first else { continue }
+                let key = QueryKey(value(first.name), first.conversion)
                 var candidates: [Int64] = []
-                for name in plan.family {
-                    if let found = recordIndex.lookup(name, first.name, equalTo: key) {
-                        candidates.append(contentsOf: found)
+                for (name, index) in constraint.firstFieldIndexes {
+                    if let index {
+                        candidates.append(contentsOf: index.lookup(key))
                     } else {
                         for id in recordIndex.idsByEntity[name] ?? []
                         where QueryKey(recordIndex.records[id]?.values[first.name], first.conversion) == key {
@@ -266,8 +279,8 @@ extension ModelContext {
                 if candidates.isEmpty { continue }
                 let match = candidates.sorted().first { id in
                     guard let record = recordIndex.records[id] else { return false }
-                    return constraint.allSatisfy { field in
-                        QueryKey(record.values[field.name], field.conversion) == QueryKey(values[field.name], field.conversion)
+                    return constraint.fields.allSatisfy { field in
+                        QueryKey(record.values[field.name], field.conversion) == QueryKey(value(field.name), field.conversion)
                     }
                 }
                 if let match {

@@ -93,7 +93,7 @@ public final class ModelContext {
     var schema: Schema { container.schema }
 
     func entity(of model: any PersistentModel) -> Schema.Entity? {
-        container.schema.entitiesByName[type(of: model)._folioEntityName]
+        entity(named: type(of: model)._folioEntityName)
     }
 
     /// The schema's entity called `name`. Records of one entity come in runs (a fetch, a relationship),
@@ -151,11 +151,14 @@ public final class ModelContext {
         backing.isInserted = true
         inserted[key] = model
         insertionOrder.append(key)
-        // Insert the related graph and make both sides of each relationship agree.
-        for related in relatedModels(of: model) {
-            insertModel(related.model)
+        // Insert the related graph and make both sides of each relationship agree (a model without
+        // relationships, as in most bulk imports, has nothing to look at).
+        if entity(of: model)?.relationshipsByName.isEmpty == false {
+            for related in relatedModels(of: model) {
+                insertModel(related.model)
+            }
+            reconcileInverses(of: model)
         }
-        reconcileInverses(of: model)
         scheduleAutosave()
     }
 

@@ -45,7 +45,8 @@ final class RecordIndex {
         fieldIndex(entity, field) != nil
     }
 
-    private func fieldIndex(_ entity: String, _ field: String) -> FieldIndex? {
+    /// The index on `field` of `entity`, if it has one.
+    func fieldIndex(_ entity: String, _ field: String) -> FieldIndex? {
         fieldIndexes[entity]?.first { $0.field == field }
     }
 

@@ -43,6 +43,15 @@ public struct CanonicalJSONWriter: Sendable {
                 try write(element, into: &output)
             }
             output.append(UInt8(ascii: "]"))
+        case .object(let members) where members.count <= 1:
+            // One member (a small `Codable` struct) needs no sorting.
+            output.append(UInt8(ascii: "{"))
+            if let (key, member) = members.first {
+                Self.writeString(key, into: &output)
+                output.append(UInt8(ascii: ":"))
+                try write(member, into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
         case .object(let members):
             output.append(UInt8(ascii: "{"))
             var first = true

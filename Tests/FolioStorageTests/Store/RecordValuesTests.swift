@@ -142,4 +142,25 @@ struct RecordValuesFromPairsTests {
         #expect(RecordValues(names: ["a"], values: [.int(1), .int(2)]) == nil)
         #expect(RecordValues(names: ["b", "a"], values: [.int(2), .int(1)]) == ["a": .int(1), "b": .int(2)])
     }
+
+    @Test func anArrangementMakesTheSameRecordsAsSortingTheNamesEachTime() throws {
+        let names = ["title", "author", "year", "ISBN"]
+        let arrangement = try #require(RecordArrangement(names: names))
+        let values: ContiguousArray<JSONValue> = [.string("Dune"), .string("Herbert"), .int(1965), .string("0-441")]
+        let arranged = try #require(arrangement.values(values))
+        let sorted = try #require(RecordValues(names: names, values: values))
+        #expect(arranged == sorted)
+        #expect(arranged.layout === sorted.layout)
+        #expect(arranged.keys == ["ISBN", "author", "title", "year"])
+        #expect(arranged["year"] == .int(1965))
+    }
+
+    @Test func anArrangementRefusesRepeatedNamesAndTheWrongNumberOfValues() throws {
+        #expect(RecordArrangement(names: ["a", "b", "a"]) == nil)
+        let arrangement = try #require(RecordArrangement(names: ["b", "a"]))
+        #expect(arrangement.values([.int(1)]) == nil)
+        #expect(arrangement.values([.int(1), .int(2), .int(3)]) == nil)
+        #expect(try #require(RecordArrangement(names: [])).values([]) == [:])
+    }
 }
+
