@@ -44,6 +44,36 @@ struct ContainerAndContextTests {
         #expect(strong.map(\.name) == ["Tea"])
     }
 
+    @Test func aFetchWithoutPredicateOrSortReturnsRecordsInTheOrderTheyWereFirstSavedForEveryMixOfEntities() throws {
+        let container = try ModelContainer(for: Schema(recipeTypes), configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        let context = ModelContext(container)
+        // Many baked goods, few drinks and plain recipes, their record numbers interleaved over three saves.
+        var names: [String] = []
+        for round in 0..<3 {
+            for n in 0..<10 {
+                let name = "r\(round)-\(n)"
+                switch n {
+                case 3: context.insert(Beverage(name: name, caffeine: 1))
+                case 7: context.insert(Recipe(name: name))
+                default: context.insert(BakedGood(name: name, ovenTemperature: 180))
+                }
+                names.append(name)
+            }
+            try context.save()
+        }
+        for gone in try context.fetch(FetchDescriptor<Recipe>()) where gone.name.hasSuffix("-5") { context.delete(gone) }
+        try context.save()
+        names.removeAll { $0.hasSuffix("-5") }
+
+        let fresh = ModelContext(container)
+        // Most records (the table is walked in number order) …
+        #expect(try fresh.fetch(FetchDescriptor<BakedGood>()).map(\.name) == names.filter { !$0.hasSuffix("-3") && !$0.hasSuffix("-7") })
+        // … few of them (their identifiers are sorted) …
+        #expect(try fresh.fetch(FetchDescriptor<Beverage>()).map(\.name) == names.filter { $0.hasSuffix("-3") })
+        // … and a family of three entities.
+        #expect(try fresh.fetch(FetchDescriptor<Recipe>()).map(\.name) == names)
+    }
+
     @Test func oneInstancePerRecordPerContext() throws {
         let container = try ModelContainer(for: Schema(recipeTypes), configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
         let context = ModelContext(container)

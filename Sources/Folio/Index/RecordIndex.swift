@@ -163,6 +163,27 @@ final class RecordIndex {
         }
     }
 
+    /// The identifiers of the records of `entities`, in increasing order.
+    ///
+    /// When the entities hold most of the records, this walks the table, which is already in number
+    /// order, instead of copying and sorting their identifier sets.
+    func identifiers(of entities: Set<String>) -> [Int64] {
+        let wanted = entities.reduce(0) { $0 + (idsByEntity[$1]?.count ?? 0) }
+        var ids: [Int64] = []
+        ids.reserveCapacity(wanted)
+        if wanted * 2 >= records.count {
+            if entities.count == 1, let only = entities.first {
+                records.forEachInNumberOrder { id, entry in if entry.entity == only { ids.append(id) } }
+            } else {
+                records.forEachInNumberOrder { id, entry in if entities.contains(entry.entity) { ids.append(id) } }
+            }
+        } else {
+            for entity in entities { ids.append(contentsOf: idsByEntity[entity] ?? []) }
+            ids.sort()
+        }
+        return ids
+    }
+
     /// The records of `entity` laid out by column, made on first use after a change.
     func columnTable(for entity: String) -> ColumnTable {
         if let table = columnTables[entity] { return table }

@@ -128,7 +128,7 @@ struct QueryPlanner<T: PersistentModel> {
             candidateValues = matches.map(\.values)
             filtered = true
         } else {
-            candidates = entities.flatMap { Array(index.idsByEntity[$0] ?? []) }
+            candidates = index.identifiers(of: entities)
         }
         if !overlay.isEmpty {
             candidates.removeAll { overlay.deleted.contains($0) }
