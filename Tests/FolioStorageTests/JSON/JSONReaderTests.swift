@@ -94,6 +94,31 @@ struct CanonicalJSONWriterTests {
         #expect(try JSONValue.string(text).canonicalString() == #""q\"b\\n\n\t\u0000\u001f\u007f\u0085\u2028\u2029é😀""#)
     }
 
+    @Test func recognisesEightPlainBytesExactlyWhateverTheByteAndItsPosition() {
+        for position in 0..<8 {
+            for byte in 0...255 {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 8)
+                bytes[position] = UInt8(byte)
+                let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+                let plain = (0x20...0x7E).contains(byte) && byte != 0x22 && byte != 0x5C
+                #expect(CanonicalJSONWriter.isPlainASCII(word) == plain, "byte \(byte) at \(position)")
+            }
+        }
+    }
+
+    @Test func escapesACharacterAtEveryPositionOfALongString() throws {
+        let escaped: [(String, String)] = [
+            ("\"", #"\""#), ("\\", #"\\"#), ("\n", #"\n"#), ("\u{1}", #"\u0001"#), ("\u{7F}", #"\u007f"#),
+            ("\u{85}", #"\u0085"#), ("\u{2028}", #"\u2028"#), ("é", "é"), ("😀", "😀"),
+        ]
+        for (character, expected) in escaped {
+            for position in 0..<20 {
+                let before = String(repeating: "a", count: position), after = String(repeating: "b", count: 19 - position)
+                #expect(try JSONValue.string(before + character + after).canonicalString() == "\"" + before + expected + after + "\"")
+            }
+        }
+    }
+
     @Test func roundTripsAwkwardStrings() throws {
         for text in ["", "\u{2028}", "\u{85}", "\u{0B}\u{0C}\r", "\u{0}", "👨‍👩‍👧", "a\r\nb", String(repeating: "é", count: 1000)] {
             let bytes = try JSONValue.string(text).canonicalBytes()
