@@ -150,12 +150,12 @@ public struct CanonicalJSONWriter: Sendable {
             var i = 0
             let count = utf8.count
             while i < count {
-                // Most text needs no escape: skip it eight bytes at a time while no byte of the eight is a
-                // control character, a quote, a backslash, DEL or part of a multi-byte character.
-                if i + 8 <= count, let base = utf8.baseAddress,
-                   Self.isPlainASCII(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {
-                    i += 8
-                    continue
+                // Most text needs no escape: skip eight bytes at a time up to the first that may need one
+                // (a control character, a quote, a backslash, DEL or part of a multi-byte character).
+                if i + 8 <= count {
+                    let skip = ByteWord.firstMarkedByte(Self.attentionBytes(ByteWord.load(utf8, at: i)))
+                    i += skip
+                    if skip == 8 { continue }
                 }
                 let byte = utf8[i]
                 // Most bytes need no escape: skip them with as few tests as possible.
@@ -208,20 +208,12 @@ public struct CanonicalJSONWriter: Sendable {
 }
 
 extension CanonicalJSONWriter {
-    /// Whether all eight bytes of `word` are printable ASCII other than `"` and `\`, that is, in
-    /// 0x20...0x7E without 0x22 and 0x5C: bytes written as they are.
-    ///
-    /// Each test is exact for bytes below 0x80, which the first test makes sure of: subtracting 0x20 (or
-    /// 0x01 after an exclusive or) from every byte sets a byte's high bit when it was below 0x20 (or
-    /// zero), and `& ~word` keeps only bytes that had no high bit before.
+    /// Marks the bytes of `word` not written as they are, or that may start a sequence that is not:
+    /// anything but printable ASCII (0x20...0x7E) other than `"` and `\`. Canonical text also escapes
+    /// DEL, the C1 controls and U+2028/U+2029, so every byte from 0x7F up takes the byte-by-byte path.
     @inline(__always)
-    static func isPlainASCII(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
-        func hasByteBelow(_ limit: UInt64, _ x: UInt64) -> Bool { (x &- ones &* limit) & ~x & highBits != 0 }
-        if word & highBits != 0 { return false }
-        return !hasByteBelow(0x20, word) && !hasByteBelow(1, word ^ (ones &* 0x22))
-            && !hasByteBelow(1, word ^ (ones &* 0x5C)) && !hasByteBelow(1, word ^ (ones &* 0x7F))
+    static func attentionBytes(_ word: UInt64) -> UInt64 {
+        ByteWord.nonASCIIBytes(word) | ByteWord.stringSpecialBytes(word) | ByteWord.bytes(equalTo: 0x7F, in: word)
     }
 }
 

@@ -207,6 +207,14 @@ struct _Parser {
         // Fast path: no escapes.
         var nonASCII: UInt8 = 0
         while i < count {
+            // Eight bytes at a time up to the first that ends the string, needs unescaping or is refused.
+            if i + 8 <= count {
+                let word = ByteWord.load(bytes, at: i)
+                let skip = ByteWord.firstMarkedByte(ByteWord.stringSpecialBytes(word))
+                if ByteWord.nonASCIIBytes(ByteWord.prefix(word, skip)) != 0 { nonASCII = 0x80 }
+                i += skip
+                if skip == 8 { continue }
+            }
             let byte = bytes[i]
             if byte == _quote {
                 index = i + 1

@@ -28,6 +28,24 @@ struct JSONReaderTests {
         #expect(throws: StorageError.self) { try JSONValue(parsing: text) }
     }
 
+    @Test func readsAndRefusesACharacterAtEveryPositionOfALongString() throws {
+        for position in 0..<20 {
+            let before = String(repeating: "a", count: position), after = String(repeating: "b", count: 19 - position)
+            for (written, read) in [(#"\""#, "\""), (#"\\"#, "\\"), (#"\n"#, "\n"), ("é", "é"), ("😀", "😀"), (#"\u00e9"#, "é")] {
+                #expect(try JSONValue(parsing: "\"" + before + written + after + "\"") == .string(before + read + after))
+            }
+            // An unescaped control character is refused where it is, and so is invalid UTF-8.
+            do {
+                _ = try JSONValue(parsing: "\"" + before + "\u{1}" + after + "\"")
+                Issue.record("accepted a control character at \(position)")
+            } catch {
+                #expect(error.offset == Int64(position + 1))
+            }
+            let invalid = [0x22] + Array(before.utf8) + [0xFF] + Array(after.utf8) + [0x22]
+            #expect(throws: StorageError.self) { try JSONReader().parse(invalid) }
+        }
+    }
+
     @Test func rejectsInvalidUTF8WithOffset() {
         let bytes: [UInt8] = [0x22, 0x61, 0xFF, 0x22]
         do {
@@ -94,14 +112,31 @@ struct CanonicalJSONWriterTests {
         #expect(try JSONValue.string(text).canonicalString() == #""q\"b\\n\n\t\u0000\u001f\u007f\u0085\u2028\u2029é😀""#)
     }
 
-    @Test func recognisesEightPlainBytesExactlyWhateverTheByteAndItsPosition() {
+    @Test func findsTheFirstByteToLookAtInEightWhateverTheByteAndItsPosition() {
         for position in 0..<8 {
             for byte in 0...255 {
                 var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 8)
                 bytes[position] = UInt8(byte)
-                let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+                let word = UInt64(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
                 let plain = (0x20...0x7E).contains(byte) && byte != 0x22 && byte != 0x5C
-                #expect(CanonicalJSONWriter.isPlainASCII(word) == plain, "byte \(byte) at \(position)")
+                #expect(ByteWord.firstMarkedByte(CanonicalJSONWriter.attentionBytes(word)) == (plain ? 8 : position),
+                        "byte \(byte) at \(position)")
+                let unescaped = byte >= 0x20 && byte != 0x22 && byte != 0x5C
+                #expect(ByteWord.firstMarkedByte(ByteWord.stringSpecialBytes(word)) == (unescaped ? 8 : position),
+                        "byte \(byte) at \(position)")
+            }
+        }
+        // With two such bytes, the first is found, whatever a borrow from it does to the bytes after it.
+        for first in 0..<8 {
+            for second in (first + 1)..<9 where second < 8 {
+                for (a, b) in [(UInt8(0x00), UInt8(0x20)), (0x1F, 0x22), (0x5C, 0x00), (0x80, 0x7F)] {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 8)
+                    bytes[first] = a
+                    bytes[second] = b
+                    let word = UInt64(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
+                    #expect(ByteWord.firstMarkedByte(CanonicalJSONWriter.attentionBytes(word)) == first)
+                    if a != 0x80 { #expect(ByteWord.firstMarkedByte(ByteWord.stringSpecialBytes(word)) == first) }
+                }
             }
         }
     }
