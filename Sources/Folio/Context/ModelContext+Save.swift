@@ -33,7 +33,20 @@ extension ModelContext {
         try checkRelationshipCounts()
 
         let insertedModels = insertionOrder.compactMap { inserted[$0] }
-        let upsertTargets = try uniqueMatches(for: insertedModels)
+        // A model without relationships encodes the same whatever the record numbers turn out to be:
+        // encode it once, here, for both the uniqueness check and the write.
+        let encodedInserts: [RecordValues?]
+        do {
+            encodedInserts = try insertedModels.map { model in
+                guard entity(of: model)?.relationshipsByName.isEmpty == true else { return nil }
+                return try ModelRecordCoding.encode(model) { _ in
+                    throw FolioError(.invalidModel, "\(model.persistentModelID) has no relationships to encode")
+                }
+            }
+        } catch let error as ModelCodingError {
+            throw FolioError(.modelCoding, "The changes could not be saved", underlying: error)
+        }
+        let upsertTargets = try uniqueMatches(for: insertedModels, encoded: encodedInserts)
         var numbers: [ObjectIdentifier: Int64] = [:]
         let storeIdentifier = container.storeIdentifier
         let numberOf: (AnyObject) throws -> Int64 = { object in
@@ -56,10 +69,11 @@ extension ModelContext {
                     let key = ObjectIdentifier(model)
                     numbers[key] = upsertTargets[key] ?? transaction.allocateID()
                 }
-                for model in insertedModels {
+                for (position, model) in insertedModels.enumerated() {
                     let entityName = type(of: model)._folioEntityName
                     guard let number = numbers[ObjectIdentifier(model)] else { continue }
-                    let values = try storedValues(of: model, onlyProperties: nil, recordNumber: numberOf, transaction: &transaction)
+                    let values = try storedValues(of: model, onlyProperties: nil, encoded: encodedInserts[position],
+                                                  recordNumber: numberOf, transaction: &transaction)
                     if upsertTargets[ObjectIdentifier(model)] != nil {
                         try transaction.update(entity: entityName, id: number, values: values)
                     } else {
@@ -129,10 +143,13 @@ extension ModelContext {
     }
 
     /// The values to store for a model, with `.externalStorage` bytes moved into blobs.
-    func storedValues(of model: any PersistentModel, onlyProperties: Set<String>?,
+    ///
+    /// - Parameter encoded: the model's values encoded already, if they are (then `onlyProperties` is
+    ///   not used).
+    func storedValues(of model: any PersistentModel, onlyProperties: Set<String>?, encoded: RecordValues? = nil,
                       recordNumber: @escaping (AnyObject) throws -> Int64,
                       transaction: inout WriteTransaction) throws -> RecordValues {
-        var values = try ModelRecordCoding.encode(model, onlyProperties: onlyProperties, recordNumber: recordNumber)
+        var values = try encoded ?? ModelRecordCoding.encode(model, onlyProperties: onlyProperties, recordNumber: recordNumber)
         guard let entity = entity(of: model) else { return values }
         // `.ephemeral` attributes are tracked but never stored.
         if !entity.ephemeralAttributeNames.isEmpty {
@@ -221,7 +238,9 @@ extension ModelContext {
     // MARK: Uniqueness
 
     /// For each inserted model whose unique values match a stored record, that record's number.
-    func uniqueMatches(for models: [any PersistentModel]) throws -> [ObjectIdentifier: Int64] {
+    ///
+    /// - Parameter encoded: for each model, its stored values if they were encoded already.
+    func uniqueMatches(for models: [any PersistentModel], encoded encodedModels: [RecordValues?]) throws -> [ObjectIdentifier: Int64] {
         /// One uniqueness constraint of an entity, as checking it needs it.
         struct Constraint {
             var fields: [(name: String, conversion: QueryKey.Conversion)]
@@ -241,7 +260,7 @@ extension ModelContext {
         let recordNumber: (AnyObject) throws -> Int64 = { object in
             (object as? any PersistentModel)?.persistentBackingData.storedRecordNumber ?? -1
         }
-        for model in models {
+        for (position, model) in models.enumerated() {
             guard let entity = entity(of: model), !entity.uniquenessConstraints.isEmpty else { continue }
             let plan: Plan
             if let last = lastPlan, last.entity === entity {
@@ -259,8 +278,12 @@ extension ModelContext {
                 plans[ObjectIdentifier(entity)] = plan
             }
             lastPlan = plan
-            let encoded = try ModelRecordCoding.encodedProperties(model, only: plan.names, recordNumber: recordNumber)
-            func value(_ name: String) -> JSONValue? { encoded.names.firstIndex(of: name).map { encoded.values[$0] } }
+            let known = position < encodedModels.count ? encodedModels[position] : nil
+            let encoded = known == nil ? try ModelRecordCoding.encodedProperties(model, only: plan.names, recordNumber: recordNumber) : nil
+            func value(_ name: String) -> JSONValue? {
+                if let known { return known[name] }
+                return encoded.flatMap { encoded in encoded.names.firstIndex(of: name).map { encoded.values[$0] } }
+            }
             for constraint in plan.constraints {
                 guard let first = constraint.fields.first else { continue }
                 let key = QueryKey(value(first.name), first.conversion)
