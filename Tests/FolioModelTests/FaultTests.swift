@@ -192,6 +192,20 @@ struct FaultTests {
         #expect(lazy.map(\.grade) == [.low])
     }
 
+    /// `Knot` cannot stand in (its `Grade` has no empty value), so neither can `Loop`, whose required
+    /// `knot` would need a placeholder `Knot`. Asking about `Knot` first meets `Loop` while `Knot` is
+    /// still being checked; `Loop`'s answer must not keep the assumption made for `Knot` meanwhile.
+    @Test func aClassOnACycleOfRequiredRelationshipsCannotStandInWhenAnotherOnTheCycleCannot() throws {
+        #expect(!PlaceholderValue.canStandIn(Knot.self))
+        #expect(!PlaceholderValue.canStandIn(Loop.self))
+        #expect(PlaceholderValue.make(Loop.self) == nil)
+
+        // So an identifier the store does not have gives no `Loop` whose `knot` would have no value.
+        let container = try ModelContainer(for: Knot.self, Loop.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let unknown = PersistentIdentifier(entityName: "Loop", storeIdentifier: container.storeIdentifier, recordNumber: 42)
+        #expect(ModelContext(container).model(for: unknown) as? Loop == nil)
+    }
+
     /// An instance made on another model's backing data would have nothing to load its properties
     /// from (and `Grade` has no empty value to show): `init(backingData:)` refuses it with a typed
     /// error, for a new model, a saved one, a fetched one and a subclass alike.
@@ -284,5 +298,27 @@ final class Graded {
     init(name: String, grade: Grade) {
         self.name = name
         self.grade = grade
+    }
+}
+
+/// With `Loop`, a cycle of required to-one relationships (see
+/// `aClassOnACycleOfRequiredRelationshipsCannotStandInWhenAnotherOnTheCycleCannot`).
+@Model
+final class Knot {
+    // `loop` comes first, so that checking `Knot` meets `Loop` before it finds that `grade` has no
+    // empty value.
+    var loop: Loop
+    var grade: Grade
+    init(loop: Loop, grade: Grade) {
+        self.loop = loop
+        self.grade = grade
+    }
+}
+
+@Model
+final class Loop {
+    var knot: Knot
+    init(knot: Knot) {
+        self.knot = knot
     }
 }

@@ -59,7 +59,9 @@ enum _ModelFieldPlaceholder {
         // compiler checks it). Folio never makes an instance with nothing to load such a property
         // from: a class that has one loads completely when fetched (a record that does not decode
         // fails the fetch), lazy fetches load it up front, and `model(for:)` and relationship
-        // placeholders use another class for it (see `PlaceholderValue.canStandIn`). And no instance
+        // placeholders use another class for it (see `PlaceholderValue.canStandIn`, which answers the
+        // classes on a cycle of required relationships together, so that a class needing a placeholder
+        // of one that cannot stand in cannot stand in either). And no instance
         // can share another's backing data: `init(backingData:)` refuses it with
         // `FolioError.invalidModel`, and its designated counterpart takes a `_ClaimedBackingData` that
         // only Folio makes.

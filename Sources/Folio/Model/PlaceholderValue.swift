@@ -24,22 +24,65 @@ enum PlaceholderValue {
     /// Whether an instance of `model` with nothing loaded can show every persisted property: each has a
     /// declared default or its type has an empty value (for a required relationship, a placeholder of
     /// a model that can stand in itself). Worked out once per class.
+    ///
+    /// Required relationships can form cycles (`A.b: B`, `B.a: A`), so the classes reachable through
+    /// them are answered together: each is checked for its other properties, then any class that needs
+    /// one that cannot stand in is dropped, until nothing changes. No class's answer rests on an
+    /// assumption made about another while that one was still being checked.
     static func canStandIn(_ model: any PersistentModel.Type) -> Bool {
         let key = ObjectIdentifier(model)
-        if let known = standIns.withLock({ $0[key] }) { return known }
-        // While a class is being checked it counts as able to (a cycle of required relationships adds
-        // nothing that the classes on it do not already check).
-        standIns.withLock { $0[key] = true }
-        var classes: [any PersistentModel.Type] = [model]
-        while let parent = classes.last?._folioSuperclass { classes.append(parent) }
-        let answer = classes.allSatisfy { type in
-            type.schemaMetadata.allSatisfy { $0.defaultValue != nil || exists(for: $0.valueType) }
+        let known: Bool? = standIns.withLock { state in
+            if let answer = state.answers[key] { return answer }
+            // Asked again while this class is being checked, through a `Codable` value that holds a
+            // model: answer no, which is always safe (Folio then loads the class completely and uses
+            // another class for its placeholders), and remember nothing.
+            if state.checking.contains(key) { return false }
+            state.checking.insert(key)
+            return nil
         }
-        standIns.withLock { $0[key] = answer }
-        return answer
+        if let known { return known }
+
+        var checks: [ObjectIdentifier: (needs: [ObjectIdentifier], othersHaveValues: Bool)] = [:]
+        var pending: [any PersistentModel.Type] = [model]
+        while let type = pending.popLast() {
+            let id = ObjectIdentifier(type)
+            guard checks[id] == nil else { continue }
+            if let answer = standIns.withLock({ $0.answers[id] }) {
+                checks[id] = ([], answer)
+                continue
+            }
+            var needs: [ObjectIdentifier] = []
+            var othersHaveValues = true
+            var classes: [any PersistentModel.Type] = [type]
+            while let parent = classes.last?._folioSuperclass { classes.append(parent) }
+            for property in classes.flatMap({ $0.schemaMetadata }) where property.defaultValue == nil {
+                if let related = property.valueType as? any PersistentModel.Type {
+                    needs.append(ObjectIdentifier(related))
+                    pending.append(related)
+                } else if !exists(for: property.valueType) {
+                    othersHaveValues = false
+                }
+            }
+            checks[id] = (needs, othersHaveValues)
+        }
+        var able = Set(checks.filter { $0.value.othersHaveValues }.keys)
+        var changed = true
+        while changed {
+            changed = false
+            for id in Array(able) where checks[id]?.needs.contains(where: { !able.contains($0) }) == true {
+                able.remove(id)
+                changed = true
+            }
+        }
+        standIns.withLock { state in
+            for id in checks.keys { state.answers[id] = able.contains(id) }
+            state.checking.remove(key)
+        }
+        return able.contains(key)
     }
 
-    private static let standIns = Mutex<[ObjectIdentifier: Bool]>([:])
+    /// The answers of ``canStandIn(_:)`` by class, and the classes being checked.
+    private static let standIns = Mutex<(answers: [ObjectIdentifier: Bool], checking: Set<ObjectIdentifier>)>(([:], []))
 
     /// The deepest nesting of types followed; a type that decodes itself without end gives no value.
     private static let maximumDepth = 32
