@@ -36,7 +36,7 @@ let package = Package(
         .executableTarget(name: "folio", dependencies: ["Folio", "FolioStorage"]),
 
         // A second process for the multi-process tests of the model layer.
-        .executableTarget(name: "folio-model-worker", dependencies: ["Folio"]),
+        .executableTarget(name: "folio-model-worker", dependencies: ["Folio", "FolioStorage"]),
         .executableTarget(name: "folio-bench", dependencies: ["Folio", "FolioStorage"]),
 
         .testTarget(name: "FolioMacroKitTests", dependencies: ["FolioMacroKit"]),

@@ -1,5 +1,6 @@
 import Foundation
 import Folio
+import FolioStorage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -58,11 +59,11 @@ func resetPeakRSS() -> Bool {
 /// Made at the start of a step (resetting the peak RSS); ``spent()`` reads the figures at its end.
 struct StepUsage {
     let resetWorked: Bool
-    private let start: rusage
+    private let start: ResourceUsage
 
     init() {
         resetWorked = resetPeakRSS()
-        start = StepUsage.now()
+        start = Platform.resourceUsage()
     }
 
     /// The step's peak RSS in KiB, or -1 when the peak could not be reset (then see maxrss_kib).
@@ -70,12 +71,11 @@ struct StepUsage {
 
     /// The figures from the start of the step until now.
     func spent() -> Spent {
-        let end = StepUsage.now()
-        func seconds(_ value: timeval) -> Double { Double(value.tv_sec) + Double(value.tv_usec) * 1e-6 }
+        let end = Platform.resourceUsage()
         return Spent(peakKiB: peakKiB,
-                     userSeconds: seconds(end.ru_utime) - seconds(start.ru_utime),
-                     systemSeconds: seconds(end.ru_stime) - seconds(start.ru_stime),
-                     minorFaults: Int(end.ru_minflt - start.ru_minflt))
+                     userSeconds: end.userSeconds - start.userSeconds,
+                     systemSeconds: end.systemSeconds - start.systemSeconds,
+                     minorFaults: end.minorFaults - start.minorFaults)
     }
 
     /// One step's figures.
@@ -98,16 +98,6 @@ struct StepUsage {
             row.add(prefix + "cpu_system_seconds", systemSeconds, decimals: 4)
             row.add(prefix + "minor_faults", minorFaults)
         }
-    }
-
-    private static func now() -> rusage {
-        var usage = rusage()
-        #if canImport(Glibc)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
-        return usage
     }
 }
 

@@ -10,6 +10,7 @@
 //                                                              batch; prints records/s and peak RSS per batch
 
 import Folio
+import FolioStorage
 
 struct MapItemIdentifier: Codable, Hashable {
     var rawValue: String
@@ -44,14 +45,8 @@ func peakResidentKilobytes() -> Int {
 
 /// CPU time the process has used, in seconds.
 func cpuSeconds() -> Double {
-    var usage = rusage()
-    #if canImport(Glibc)
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    #else
-    getrusage(RUSAGE_SELF, &usage)
-    #endif
-    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    let usage = Platform.resourceUsage()
+    return usage.userSeconds + usage.systemSeconds
 }
 
 func fail(_ message: String) -> Never {

@@ -239,7 +239,8 @@ extension ModelContext {
 
     /// For each inserted model whose unique values match a stored record, that record's number.
     ///
-    /// - Parameter encoded: for each model, its stored values if they were encoded already.
+    /// - Parameter encoded: for each model, at the same position, its stored values if they were
+    ///   encoded already.
     func uniqueMatches(for models: [any PersistentModel], encoded encodedModels: [RecordValues?]) throws -> [ObjectIdentifier: Int64] {
         /// One uniqueness constraint of an entity, as checking it needs it.
         struct Constraint {
@@ -278,7 +279,7 @@ extension ModelContext {
                 plans[ObjectIdentifier(entity)] = plan
             }
             lastPlan = plan
-            let known = position < encodedModels.count ? encodedModels[position] : nil
+            let known = encodedModels[position]
             let encoded = known == nil ? try ModelRecordCoding.encodedProperties(model, only: plan.names, recordNumber: recordNumber) : nil
             func value(_ name: String) -> JSONValue? {
                 if let known { return known[name] }

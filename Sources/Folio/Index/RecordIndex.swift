@@ -144,15 +144,19 @@ final class RecordIndex {
 
     /// Calls `body` with every record of `entities`, in no particular order.
     ///
-    /// When the entities hold most of the records, this walks the table itself, which is several times
-    /// faster than looking each identifier up.
+    /// When the entities hold most of the records, this walks the table itself, in number order, which
+    /// is several times faster than looking each identifier up.
     func forEachRecord(of entities: Set<String>, _ body: (Int64, String, RecordValues) throws -> Void) rethrows {
         let wanted = entities.reduce(0) { $0 + (idsByEntity[$1]?.count ?? 0) }
         if wanted * 2 >= records.count {
             if entities.count == 1, let only = entities.first {
-                for (id, entry) in records where entry.entity == only { try body(id, entry.entity, entry.values) }
+                try records.forEachInNumberOrder { id, entry in
+                    if entry.entity == only { try body(id, entry.entity, entry.values) }
+                }
             } else {
-                for (id, entry) in records where entities.contains(entry.entity) { try body(id, entry.entity, entry.values) }
+                try records.forEachInNumberOrder { id, entry in
+                    if entities.contains(entry.entity) { try body(id, entry.entity, entry.values) }
+                }
             }
         } else {
             for entity in entities {
@@ -165,22 +169,13 @@ final class RecordIndex {
 
     /// The identifiers of the records of `entities`, in increasing order.
     ///
-    /// When the entities hold most of the records, this walks the table, which is already in number
-    /// order, instead of copying and sorting their identifier sets.
+    /// When the entities hold most of the records, ``forEachRecord(of:_:)`` walks the table, which is
+    /// in number order already, and the sort only confirms it.
     func identifiers(of entities: Set<String>) -> [Int64] {
-        let wanted = entities.reduce(0) { $0 + (idsByEntity[$1]?.count ?? 0) }
         var ids: [Int64] = []
-        ids.reserveCapacity(wanted)
-        if wanted * 2 >= records.count {
-            if entities.count == 1, let only = entities.first {
-                records.forEachInNumberOrder { id, entry in if entry.entity == only { ids.append(id) } }
-            } else {
-                records.forEachInNumberOrder { id, entry in if entities.contains(entry.entity) { ids.append(id) } }
-            }
-        } else {
-            for entity in entities { ids.append(contentsOf: idsByEntity[entity] ?? []) }
-            ids.sort()
-        }
+        ids.reserveCapacity(entities.reduce(0) { $0 + (idsByEntity[$1]?.count ?? 0) })
+        forEachRecord(of: entities) { id, _, _ in ids.append(id) }
+        ids.sort()
         return ids
     }
 

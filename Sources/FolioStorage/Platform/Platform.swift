@@ -54,4 +54,28 @@ package enum Platform {
         return fullSync(fd)
         #endif
     }
+
+    /// What the process has used so far, all threads together (`getrusage(RUSAGE_SELF)`): for the
+    /// benchmark and the test workers, which report it per step.
+    package static func resourceUsage() -> ResourceUsage {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        func seconds(_ value: timeval) -> Double { Double(value.tv_sec) + Double(value.tv_usec) * 1e-6 }
+        return ResourceUsage(userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime),
+                             minorFaults: Int(usage.ru_minflt))
+    }
+}
+
+/// CPU time and page faults of a process (``Platform/resourceUsage()``).
+package struct ResourceUsage {
+    /// CPU time in user space.
+    package var userSeconds: Double
+    /// CPU time in the kernel: system calls, and zeroing the pages the process touches for the first time.
+    package var systemSeconds: Double
+    /// Pages the process touched for the first time (or again after giving them back).
+    package var minorFaults: Int
 }

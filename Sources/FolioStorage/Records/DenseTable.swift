@@ -13,7 +13,7 @@
     /// The values of numbers outside the slots.
     @usableFromInline var overflow: [Int64: Value] = [:]
     /// The number of values.
-    public var count: Int { storedCount }
+    @inlinable public var count: Int { storedCount }
     @usableFromInline var storedCount = 0
     /// The number of values the table was told to expect (``reserveCapacity(_:)``).
     @usableFromInline var expected = 0
@@ -24,7 +24,7 @@
     /// Whether `number` may take a slot: numbers up to twice the values held or expected (plus some
     /// room) do, so that the slots never hold many more empty places than values.
     @inlinable func fitsSlots(_ number: Int64) -> Bool {
-        number >= 0 && number < Int64(Swift.max(slots.count, 2 * Swift.max(count, expected) + 4096))
+        number >= 0 && number < Int64(Swift.max(slots.count, 2 * Swift.max(storedCount, expected) + 4096))
     }
 
     @inlinable
