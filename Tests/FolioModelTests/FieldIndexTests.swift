@@ -11,11 +11,11 @@ struct FieldIndexTests {
         index.insert(1, values("Rome"))
         index.insert(2, values("Rome"))
         index.insert(3, values("Lima"))
-        #expect(index.lookup(.string("Rome")) == [1, 2])
+        #expect(Array(index.lookup(.string("Rome"))) == [1, 2])
         #expect(index.sortedEntries().map(\.id) == [3, 1, 2])
 
         index.remove(1, values("Rome"))
-        #expect(index.lookup(.string("Rome")) == [2])
+        #expect(Array(index.lookup(.string("Rome"))) == [2])
         index.insert(1, values("Rome"))  // back to two
         index.remove(2, values("Rome"))
         index.remove(1, values("Rome"))
@@ -23,9 +23,9 @@ struct FieldIndexTests {
         #expect(index.sortedEntries().map(\.id) == [3])
 
         index.remove(99, values("Lima"))  // not there: nothing changes
-        #expect(index.lookup(.string("Lima")) == [3])
+        #expect(Array(index.lookup(.string("Lima"))) == [3])
         index.insert(4, [:])               // no value: indexed under nil, which sorts first
-        #expect(index.lookup(.null) == [4])
+        #expect(Array(index.lookup(.null)) == [4])
         #expect(index.sortedEntries().map(\.id) == [4, 3])
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Folio
 
-/// A postage stamp whose `Codable` refuses to encode an empty text.
+/// A postage stamp whose `Codable` refuses to encode an empty text, or one starting with `!`.
 struct PostageStamp: Codable, Equatable {
     var text: String
 
@@ -17,6 +17,9 @@ struct PostageStamp: Codable, Equatable {
     func encode(to encoder: any Encoder) throws {
         if text.isEmpty {
             throw EncodingError.invalidValue(text, .init(codingPath: encoder.codingPath, debugDescription: "a postage stamp needs a text"))
+        }
+        if text.hasPrefix("!") {
+            throw EncodingError.invalidValue(text, .init(codingPath: encoder.codingPath, debugDescription: "stamp \(text) is refused"))
         }
         var container = encoder.singleValueContainer()
         try container.encode(text)
@@ -70,5 +73,46 @@ struct SaveEncodingTests {
         let letters = try ModelContext(container).fetch(FetchDescriptor<Letter>(sortBy: [SortDescriptor(\.code)]))
         #expect(letters.map(\.code) == ["a", "b", "c", "d"])
         #expect(letters.map(\.stamp.text) == ["old a", "new b", "old c", "new d"])
+    }
+
+    @Test func aLargeSaveEncodedOnSeveralThreadsGivesWhatOneThreadGives() throws {
+        let letters = (0..<5_000).map { Letter(code: "code \($0)", stamp: PostageStamp(text: "stamp \($0) é \u{2028}")) }
+        let everyOne = Array(repeating: true, count: letters.count)
+        let oneThread = try InsertEncoding(models: letters, encodesHere: everyOne).encode(threads: 1)
+        let fourThreads = try InsertEncoding(models: letters, encodesHere: everyOne).encode(threads: 4)
+        #expect(fourThreads.count == 5_000)
+        #expect(fourThreads == oneThread)
+        #expect(fourThreads[4_321]?["stamp"] == .string("stamp 4321 é \u{2028}"))
+
+        // Models not encoded ahead keep their place, as nil.
+        var some = everyOne
+        some[10] = false
+        some[4_999] = false
+        let partial = try InsertEncoding(models: letters, encodesHere: some).encode(threads: 3)
+        #expect(partial[10] == nil && partial[4_999] == nil && partial[11] == oneThread[11])
+
+        // Saved through a context, the records read back as inserted.
+        let container = try ModelContainer(for: Letter.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        for letter in letters { context.insert(letter) }
+        try context.save()
+        let stored = try ModelContext(container).fetch(FetchDescriptor<Letter>(predicate: #Predicate { $0.code == "code 4999" }))
+        #expect(stored.map(\.stamp.text) == ["stamp 4999 é \u{2028}"])
+    }
+
+    @Test func whenModelsOnSeveralThreadsFailTheFirstInInsertionOrderIsReported() throws {
+        var letters = (0..<4_000).map { Letter(code: "code \($0)", stamp: PostageStamp(text: "stamp \($0)")) }
+        letters[3_900] = Letter(code: "late", stamp: PostageStamp(text: "!late"))
+        letters[1_234] = Letter(code: "early", stamp: PostageStamp(text: "!early"))
+        let encoding = InsertEncoding(models: letters, encodesHere: Array(repeating: true, count: letters.count))
+        let error = try #require(throws: ModelCodingError.self) { try encoding.encode(threads: 4) }
+        #expect(error.property == "stamp")
+        #expect("\(error)".contains("!early"))
+        #expect(!"\(error)".contains("!late"))
+        let container = try ModelContainer(for: Letter.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        for letter in letters { context.insert(letter) }
+        #expect(throws: FolioError.self) { try context.save() }
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Letter>()) == 0)
     }
 }

@@ -241,13 +241,15 @@ final class TreeEncoder: Encoder {
         private func set(_ child: EncodingNode.Child, _ key: Key) {
             guard case .object(var members, var nested) = node.content else { return }
             node.content = .empty  // release the storage so the dictionaries are mutated in place
+            let name = key.stringValue
             switch child {
             case .value(let value):
-                members[key.stringValue] = value
-                nested[key.stringValue] = nil
+                members[name] = value
+                // Nested containers are rare: most objects never look the name up a second time.
+                if !nested.isEmpty { nested[name] = nil }
             case .node(let child):
-                nested[key.stringValue] = child
-                members[key.stringValue] = nil
+                nested[name] = child
+                if !members.isEmpty { members[name] = nil }
             }
             node.content = .object(members, nested: nested)
         }

@@ -37,12 +37,15 @@ extension ModelContext {
         // encode it once, here, for both the uniqueness check and the write.
         let encodedInserts: [RecordValues?]
         do {
-            encodedInserts = try insertedModels.map { model in
-                guard entity(of: model)?.relationshipsByName.isEmpty == true else { return nil }
-                return try ModelRecordCoding.encode(model) { _ in
-                    throw FolioError(.invalidModel, "\(model.persistentModelID) has no relationships to encode")
-                }
+            var withoutRelationships: [ObjectIdentifier: Bool] = [:]
+            let encodesHere = insertedModels.map { model in
+                let type = ObjectIdentifier(Swift.type(of: model))
+                if let known = withoutRelationships[type] { return known }
+                let answer = entity(of: model)?.relationshipsByName.isEmpty == true
+                withoutRelationships[type] = answer
+                return answer
             }
+            encodedInserts = try InsertEncoding(models: insertedModels, encodesHere: encodesHere).encode()
         } catch let error as ModelCodingError {
             throw FolioError(.modelCoding, "The changes could not be saved", underlying: error)
         }
@@ -65,16 +68,23 @@ extension ModelContext {
         let indexing = ConcurrentIndexApplication()
         let written = Result {
             try container.store.write(author: author) { transaction in
+                transaction.reserveCapacity(inserting: insertedModels.count)
+                numbers.reserveCapacity(insertedModels.count)
+                // Every inserted model gets its number before any is encoded: they may refer to each other.
+                var upserts: [Bool] = []
+                upserts.reserveCapacity(insertedModels.count)
                 for model in insertedModels {
                     let key = ObjectIdentifier(model)
-                    numbers[key] = upsertTargets[key] ?? transaction.allocateID()
+                    let target = upsertTargets.isEmpty ? nil : upsertTargets[key]
+                    numbers[key] = target ?? transaction.allocateID()
+                    upserts.append(target != nil)
                 }
                 for (position, model) in insertedModels.enumerated() {
                     let entityName = type(of: model)._folioEntityName
                     guard let number = numbers[ObjectIdentifier(model)] else { continue }
                     let values = try storedValues(of: model, onlyProperties: nil, encoded: encodedInserts[position],
                                                   recordNumber: numberOf, transaction: &transaction)
-                    if upsertTargets[ObjectIdentifier(model)] != nil {
+                    if upserts[position] {
                         try transaction.update(entity: entityName, id: number, values: values)
                     } else {
                         try transaction.insert(entity: entityName, id: number, values: values)
@@ -96,7 +106,7 @@ extension ModelContext {
                                            tombstone: try tombstone(of: model, recordNumber: numberOf))
                 }
                 // The changes are final: the index takes them while the store appends and syncs them.
-                indexing.start(transaction, index: container.isIndexLoaded ? container.recordIndex : nil)
+                indexing.start(&transaction, index: container.isIndexLoaded ? container.recordIndex : nil)
             }
         }
         indexing.finish(committed: try? written.get(), store: container.store)

@@ -19,10 +19,10 @@ final class ConcurrentIndexApplication: @unchecked Sendable {
     private var started: (index: RecordIndex, sequence: UInt64)?
 
     /// Starts applying `transaction`'s changes to `index`. Call it last in the write body.
-    func start(_ transaction: WriteTransaction, index: RecordIndex?) {
+    func start(_ transaction: inout WriteTransaction, index: RecordIndex?) {
         guard let index, transaction.changedRecordCount >= Self.minimumRecords, index.lastSequence == transaction.lastSequence
         else { return }
-        let changes = transaction.pendingChanges
+        let changes = transaction.settlePendingChanges()
         started = (index, changes.sequence)
         // The index is not Sendable: only this thread touches it until `finish` has waited (the saving
         // thread holds the container's lock and does not read it meanwhile).

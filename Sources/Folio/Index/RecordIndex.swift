@@ -18,7 +18,7 @@ final class RecordIndex {
     }
 
     private(set) var records = DenseTable<Entry>()
-    private(set) var idsByEntity: [String: Set<Int64>] = [:]
+    private(set) var idsByEntity: [String: IdentifierList] = [:]
     private(set) var lastSequence: UInt64 = 0
     /// The indexed fields of each entity.
     private let fieldIndexes: [String: [FieldIndex]]
@@ -79,7 +79,7 @@ final class RecordIndex {
         }
         // Records come in number order, mostly in runs of one entity: its identifier set and indexes
         // are looked up once per run, not per record.
-        var run: (entity: String, ids: Set<Int64>, indexes: [FieldIndex])?
+        var run: (entity: String, ids: IdentifierList, indexes: [FieldIndex])?
         func endRun() {
             if let finished = run { idsByEntity[finished.entity] = finished.ids }
             run = nil
@@ -108,7 +108,7 @@ final class RecordIndex {
         for entity in transaction.entities { columnTables[entity] = nil }
         // Inserted records come in runs of one entity: its identifier set and indexes are looked up once
         // per run, not per record.
-        var run: (entity: String, ids: Set<Int64>, indexes: [FieldIndex])?
+        var run: (entity: String, ids: IdentifierList, indexes: [FieldIndex])?
         func endRun() {
             if let finished = run { idsByEntity[finished.entity] = finished.ids }
             run = nil
@@ -196,7 +196,7 @@ final class RecordIndex {
     }
 
     /// The identifiers of `entity` records whose `field` equals `key`, or nil without an index.
-    func lookup(_ entity: String, _ field: String, equalTo key: QueryKey) -> Set<Int64>? {
+    func lookup(_ entity: String, _ field: String, equalTo key: QueryKey) -> IdentifierList? {
         guard let index = fieldIndex(entity, field) else { return nil }
         return index.lookup(key)
     }
@@ -230,7 +230,7 @@ final class FieldIndex {
     /// needs no set of its own.
     enum Identifiers {
         case one(Int64)
-        case many(Set<Int64>)
+        case many(IdentifierList)
     }
 
     init(field: String, conversion: QueryKey.Conversion, isUnique: Bool, isDeclared: Bool) {
@@ -283,7 +283,7 @@ final class FieldIndex {
         case nil: slot = .one(id)
         case .one(let existing)?: if existing != id { slot = .many([existing, id]) }
         case .many(var ids)?:
-            slot = nil  // keeps the set uniquely referenced while it grows
+            slot = nil  // keeps the list uniquely referenced while it grows
             ids.insert(id)
             slot = .many(ids)
         }
@@ -299,7 +299,7 @@ final class FieldIndex {
         case nil: break
         case .one(let existing)?: if existing == id { slot = nil }
         case .many(var ids)?:
-            slot = nil  // keeps the set uniquely referenced while it shrinks
+            slot = nil  // keeps the list uniquely referenced while it shrinks
             ids.remove(id)
             if ids.count == 1, let last = ids.first {
                 slot = .one(last)
@@ -309,7 +309,8 @@ final class FieldIndex {
         }
     }
 
-    func lookup(_ key: QueryKey) -> Set<Int64> {
+    /// The identifiers of the records whose value is `key`, in increasing order.
+    func lookup(_ key: QueryKey) -> IdentifierList {
         switch identifiersByKey[HashedKey(key)] {
         case nil: return []
         case .one(let id)?: return [id]
@@ -336,7 +337,7 @@ final class FieldIndex {
             for (hashed, ids) in identifiersByKey.sorted(by: { $0.key.key < $1.key.key }) {
                 switch ids {
                 case .one(let id): entries.append((hashed.key, id))
-                case .many(let set): for id in set.sorted() { entries.append((hashed.key, id)) }
+                case .many(let ids): for id in ids { entries.append((hashed.key, id)) }
                 }
             }
             sorted = entries

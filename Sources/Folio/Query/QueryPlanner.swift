@@ -103,11 +103,10 @@ struct QueryPlanner<T: PersistentModel> {
         var columnRows: (table: ColumnTable, rows: [Int])? = nil
         var filtered = false
         if let filter, let fromIndex = indexCandidates(filter, entities: entities) {
-            candidates = Array(fromIndex.ids)
+            candidates = fromIndex.ids  // in increasing order
             plan.access = .index(fromIndex.field)
             if fromIndex.isExact && overlay.isEmpty {
                 // The lookup answered the whole predicate: evaluating it again would only repeat it.
-                candidates.sort()
                 filtered = true
             }
         } else if let filter, overlay.isEmpty, entities.count == 1, let only = entities.first,
@@ -389,11 +388,11 @@ struct QueryPlanner<T: PersistentModel> {
 
     /// Candidates from an index for a top-level conjunct: equality, `||` of equalities on one field,
     /// or a range. Picks the smallest set found.
-    /// - Returns: the candidates, the indexed field, and whether they are exactly the records the whole
-    ///   predicate selects (it is one equality or `IN` list of plain values on a hash index), so that
-    ///   evaluating it again on each of them would only repeat the lookup.
-    private func indexCandidates(_ node: QueryNode, entities: Set<String>) -> (ids: Set<Int64>, field: String, isExact: Bool)? {
-        var best: (ids: Set<Int64>, field: String, isExact: Bool)?
+    /// - Returns: the candidates in increasing order, the indexed field, and whether they are exactly the
+    ///   records the whole predicate selects (it is one equality or `IN` list of plain values on a hash
+    ///   index), so that evaluating it again on each of them would only repeat the lookup.
+    private func indexCandidates(_ node: QueryNode, entities: Set<String>) -> (ids: [Int64], field: String, isExact: Bool)? {
+        var best: (ids: [Int64], field: String, isExact: Bool)?
         let all = conjuncts(node)
         for conjunct in all {
             guard let found = candidates(for: conjunct, entities: entities) else { continue }
@@ -407,15 +406,17 @@ struct QueryPlanner<T: PersistentModel> {
         return [node]
     }
 
-    private func candidates(for node: QueryNode, entities: Set<String>) -> (ids: Set<Int64>, field: String, isExact: Bool)? {
+    /// The candidates of one conjunct, in increasing order (each index keeps a key's identifiers in order,
+    /// so an equality needs no sort).
+    private func candidates(for node: QueryNode, entities: Set<String>) -> (ids: [Int64], field: String, isExact: Bool)? {
         let index = context.container.recordIndex  // loaded by run()
         switch node {
         case .equal(let lhs, let rhs):
             guard let (name, conversion, value) = fieldAndConstant(lhs, rhs) else { return nil }
-            var ids: Set<Int64> = []
+            var ids: [Int64] = []
             for entity in entities {
                 guard let found = index.lookup(entity, name, equalTo: QueryPlanner.key(value, conversion)) else { return nil }
-                ids.formUnion(found)
+                ids = ids.isEmpty ? Array(found) : .mergingSorted(ids, found)
             }
             return (ids, name, value.isPlainKey && conversion != .toOne)
         case .sequenceContains(.constant(let list), .field(.variable(0), let name, let conversion)) where conversion != .toMany:
@@ -426,18 +427,21 @@ struct QueryPlanner<T: PersistentModel> {
             case .json(.array(let elements)): values = elements.map { QueryValue(stored: $0, conversion: conversion) }
             default: return nil
             }
-            var ids: Set<Int64> = []
+            var ids: [Int64] = []
             for entity in entities {
                 for value in values {
                     guard let found = index.lookup(entity, name, equalTo: QueryPlanner.key(value, conversion)) else { return nil }
-                    ids.formUnion(found)
+                    ids.append(contentsOf: found)
                 }
             }
+            // Each list is in order; together they need sorting, and a value listed twice repeats its records.
+            ids.sort()
+            ids = ids.enumerated().compactMap { position, id in position > 0 && ids[position - 1] == id ? nil : id }
             return (ids, name, values.allSatisfy(\.isPlainKey) && conversion != .toOne)
         case .or(let lhs, let rhs):
             guard let left = candidates(for: lhs, entities: entities), let right = candidates(for: rhs, entities: entities),
                   left.field == right.field else { return nil }
-            return (left.ids.union(right.ids), left.field, left.isExact && right.isExact)
+            return (.mergingSorted(left.ids, right.ids), left.field, left.isExact && right.isExact)
         case .compare(let lhs, let op, let rhs):
             var operation = op
             var pair = fieldAndConstant(lhs, rhs)
@@ -454,7 +458,7 @@ struct QueryPlanner<T: PersistentModel> {
             }
             guard let (name, conversion, value) = pair, !value.isNull else { return nil }
             let bound = QueryPlanner.key(value, conversion)
-            var ids: Set<Int64> = []
+            var ids: [Int64] = []
             for entity in entities {
                 guard let entries = index.sortedEntries(entity, name) else { return nil }
                 // Binary search for the first entry not below the bound.
@@ -475,9 +479,11 @@ struct QueryPlanner<T: PersistentModel> {
                 case .greaterOrEqual: range = firstIndex { !($0 < bound) } ..< entries.count
                 }
                 if range.lowerBound < range.upperBound {
-                    for position in range { ids.insert(entries[position].id) }
+                    for position in range { ids.append(entries[position].id) }
                 }
             }
+            // Entries are in key order; each record has one, so sorting leaves no repeats.
+            ids.sort()
             return (ids, name, false)
         default:
             return nil

@@ -26,12 +26,16 @@ package enum CRC32 {
     /// The CRC-32 of `bytes`, continuing from `crc` (0 to start).
     package static func checksum(_ bytes: UnsafeBufferPointer<UInt8>, continuing crc: UInt32 = 0) -> UInt32 {
         var c = ~crc
+        guard let base = bytes.baseAddress else { return crc }
         flat.withUnsafeBufferPointer { t in
+            let raw = UnsafeRawPointer(base)
             var i = 0
             let n = bytes.count
+            // Eight bytes at a time, read as one little-endian word.
             while n - i >= 8 {
-                let one = c ^ (UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24)
-                let two = UInt32(bytes[i + 4]) | UInt32(bytes[i + 5]) << 8 | UInt32(bytes[i + 6]) << 16 | UInt32(bytes[i + 7]) << 24
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                let one = c ^ UInt32(truncatingIfNeeded: word)
+                let two = UInt32(truncatingIfNeeded: word >> 32)
                 c = t[7 * 256 + Int(one & 0xFF)] ^ t[6 * 256 + Int((one >> 8) & 0xFF)]
                     ^ t[5 * 256 + Int((one >> 16) & 0xFF)] ^ t[4 * 256 + Int(one >> 24)]
                     ^ t[3 * 256 + Int(two & 0xFF)] ^ t[2 * 256 + Int((two >> 8) & 0xFF)]
@@ -39,11 +43,34 @@ package enum CRC32 {
                 i += 8
             }
             while i < n {
-                c = t[Int((c ^ UInt32(bytes[i])) & 0xFF)] ^ (c >> 8)
+                c = t[Int((c ^ UInt32(base[i])) & 0xFF)] ^ (c >> 8)
                 i += 1
             }
         }
         return ~c
+    }
+
+    /// The CRC-32 of `{` followed by `bytes`: the checksum of a line whose content after its opening
+    /// brace is `bytes`.
+    package static func checksum(afterOpeningBrace bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        // The CRC-32 of the single byte `{`, inverted back into a running register value.
+        checksum(bytes, continuing: openingBraceChecksum)
+    }
+
+    private static let openingBraceChecksum: UInt32 = [UInt8(ascii: "{")].withUnsafeBufferPointer { checksum($0) }
+
+    /// Writes the eight lowercase hexadecimal digits of `value` into `bytes` from `start`.
+    package static func writeHex(_ value: UInt32, into bytes: inout [UInt8], at start: Int) {
+        bytes.withUnsafeMutableBufferPointer { output in
+            for k in 0..<8 {
+                output[start + k] = hexDigit(Int((value >> (28 - 4 * UInt32(k))) & 0xF))
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func hexDigit(_ nibble: Int) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + UInt8(nibble) : UInt8(ascii: "a") + UInt8(nibble - 10)
     }
 
     /// The CRC-32 of `bytes`.

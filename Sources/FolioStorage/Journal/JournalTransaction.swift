@@ -77,7 +77,17 @@ extension JournalTransaction {
     /// Replaces `line`'s content by the framed journal line, reusing its storage: a writer that keeps
     /// one buffer does not allocate (and fault in) megabytes of fresh memory for each large transaction.
     func encodeLine(into line: inout [UInt8]) throws {
+        var spans: InsertedRecordSpans? = nil
+        try encodeLine(into: &line, spans: &spans)
+    }
+
+    /// ``encodeLine(into:)``, also noting where each inserted record's `"id":N,"values":{…}}` lies in
+    /// the line, which a compaction copies into the snapshot instead of encoding the record again.
+    func encodeLine(into line: inout [UInt8], spans: inout InsertedRecordSpans?) throws {
         let writer = CanonicalJSONWriter()
+        var ranges: [Int32] = []
+        let noteSpans = !inserted.isEmpty && inserted.count < Int(Int32.max / 2)
+        if noteSpans { ranges.reserveCapacity(2 * inserted.count) }
         line.removeAll(keepingCapacity: true)
         line.reserveCapacity(256 + 200 * (inserted.count + updated.count) + 64 * deleted.count)
         try LineFraming.appendLine(to: &line) { body in
@@ -89,7 +99,7 @@ extension JournalTransaction {
             // Records come in runs of one entity: its `{"entity":"Name","id":` bytes are made once per run.
             var entityOfPrefix: String? = nil
             var recordPrefix: [UInt8] = []
-            func records(_ records: [StoredRecord]) throws {
+            func records(_ records: [StoredRecord], noting: Bool) throws {
                 body.append(UInt8(ascii: "["))
                 for (position, record) in records.enumerated() {
                     if position > 0 { body.append(UInt8(ascii: ",")) }
@@ -101,10 +111,16 @@ extension JournalTransaction {
                         entityOfPrefix = record.entity
                     }
                     body.append(contentsOf: recordPrefix)
+                    // The record's tail starts at `"id":`, the last 5 bytes of the prefix.
+                    let tailStart = body.count - 5
                     CanonicalJSONWriter.writeInteger(record.id, into: &body)
                     CanonicalJSONWriter.writeMemberName("values", into: &body)
                     try writer.write(record.values, into: &body)
                     body.append(UInt8(ascii: "}"))
+                    if noting {
+                        ranges.append(Int32(truncatingIfNeeded: tailStart))
+                        ranges.append(Int32(truncatingIfNeeded: body.count))
+                    }
                 }
                 body.append(UInt8(ascii: "]"))
             }
@@ -121,7 +137,7 @@ extension JournalTransaction {
             CanonicalJSONWriter.writeString(transactionID, into: &body)
             if !inserted.isEmpty {
                 member("inserted")
-                try records(inserted)
+                try records(inserted, noting: noteSpans)
             }
             member("nextID")
             CanonicalJSONWriter.writeInteger(nextID, into: &body)
@@ -135,10 +151,11 @@ extension JournalTransaction {
             CanonicalJSONWriter.writeString(Timestamp.format(timestamp), into: &body)
             if !updated.isEmpty {
                 member("updated")
-                try records(updated)
+                try records(updated, noting: false)
             }
             body.append(UInt8(ascii: "}"))
         }
+        spans = noteSpans ? InsertedRecordSpans(lineLength: line.count - 1, bounds: ranges) : nil
     }
 
     /// Decodes a journal line's members; errors carry no file or line (the caller adds them).

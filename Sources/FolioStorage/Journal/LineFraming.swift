@@ -19,8 +19,7 @@ package enum LineFraming {
     /// canonical members after the opening brace, through the closing brace (`"a":1}`), or just `}`.
     package static func appendLine(to output: inout [UInt8], _ writeMembers: (inout [UInt8]) throws -> Void) rethrows {
         let start = output.count
-        output.append(contentsOf: prefixHead)
-        output.append(contentsOf: [0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, 0x30, UInt8(ascii: "\""), UInt8(ascii: ",")])
+        output.append(contentsOf: placeholderPrefix)
         let membersStart = output.count
         try writeMembers(&output)
         var crc: UInt32
@@ -30,11 +29,21 @@ package enum LineFraming {
             output.append(UInt8(ascii: "}"))
             crc = CRC32.checksum([UInt8(ascii: "{"), UInt8(ascii: "}")])
         } else {
-            crc = [UInt8(ascii: "{")].withUnsafeBufferPointer { CRC32.checksum($0) }
-            crc = output.withUnsafeBufferPointer { CRC32.checksum(UnsafeBufferPointer(rebasing: $0[membersStart...]), continuing: crc) }
+            crc = output.withUnsafeBufferPointer { CRC32.checksum(afterOpeningBrace: UnsafeBufferPointer(rebasing: $0[membersStart...])) }
         }
-        let hex = CRC32.hex(crc)
-        for k in 0..<8 { output[start + 9 + k] = hex[k] }
+        CRC32.writeHex(crc, into: &output, at: start + 9)
+        output.append(0x0A)
+    }
+
+    /// `{"$crc":"00000000",`: a line's first 19 bytes before its checksum is known.
+    private static let placeholderPrefix: [UInt8] = Array(#"{"$crc":"00000000","#.utf8)
+
+    /// Appends a framed line whose content after the opening brace is `members` (`"a":1}`), copied.
+    package static func appendLine(members: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        let start = output.count
+        output.append(contentsOf: placeholderPrefix)
+        output.append(contentsOf: members)
+        CRC32.writeHex(CRC32.checksum(afterOpeningBrace: members), into: &output, at: start + 9)
         output.append(0x0A)
     }
 
@@ -100,9 +109,7 @@ package enum LineFraming {
                 throw StorageError(.checksumMismatch, "unexpected bytes after the line's closing brace")
             }
         } else {
-            let open: [UInt8] = [UInt8(ascii: "{")]
-            actual = open.withUnsafeBufferPointer { CRC32.checksum($0) }
-            actual = CRC32.checksum(UnsafeBufferPointer(rebasing: line[prefixLength...]), continuing: actual)
+            actual = CRC32.checksum(afterOpeningBrace: UnsafeBufferPointer(rebasing: line[prefixLength...]))
         }
         guard actual == expected else {
             throw StorageError(

@@ -21,14 +21,14 @@ extension SnapshotFile {
     }
 
     /// Hands the file content for an entity's records to `output` in pieces of about ``chunkSize``,
-    /// copying unchanged lines from `earlier`.
+    /// copying unchanged lines from `earlier`, and changed records from `copies` where it has them.
     ///
     /// - Returns: `false` when `earlier` cannot be used; what was handed to `output` until then must
     ///   be thrown away (the caller writes the file from memory instead).
     /// - Throws: what `output` throws. Problems with the earlier file give `false`, not an error.
     static func write(
-        entity: String, sequence: UInt64, records: EntityRecords, reusing earlier: EarlierFile, fileSystem fs: any FileSystem,
-        chunkSize: Int = chunkSize, to output: ([UInt8]) throws -> Void
+        entity: String, sequence: UInt64, records: EntityRecords, reusing earlier: EarlierFile, copies: JournalRecordCopies? = nil,
+        fileSystem fs: any FileSystem, chunkSize: Int = chunkSize, to output: ([UInt8]) throws -> Void
     ) throws -> Bool {
         guard let file = try? fs.open(earlier.path, .read) else { return false }
         defer { fs.close(file) }
@@ -56,7 +56,7 @@ extension SnapshotFile {
                 if let limit, id > limit { return }
                 nextPresent += 1
                 guard let values = records[id] else { continue }
-                try appendRecordLine(id: id, values: values, with: writer, to: &chunk)
+                try appendRecordLine(id: id, values: values, copies: copies, with: writer, to: &chunk)
                 lines += 1
                 try emitIfFull()
             }

@@ -20,14 +20,17 @@ enum SnapshotFile {
     static let chunkSize = 4 << 20
 
     /// Hands the file content for an entity's records to `output` in pieces of about ``chunkSize``.
+    ///
+    /// - Parameter copies: records to copy from the journal rather than encode, if any.
     static func write(
-        entity: String, sequence: UInt64, records: EntityRecords, chunkSize: Int = chunkSize, to output: ([UInt8]) throws -> Void
+        entity: String, sequence: UInt64, records: EntityRecords, copies: JournalRecordCopies? = nil,
+        chunkSize: Int = chunkSize, to output: ([UInt8]) throws -> Void
     ) throws {
         var chunk = try header(entity: entity, sequence: sequence, count: records.count)
         chunk.reserveCapacity(chunkSize + 4096)
         let writer = CanonicalJSONWriter()
         try records.forEach { id, values in
-            try appendRecordLine(id: id, values: values, with: writer, to: &chunk)
+            try appendRecordLine(id: id, values: values, copies: copies, with: writer, to: &chunk)
             if chunk.count >= chunkSize {
                 try output(chunk)
                 chunk.removeAll(keepingCapacity: true)
@@ -41,6 +44,13 @@ enum SnapshotFile {
         try LineFraming.encode([
             "snapshot": .int(version), "entity": .string(entity), "records": .int(Int64(count)), "sequence": .int(Int64(sequence)),
         ])
+    }
+
+    /// Appends the framed line of one record, copied from `copies` if it has it, otherwise encoded.
+    static func appendRecordLine(id: Int64, values: RecordValues, copies: JournalRecordCopies?, with writer: CanonicalJSONWriter,
+                                 to bytes: inout [UInt8]) throws {
+        if let copies, copies.appendLine(id: id, values: values, to: &bytes) { return }
+        try appendRecordLine(id: id, values: values, with: writer, to: &bytes)
     }
 
     /// Appends the framed line of one record, `{"$crc":"…","id":N,"values":{…}}` and `\n`.

@@ -22,6 +22,8 @@ struct CompactionPlan: Sendable {
     let journalEnd: Int64
     /// The number of complete lines up to ``journalEnd``.
     let journalLines: Int
+    /// Where the inserted records are in the journal lines this process wrote, by sequence.
+    let insertedSpans: [UInt64: InsertedRecordSpans]
 
     /// The transactions of `transactions` (the retained ones, with the history file's) that the new
     /// history file may keep, oldest first.

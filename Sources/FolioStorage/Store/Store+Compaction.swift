@@ -98,7 +98,8 @@ extension Store {
             CompactionPlan(
                 state: state,
                 retained: retained, historyFileLoaded: historyFileLoaded, historyFloor: historyFloor,
-                snapshotBases: snapshotBases, journalIdentity: journalIdentity, journalEnd: journalEnd, journalLines: journalLines)
+                snapshotBases: snapshotBases, journalIdentity: journalIdentity, journalEnd: journalEnd, journalLines: journalLines,
+                insertedSpans: insertedSpans)
         }
     }
 

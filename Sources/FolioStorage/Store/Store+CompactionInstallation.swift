@@ -53,6 +53,7 @@ extension Store {
         withStateMutation { _ in
             // The kept transactions are the whole new history file: nothing of it is left to read.
             retained = prepared.kept + retained.filter { $0.sequence > plan.sequence }
+            insertedSpans = insertedSpans.filter { $0.key > plan.sequence }
             historyFileLoaded = true
             journalEnd = carried
             journalLines -= plan.journalLines

@@ -12,9 +12,15 @@ extension Store {
         var prepared = PreparedCompaction()
         do {
             let transactions = plan.historyFileLoaded ? plan.retained : try StoreLoader.merging(plan.retained, withHistoryFileIn: paths, configuration: configuration)
-            try prepareSnapshots(plan, transactions: transactions, paths: paths, check: check, into: &prepared)
+            // Where every line is: history copies them, and snapshots copy inserted records out of them.
+            let stored = storedLines(paths, journalLimit: plan.journalEnd)
+            let copies = JournalRecordCopies(
+                transactions: transactions.filter { $0.sequence <= plan.sequence }, spans: plan.insertedSpans, storedLines: stored,
+                fileSystem: fs, journalPath: paths.journal)
+            try prepareSnapshots(plan, transactions: transactions, copies: copies.isEmpty ? nil : copies, paths: paths, check: check,
+                                 into: &prepared)
             let history = try writeHistoryTemporaryFile(
-                plan.history(of: transactions), paths: paths, journalLimit: plan.journalEnd, check: check)
+                plan.history(of: transactions), paths: paths, journalLimit: plan.journalEnd, stored: stored, check: check)
             prepared.history = history.temporary
             prepared.kept = history.kept
         } catch {
@@ -28,8 +34,8 @@ extension Store {
     /// file where it can be, otherwise (or if that turns out not to be possible half way) encoded from
     /// the plan's records; written in pieces, never whole in memory.
     private func prepareSnapshots(
-        _ plan: CompactionPlan, transactions: [JournalTransaction], paths: StorePaths, check: () throws -> Void,
-        into prepared: inout PreparedCompaction
+        _ plan: CompactionPlan, transactions: [JournalTransaction], copies: JournalRecordCopies?, paths: StorePaths,
+        check: () throws -> Void, into prepared: inout PreparedCompaction
     ) throws {
         let state = plan.state
         var bases = plan.snapshotBases
@@ -54,7 +60,7 @@ extension Store {
                     temporary = try fs.writeTemporaryFile(beside: paths.snapshot(entity)) { write in
                         let fs = self.fs
                         let reused = try SnapshotFile.write(
-                            entity: entity, sequence: modified, records: records, reusing: earlier, fileSystem: fs
+                            entity: entity, sequence: modified, records: records, reusing: earlier, copies: copies, fileSystem: fs
                         ) { chunk in
                             try check()
                             try write(chunk)
@@ -65,7 +71,7 @@ extension Store {
             }
             if temporary == nil {
                 temporary = try fs.writeTemporaryFile(beside: paths.snapshot(entity)) { write in
-                    try SnapshotFile.write(entity: entity, sequence: modified, records: records) { chunk in
+                    try SnapshotFile.write(entity: entity, sequence: modified, records: records, copies: copies) { chunk in
                         try check()
                         try write(chunk)
                     }

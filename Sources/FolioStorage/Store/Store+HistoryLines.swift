@@ -42,10 +42,14 @@ extension Store {
     /// others encoded, in pieces, never the whole file in memory. A line that fails its checksum is left
     /// out of the lines found and the file written again, so that it is exactly what encoding every
     /// transaction would give. Each piece goes through `check` first (to abandon a compaction).
+    ///
+    /// - Parameter stored: where the lines are, if the caller has found them already
+    ///   (``storedLines(_:journalLimit:)`` with the same limit).
     func writeHistoryTemporaryFile(
-        _ transactions: [JournalTransaction], paths: StorePaths, journalLimit: Int64, check: () throws -> Void
+        _ transactions: [JournalTransaction], paths: StorePaths, journalLimit: Int64, stored known: [UInt64: StoredLine]? = nil,
+        check: () throws -> Void
     ) throws -> (temporary: String, kept: [JournalTransaction]) {
-        var stored = storedLines(paths, journalLimit: journalLimit)
+        var stored = known ?? storedLines(paths, journalLimit: journalLimit)
         while true {
             let kept = try retainedHistory(transactions, stored: stored)
             var damaged: [UInt64] = []

@@ -110,7 +110,9 @@ extension Store {
         transaction.base = StoreState()
         // Blobs referred to must exist before the transaction that refers to them.
         var hashes = Set<String>()
-        for record in committed.inserted + committed.updated { BlobStore.collectReferences(in: record.values, into: &hashes) }
+        for records in [committed.inserted, committed.updated] {
+            for record in records { BlobStore.collectReferences(in: record.values, into: &hashes) }
+        }
         for hash in hashes {
             if let paths {
                 guard try fs.status(atPath: "\(paths.directory)/\(BlobStore.relativePath(hash))") != nil else {
@@ -120,7 +122,8 @@ extension Store {
                 throw StorageError(.blobNotFound, "a record refers to blob \(hash), which was not stored; call putBlob first")
             }
         }
-        try committed.encodeLine(into: &lineBuffer)
+        var spans: InsertedRecordSpans? = nil
+        try committed.encodeLine(into: &lineBuffer, spans: &spans)
         let line = lineBuffer
         if let paths {
             try append(line, paths: paths)
@@ -129,6 +132,7 @@ extension Store {
             _ = state.apply(committed)
             retained.append(committed)
             if paths != nil {
+                if let spans { insertedSpans[committed.sequence] = spans }
                 journalEnd += Int64(line.count)
                 journalLines += 1
             }

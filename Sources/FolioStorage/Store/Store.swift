@@ -30,6 +30,9 @@ public final class Store: @unchecked Sendable {
     var retained: [JournalTransaction]
     /// Whether `history.jsonl` has been read into ``retained`` (it is read on first use: it can be large).
     var historyFileLoaded: Bool
+    /// Where the inserted records are in the journal lines this process wrote since the last compaction,
+    /// by sequence: the next compaction copies them from there (see ``JournalRecordCopies``).
+    var insertedSpans: [UInt64: InsertedRecordSpans] = [:]
     var journalFile: FileDescriptor?
     var journalIdentity: FileStatus?
     var journalEnd: Int64 = 0

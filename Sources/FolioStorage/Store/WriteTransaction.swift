@@ -19,6 +19,9 @@ public struct WriteTransaction {
     var reserved: Set<Int64> = []
     var nextID: Int64
     var schemaChange: JSONValue?? = nil
+    /// The changed records in identifier order, as ``settlePendingChanges()`` last ordered them; nil
+    /// once any record changes after that.
+    private var settled: SettledRecords? = nil
     let knownEntities: Set<String>?
     let blobWriter: (Data) throws -> String
 
@@ -104,7 +107,14 @@ public struct WriteTransaction {
             throw StorageError(.identifierNotAllocated, "identifier \(id) is out of range (1…2^62-1); call allocateID()")
         }
         if id >= nextID { nextID = id + 1 }
+        settled = nil
         inserted[id] = record
+    }
+
+    /// Makes room for `count` more inserted records, so that a large transaction does not grow its
+    /// table step by step.
+    public mutating func reserveCapacity(inserting count: Int) {
+        inserted.reserveCapacity(count)
     }
 
     /// Inserts a record.
@@ -122,6 +132,7 @@ public struct WriteTransaction {
     ///
     /// - Throws: ``StorageError/Code/invalidTransaction`` if no record of that entity has this identifier.
     public mutating func update(entity: String, id: Int64, values: RecordValues) throws {
+        settled = nil
         if var record = inserted[id] {
             guard record.entity == entity else { throw mismatch(entity, id, record.entity) }
             record.values = record.values.merging(values)
@@ -150,6 +161,7 @@ public struct WriteTransaction {
     ///
     /// - Throws: ``StorageError/Code/invalidTransaction`` if no record of that entity has this identifier.
     public mutating func delete(entity: String, id: Int64, tombstone: [String: JSONValue] = [:]) throws {
+        settled = nil
         if let record = inserted[id] {
             guard record.entity == entity else { throw mismatch(entity, id, record.entity) }
             inserted[id] = nil
@@ -177,12 +189,24 @@ public struct WriteTransaction {
     /// The journal transaction that committing this write appends: sequence `lastSequence + 1`, the
     /// records sorted by identifier, updates that set nothing left out.
     func journalTransaction(transactionID: String, timestamp: Date, author: String?) -> JournalTransaction {
-        JournalTransaction(
+        let records = settled ?? orderedRecords()
+        return JournalTransaction(
             sequence: base.lastSequence + 1, transactionID: transactionID, timestamp: timestamp,
-            author: author, inserted: inserted.inIdentifierOrder(),
-            updated: updated.values.filter { !$0.values.isEmpty }.sorted { $0.id < $1.id },
-            deleted: deleted.values.sorted { $0.id < $1.id },
+            author: author, inserted: records.inserted, updated: records.updated, deleted: records.deleted,
             schema: schemaChange.map { $0 ?? .null }, nextID: nextID)
+    }
+
+    /// The changed records of a transaction, each list sorted by identifier.
+    private struct SettledRecords {
+        var inserted: [StoredRecord]
+        var updated: [StoredRecord]
+        var deleted: [DeletedRecord]
+    }
+
+    private func orderedRecords() -> SettledRecords {
+        SettledRecords(inserted: inserted.inIdentifierOrder(),
+                       updated: updated.values.filter { !$0.values.isEmpty }.sorted { $0.id < $1.id },
+                       deleted: deleted.values.sorted { $0.id < $1.id })
     }
 
     /// How many records this transaction inserts, updates or deletes so far.
@@ -196,6 +220,14 @@ public struct WriteTransaction {
     /// that copy must be rebuilt from the store.
     public var pendingChanges: JournalTransaction {
         journalTransaction(transactionID: "", timestamp: Date(timeIntervalSince1970: 0), author: nil)
+    }
+
+    /// ``pendingChanges``, keeping the records in the order it puts them in, so that committing does not
+    /// order them again: call it when the changes are final. (Any later insert, update or delete drops
+    /// what it kept, and the commit orders the records afresh.)
+    public mutating func settlePendingChanges() -> JournalTransaction {
+        settled = settled ?? orderedRecords()
+        return pendingChanges
     }
 
     private func mismatch(_ entity: String, _ id: Int64, _ actual: String) -> StorageError {
@@ -236,6 +268,10 @@ struct InsertedRecords {
 
     var count: Int { table.count }
     var isEmpty: Bool { table.isEmpty }
+
+    mutating func reserveCapacity(_ additional: Int) {
+        table.reserveCapacity(additional)
+    }
 
     /// The records, sorted by identifier.
     func inIdentifierOrder() -> [StoredRecord] {
