@@ -115,4 +115,24 @@ struct SaveEncodingTests {
         #expect(throws: FolioError.self) { try context.save() }
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Letter>()) == 0)
     }
+
+    @Test func aLargeSaveUpdatesTheStoredModelsItsUniqueValuesMatchWhicheverThreadChecksThem() throws {
+        let container = try ModelContainer(for: Letter.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        for n in 0..<3_000 { context.insert(Letter(code: "code \(n)", stamp: PostageStamp(text: "old \(n)"))) }
+        try context.save()
+
+        // Every third code of 0..<6000 is stored already, spread over the runs of a large save.
+        let other = ModelContext(container)
+        for n in stride(from: 0, to: 6_000, by: 3) { other.insert(Letter(code: "code \(n)", stamp: PostageStamp(text: "new \(n)"))) }
+        try other.save()
+
+        let letters = try ModelContext(container).fetch(FetchDescriptor<Letter>())
+        #expect(letters.count == 3_000 + 1_000)
+        let stamps = Dictionary(uniqueKeysWithValues: letters.map { ($0.code, $0.stamp.text) })
+        #expect(stamps["code 0"] == "new 0")
+        #expect(stamps["code 2997"] == "new 2997")
+        #expect(stamps["code 2998"] == "old 2998")
+        #expect(stamps["code 5997"] == "new 5997")
+    }
 }

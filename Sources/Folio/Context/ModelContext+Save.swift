@@ -249,84 +249,56 @@ extension ModelContext {
 
     /// For each inserted model whose unique values match a stored record, that record's number.
     ///
+    /// The plans (which indexes answer each constraint) are made here, once per entity; the lookups,
+    /// which only read the index, run in ``UniqueMatching``, on several threads for a large save.
+    ///
     /// - Parameter encoded: for each model, at the same position, its stored values if they were
     ///   encoded already.
     func uniqueMatches(for models: [any PersistentModel], encoded encodedModels: [RecordValues?]) throws -> [ObjectIdentifier: Int64] {
-        /// One uniqueness constraint of an entity, as checking it needs it.
-        struct Constraint {
-            var fields: [(name: String, conversion: QueryKey.Conversion)]
-            /// For each entity of the family, the index on the first field (nil: scan its records).
-            var firstFieldIndexes: [(entity: String, index: FieldIndex?)]
-        }
-        /// What checking one entity's constraints needs, worked out once per save, not per model.
-        struct Plan {
-            var entity: Schema.Entity
-            var names: Set<String>
-            var constraints: [Constraint]
-        }
-        var plans: [ObjectIdentifier: Plan] = [:]
-        var lastPlan: Plan? = nil
-        var matches: [ObjectIdentifier: Int64] = [:]
+        var plans: [UniqueMatching.Plan] = []
+        var planOfEntity: [ObjectIdentifier: Int] = [:]
+        var lastEntity: (entity: Schema.Entity, plan: Int?)? = nil
+        var planOfModel: [Int?] = []
+        planOfModel.reserveCapacity(models.count)
         let recordIndex = try container.index
-        let recordNumber: (AnyObject) throws -> Int64 = { object in
-            (object as? any PersistentModel)?.persistentBackingData.storedRecordNumber ?? -1
-        }
-        for (position, model) in models.enumerated() {
-            guard let entity = entity(of: model), !entity.uniquenessConstraints.isEmpty else { continue }
-            let plan: Plan
-            if let last = lastPlan, last.entity === entity {
-                plan = last
-            } else if let known = plans[ObjectIdentifier(entity)] {
+        for model in models {
+            guard let entity = entity(of: model), !entity.uniquenessConstraints.isEmpty else {
+                planOfModel.append(nil)
+                continue
+            }
+            if let last = lastEntity, last.entity === entity {
+                planOfModel.append(last.plan)
+                continue
+            }
+            let plan: Int
+            if let known = planOfEntity[ObjectIdentifier(entity)] {
                 plan = known
             } else {
                 let family = familyRoot(of: entity).selfAndDescendants.map(\.name)
-                plan = Plan(entity: entity, names: Set(entity.uniquenessConstraints.flatMap { $0 }),
-                            constraints: entity.uniquenessConstraints.compactMap { constraint in
-                                guard let first = constraint.first else { return nil }
-                                return Constraint(fields: constraint.map { ($0, FieldTypes.conversion(of: entity, $0)) },
-                                                  firstFieldIndexes: family.map { ($0, recordIndex.fieldIndex($0, first)) })
-                            })
-                plans[ObjectIdentifier(entity)] = plan
+                plan = plans.count
+                plans.append(UniqueMatching.Plan(
+                    names: Set(entity.uniquenessConstraints.flatMap { $0 }),
+                    constraints: entity.uniquenessConstraints.compactMap { constraint in
+                        guard let first = constraint.first else { return nil }
+                        return UniqueMatching.Constraint(
+                            fields: constraint.map { ($0, FieldTypes.conversion(of: entity, $0)) },
+                            firstFieldIndexes: family.map { ($0, recordIndex.fieldIndex($0, first)) })
+                    }))
+                planOfEntity[ObjectIdentifier(entity)] = plan
             }
-            lastPlan = plan
-            let known = encodedModels[position]
-            let encoded = known == nil ? try ModelRecordCoding.encodedProperties(model, only: plan.names, recordNumber: recordNumber) : nil
-            func value(_ name: String) -> JSONValue? {
-                if let known { return known[name] }
-                return encoded.flatMap { encoded in encoded.names.firstIndex(of: name).map { encoded.values[$0] } }
-            }
-            for constraint in plan.constraints {
-                guard let first = constraint.fields.first else { continue }
-                let key = QueryKey(value(first.name), first.conversion)
-                var candidates: [Int64] = []
-                for (name, index) in constraint.firstFieldIndexes {
-                    if let index {
-                        candidates.append(contentsOf: index.lookup(key))
-                    } else {
-                        for id in recordIndex.idsByEntity[name] ?? []
-                        where QueryKey(recordIndex.records[id]?.values[first.name], first.conversion) == key {
-                            candidates.append(id)
-                        }
-                    }
-                }
-                // The common case, a new value: nothing to compare.
-                if candidates.isEmpty { continue }
-                let match = candidates.sorted().first { id in
-                    guard let record = recordIndex.records[id] else { return false }
-                    return constraint.fields.allSatisfy { field in
-                        QueryKey(record.values[field.name], field.conversion) == QueryKey(value(field.name), field.conversion)
-                    }
-                }
-                if let match {
-                    matches[ObjectIdentifier(model)] = match
-                    break
-                }
-            }
+            lastEntity = (entity, plan)
+            planOfModel.append(plan)
+        }
+        if plans.isEmpty { return [:] }
+        let found = try UniqueMatching(models: models, encoded: encodedModels, plans: plans, planOfModel: planOfModel,
+                                       index: recordIndex).matches()
+        var matches: [ObjectIdentifier: Int64] = [:]
+        for (position, match) in found.enumerated() {
+            if let match { matches[ObjectIdentifier(models[position])] = match }
         }
         return matches
     }
 
-    /// The topmost entity of an entity's inheritance tree.
     func familyRoot(of entity: Schema.Entity) -> Schema.Entity {
         var root = entity
         while let parent = root.superentity { root = parent }

@@ -105,7 +105,9 @@ final class RecordIndex {
     /// Applies a committed transaction.
     func apply(_ transaction: JournalTransaction) {
         guard transaction.sequence > lastSequence else { return }
-        for entity in transaction.entities { columnTables[entity] = nil }
+        if !columnTables.isEmpty {
+            for entity in transaction.entities { columnTables[entity] = nil }
+        }
         // Inserted records come in runs of one entity: its identifier set and indexes are looked up once
         // per run, not per record.
         var run: (entity: String, ids: IdentifierList, indexes: [FieldIndex])?
@@ -275,6 +277,23 @@ final class FieldIndex {
 
         func hash(into hasher: inout Hasher) {
             hasher.combine(hash)
+        }
+
+        /// The table's hash of the key: the key's own hash, worked out once, mixed with the table's seed.
+        ///
+        /// Without this, each probe and each move while the table grows runs the standard hasher (SipHash)
+        /// over the integer again, which is most of what building a large index costs. The stored hash
+        /// already comes from the standard hasher (seeded per process); the mix below is a bijection of
+        /// `hash ^ seed`, so tables with different seeds still order their keys differently, as the
+        /// standard library's tables rely on.
+        func _rawHashValue(seed: Int) -> Int {
+            var mixed = UInt64(truncatingIfNeeded: hash ^ seed)
+            mixed ^= mixed >> 33
+            mixed &*= 0xff51_afd7_ed55_8ccd
+            mixed ^= mixed >> 33
+            mixed &*= 0xc4ce_b9fe_1a85_ec53
+            mixed ^= mixed >> 33
+            return Int(truncatingIfNeeded: mixed)
         }
     }
 

@@ -33,7 +33,7 @@ extension SnapshotFile {
         guard let file = try? fs.open(earlier.path, .read) else { return false }
         defer { fs.close(file) }
         let changed = earlier.changedIDs.sorted()
-        let changedPresent = changed.filter { records[$0] != nil }
+        let changedPresent = changed.filter { records.contains($0) }
 
         var chunk = try header(entity: entity, sequence: sequence, count: records.count)
         chunk.reserveCapacity(chunkSize + (1 << 16))
@@ -75,7 +75,7 @@ extension SnapshotFile {
                 try encodeChanged(through: id)
                 while nextChanged < changed.count, changed[nextChanged] < id { nextChanged += 1 }
                 if nextChanged < changed.count, changed[nextChanged] == id { return }  // encoded above, or deleted
-                guard records[id] != nil else { throw CannotReuse() }
+                guard records.contains(id) else { throw CannotReuse() }
                 chunk.append(contentsOf: line.bytes)
                 chunk.append(0x0A)
                 lines += 1

@@ -187,6 +187,13 @@ struct EntityRecords {
         return entry.values
     }
 
+    /// Whether the record with this number is a record of this entity. Reads the entry in place,
+    /// without taking a reference to its values (a compaction asks this of every record it copies).
+    func contains(_ id: Int64) -> Bool {
+        if id >= 0 && id < Int64(table.slots.count) { return table.slots[Int(id)]?.entity == entity }
+        return table.overflow[id]?.entity == entity
+    }
+
     /// Calls `body` with each record's number and values, in increasing number order.
     func forEach(_ body: (Int64, RecordValues) throws -> Void) rethrows {
         guard count > 0 else { return }

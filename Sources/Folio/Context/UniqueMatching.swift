@@ -1,0 +1,113 @@
+import Dispatch
+import Foundation
+@_spi(FolioEngine) import FolioStorage
+
+/// Finds, for each model a save inserts, the stored record with the same unique values, if any (the
+/// record the insert updates instead: SwiftData's upsert).
+///
+/// It only reads the models and the container's index, which nothing changes while the save holds the
+/// container's lock, so a large save splits the models into runs checked on separate threads, as
+/// ``InsertEncoding`` does.
+final class UniqueMatching: @unchecked Sendable {
+    /// One uniqueness constraint of an entity, as checking it needs it.
+    struct Constraint {
+        var fields: [(name: String, conversion: QueryKey.Conversion)]
+        /// For each entity of the family, the index on the first field (nil: scan its records).
+        var firstFieldIndexes: [(entity: String, index: FieldIndex?)]
+    }
+
+    /// What checking one entity's constraints needs, worked out once per save.
+    struct Plan {
+        var names: Set<String>
+        var constraints: [Constraint]
+    }
+
+    private let models: [any PersistentModel]
+    private let encoded: [RecordValues?]
+    private let plans: [Plan]
+    private let planOfModel: [Int?]
+    private let index: RecordIndex
+
+    /// - Parameters:
+    ///   - encoded: for each model, its stored values if they were encoded already.
+    ///   - planOfModel: for each model, the position of its entity's plan in `plans` (nil: no constraint).
+    init(models: [any PersistentModel], encoded: [RecordValues?], plans: [Plan], planOfModel: [Int?], index: RecordIndex) {
+        self.models = models
+        self.encoded = encoded
+        self.plans = plans
+        self.planOfModel = planOfModel
+        self.index = index
+    }
+
+    /// For each model, the number of the stored record it matches, or nil.
+    func matches(threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> [Int64?] {
+        let count = models.count
+        let runCount = count >= InsertEncoding.parallelMinimum ? max(1, min(threads, 8, count / InsertEncoding.minimumRun)) : 1
+        if runCount == 1 { return try match(0..<count) }
+        let bounds = (0...runCount).map { $0 * count / runCount }
+        // Each run writes only its own element of storage allocated before the runs start.
+        let runs = UnsafeMutableBufferPointer<Result<[Int64?], any Error>>.allocate(capacity: runCount)
+        runs.initialize(repeating: .success([]))
+        defer {
+            _ = runs.deinitialize()
+            runs.deallocate()
+        }
+        nonisolated(unsafe) let results = runs
+        DispatchQueue.concurrentPerform(iterations: runCount) { run in
+            results[run] = Result { try match(bounds[run]..<bounds[run + 1]) }
+        }
+        var found: [Int64?] = []
+        found.reserveCapacity(count)
+        for run in runs { found += try run.get() }
+        return found
+    }
+
+    private func match(_ positions: Range<Int>) throws -> [Int64?] {
+        var found: [Int64?] = []
+        found.reserveCapacity(positions.count)
+        for position in positions {
+            found.append(try match(position))
+        }
+        return found
+    }
+
+    private func match(_ position: Int) throws -> Int64? {
+        guard let planPosition = planOfModel[position] else { return nil }
+        let plan = plans[planPosition]
+        let model = models[position]
+        let known = encoded[position]
+        let recordNumber: (AnyObject) throws -> Int64 = { object in
+            (object as? any PersistentModel)?.persistentBackingData.storedRecordNumber ?? -1
+        }
+        let properties = known == nil ? try ModelRecordCoding.encodedProperties(model, only: plan.names, recordNumber: recordNumber) : nil
+        func value(_ name: String) -> JSONValue? {
+            if let known { return known[name] }
+            return properties.flatMap { properties in properties.names.firstIndex(of: name).map { properties.values[$0] } }
+        }
+        for constraint in plan.constraints {
+            guard let first = constraint.fields.first else { continue }
+            let key = QueryKey(value(first.name), first.conversion)
+            var candidates: [Int64] = []
+            for (name, fieldIndex) in constraint.firstFieldIndexes {
+                if let fieldIndex {
+                    candidates.append(contentsOf: fieldIndex.lookup(key))
+                } else {
+                    for id in index.idsByEntity[name] ?? []
+                    where QueryKey(index.records[id]?.values[first.name], first.conversion) == key {
+                        candidates.append(id)
+                    }
+                }
+            }
+            // The common case, a new value: nothing to compare.
+            if candidates.isEmpty { continue }
+            let match = candidates.sorted().first { id in
+                guard let record = index.records[id] else { return false }
+                return constraint.fields.allSatisfy { field in
+                    QueryKey(record.values[field.name], field.conversion) == QueryKey(value(field.name), field.conversion)
+                }
+            }
+            if let match { return match }
+        }
+        return nil
+    }
+}
