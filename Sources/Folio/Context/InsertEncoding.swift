@@ -15,6 +15,9 @@ final class InsertEncoding: @unchecked Sendable {
     static let parallelMinimum = 2_000
     /// The fewest models a run on its own thread gets.
     static let minimumRun = 1_000
+    /// The cores this process may use, asked once (asking costs a system call or a file read, which a
+    /// save of one model should not pay).
+    static let processorCount = ProcessInfo.processInfo.activeProcessorCount
 
     private let models: [any PersistentModel]
     /// For each model, whether it is encoded here (its entity has no relationships).
@@ -29,7 +32,7 @@ final class InsertEncoding: @unchecked Sendable {
     /// The encoded values, at the models' positions; nil for the models not encoded here.
     ///
     /// - Throws: ``ModelCodingError`` of the first model, in order, that cannot be encoded.
-    func encode(threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> [RecordValues?] {
+    func encode(threads: Int = InsertEncoding.processorCount) throws -> [RecordValues?] {
         let count = models.count
         let runCount = count >= Self.parallelMinimum ? max(1, min(threads, 8, count / Self.minimumRun)) : 1
         if runCount == 1 { return try encodeRun(0..<count) }

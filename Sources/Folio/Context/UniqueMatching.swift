@@ -40,7 +40,7 @@ final class UniqueMatching: @unchecked Sendable {
     }
 
     /// For each model, the number of the stored record it matches, or nil.
-    func matches(threads: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> [Int64?] {
+    func matches(threads: Int = InsertEncoding.processorCount) throws -> [Int64?] {
         let count = models.count
         let runCount = count >= InsertEncoding.parallelMinimum ? max(1, min(threads, 8, count / InsertEncoding.minimumRun)) : 1
         if runCount == 1 { return try match(0..<count) }
