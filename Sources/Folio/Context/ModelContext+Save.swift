@@ -51,6 +51,8 @@ extension ModelContext {
         }
         let upsertTargets = try uniqueMatches(for: insertedModels, encoded: encodedInserts)
         var numbers: [ObjectIdentifier: Int64] = [:]
+        /// The number of each inserted model, by position.
+        var numberAt: [Int64] = []
         let storeIdentifier = container.storeIdentifier
         let numberOf: (AnyObject) throws -> Int64 = { object in
             guard let model = object as? any PersistentModel else {
@@ -69,19 +71,23 @@ extension ModelContext {
         let written = Result {
             try container.store.write(author: author) { transaction in
                 transaction.reserveCapacity(inserting: insertedModels.count)
-                numbers.reserveCapacity(insertedModels.count)
                 // Every inserted model gets its number before any is encoded: they may refer to each other.
+                // Looking a new model's number up by the model is needed only where something encoded in
+                // here can refer to one (a model with relationships, a changed model, a tombstone).
+                let mayReferToNewModels = encodedInserts.contains { $0 == nil } || !changedModels.isEmpty || !deletedModels.isEmpty
                 var upserts: [Bool] = []
                 upserts.reserveCapacity(insertedModels.count)
+                numberAt.reserveCapacity(insertedModels.count)
                 for model in insertedModels {
-                    let key = ObjectIdentifier(model)
-                    let target = upsertTargets.isEmpty ? nil : upsertTargets[key]
-                    numbers[key] = target ?? transaction.allocateID()
+                    let target = upsertTargets.isEmpty ? nil : upsertTargets[ObjectIdentifier(model)]
+                    let number = target ?? transaction.allocateID()
+                    numberAt.append(number)
+                    if mayReferToNewModels { numbers[ObjectIdentifier(model)] = number }
                     upserts.append(target != nil)
                 }
                 for (position, model) in insertedModels.enumerated() {
                     let entityName = type(of: model)._folioEntityName
-                    guard let number = numbers[ObjectIdentifier(model)] else { continue }
+                    let number = numberAt[position]
                     let values = try storedValues(of: model, onlyProperties: nil, encoded: encodedInserts[position],
                                                   recordNumber: numberOf, transaction: &transaction)
                     if upserts[position] {
@@ -123,9 +129,9 @@ extension ModelContext {
         let version = try committed?.sequence ?? container.index.lastSequence
 
         // The store has the changes: bring the models in step.
-        for model in insertedModels {
+        for (position, model) in insertedModels.enumerated() where position < numberAt.count {
             let backing = model.persistentBackingData
-            guard let number = numbers[ObjectIdentifier(model)] else { continue }
+            let number = numberAt[position]
             if let previous = registered[number]?.model as? any PersistentModel, previous !== model {
                 // An upsert replaced a registered instance: load the merged values into it.
                 try? reload(previous, recordNumber: number)
