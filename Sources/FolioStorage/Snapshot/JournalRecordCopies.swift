@@ -92,11 +92,14 @@ final class JournalRecordCopies {
     /// copying it from its journal line; returns false (appending nothing) when it cannot.
     func appendLine(id: Int64, values: RecordValues, to output: inout [UInt8]) -> Bool {
         guard id >= firstID, let origin = origins[id - firstID] else { return false }
-        let transaction = transactions[Int(origin.transaction)]
         let position = Int(origin.position)
-        guard position < transaction.inserted.count else { return false }
-        let record = transaction.inserted[position]
-        guard record.id == id, record.values == values, load(transaction.sequence), let lineSpans,
+        // Read in place: copying the record out would retain and release its entity and values.
+        let inserted = transactions.withUnsafeBufferPointer { transactions in
+            transactions[Int(origin.transaction)].inserted.withUnsafeBufferPointer { records in
+                position < records.count && records[position].id == id && records[position].values == values
+            }
+        }
+        guard inserted, load(transactions[Int(origin.transaction)].sequence), let lineSpans,
               2 * position + 1 < lineSpans.bounds.count
         else { return false }
         let start = Int(lineSpans.bounds[2 * position])

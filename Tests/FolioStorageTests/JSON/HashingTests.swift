@@ -13,6 +13,33 @@ struct HashingTests {
         #expect(split == CRC32.checksum(long))
     }
 
+    @Test func crc32AgreesWithTheBitwiseDefinitionAtEveryLengthAndOffset() {
+        // The definition, one bit at a time: what the table-driven version must equal, whichever of its
+        // sixteen-byte, eight-byte and single-byte loops a length and an offset send a byte through.
+        func bitwise(_ bytes: ArraySlice<UInt8>, continuing crc: UInt32 = 0) -> UInt32 {
+            var c = ~crc
+            for byte in bytes {
+                c ^= UInt32(byte)
+                for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+            }
+            return ~c
+        }
+        var random = SystemRandomNumberGenerator()
+        let bytes = (0..<300).map { _ in UInt8.random(in: 0...255, using: &random) }
+        bytes.withUnsafeBufferPointer { buffer in
+            for start in 0..<9 {
+                for end in start...bytes.count where end - start <= 70 || end == bytes.count {
+                    let slice = UnsafeBufferPointer(rebasing: buffer[start..<end])
+                    #expect(CRC32.checksum(slice) == bitwise(bytes[start..<end]), "bytes \(start)..<\(end)")
+                    #expect(CRC32.checksum(slice, continuing: 0x1234_5678) == bitwise(bytes[start..<end], continuing: 0x1234_5678))
+                }
+            }
+        }
+        // The checksum of a line's content after its opening brace is the checksum of `{` and it.
+        let body = Array(#""id":7,"values":{"name":"Tokyo"}}"#.utf8)
+        #expect(body.withUnsafeBufferPointer { CRC32.checksum(afterOpeningBrace: $0) } == CRC32.checksum([UInt8(ascii: "{")] + body))
+    }
+
     @Test func sha256MatchesFIPSVectors() {
         #expect(SHA256.hexDigest([UInt8]()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hexDigest(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
