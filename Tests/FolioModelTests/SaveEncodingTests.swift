@@ -135,4 +135,47 @@ struct SaveEncodingTests {
         #expect(stamps["code 2998"] == "old 2998")
         #expect(stamps["code 5997"] == "new 5997")
     }
+
+    @Test func aLargeSaveReturnsWhileTheIndexTakesItsChangesAndEveryReaderStillSeesThem() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        do {
+            let container = try store.container(Letter.self)
+            let context = ModelContext(container)
+            for round in 0..<3 {
+                for n in 0..<3_000 { context.insert(Letter(code: "r\(round) \(n)", stamp: PostageStamp(text: "s\(n)"))) }
+                try context.save()
+                // Right after the save, from this thread and from others, through the index.
+                let code = "r\(round) 2999"
+                #expect(try ModelContext(container).fetchCount(FetchDescriptor<Letter>()) == 3_000 * (round + 1))
+                let counts = try (0..<4).map { _ in
+                    try Thread.runAndWait {
+                        try ModelContext(container).fetch(FetchDescriptor<Letter>(predicate: #Predicate { $0.code == code })).count
+                    }
+                }
+                #expect(counts == [1, 1, 1, 1])
+            }
+            // The next save's uniqueness check sees the earlier saves' records in the index.
+            context.insert(Letter(code: "r0 5", stamp: PostageStamp(text: "replaced")))
+            try context.save()
+            let stored = try ModelContext(container).fetch(FetchDescriptor<Letter>(predicate: #Predicate { $0.code == "r0 5" }))
+            #expect(stored.map(\.stamp.text) == ["replaced"])
+            #expect(try ModelContext(container).fetchCount(FetchDescriptor<Letter>()) == 9_000)
+        }
+    }
+}
+
+extension Thread {
+    /// Runs `body` on a new thread and waits for its result.
+    static func runAndWait<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+        nonisolated(unsafe) var result: Result<T, any Error>?
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            result = Result { try body() }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        return try result!.get()
+    }
 }

@@ -28,8 +28,16 @@ public final class ModelContainer: @unchecked Sendable {
     public let migrationPlan: (any SchemaMigrationPlan.Type)? = nil
 
     let store: Store
-    /// The index of the store's records; empty until ``loadRecords()`` (see ``index``).
-    let recordIndex: RecordIndex
+    /// The index of the store's records; empty until ``loadRecords()`` (see ``index``). Reading it first
+    /// waits for a save's changes still being applied to it on another thread, if any (see
+    /// ``ConcurrentIndexApplication``).
+    var recordIndex: RecordIndex {
+        finishIndexing()
+        return indexStorage
+    }
+    private let indexStorage: RecordIndex
+    /// A save's changes still being applied to the index on another thread, if any. Changed under ``lock``.
+    private var pendingIndexing: ConcurrentIndexApplication?
     /// Whether ``recordIndex`` holds the store's records. Changed under ``lock``.
     private(set) var isIndexLoaded = false
     let lock = NSRecursiveLock()
@@ -108,7 +116,7 @@ public final class ModelContainer: @unchecked Sendable {
             throw FolioError(.storage, "The store at \(configuration.url.path) could not be opened", underlying: error)
         }
         self.storeIdentifier = configuration.isStoredInMemoryOnly ? "memory:\(UUID().uuidString)" : configuration.url.standardizedFileURL.path
-        self.recordIndex = RecordIndex(schema: givenSchema)
+        self.indexStorage = RecordIndex(schema: givenSchema)
         let description = SchemaDescription.make(givenSchema)
         // Records written with this very schema need no check before they are used: read them when a
         // fetch or save first needs them. Any other store is read and checked now.
@@ -201,6 +209,24 @@ public final class ModelContainer: @unchecked Sendable {
         recordIndex.load(from: store)
         try SchemaCheck.verify(index: recordIndex, schema: schema, storeDescription: configuration.url.path)
         isIndexLoaded = true
+    }
+
+    /// Lets a save return while its changes are still being applied to the index: the next use of
+    /// ``recordIndex`` (a fetch, a save, an observer) waits for them.
+    func finishIndexingLater(_ indexing: ConcurrentIndexApplication) {
+        lock.lock()
+        defer { lock.unlock() }
+        finishIndexing()
+        pendingIndexing = indexing
+    }
+
+    /// Waits for the changes of the last save still being applied to the index, if any.
+    func finishIndexing() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let pending = pendingIndexing else { return }
+        pendingIndexing = nil
+        pending.waitUntilApplied()
     }
 
     /// The index, its records read first if they were not yet (see ``loadRecords()``).

@@ -115,7 +115,15 @@ extension ModelContext {
                 indexing.start(&transaction, index: container.isIndexLoaded ? container.recordIndex : nil)
             }
         }
-        indexing.finish(committed: try? written.get(), store: container.store)
+        // When the store committed the transaction the index is taking, the save returns without waiting
+        // for it: whatever reads the index next waits instead (making models for the next save, or
+        // anything else the caller does first, overlaps with it).
+        let indexIsApplying = indexing.isApplying(try? written.get())
+        if indexIsApplying {
+            container.finishIndexingLater(indexing)
+        } else {
+            indexing.finish(committed: try? written.get(), store: container.store)
+        }
         do {
             committed = try written.get()
         } catch let error as FolioError {
@@ -125,7 +133,7 @@ extension ModelContext {
         } catch {
             throw FolioError(.storage, "The changes could not be saved", underlying: error)
         }
-        container.syncIndex(committed: committed.map { [$0] } ?? [])
+        if !indexIsApplying { container.syncIndex(committed: committed.map { [$0] } ?? []) }
         let version = try committed?.sequence ?? container.index.lastSequence
 
         // The store has the changes: bring the models in step.

@@ -35,6 +35,20 @@ final class ConcurrentIndexApplication: @unchecked Sendable {
     }
 
     /// Waits until the changes are applied; rebuilds the index if the store did not commit them.
+    /// Whether the store committed exactly the transaction being applied: then the index needs nothing
+    /// more than the application to finish, which can wait (``ModelContainer/finishIndexingLater(_:)``).
+    func isApplying(_ committed: JournalTransaction?) -> Bool {
+        guard let started, let committed else { return false }
+        return committed.sequence == started.sequence
+    }
+
+    /// Waits until the changes are applied.
+    func waitUntilApplied() {
+        guard started != nil else { return }
+        group.wait()
+        started = nil
+    }
+
     func finish(committed: JournalTransaction?, store: Store) {
         guard let started else { return }
         group.wait()
