@@ -159,8 +159,11 @@ extension ModelContext {
             if let number = backing.storedRecordNumber { registered[number] = nil }
             backing.context = nil
         }
-        inserted = [:]
-        insertionOrder = []
+        // A context that saves in batches keeps the tables' room for the next batch, instead of growing
+        // them again step by step; after a very large save it lets the memory go.
+        let keepsRoom = insertionOrder.count <= 100_000
+        inserted.removeAll(keepingCapacity: keepsRoom)
+        insertionOrder.removeAll(keepingCapacity: keepsRoom)
         changed = [:]
         deleted = [:]
         deletionOrder = []
