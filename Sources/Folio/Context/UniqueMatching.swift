@@ -1,5 +1,3 @@
-import Dispatch
-import Foundation
 @_spi(FolioEngine) import FolioStorage
 
 /// Finds, for each model a save inserts, the stored record with the same unique values, if any (the
@@ -40,26 +38,8 @@ final class UniqueMatching: @unchecked Sendable {
     }
 
     /// For each model, the number of the stored record it matches, or nil.
-    func matches(threads: Int = InsertEncoding.processorCount) throws -> [Int64?] {
-        let count = models.count
-        let runCount = count >= InsertEncoding.parallelMinimum ? max(1, min(threads, 8, count / InsertEncoding.minimumRun)) : 1
-        if runCount == 1 { return try match(0..<count) }
-        let bounds = (0...runCount).map { $0 * count / runCount }
-        // Each run writes only its own element of storage allocated before the runs start.
-        let runs = UnsafeMutableBufferPointer<Result<[Int64?], any Error>>.allocate(capacity: runCount)
-        runs.initialize(repeating: .success([]))
-        defer {
-            _ = runs.deinitialize()
-            runs.deallocate()
-        }
-        nonisolated(unsafe) let results = runs
-        DispatchQueue.concurrentPerform(iterations: runCount) { run in
-            results[run] = Result { try match(bounds[run]..<bounds[run + 1]) }
-        }
-        var found: [Int64?] = []
-        found.reserveCapacity(count)
-        for run in runs { found += try run.get() }
-        return found
+    func matches(threads: Int = ParallelRuns.processorCount) throws -> [Int64?] {
+        try ParallelRuns.map(count: models.count, threads: threads) { try match($0) }
     }
 
     private func match(_ positions: Range<Int>) throws -> [Int64?] {
