@@ -23,8 +23,9 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         self.rows = rows
         let container = context.container
         self.fetchedValues = container.lock.withLock {
-            // The fetch that found `rows` loaded the index.
-            rows.map { id in container.recordIndex.records[id].map { ($0.entity, $0.values) } }
+            // The fetch that found `rows` loaded the index. Its table is read once, not once per row.
+            let records = container.recordIndex.records
+            return rows.map { id in records[id].map { ($0.entity, $0.values) } }
         }
         self.unsaved = rows.contains(where: { $0 < 0 })
             ? Dictionary(context.insertedModelsArray.compactMap { model in (model as? Element).map { (PendingOverlay.rowID(of: model), $0) } },
