@@ -34,7 +34,6 @@ final class ConcurrentIndexApplication: @unchecked Sendable {
         }
     }
 
-    /// Waits until the changes are applied; rebuilds the index if the store did not commit them.
     /// Whether the store committed exactly the transaction being applied: then the index needs nothing
     /// more than the application to finish, which can wait (``ModelContainer/finishIndexingLater(_:)``).
     func isApplying(_ committed: JournalTransaction?) -> Bool {
@@ -49,10 +48,11 @@ final class ConcurrentIndexApplication: @unchecked Sendable {
         started = nil
     }
 
+    /// Waits until the changes are applied; rebuilds the index if the store did not commit them.
     func finish(committed: JournalTransaction?, store: Store) {
-        guard let started else { return }
-        group.wait()
-        if committed?.sequence != started.sequence { started.index.reload(from: store) }
-        self.started = nil
+        guard let index = started?.index else { return }
+        let committedThem = isApplying(committed)
+        waitUntilApplied()
+        if !committedThem { index.reload(from: store) }
     }
 }

@@ -436,8 +436,10 @@ struct QueryPlanner<T: PersistentModel> {
             }
             // Each list is in order; together they need sorting, and a value listed twice repeats its records.
             ids.sort()
-            ids = ids.enumerated().compactMap { position, id in position > 0 && ids[position - 1] == id ? nil : id }
-            return (ids, name, values.allSatisfy(\.isPlainKey) && conversion != .toOne)
+            var distinct: [Int64] = []
+            distinct.reserveCapacity(ids.count)
+            for id in ids where id != distinct.last { distinct.append(id) }
+            return (distinct, name, values.allSatisfy(\.isPlainKey) && conversion != .toOne)
         case .or(let lhs, let rhs):
             guard let left = candidates(for: lhs, entities: entities), let right = candidates(for: rhs, entities: entities),
                   left.field == right.field else { return nil }

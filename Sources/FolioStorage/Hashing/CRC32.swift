@@ -81,23 +81,13 @@ package enum CRC32 {
     package static func writeHex(_ value: UInt32, into bytes: inout [UInt8], at start: Int) {
         bytes.withUnsafeMutableBufferPointer { output in
             for k in 0..<8 {
-                output[start + k] = hexDigit(Int((value >> (28 - 4 * UInt32(k))) & 0xF))
+                output[start + k] = _hexDigits[Int((value >> (28 - 4 * UInt32(k))) & 0xF)]
             }
         }
-    }
-
-    @inline(__always)
-    private static func hexDigit(_ nibble: Int) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") + UInt8(nibble) : UInt8(ascii: "a") + UInt8(nibble - 10)
     }
 
     /// The CRC-32 of `bytes`.
     package static func checksum(_ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBufferPointer { checksum($0) }
-    }
-
-    /// Eight lowercase hexadecimal digits.
-    package static func hex(_ value: UInt32) -> [UInt8] {
-        (0..<8).map { k in _hexDigits[Int((value >> (28 - 4 * UInt32(k))) & 0xF)] }
     }
 }

@@ -52,7 +52,8 @@ package enum LineFraming {
         let crc = CRC32.checksum(body)
         var line = prefixHead
         line.reserveCapacity(body.count + 21)
-        line.append(contentsOf: CRC32.hex(crc))
+        line.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: 8))
+        CRC32.writeHex(crc, into: &line, at: prefixHead.count)
         line.append(UInt8(ascii: "\""))
         if body.count > 2 {
             line.append(UInt8(ascii: ","))

@@ -47,9 +47,6 @@ final class JournalRecordCopies {
     /// How many records were copied (for tests and statistics).
     private(set) var copiedCount = 0
 
-    private static let idMember: [UInt8] = Array(#""id":"#.utf8)
-    private static let valuesMember: [UInt8] = Array(#","values":{"#.utf8)
-
     /// - Parameters:
     ///   - transactions: the transactions folded by the compaction, oldest first.
     ///   - spans: where the inserted records are in the lines this process wrote, by sequence.
@@ -66,15 +63,14 @@ final class JournalRecordCopies {
             return spans.bounds.count == 2 * transaction.inserted.count && transaction.inserted.count < Int(Int32.max)
         }
         // Identifiers are allocated upwards: the table starts at the first one that can be copied.
-        let spanned = transactions.indices.filter { isSpanned(transactions[$0]) }
-        guard let first = spanned.compactMap({ transactions[$0].inserted.first?.id }).min(), transactions.count < Int(Int32.max)
+        let copyable = transactions.map(isSpanned)
+        guard let first = transactions.indices.filter({ copyable[$0] }).compactMap({ transactions[$0].inserted.first?.id }).min(),
+              transactions.count < Int(Int32.max)
         else { return }
         firstID = first
-        let spannedSet = Set(spanned)
         for (index, transaction) in transactions.enumerated() {
-            let copyable = spannedSet.contains(index)
             for (position, record) in transaction.inserted.enumerated() where record.id >= first {
-                origins[record.id - first] = copyable ? Origin(transaction: Int32(index), position: Int32(position)) : nil
+                origins[record.id - first] = copyable[index] ? Origin(transaction: Int32(index), position: Int32(position)) : nil
             }
             for record in transaction.updated where record.id >= first { origins[record.id - first] = nil }
             for record in transaction.deleted where record.id >= first { origins[record.id - first] = nil }
@@ -116,21 +112,8 @@ final class JournalRecordCopies {
 
     /// Whether `tail` is `"id":<id>,"values":{…}}`, the identifier written canonically.
     private static func hasShape(_ tail: UnsafeBufferPointer<UInt8>, id: Int64) -> Bool {
-        let idMember = Self.idMember, valuesMember = Self.valuesMember
-        guard tail.count > idMember.count + valuesMember.count + 2,
-              tail[tail.count - 1] == UInt8(ascii: "}"), tail[tail.count - 2] == UInt8(ascii: "}")
-        else { return false }
-        for k in 0..<idMember.count where tail[k] != idMember[k] { return false }
-        // The identifier's digits, most significant first, with no leading zero.
-        var digits = idMember.count
-        var value: Int64 = 0
-        while digits < tail.count, tail[digits] >= UInt8(ascii: "0"), tail[digits] <= UInt8(ascii: "9"), value < 1 << 59 {
-            value = value * 10 + Int64(tail[digits] - UInt8(ascii: "0"))
-            digits += 1
-        }
-        guard value == id, tail[idMember.count] != UInt8(ascii: "0"), digits + valuesMember.count <= tail.count else { return false }
-        for k in 0..<valuesMember.count where tail[digits + k] != valuesMember[k] { return false }
-        return true
+        tail.count >= 2 && tail[tail.count - 1] == UInt8(ascii: "}") && tail[tail.count - 2] == UInt8(ascii: "}")
+            && SnapshotFile.recordID(members: tail) == id
     }
 
     /// Makes the line of `sequence` the current one: read from the journal and verified.

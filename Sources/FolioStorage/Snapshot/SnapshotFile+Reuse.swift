@@ -106,24 +106,29 @@ extension SnapshotFile {
     }
 
 
-    private static let idMemberAfterPrefix: [UInt8] = Array(#""id":"#.utf8)
+    private static let idMember: [UInt8] = Array(#""id":"#.utf8)
     private static let valuesMember: [UInt8] = Array(#","values":{"#.utf8)
 
     /// The identifier of a canonical record line `{"$crc":"…","id":N,"values":{…}}`, or `nil` for any
     /// other shape.
     static func recordID(_ line: UnsafeBufferPointer<UInt8>) -> Int64? {
-        var position = LineFraming.prefixLength
-        guard line.count > position + idMemberAfterPrefix.count + valuesMember.count + 2,
-            UnsafeBufferPointer(rebasing: line[position..<(position + idMemberAfterPrefix.count)]).elementsEqual(idMemberAfterPrefix)
-        else { return nil }
-        position += idMemberAfterPrefix.count
-        let digitsStart = position
-        guard let (value, end) = JSONDigits.unsignedInteger(in: line, from: position), value <= UInt64(Int64.max) else { return nil }
-        position = end
-        // Canonical integers have no leading zero.
-        guard line[digitsStart] != UInt8(ascii: "0") || position == digitsStart + 1,
-            line.count >= position + valuesMember.count,
-            UnsafeBufferPointer(rebasing: line[position..<(position + valuesMember.count)]).elementsEqual(valuesMember)
+        guard line.count > LineFraming.prefixLength else { return nil }
+        return recordID(members: UnsafeBufferPointer(rebasing: line[LineFraming.prefixLength...]))
+    }
+
+    /// The identifier of a record line's content after its checksum member (or after its opening brace),
+    /// `"id":N,"values":{…}}`, or `nil` for any other shape.
+    static func recordID(members: UnsafeBufferPointer<UInt8>) -> Int64? {
+        func matches(_ expected: [UInt8], at start: Int) -> Bool {
+            guard members.count >= start + expected.count else { return false }
+            for k in expected.indices where members[start + k] != expected[k] { return false }
+            return true
+        }
+        guard members.count > idMember.count + valuesMember.count + 2, matches(idMember, at: 0),
+            let (value, end) = JSONDigits.unsignedInteger(in: members, from: idMember.count), value <= UInt64(Int64.max),
+            // Canonical integers have no leading zero.
+            members[idMember.count] != UInt8(ascii: "0") || end == idMember.count + 1,
+            matches(valuesMember, at: end)
         else { return nil }
         return Int64(value)
     }

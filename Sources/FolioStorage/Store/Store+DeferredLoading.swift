@@ -82,6 +82,9 @@ extension Store {
         withStateMutation { state in
             state = loaded.state
             retained = loaded.history
+            // Lines folded by another process's compaction are no longer in the journal to copy from.
+            let firstInJournal = loaded.history.first?.sequence ?? .max
+            insertedSpans = insertedSpans.filter { $0.key >= firstInJournal }
             historyFileLoaded = false
             journalEnd = loaded.journalValidEnd
             journalLines = loaded.journalLines
