@@ -114,4 +114,21 @@ struct JournalRecordCopiesTests {
             #expect(StoreContent(try Store.open(at: url)) == expected)
         }
     }
+
+    @Test func aStoreThatReloadsAfterAnotherProcessCompactedKeepsNoSpansOfLinesThatLeftTheJournal() throws {
+        try withTemporaryDirectory { url in
+            let store = try Store.open(at: url)
+            _ = try insertItems(store, 1...30)
+            #expect(store.withState { _ in store.insertedSpans.count } == 1)
+            // Another store on the directory (as another process) compacts: the line leaves the journal.
+            let other = try Store.open(at: url)
+            try other.compact()
+            _ = try store.refresh()
+            #expect(store.withState { _ in store.insertedSpans.isEmpty })
+            // Lines written after the reload are noted again.
+            _ = try insertItems(store, 31...40)
+            #expect(store.withState { _ in store.insertedSpans.count } == 1)
+            other.close()
+        }
+    }
 }
