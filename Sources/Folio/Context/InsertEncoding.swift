@@ -23,22 +23,16 @@ final class InsertEncoding: @unchecked Sendable {
     ///
     /// - Throws: ``ModelCodingError`` of the first model, in order, that cannot be encoded.
     func encode(threads: Int = ParallelRuns.processorCount) throws -> [RecordValues?] {
-        try ParallelRuns.map(count: models.count, threads: threads) { try encodeRun($0) }
+        try ParallelRuns.map(count: models.count, threads: threads) { try encode($0) }
     }
 
-    private func encodeRun(_ positions: Range<Int>) throws -> [RecordValues?] {
-        var values: [RecordValues?] = []
-        values.reserveCapacity(positions.count)
-        for position in positions {
-            guard encodesHere[position] else {
-                values.append(nil)
-                continue
-            }
-            let model = models[position]
-            values.append(try ModelRecordCoding.encode(model) { _ in
-                throw FolioError(.invalidModel, "\(model.persistentModelID) has no relationships to encode")
-            })
-        }
-        return values
+    private func encode(_ position: Int) throws -> RecordValues? {
+        guard encodesHere[position] else { return nil }
+        return try ModelRecordCoding.encode(models[position], recordNumber: Self.refuseRelationships)
+    }
+
+    /// Stands in for the record numbers of related models, which the models encoded here do not have.
+    private static func refuseRelationships(_ related: AnyObject) throws -> Int64 {
+        throw FolioError(.invalidModel, "a model of an entity without relationships refers to \(type(of: related))")
     }
 }

@@ -42,15 +42,6 @@ final class UniqueMatching: @unchecked Sendable {
         try ParallelRuns.map(count: models.count, threads: threads) { try match($0) }
     }
 
-    private func match(_ positions: Range<Int>) throws -> [Int64?] {
-        var found: [Int64?] = []
-        found.reserveCapacity(positions.count)
-        for position in positions {
-            found.append(try match(position))
-        }
-        return found
-    }
-
     private func match(_ position: Int) throws -> Int64? {
         guard let planPosition = planOfModel[position] else { return nil }
         let plan = plans[planPosition]

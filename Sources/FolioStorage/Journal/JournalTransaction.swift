@@ -96,30 +96,23 @@ extension JournalTransaction {
                 CanonicalJSONWriter.writeMemberName(key, first: first, into: &body)
                 first = false
             }
-            // Records come in runs of one entity: its `{"entity":"Name","id":` bytes are made once per run.
-            var entityOfPrefix: String? = nil
-            var recordPrefix: [UInt8] = []
+            // A large transaction's records are written in runs on separate threads, then joined.
             func records(_ records: [StoredRecord], noting: Bool) throws {
                 body.append(UInt8(ascii: "["))
-                for (position, record) in records.enumerated() {
-                    if position > 0 { body.append(UInt8(ascii: ",")) }
-                    if record.entity != entityOfPrefix {
-                        recordPrefix = [UInt8(ascii: "{")]
-                        CanonicalJSONWriter.writeMemberName("entity", first: true, into: &recordPrefix)
-                        CanonicalJSONWriter.writeString(record.entity, into: &recordPrefix)
-                        CanonicalJSONWriter.writeMemberName("id", into: &recordPrefix)
-                        entityOfPrefix = record.entity
+                if records.count < ParallelRuns.minimumCount {
+                    try Self.write(records[...], noting: noting, into: &body, ranges: &ranges)
+                } else {
+                    let parts = try ParallelRuns.runs(count: records.count) { positions in
+                        var part = (bytes: [UInt8](), ranges: [Int32]())
+                        part.bytes.reserveCapacity(200 * positions.count)
+                        if noting { part.ranges.reserveCapacity(2 * positions.count) }
+                        try Self.write(records[positions], noting: noting, into: &part.bytes, ranges: &part.ranges)
+                        return part
                     }
-                    body.append(contentsOf: recordPrefix)
-                    // The record's tail starts at `"id":`, the last 5 bytes of the prefix.
-                    let tailStart = body.count - 5
-                    CanonicalJSONWriter.writeInteger(record.id, into: &body)
-                    CanonicalJSONWriter.writeMemberName("values", into: &body)
-                    try writer.write(record.values, into: &body)
-                    body.append(UInt8(ascii: "}"))
-                    if noting {
-                        ranges.append(Int32(truncatingIfNeeded: tailStart))
-                        ranges.append(Int32(truncatingIfNeeded: body.count))
+                    for part in parts {
+                        let offset = Int32(truncatingIfNeeded: body.count)
+                        body.append(contentsOf: part.bytes)
+                        ranges.append(contentsOf: part.ranges.lazy.map { $0 &+ offset })
                     }
                 }
                 body.append(UInt8(ascii: "]"))
@@ -156,6 +149,38 @@ extension JournalTransaction {
             body.append(UInt8(ascii: "}"))
         }
         spans = noteSpans ? InsertedRecordSpans(lineLength: line.count - 1, bounds: ranges) : nil
+    }
+
+    /// Appends `records` as members of a JSON array (comma-separated; the first one after a comma unless
+    /// it is the first record of the transaction), noting in `ranges`, when `noting`, where each record's
+    /// `"id":N,"values":{…}}` starts and ends in `output`.
+    private static func write(_ records: ArraySlice<StoredRecord>, noting: Bool,
+                              into output: inout [UInt8], ranges: inout [Int32]) throws {
+        let writer = CanonicalJSONWriter()
+        // Records come in runs of one entity: its `{"entity":"Name","id":` bytes are made once per run.
+        var entityOfPrefix: String? = nil
+        var recordPrefix: [UInt8] = []
+        for (position, record) in zip(records.indices, records) {
+            if position > 0 { output.append(UInt8(ascii: ",")) }
+            if record.entity != entityOfPrefix {
+                recordPrefix = [UInt8(ascii: "{")]
+                CanonicalJSONWriter.writeMemberName("entity", first: true, into: &recordPrefix)
+                CanonicalJSONWriter.writeString(record.entity, into: &recordPrefix)
+                CanonicalJSONWriter.writeMemberName("id", into: &recordPrefix)
+                entityOfPrefix = record.entity
+            }
+            output.append(contentsOf: recordPrefix)
+            // The record's tail starts at `"id":`, the last 5 bytes of the prefix.
+            let tailStart = output.count - 5
+            CanonicalJSONWriter.writeInteger(record.id, into: &output)
+            CanonicalJSONWriter.writeMemberName("values", into: &output)
+            try writer.write(record.values, into: &output)
+            output.append(UInt8(ascii: "}"))
+            if noting {
+                ranges.append(Int32(truncatingIfNeeded: tailStart))
+                ranges.append(Int32(truncatingIfNeeded: output.count))
+            }
+        }
     }
 
     /// Decodes a journal line's members; errors carry no file or line (the caller adds them).

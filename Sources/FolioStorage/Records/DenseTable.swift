@@ -7,9 +7,13 @@
 /// record inserted with an explicit large number) go to the dictionary, so that one large number does
 /// not allocate a slot for every number below it.
 @_spi(FolioEngine) public struct DenseTable<Value> {
-    /// The values of numbers `0..<slots.count`, by number. A number below `slots.count` is never in
-    /// `overflow`.
-    @usableFromInline var slots: ContiguousArray<Value?> = []
+    /// The slots, in chunks of ``chunkSize``: the values of numbers `0..<slotCount`, by number. A number
+    /// below `slotCount` is never in `overflow`.
+    ///
+    /// Chunks keep a copy of the table cheap to change: a table shared with a reader (a compaction
+    /// writing a snapshot, a fetch reading the index) copies only the chunks a change touches, not every
+    /// slot, and growing adds chunks instead of reallocating and moving all the slots.
+    @usableFromInline var chunks: ContiguousArray<ContiguousArray<Value?>> = []
     /// The values of numbers outside the slots.
     @usableFromInline var overflow: [Int64: Value] = [:]
     /// The number of values.
@@ -18,38 +22,54 @@
     /// The number of values the table was told to expect (``reserveCapacity(_:)``).
     @usableFromInline var expected = 0
 
+    /// log2 of ``chunkSize``.
+    @usableFromInline static var chunkShift: Int { 11 }
+    /// The slots in one chunk: small enough that a copied chunk costs little and stays below the
+    /// allocator's threshold for mapping memory of its own, large enough that the chunk list is short.
+    @usableFromInline static var chunkSize: Int { 1 << chunkShift }
+
     @inlinable
     public init() {}
+
+    /// The number of slots: numbers `0..<slotCount` are stored by position.
+    @inlinable var slotCount: Int { chunks.count << Self.chunkShift }
 
     /// Whether `number` may take a slot: numbers up to twice the values held or expected (plus some
     /// room) do, so that the slots never hold many more empty places than values.
     @inlinable func fitsSlots(_ number: Int64) -> Bool {
-        number >= 0 && number < Int64(Swift.max(slots.count, 2 * Swift.max(storedCount, expected) + 4096))
+        number >= 0 && number < Int64(Swift.max(slotCount, 2 * Swift.max(storedCount, expected) + 4096))
     }
 
     @inlinable
     public subscript(number: Int64) -> Value? {
         get {
-            if number >= 0 && number < Int64(slots.count) { return slots[Int(number)] }
+            if number >= 0 && number < Int64(slotCount) {
+                return chunks[Int(number) >> Self.chunkShift][Int(number) & (Self.chunkSize - 1)]
+            }
             return overflow.isEmpty ? nil : overflow[number]
         }
         set {
-            if number >= 0 && number < Int64(slots.count) {
-                let had = slots[Int(number)] != nil
-                slots[Int(number)] = newValue
-                storedCount += (newValue != nil ? 1 : 0) - (had ? 1 : 0)
+            if number >= 0 && number < Int64(slotCount) {
+                set(newValue, at: Int(number))
             } else if let newValue, fitsSlots(number) {
-                // Growing may move this very number in from the overflow: count it once.
+                // Growing may move this very number in from the overflow: `set` counts it once.
                 grow(toInclude: number)
-                let had = slots[Int(number)] != nil
-                slots[Int(number)] = newValue
-                if !had { storedCount += 1 }
+                set(newValue, at: Int(number))
             } else if let newValue {
                 if overflow.updateValue(newValue, forKey: number) == nil { storedCount += 1 }
             } else if overflow.removeValue(forKey: number) != nil {
                 storedCount -= 1
             }
         }
+    }
+
+    /// Sets the slot of `position` (below `slotCount`), keeping the count.
+    @inlinable mutating func set(_ newValue: Value?, at position: Int) {
+        let chunk = position >> Self.chunkShift
+        let offset = position & (Self.chunkSize - 1)
+        let had = chunks[chunk][offset] != nil
+        chunks[chunk][offset] = newValue
+        storedCount += (newValue != nil ? 1 : 0) - (had ? 1 : 0)
     }
 
     /// Removes and returns the value of `number`.
@@ -61,24 +81,24 @@
         return value
     }
 
-    /// Makes room for `additional` more numbers after the highest without reallocating.
+    /// Makes room for `additional` more numbers after the highest.
     @inlinable
     public mutating func reserveCapacity(_ additional: Int) {
         expected = Swift.max(expected, count + additional)
-        // Grown geometrically: many small reservations (one per transaction or fetch) must not
-        // reallocate the slots each time.
-        let needed = slots.count + additional
-        if needed > slots.capacity { slots.reserveCapacity(Swift.max(needed, 2 * slots.capacity)) }
+        let chunksNeeded = (slotCount + additional + Self.chunkSize - 1) >> Self.chunkShift
+        if chunksNeeded > chunks.capacity { chunks.reserveCapacity(Swift.max(chunksNeeded, 2 * chunks.capacity)) }
     }
 
     /// Removes the value of `number` if `shouldRemove` returns true for it, passed in place (so that a
     /// check such as `isKnownUniquelyReferenced` sees no copy of it). Returns whether a value remains.
     @inlinable
     public mutating func removeValue(forKey number: Int64, where shouldRemove: (inout Value) -> Bool) -> Bool {
-        if number >= 0 && number < Int64(slots.count) {
-            guard slots[Int(number)] != nil else { return false }
-            guard shouldRemove(&slots[Int(number)]!) else { return true }
-            slots[Int(number)] = nil
+        if number >= 0 && number < Int64(slotCount) {
+            let chunk = Int(number) >> Self.chunkShift
+            let offset = Int(number) & (Self.chunkSize - 1)
+            guard chunks[chunk][offset] != nil else { return false }
+            guard shouldRemove(&chunks[chunk][offset]!) else { return true }
+            chunks[chunk][offset] = nil
         } else {
             guard let position = overflow.index(forKey: number) else { return false }
             guard shouldRemove(&overflow.values[position]) else { return true }
@@ -93,20 +113,24 @@
 
     @inlinable
     public mutating func removeAll() {
-        slots = []
+        chunks = []
         overflow = [:]
         storedCount = 0
         expected = 0
     }
 
-    /// Extends the slots past `number`, moving in any overflow values they now cover.
+    /// Adds chunks of slots past `number`, moving in any overflow values they now cover.
     @inlinable mutating func grow(toInclude number: Int64) {
-        let newCount = Swift.max(Int(number) + 1, slots.count + slots.count / 2)
-        slots.append(contentsOf: repeatElement(nil, count: newCount - slots.count))
+        let oldCount = slotCount
+        let chunksNeeded = (Int(number) >> Self.chunkShift) + 1
+        while chunks.count < chunksNeeded {
+            chunks.append(ContiguousArray(repeating: nil, count: Self.chunkSize))
+        }
         guard !overflow.isEmpty else { return }
-        for (moved, value) in overflow where moved >= 0 && moved < Int64(newCount) {
-            slots[Int(moved)] = value
+        for (moved, value) in overflow where moved >= Int64(oldCount) && moved < Int64(slotCount) {
             overflow[moved] = nil
+            storedCount -= 1
+            set(value, at: Int(moved))
         }
     }
 }
@@ -116,26 +140,29 @@
 @_spi(FolioEngine) extension DenseTable: Sequence {
     /// The numbers and values: the slots in number order, then the overflow in no particular order.
     public struct Iterator: IteratorProtocol {
-        @usableFromInline let slots: ContiguousArray<Value?>
+        @usableFromInline let chunks: ContiguousArray<ContiguousArray<Value?>>
         @usableFromInline var position = 0
         @usableFromInline var overflow: Dictionary<Int64, Value>.Iterator
 
-        @inlinable init(slots: ContiguousArray<Value?>, overflow: Dictionary<Int64, Value>.Iterator) {
-            self.slots = slots
+        @inlinable init(chunks: ContiguousArray<ContiguousArray<Value?>>, overflow: Dictionary<Int64, Value>.Iterator) {
+            self.chunks = chunks
             self.overflow = overflow
         }
 
         @inlinable public mutating func next() -> (key: Int64, value: Value)? {
-            while position < slots.count {
+            let end = chunks.count << DenseTable.chunkShift
+            while position < end {
                 defer { position += 1 }
-                if let value = slots[position] { return (Int64(position), value) }
+                if let value = chunks[position >> DenseTable.chunkShift][position & (DenseTable.chunkSize - 1)] {
+                    return (Int64(position), value)
+                }
             }
             return overflow.next()
         }
     }
 
     @inlinable public func makeIterator() -> Iterator {
-        Iterator(slots: slots, overflow: overflow.makeIterator())
+        Iterator(chunks: chunks, overflow: overflow.makeIterator())
     }
 
     @inlinable
@@ -151,8 +178,11 @@
         for number in outside[..<firstAfterSlots] {
             if let value = overflow[number] { try body(number, value) }
         }
-        for position in slots.indices {
-            if let value = slots[position] { try body(Int64(position), value) }
+        for (chunkNumber, chunk) in chunks.enumerated() {
+            let first = chunkNumber << Self.chunkShift
+            for offset in chunk.indices {
+                if let value = chunk[offset] { try body(Int64(first + offset), value) }
+            }
         }
         for number in outside[firstAfterSlots...] {
             if let value = overflow[number] { try body(number, value) }

@@ -49,6 +49,35 @@ struct LineEncodingTests {
             #expect(decoded == transaction)
         }
     }
+
+    /// A transaction with thousands of records has them written in runs on separate threads: the line
+    /// is still the canonical encoding, and each noted span is its record's `"id":N,"values":{…}}`.
+    @Test func aLargeTransactionWrittenInRunsIsTheCanonicalEncodingWithEachRecordSpanInPlace() throws {
+        let count = 3 * ParallelRuns.minimumCount + 17
+        let inserted = (0..<count).map { index in
+            StoredRecord(entity: index % 700 < 350 ? "Trip" : "Stop", id: Int64(index + 1),
+                         values: Self.awkwardValues[index % Self.awkwardValues.count])
+        }
+        let updated = inserted.prefix(ParallelRuns.minimumCount + 5).map { record in
+            var record = record
+            record.id += Int64(count)
+            return record
+        }
+        let transaction = JournalTransaction(
+            sequence: 3, transactionID: "T3", timestamp: Date(timeIntervalSince1970: 1_700_000_000), author: "bulk",
+            inserted: inserted, updated: Array(updated), deleted: [], nextID: Int64(3 * count))
+        var line: [UInt8] = []
+        var spans: InsertedRecordSpans? = nil
+        try transaction.encodeLine(into: &line, spans: &spans)
+        #expect(line == (try LineFraming.encode(transaction.jsonMembers())))
+        let bounds = try #require(spans).bounds
+        #expect(bounds.count == 2 * count)
+        for (position, record) in inserted.enumerated() where position % 97 == 0 || position == count - 1 {
+            var expected: [UInt8] = []
+            try SnapshotFile.encodeRecord(id: record.id, values: record.values, with: CanonicalJSONWriter(), into: &expected)
+            #expect(Array(line[Int(bounds[2 * position])..<Int(bounds[2 * position + 1])]) == Array(expected.dropFirst()))
+        }
+    }
 }
 
 @Suite("Line framing in place")

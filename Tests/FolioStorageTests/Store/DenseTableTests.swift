@@ -71,6 +71,26 @@ struct DenseTableTests {
         withExtendedLifetime(held) {}
     }
 
+    /// A copy of the table is a value of its own: changes to either, in any chunk of slots and in the
+    /// overflow, leave the other as it was.
+    @Test func aCopyKeepsItsValuesWhileTheOriginalChangesInEveryChunk() {
+        var original = DenseTable<String>()
+        for number in 0..<10_000 { original[Int64(number)] = "v\(number)" }
+        original[1 << 40] = "far"
+        let copy = original
+        for number in stride(from: 0, to: 10_000, by: 1_000) { original[Int64(number)] = "changed" }
+        original[1 << 40] = nil
+        original[12_000] = "new"
+        #expect(copy.count == 10_001)
+        #expect((0..<10_000).allSatisfy { copy[Int64($0)] == "v\($0)" })
+        #expect(copy[1 << 40] == "far" && copy[12_000] == nil)
+        #expect(original.count == 10_001)
+        #expect(original[3_000] == "changed" && original[3_001] == "v3001" && original[12_000] == "new")
+        var numbers: [Int64] = []
+        copy.forEachInNumberOrder { number, _ in numbers.append(number) }
+        #expect(numbers == (0..<10_000).map(Int64.init) + [1 << 40])
+    }
+
     @Test func walksDenseNumbersInOrder() {
         var table = DenseTable<Int>()
         table.reserveCapacity(100)
