@@ -3,17 +3,23 @@
 ///
 /// A store's record numbers are dense, so looking one up is an array access instead of a hash-table
 /// probe: neighbouring records are neighbours in memory, and a walk in record-number order touches
-/// memory in order. Numbers far above the table's size (an identifier reserved by another process, a
+/// memory in order. Numbers far above the table's reach (an identifier reserved by another process, a
 /// record inserted with an explicit large number) go to the dictionary, so that one large number does
 /// not allocate a slot for every number below it.
+///
+/// The slots come in chunks of ``chunkSize`` numbers, each allocated when a number in it gets a value
+/// and released when its last value goes. So a copy of the table is cheap to change (a table shared with
+/// a reader, such as a compaction writing a snapshot, copies only the chunks a change touches, not every
+/// slot); growing adds chunks instead of moving every slot; and a table that holds only recent numbers
+/// (a context that lets go of the models it saved) keeps only their chunks.
 @_spi(FolioEngine) public struct DenseTable<Value> {
-    /// The slots, in chunks of ``chunkSize``: the values of numbers `0..<slotCount`, by number. A number
-    /// below `slotCount` is never in `overflow`.
-    ///
-    /// Chunks keep a copy of the table cheap to change: a table shared with a reader (a compaction
-    /// writing a snapshot, a fetch reading the index) copies only the chunks a change touches, not every
-    /// slot, and growing adds chunks instead of reallocating and moving all the slots.
-    @usableFromInline var chunks: ContiguousArray<ContiguousArray<Value?>> = []
+    /// The slots of numbers `0..<slotCount`, by chunk; nil for a chunk with no values. A number below
+    /// `slotCount` is never in `overflow`.
+    @usableFromInline var chunks: ContiguousArray<ContiguousArray<Value?>?> = []
+    /// The number of values in each chunk.
+    @usableFromInline var chunkCounts: ContiguousArray<Int32> = []
+    /// The number of chunks allocated.
+    @usableFromInline var allocatedChunks = 0
     /// The values of numbers outside the slots.
     @usableFromInline var overflow: [Int64: Value] = [:]
     /// The number of values.
@@ -34,17 +40,20 @@
     /// The number of slots: numbers `0..<slotCount` are stored by position.
     @inlinable var slotCount: Int { chunks.count << Self.chunkShift }
 
-    /// Whether `number` may take a slot: numbers up to twice the values held or expected (plus some
-    /// room) do, so that the slots never hold many more empty places than values.
+    /// Whether `number` may take a slot. The chunk list (one word per ``chunkSize`` numbers) may reach
+    /// up to twice the chunks that hold values or are expected to, plus 4,096 words, so that it never
+    /// holds many more empty places than values.
     @inlinable func fitsSlots(_ number: Int64) -> Bool {
-        number >= 0 && number < Int64(Swift.max(slotCount, 2 * Swift.max(storedCount, expected) + 4096))
+        guard number >= 0 else { return false }
+        let expectedChunks = (Swift.max(storedCount, expected) >> Self.chunkShift) + allocatedChunks
+        return number >> Int64(Self.chunkShift) < Int64(Swift.max(chunks.count, 2 * expectedChunks + 4096))
     }
 
     @inlinable
     public subscript(number: Int64) -> Value? {
         get {
             if number >= 0 && number < Int64(slotCount) {
-                return chunks[Int(number) >> Self.chunkShift][Int(number) & (Self.chunkSize - 1)]
+                return chunks[Int(number) >> Self.chunkShift]?[Int(number) & (Self.chunkSize - 1)]
             }
             return overflow.isEmpty ? nil : overflow[number]
         }
@@ -63,13 +72,30 @@
         }
     }
 
-    /// Sets the slot of `position` (below `slotCount`), keeping the count.
+    /// Sets the slot of `position` (below `slotCount`), keeping the counts, allocating its chunk if it
+    /// has none and releasing it when its last value goes.
     @inlinable mutating func set(_ newValue: Value?, at position: Int) {
         let chunk = position >> Self.chunkShift
         let offset = position & (Self.chunkSize - 1)
-        let had = chunks[chunk][offset] != nil
-        chunks[chunk][offset] = newValue
-        storedCount += (newValue != nil ? 1 : 0) - (had ? 1 : 0)
+        let had = chunks[chunk]?[offset] != nil
+        if !had {
+            guard newValue != nil else { return }
+            if chunks[chunk] == nil {
+                chunks[chunk] = ContiguousArray(repeating: nil, count: Self.chunkSize)
+                allocatedChunks += 1
+            }
+        }
+        chunks[chunk]?[offset] = newValue
+        let change: Int32 = (newValue != nil ? 1 : 0) - (had ? 1 : 0)
+        guard change != 0 else { return }
+        storedCount += Int(change)
+        chunkCounts[chunk] += change
+        if chunkCounts[chunk] == 0 { releaseChunk(chunk) }
+    }
+
+    @inlinable mutating func releaseChunk(_ chunk: Int) {
+        chunks[chunk] = nil
+        allocatedChunks -= 1
     }
 
     /// Removes and returns the value of `number`.
@@ -86,7 +112,11 @@
     public mutating func reserveCapacity(_ additional: Int) {
         expected = Swift.max(expected, count + additional)
         let chunksNeeded = (slotCount + additional + Self.chunkSize - 1) >> Self.chunkShift
-        if chunksNeeded > chunks.capacity { chunks.reserveCapacity(Swift.max(chunksNeeded, 2 * chunks.capacity)) }
+        if chunksNeeded > chunks.capacity {
+            let capacity = Swift.max(chunksNeeded, 2 * chunks.capacity)
+            chunks.reserveCapacity(capacity)
+            chunkCounts.reserveCapacity(capacity)
+        }
     }
 
     /// Removes the value of `number` if `shouldRemove` returns true for it, passed in place (so that a
@@ -96,14 +126,14 @@
         if number >= 0 && number < Int64(slotCount) {
             let chunk = Int(number) >> Self.chunkShift
             let offset = Int(number) & (Self.chunkSize - 1)
-            guard chunks[chunk][offset] != nil else { return false }
-            guard shouldRemove(&chunks[chunk][offset]!) else { return true }
-            chunks[chunk][offset] = nil
-        } else {
-            guard let position = overflow.index(forKey: number) else { return false }
-            guard shouldRemove(&overflow.values[position]) else { return true }
-            overflow.remove(at: position)
+            guard chunks[chunk]?[offset] != nil else { return false }
+            guard shouldRemove(&chunks[chunk]![offset]!) else { return true }
+            set(nil, at: Int(number))
+            return false
         }
+        guard let position = overflow.index(forKey: number) else { return false }
+        guard shouldRemove(&overflow.values[position]) else { return true }
+        overflow.remove(at: position)
         storedCount -= 1
         return false
     }
@@ -114,18 +144,19 @@
     @inlinable
     public mutating func removeAll() {
         chunks = []
+        chunkCounts = []
+        allocatedChunks = 0
         overflow = [:]
         storedCount = 0
         expected = 0
     }
 
-    /// Adds chunks of slots past `number`, moving in any overflow values they now cover.
+    /// Extends the chunk list past `number`, moving in any overflow values it now covers.
     @inlinable mutating func grow(toInclude number: Int64) {
         let oldCount = slotCount
         let chunksNeeded = (Int(number) >> Self.chunkShift) + 1
-        while chunks.count < chunksNeeded {
-            chunks.append(ContiguousArray(repeating: nil, count: Self.chunkSize))
-        }
+        chunks.append(contentsOf: repeatElement(nil, count: chunksNeeded - chunks.count))
+        chunkCounts.append(contentsOf: repeatElement(0, count: chunksNeeded - chunkCounts.count))
         guard !overflow.isEmpty else { return }
         for (moved, value) in overflow where moved >= Int64(oldCount) && moved < Int64(slotCount) {
             overflow[moved] = nil
@@ -140,11 +171,11 @@
 @_spi(FolioEngine) extension DenseTable: Sequence {
     /// The numbers and values: the slots in number order, then the overflow in no particular order.
     public struct Iterator: IteratorProtocol {
-        @usableFromInline let chunks: ContiguousArray<ContiguousArray<Value?>>
+        @usableFromInline let chunks: ContiguousArray<ContiguousArray<Value?>?>
         @usableFromInline var position = 0
         @usableFromInline var overflow: Dictionary<Int64, Value>.Iterator
 
-        @inlinable init(chunks: ContiguousArray<ContiguousArray<Value?>>, overflow: Dictionary<Int64, Value>.Iterator) {
+        @inlinable init(chunks: ContiguousArray<ContiguousArray<Value?>?>, overflow: Dictionary<Int64, Value>.Iterator) {
             self.chunks = chunks
             self.overflow = overflow
         }
@@ -152,8 +183,12 @@
         @inlinable public mutating func next() -> (key: Int64, value: Value)? {
             let end = chunks.count << DenseTable.chunkShift
             while position < end {
+                guard let chunk = chunks[position >> DenseTable.chunkShift] else {
+                    position = (position >> DenseTable.chunkShift + 1) << DenseTable.chunkShift
+                    continue
+                }
                 defer { position += 1 }
-                if let value = chunks[position >> DenseTable.chunkShift][position & (DenseTable.chunkSize - 1)] {
+                if let value = chunk[position & (DenseTable.chunkSize - 1)] {
                     return (Int64(position), value)
                 }
             }
@@ -179,6 +214,7 @@
             if let value = overflow[number] { try body(number, value) }
         }
         for (chunkNumber, chunk) in chunks.enumerated() {
+            guard let chunk else { continue }
             let first = chunkNumber << Self.chunkShift
             for offset in chunk.indices {
                 if let value = chunk[offset] { try body(Int64(first + offset), value) }

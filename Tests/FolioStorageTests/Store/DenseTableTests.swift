@@ -91,6 +91,24 @@ struct DenseTableTests {
         #expect(numbers == (0..<10_000).map(Int64.init) + [1 << 40])
     }
 
+    /// A table that holds only recent numbers (a context that lets go of the models it saved) keeps
+    /// slots for them, not for every number before them, and not in the overflow.
+    @Test func aTableOfRecentNumbersReleasesTheChunksItNoLongerUses() {
+        var table = DenseTable<Int>()
+        for number in 0..<1_000_000 {
+            table[Int64(number)] = number
+            if number >= 10_000 { table[Int64(number - 10_000)] = nil }
+        }
+        #expect(table.count == 10_000)
+        #expect(table.overflow.isEmpty)
+        #expect(table.allocatedChunks <= 10_000 / DenseTable<Int>.chunkSize + 2)
+        #expect(table[989_999] == nil && table[990_000] == 990_000 && table[999_999] == 999_999)
+        #expect(table.map(\.key) == (990_000..<1_000_000).map(Int64.init))
+        // A number far beyond any chunk still goes to the overflow.
+        table[1 << 40] = 1
+        #expect(table.overflow.count == 1 && table.count == 10_001)
+    }
+
     @Test func walksDenseNumbersInOrder() {
         var table = DenseTable<Int>()
         table.reserveCapacity(100)
