@@ -42,15 +42,19 @@ final class UniqueMatching: @unchecked Sendable {
         try ParallelRuns.map(count: models.count, threads: threads) { try match($0) }
     }
 
+    /// The record number of a related model that has one (-1 otherwise: a new model matches nothing).
+    private static func storedRecordNumber(_ object: AnyObject) -> Int64 {
+        (object as? any PersistentModel)?.persistentBackingData.storedRecordNumber ?? -1
+    }
+
     private func match(_ position: Int) throws -> Int64? {
         guard let planPosition = planOfModel[position] else { return nil }
         let plan = plans[planPosition]
-        let model = models[position]
         let known = encoded[position]
-        let recordNumber: (AnyObject) throws -> Int64 = { object in
-            (object as? any PersistentModel)?.persistentBackingData.storedRecordNumber ?? -1
-        }
-        let properties = known == nil ? try ModelRecordCoding.encodedProperties(model, only: plan.names, recordNumber: recordNumber) : nil
+        // Only a model not encoded yet (one with relationships) is read here; most are not touched.
+        let properties = known == nil
+            ? try ModelRecordCoding.encodedProperties(models[position], only: plan.names, recordNumber: Self.storedRecordNumber)
+            : nil
         func value(_ name: String) -> JSONValue? {
             if let known { return known[name] }
             return properties.flatMap { properties in properties.names.firstIndex(of: name).map { properties.values[$0] } }
@@ -61,7 +65,8 @@ final class UniqueMatching: @unchecked Sendable {
             var candidates: [Int64] = []
             for (name, fieldIndex) in constraint.firstFieldIndexes {
                 if let fieldIndex {
-                    candidates.append(contentsOf: fieldIndex.lookup(key))
+                    let found = fieldIndex.lookup(key)
+                    if !found.isEmpty { candidates.append(contentsOf: found) }
                 } else {
                     for id in index.idsByEntity[name] ?? []
                     where QueryKey(index.records[id]?.values[first.name], first.conversion) == key {

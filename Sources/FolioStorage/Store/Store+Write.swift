@@ -36,6 +36,8 @@ extension Store {
         if transaction.isEmpty { return nil }
         let committed = try commit(&transaction, author: author)
         withStateMutation { _ in
+            // Most stores reserve nothing: then no inserted identifier needs looking up.
+            guard !reservedIDs.isEmpty else { return }
             for record in committed.inserted { reservedIDs.remove(record.id) }
         }
         installPendingCompaction()
