@@ -1,26 +1,27 @@
-/// A table from record numbers to values, stored by position for the dense range of numbers a store
-/// allocates (1, 2, 3, … and never reused) and in a dictionary for any number far beyond it.
+/// A table from record numbers to values, stored by position for the dense ranges of numbers a store
+/// allocates (1, 2, 3, … and never reused) and in a dictionary for numbers too sparse for that.
 ///
 /// A store's record numbers are dense, so looking one up is an array access instead of a hash-table
 /// probe: neighbouring records are neighbours in memory, and a walk in record-number order touches
-/// memory in order. Numbers far above the table's reach (an identifier reserved by another process, a
-/// record inserted with an explicit large number) go to the dictionary, so that one large number does
-/// not allocate a slot for every number below it.
+/// memory in order. Sparse numbers (an identifier reserved by another process, a record inserted with
+/// an explicit large number, a few thousand records picked from a million) go to the dictionary, so
+/// that a few numbers do not allocate slots for all the numbers around them.
 ///
-/// The slots come in chunks of ``chunkSize`` numbers, each allocated when a number in it gets a value
-/// and released when its last value goes. So a copy of the table is cheap to change (a table shared with
-/// a reader, such as a compaction writing a snapshot, copies only the chunks a change touches, not every
-/// slot); growing adds chunks instead of moving every slot; and a table that holds only recent numbers
-/// (a context that lets go of the models it saved) keeps only their chunks.
+/// The slots come in chunks of ``chunkSize`` numbers. A chunk is allocated when a number in it gets a
+/// value, if the table's slots then stay within twice its values (plus some room), and released when
+/// its last value goes. So a copy of the table is cheap to change (a table shared with a reader, such
+/// as a compaction writing a snapshot, copies only the chunks a change touches, not every slot);
+/// growing adds chunks instead of moving every slot; and a table that holds only recent numbers (a
+/// context that lets go of the models it saved) keeps only their chunks.
 @_spi(FolioEngine) public struct DenseTable<Value> {
-    /// The slots of numbers `0..<slotCount`, by chunk; nil for a chunk with no values. A number below
-    /// `slotCount` is never in `overflow`.
+    /// The chunks of slots of numbers `0..<slotCount`; nil for a chunk not allocated. The value of a
+    /// number is in its chunk if that is allocated, and in `overflow` otherwise.
     @usableFromInline var chunks: ContiguousArray<ContiguousArray<Value?>?> = []
     /// The number of values in each chunk.
     @usableFromInline var chunkCounts: ContiguousArray<Int32> = []
     /// The number of chunks allocated.
     @usableFromInline var allocatedChunks = 0
-    /// The values of numbers outside the slots.
+    /// The values of numbers whose chunk is not allocated.
     @usableFromInline var overflow: [Int64: Value] = [:]
     /// The number of values.
     @inlinable public var count: Int { storedCount }
@@ -37,32 +38,36 @@
     @inlinable
     public init() {}
 
-    /// The number of slots: numbers `0..<slotCount` are stored by position.
+    /// The number of slots the chunk list covers.
     @inlinable var slotCount: Int { chunks.count << Self.chunkShift }
 
-    /// Whether `number` may take a slot. The chunk list (one word per ``chunkSize`` numbers) may reach
-    /// up to twice the chunks that hold values or are expected to, plus 4,096 words, so that it never
-    /// holds many more empty places than values.
-    @inlinable func fitsSlots(_ number: Int64) -> Bool {
+    /// Whether the chunk of `number` may be allocated: the slots must stay within twice the values held
+    /// or expected, plus 4,096, and the chunk list (a word per chunk, allocated or not) within 4,096
+    /// words plus one per value.
+    @inlinable func mayAllocateChunk(of number: Int64) -> Bool {
         guard number >= 0 else { return false }
-        let expectedChunks = (Swift.max(storedCount, expected) >> Self.chunkShift) + allocatedChunks
-        return number >> Int64(Self.chunkShift) < Int64(Swift.max(chunks.count, 2 * expectedChunks + 4096))
+        let values = Swift.max(storedCount + 1, expected)
+        let chunk = number >> Int64(Self.chunkShift)
+        return (allocatedChunks + 1) << Self.chunkShift <= 2 * values + 4096
+            && chunk < Int64(Swift.max(chunks.count, 4096 + values))
     }
 
     @inlinable
     public subscript(number: Int64) -> Value? {
         get {
             if number >= 0 && number < Int64(slotCount) {
-                return chunks[Int(number) >> Self.chunkShift]?[Int(number) & (Self.chunkSize - 1)]
+                // Read through the chunk in place: binding the chunk would copy a reference to it.
+                let chunk = Int(number) >> Self.chunkShift
+                if let value = chunks[chunk]?[Int(number) & (Self.chunkSize - 1)] { return value }
+                if chunks[chunk] != nil { return nil }
             }
             return overflow.isEmpty ? nil : overflow[number]
         }
         set {
-            if number >= 0 && number < Int64(slotCount) {
+            if number >= 0 && number < Int64(slotCount) && chunks[Int(number) >> Self.chunkShift] != nil {
                 set(newValue, at: Int(number))
-            } else if let newValue, fitsSlots(number) {
-                // Growing may move this very number in from the overflow: `set` counts it once.
-                grow(toInclude: number)
+            } else if let newValue, mayAllocateChunk(of: number) {
+                allocateChunk(of: Int(number))
                 set(newValue, at: Int(number))
             } else if let newValue {
                 if overflow.updateValue(newValue, forKey: number) == nil { storedCount += 1 }
@@ -72,30 +77,44 @@
         }
     }
 
-    /// Sets the slot of `position` (below `slotCount`), keeping the counts, allocating its chunk if it
-    /// has none and releasing it when its last value goes.
+    /// Sets the slot of `position`, whose chunk is allocated, keeping the counts; releases the chunk
+    /// when its last value goes.
     @inlinable mutating func set(_ newValue: Value?, at position: Int) {
         let chunk = position >> Self.chunkShift
         let offset = position & (Self.chunkSize - 1)
         let had = chunks[chunk]?[offset] != nil
-        if !had {
-            guard newValue != nil else { return }
-            if chunks[chunk] == nil {
-                chunks[chunk] = ContiguousArray(repeating: nil, count: Self.chunkSize)
-                allocatedChunks += 1
-            }
-        }
         chunks[chunk]?[offset] = newValue
         let change: Int32 = (newValue != nil ? 1 : 0) - (had ? 1 : 0)
         guard change != 0 else { return }
         storedCount += Int(change)
         chunkCounts[chunk] += change
-        if chunkCounts[chunk] == 0 { releaseChunk(chunk) }
+        if chunkCounts[chunk] == 0 {
+            chunks[chunk] = nil
+            allocatedChunks -= 1
+        }
     }
 
-    @inlinable mutating func releaseChunk(_ chunk: Int) {
-        chunks[chunk] = nil
-        allocatedChunks -= 1
+    /// Allocates the chunk of `position`, extending the chunk list to it, and moves into it the values
+    /// of its numbers from the overflow.
+    @inlinable mutating func allocateChunk(of position: Int) {
+        let chunk = position >> Self.chunkShift
+        if chunk >= chunks.count {
+            chunks.append(contentsOf: repeatElement(nil, count: chunk + 1 - chunks.count))
+            chunkCounts.append(contentsOf: repeatElement(0, count: chunk + 1 - chunkCounts.count))
+        }
+        chunks[chunk] = ContiguousArray(repeating: nil, count: Self.chunkSize)
+        allocatedChunks += 1
+        guard !overflow.isEmpty else { return }
+        let first = Int64(chunk << Self.chunkShift)
+        let numbers = first..<first + Int64(Self.chunkSize)
+        let moving = overflow.count <= Self.chunkSize
+            ? overflow.keys.filter { numbers.contains($0) }
+            : numbers.filter { overflow[$0] != nil }
+        for number in moving {
+            guard let value = overflow.removeValue(forKey: number) else { continue }
+            storedCount -= 1
+            set(value, at: Int(number))
+        }
     }
 
     /// Removes and returns the value of `number`.
@@ -123,7 +142,7 @@
     /// check such as `isKnownUniquelyReferenced` sees no copy of it). Returns whether a value remains.
     @inlinable
     public mutating func removeValue(forKey number: Int64, where shouldRemove: (inout Value) -> Bool) -> Bool {
-        if number >= 0 && number < Int64(slotCount) {
+        if number >= 0 && number < Int64(slotCount) && chunks[Int(number) >> Self.chunkShift] != nil {
             let chunk = Int(number) >> Self.chunkShift
             let offset = Int(number) & (Self.chunkSize - 1)
             guard chunks[chunk]?[offset] != nil else { return false }
@@ -149,20 +168,6 @@
         overflow = [:]
         storedCount = 0
         expected = 0
-    }
-
-    /// Extends the chunk list past `number`, moving in any overflow values it now covers.
-    @inlinable mutating func grow(toInclude number: Int64) {
-        let oldCount = slotCount
-        let chunksNeeded = (Int(number) >> Self.chunkShift) + 1
-        chunks.append(contentsOf: repeatElement(nil, count: chunksNeeded - chunks.count))
-        chunkCounts.append(contentsOf: repeatElement(0, count: chunksNeeded - chunkCounts.count))
-        guard !overflow.isEmpty else { return }
-        for (moved, value) in overflow where moved >= Int64(oldCount) && moved < Int64(slotCount) {
-            overflow[moved] = nil
-            storedCount -= 1
-            set(value, at: Int(moved))
-        }
     }
 }
 
@@ -203,25 +208,28 @@
     @inlinable
     public var underestimatedCount: Int { count }
 
-    /// Calls `body` with each number and value in increasing number order. The numbers outside the
-    /// slots are sorted first; in a store's tables there are none or a few.
+    /// Calls `body` with each number and value in increasing number order. The numbers in the overflow
+    /// are sorted first; in a store's tables there are none or a few.
     @inlinable
     public func forEachInNumberOrder(_ body: (Int64, Value) throws -> Void) rethrows {
         let outside = overflow.isEmpty ? [] : overflow.keys.sorted()
-        // Negative numbers come before the slots, numbers past them after.
-        let firstAfterSlots = outside.firstIndex { $0 >= 0 } ?? outside.endIndex
-        for number in outside[..<firstAfterSlots] {
-            if let value = overflow[number] { try body(number, value) }
+        var nextOutside = 0
+        // No number in the overflow lies in an allocated chunk: those before a chunk come before it.
+        func callOutside(before limit: Int64) throws {
+            while nextOutside < outside.count && outside[nextOutside] < limit {
+                if let value = overflow[outside[nextOutside]] { try body(outside[nextOutside], value) }
+                nextOutside += 1
+            }
         }
         for (chunkNumber, chunk) in chunks.enumerated() {
             guard let chunk else { continue }
             let first = chunkNumber << Self.chunkShift
+            try callOutside(before: Int64(first))
             for offset in chunk.indices {
                 if let value = chunk[offset] { try body(Int64(first + offset), value) }
             }
         }
-        for number in outside[firstAfterSlots...] {
-            if let value = overflow[number] { try body(number, value) }
-        }
+        try callOutside(before: .max)
+        if nextOutside < outside.count, let value = overflow[.max] { try body(.max, value) }
     }
 }

@@ -191,7 +191,9 @@ struct EntityRecords {
     /// without taking a reference to its values (a compaction asks this of every record it copies).
     func contains(_ id: Int64) -> Bool {
         if id >= 0 && id < Int64(table.slotCount) {
-            return table.chunks[Int(id) >> DenseTable<StoreState.Entry>.chunkShift]?[Int(id) & (DenseTable<StoreState.Entry>.chunkSize - 1)]?.entity == entity
+            let chunk = Int(id) >> DenseTable<StoreState.Entry>.chunkShift
+            let offset = Int(id) & (DenseTable<StoreState.Entry>.chunkSize - 1)
+            if table.chunks[chunk] != nil { return table.chunks[chunk]?[offset]?.entity == entity }
         }
         return table.overflow[id]?.entity == entity
     }

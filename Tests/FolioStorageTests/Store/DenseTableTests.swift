@@ -32,6 +32,11 @@ struct DenseTableTests {
         let listed = Dictionary(table.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
         #expect(listed == reference)
         #expect(Array(table).count == reference.count)
+        // Numbers in the overflow (sparse ones) and in chunks come in one increasing order.
+        var walked: [(Int64, String)] = []
+        table.forEachInNumberOrder { walked.append(($0, $1)) }
+        #expect(walked.map(\.0) == reference.keys.sorted())
+        #expect(walked.allSatisfy { reference[$0.0] == $0.1 })
     }
 
     /// A number first stored far beyond the slots, then set again once the table has grown towards it:
@@ -107,6 +112,26 @@ struct DenseTableTests {
         // A number far beyond any chunk still goes to the overflow.
         table[1 << 40] = 1
         #expect(table.overflow.count == 1 && table.count == 10_001)
+    }
+
+    /// A few thousand numbers picked from a million (a fetch's results registered in a context) stay in
+    /// the overflow instead of allocating a chunk for each, and move into a chunk once it fills up.
+    @Test func sparseNumbersStayInTheOverflowUntilTheirChunkIsDenseEnough() {
+        var table = DenseTable<Int>()
+        for number in stride(from: 0, to: 1_000_000, by: 200) { table[Int64(number)] = number }
+        #expect(table.count == 5_000)
+        #expect(table.allocatedChunks <= (2 * 5_000 + 4_096) / DenseTable<Int>.chunkSize)
+        for number in 0..<20_000 { table[Int64(number)] = number }
+        #expect(table.count == 5_000 - 100 + 20_000)
+        #expect((0..<20_000).allSatisfy { table[Int64($0)] == $0 })
+        #expect(table[999_800] == 999_800 && table[999_801] == nil)
+        var previous: Int64 = -1
+        var inOrder = true
+        table.forEachInNumberOrder { number, _ in
+            inOrder = inOrder && number > previous
+            previous = number
+        }
+        #expect(inOrder)
     }
 
     @Test func walksDenseNumbersInOrder() {
