@@ -14,8 +14,9 @@ package enum ParallelRuns {
     package static let processorCount = ProcessInfo.processInfo.activeProcessorCount
 
     /// The results of `element` for each position in `0..<count`, in position order. The positions are
-    /// split into consecutive runs, at most `threads` of them done at once, the calling thread taking one;
-    /// each result is written straight into its place in the returned array.
+    /// split into consecutive runs (see ``runCount(_:threads:)``) done on the cores this process may use,
+    /// the calling thread among them; each result is written straight into its place in the returned
+    /// array.
     ///
     /// - Throws: the error of the first position, in order, whose `element` throws (a run stops at its
     ///   first error).
@@ -65,9 +66,9 @@ package enum ParallelRuns {
         }
     }
 
-    /// The result of `run` for each run of consecutive positions covering `0..<count`, in position order:
-    /// one run below ``minimumCount`` positions, otherwise up to `threads` runs (of at least
-    /// ``minimumRun`` positions each) done at once, the calling thread taking one.
+    /// The result of `run` for each run of consecutive positions covering `0..<count`, in position order
+    /// (see ``runCount(_:threads:)``), the runs done on the cores this process may use, the calling thread
+    /// among them.
     ///
     /// - Throws: the error of the first run, in position order, that throws.
     package static func runs<Result>(count: Int, threads: Int = processorCount,
@@ -92,8 +93,12 @@ package enum ParallelRuns {
         return try results.map { try $0.get() }
     }
 
-    /// How many runs `count` positions are split into.
+    /// How many runs `count` positions are split into: one below ``minimumCount``, otherwise up to four
+    /// per thread (of at least ``minimumRun`` positions each), so that a thread that finishes its run
+    /// early (the other cores may be busy with a compaction or the index) takes another instead of
+    /// waiting for a slower one.
     private static func runCount(_ count: Int, threads: Int) -> Int {
-        count >= minimumCount ? max(1, min(threads, 8, count / minimumRun)) : 1
+        guard count >= minimumCount, threads > 1 else { return 1 }
+        return max(1, min(4 * threads, 32, count / minimumRun))
     }
 }
