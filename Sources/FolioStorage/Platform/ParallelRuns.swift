@@ -8,7 +8,7 @@ package enum ParallelRuns {
     /// The number of positions from which the work is split at all.
     package static let minimumCount = 2_000
     /// The fewest positions a run on its own thread gets.
-    package static let minimumRun = 1_000
+    package static let minimumRun = 500
     /// The cores this process may use, asked once (asking costs a system call or a file read, which a
     /// save of one model should not pay).
     package static let processorCount = ProcessInfo.processInfo.activeProcessorCount
@@ -99,6 +99,6 @@ package enum ParallelRuns {
     /// waiting for a slower one.
     private static func runCount(_ count: Int, threads: Int) -> Int {
         guard count >= minimumCount, threads > 1 else { return 1 }
-        return max(1, min(4 * threads, 32, count / minimumRun))
+        return max(1, min(8 * threads, 64, count / minimumRun))
     }
 }
