@@ -93,7 +93,7 @@ package enum ParallelRuns {
         return try results.map { try $0.get() }
     }
 
-    /// How many runs `count` positions are split into: one below ``minimumCount``, otherwise up to four
+    /// How many runs `count` positions are split into: one below ``minimumCount``, otherwise up to eight
     /// per thread (of at least ``minimumRun`` positions each), so that a thread that finishes its run
     /// early (the other cores may be busy with a compaction or the index) takes another instead of
     /// waiting for a slower one.
