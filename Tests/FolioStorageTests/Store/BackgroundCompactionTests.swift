@@ -31,11 +31,12 @@ struct BackgroundCompactionTests {
         store.warnings.filter { $0.contains("compaction failed") }
     }
 
-    /// Writes one transaction at a time until one starts a compaction; returns its sequence, the
+    /// Writes one transaction at a time until one starts a compaction (or `started` says one did: a
+    /// compaction that fails fast may be over before the loop looks); returns its sequence, the
     /// compaction point.
-    func writeUntilACompactionStarts(_ store: Store) throws -> UInt64 {
+    func writeUntilACompactionStarts(_ store: Store, started: () -> Bool = { false }) throws -> UInt64 {
         var seed: UInt64 = 10
-        while !store.withState({ _ in store.backgroundCompactionRunning }) {
+        while !store.withState({ _ in store.backgroundCompactionRunning }) && !started() {
             try writeSampleTransactions(store, count: 1, seed: seed)
             seed += 1
             try #require(seed < 100, "no compaction started")
@@ -213,7 +214,9 @@ struct BackgroundCompactionTests {
             // With `.none` durability the first fsync is the one that makes the journal durable before
             // the compaction starts; the second is the new snapshot's. The first rename installs it.
             faults.arm([operation], at: operation == .fsync ? 2 : 1, fault: .error(EIO))
-            _ = try writeUntilACompactionStarts(store)
+            // The fault fires inside the compaction, which may fail and end before the loop sees it run;
+            // writing on would then start a second compaction, which would succeed.
+            _ = try writeUntilACompactionStarts(store, started: { faults.didFire })
             store.waitForBackgroundCompaction()
             #expect(faults.didFire)
             let failures = failureWarnings(store)
