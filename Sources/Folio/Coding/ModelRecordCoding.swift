@@ -31,7 +31,7 @@ enum ModelRecordCoding {
         var encoder = ModelRecordEncoder(entityName: type(of: model)._folioEntityName, backingData: model.persistentBackingData,
                                          onlyProperties: properties, recordNumber: recordNumber)
         try model._folioEncode(to: &encoder)
-        return (encoder.encodedNames, encoder.encoded)
+        return (encoder.encodedNames, encoder.encodedValues)
     }
 
     /// Each model type's names when it encodes every property, by type.

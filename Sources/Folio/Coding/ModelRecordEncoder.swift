@@ -7,20 +7,30 @@ import FolioStorage
 /// of numbers for a to-many one (sorted for a `Set`).
 public struct ModelRecordEncoder {
     /// The names of the encoded properties, in the order they were encoded, when they stopped following
-    /// ``arrangement`` (or there is none); while they follow it, they are its first names.
+    /// ``arrangement`` (or there is none); while they follow it, they are its first ``filled`` names.
     @usableFromInline var names: [String] = []
-    /// Their stored values.
+    /// Their stored values: in the order they were encoded, or, while they follow ``arrangement``, each
+    /// at its place in the record (``RecordArrangement/sortedPositions``), the places not filled yet
+    /// holding `null`.
     @usableFromInline var encoded = ContiguousArray<JSONValue>()
+    /// How many values were encoded while following ``arrangement``.
+    @usableFromInline var filled = 0
     /// The names this model's type encoded last time it encoded every property, with their layout.
     @usableFromInline let arrangement: RecordArrangement?
+    /// ``arrangement``'s names and where each one's value goes in the record (empty without one), kept
+    /// apart so that appending a value reads them without copying the arrangement.
+    @usableFromInline let expectedNames: [String]
+    @usableFromInline let sortedPositions: [Int]
     /// Whether the names encoded so far are the first names of ``arrangement``: then they are not
     /// collected one by one, and the record is made without sorting them.
     @usableFromInline var followsArrangement: Bool
 
     /// The encoded values, by property name.
     public var values: RecordValues {
-        if followsArrangement, let arrangement, let record = arrangement.values(encoded) { return record }
-        let names = encodedNames
+        if followsArrangement, filled == expectedNames.count, let record = arrangement?.record(sortedValues: encoded) {
+            return record
+        }
+        let (names, encoded) = (encodedNames, encodedValues)
         if let record = RecordValues(names: names, values: encoded) { return record }
         // A name encoded twice (which generated code does not do): the last value wins.
         var dictionary: [String: JSONValue] = [:]
@@ -30,19 +40,27 @@ public struct ModelRecordEncoder {
 
     /// The names of the encoded properties, in the order they were encoded.
     var encodedNames: [String] {
-        followsArrangement ? Array((arrangement?.names ?? []).prefix(encoded.count)) : names
+        followsArrangement ? Array(expectedNames.prefix(filled)) : names
+    }
+
+    /// The values of the encoded properties, in the order they were encoded.
+    @usableFromInline var encodedValues: ContiguousArray<JSONValue> {
+        guard followsArrangement else { return encoded }
+        return ContiguousArray(sortedPositions.prefix(filled).map { encoded[$0] })
     }
 
     /// Adds the stored value of the property `key`.
     @inlinable
     mutating func append(_ value: JSONValue, forKey key: String) {
         if followsArrangement {
-            if let expected = arrangement?.names, encoded.count < expected.count, expected[encoded.count] == key {
-                encoded.append(value)
+            if filled < expectedNames.count && expectedNames[filled] == key {
+                encoded[sortedPositions[filled]] = value
+                filled += 1
                 return
             }
             // Another name than last time (a relationship not loaded is left out): collect them.
-            names = Array((arrangement?.names ?? []).prefix(encoded.count))
+            encoded = encodedValues
+            names = Array(expectedNames.prefix(filled))
             followsArrangement = false
         }
         names.append(key)
@@ -67,9 +85,15 @@ public struct ModelRecordEncoder {
         self.recordNumber = recordNumber
         self.arrangement = onlyProperties == nil ? arrangement : nil
         self.followsArrangement = self.arrangement != nil
-        let expected = onlyProperties?.count ?? arrangement?.names.count ?? 16
-        if !followsArrangement { names.reserveCapacity(expected) }
-        encoded.reserveCapacity(expected)
+        self.expectedNames = self.arrangement?.names ?? []
+        self.sortedPositions = self.arrangement?.sortedPositions ?? []
+        if followsArrangement {
+            encoded = ContiguousArray(repeating: .null, count: expectedNames.count)
+        } else {
+            let expected = onlyProperties?.count ?? 16
+            names.reserveCapacity(expected)
+            encoded.reserveCapacity(expected)
+        }
     }
 
     /// Whether `key` is among the properties to encode.

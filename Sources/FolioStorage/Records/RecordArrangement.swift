@@ -2,8 +2,9 @@
 /// order), with the sorted ``RecordLayout`` they make and where each value goes in it.
 ///
 /// A producer that writes the same names in the same order for every record works the arrangement out
-/// once and then makes each record with ``values(_:)``: no sorting, no hashing of names and no lookup in
-/// the table of layouts per record.
+/// once, puts each value straight at its place in the record (``sortedPositions``) and makes the record
+/// with ``record(sortedValues:)``: no sorting, no copying, no hashing of names and no lookup in the table
+/// of layouts per record.
 public struct RecordArrangement: Sendable {
     /// The names, in the producer's order.
     public let names: [String]
@@ -11,6 +12,9 @@ public struct RecordArrangement: Sendable {
     let layout: RecordLayout
     /// For each position of ``layout``, the position in ``names`` of its value.
     let order: [Int]
+    /// For each position in ``names``, the position of its value in the record: where a producer that
+    /// follows the arrangement puts that value, so that the record needs no reordering.
+    public let sortedPositions: [Int]
 
     /// The arrangement of `names`; nil if a name repeats.
     public init?(names: [String]) {
@@ -18,14 +22,16 @@ public struct RecordArrangement: Sendable {
         self.names = names
         self.layout = layout
         self.order = order
+        var sortedPositions = [Int](repeating: 0, count: order.count)
+        for (sorted, position) in order.enumerated() { sortedPositions[position] = sorted }
+        self.sortedPositions = sortedPositions
     }
 
-    /// A record of `values`, given in the order of ``names``; nil if there is not one value per name.
-    public func values(_ values: ContiguousArray<JSONValue>) -> RecordValues? {
+    /// A record of `values`, given already in the record's order (each name's value at its
+    /// ``sortedPositions`` entry); nil if there is not one value per name.
+    public func record(sortedValues values: ContiguousArray<JSONValue>) -> RecordValues? {
         guard values.count == order.count else { return nil }
-        var sorted = ContiguousArray<JSONValue>()
-        sorted.reserveCapacity(order.count)
-        for position in order { sorted.append(values[position]) }
-        return RecordValues(layout: layout, values: sorted)
+        return RecordValues(layout: layout, values: values)
     }
+
 }

@@ -147,7 +147,10 @@ struct RecordValuesFromPairsTests {
         let names = ["title", "author", "year", "ISBN"]
         let arrangement = try #require(RecordArrangement(names: names))
         let values: ContiguousArray<JSONValue> = [.string("Dune"), .string("Herbert"), .int(1965), .string("0-441")]
-        let arranged = try #require(arrangement.values(values))
+        // A producer puts each value at its name's place in the record as it goes.
+        var placed = ContiguousArray<JSONValue>(repeating: .null, count: values.count)
+        for (position, value) in values.enumerated() { placed[arrangement.sortedPositions[position]] = value }
+        let arranged = try #require(arrangement.record(sortedValues: placed))
         let sorted = try #require(RecordValues(names: names, values: values))
         #expect(arranged == sorted)
         #expect(arranged.layout === sorted.layout)
@@ -158,9 +161,9 @@ struct RecordValuesFromPairsTests {
     @Test func anArrangementRefusesRepeatedNamesAndTheWrongNumberOfValues() throws {
         #expect(RecordArrangement(names: ["a", "b", "a"]) == nil)
         let arrangement = try #require(RecordArrangement(names: ["b", "a"]))
-        #expect(arrangement.values([.int(1)]) == nil)
-        #expect(arrangement.values([.int(1), .int(2), .int(3)]) == nil)
-        #expect(try #require(RecordArrangement(names: [])).values([]) == [:])
+        #expect(arrangement.record(sortedValues: [.int(1)]) == nil)
+        #expect(arrangement.record(sortedValues: [.int(1), .int(2), .int(3)]) == nil)
+        #expect(try #require(RecordArrangement(names: [])).record(sortedValues: []) == [:])
     }
 }
 
