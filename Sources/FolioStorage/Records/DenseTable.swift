@@ -58,8 +58,8 @@
             if number >= 0 && number < Int64(slotCount) {
                 // Read through the chunk in place: binding the chunk would copy a reference to it.
                 let chunk = Int(number) >> Self.chunkShift
-                if let value = chunks[chunk]?[Int(number) & (Self.chunkSize - 1)] { return value }
-                if chunks[chunk] != nil { return nil }
+                let offset = Int(number) & (Self.chunkSize - 1)
+                if let length = chunks[chunk]?.count { return offset < length ? chunks[chunk]?[offset] : nil }
             }
             return overflow.isEmpty ? nil : overflow[number]
         }
@@ -82,7 +82,12 @@
     @inlinable mutating func set(_ newValue: Value?, at position: Int) {
         let chunk = position >> Self.chunkShift
         let offset = position & (Self.chunkSize - 1)
-        let had = chunks[chunk]?[offset] != nil
+        let length = chunks[chunk]?.count ?? 0
+        let had = offset < length && chunks[chunk]?[offset] != nil
+        if !had {
+            guard newValue != nil else { return }
+            if offset >= length { extend(chunk, toInclude: offset) }
+        }
         chunks[chunk]?[offset] = newValue
         let change: Int32 = (newValue != nil ? 1 : 0) - (had ? 1 : 0)
         guard change != 0 else { return }
@@ -94,15 +99,27 @@
         }
     }
 
-    /// Allocates the chunk of `position`, extending the chunk list to it, and moves into it the values
-    /// of its numbers from the overflow.
+    /// Lengthens `chunk` (allocated) to include `offset`. A chunk is only as long as its highest value
+    /// needs, so that a small table (a transaction of one record) does not make and clear a whole chunk;
+    /// it grows geometrically, up to ``chunkSize``.
+    @inlinable mutating func extend(_ chunk: Int, toInclude offset: Int) {
+        let length = chunks[chunk]?.count ?? 0
+        let capacity = chunks[chunk]?.capacity ?? 0
+        if offset >= capacity {
+            chunks[chunk]?.reserveCapacity(Swift.min(Self.chunkSize, Swift.max(offset + 1, 2 * capacity)))
+        }
+        chunks[chunk]?.append(contentsOf: repeatElement(nil, count: offset + 1 - length))
+    }
+
+    /// Allocates the chunk of `position` (empty until a value is set in it), extending the chunk list to
+    /// it, and moves into it the values of its numbers from the overflow.
     @inlinable mutating func allocateChunk(of position: Int) {
         let chunk = position >> Self.chunkShift
         if chunk >= chunks.count {
             chunks.append(contentsOf: repeatElement(nil, count: chunk + 1 - chunks.count))
             chunkCounts.append(contentsOf: repeatElement(0, count: chunk + 1 - chunkCounts.count))
         }
-        chunks[chunk] = ContiguousArray(repeating: nil, count: Self.chunkSize)
+        chunks[chunk] = ContiguousArray()
         allocatedChunks += 1
         guard !overflow.isEmpty else { return }
         let first = Int64(chunk << Self.chunkShift)
@@ -145,7 +162,7 @@
         if number >= 0 && number < Int64(slotCount) && chunks[Int(number) >> Self.chunkShift] != nil {
             let chunk = Int(number) >> Self.chunkShift
             let offset = Int(number) & (Self.chunkSize - 1)
-            guard chunks[chunk]?[offset] != nil else { return false }
+            guard offset < (chunks[chunk]?.count ?? 0), chunks[chunk]?[offset] != nil else { return false }
             guard shouldRemove(&chunks[chunk]![offset]!) else { return true }
             set(nil, at: Int(number))
             return false
@@ -189,6 +206,10 @@
             let end = chunks.count << DenseTable.chunkShift
             while position < end {
                 guard let chunk = chunks[position >> DenseTable.chunkShift] else {
+                    position = (position >> DenseTable.chunkShift + 1) << DenseTable.chunkShift
+                    continue
+                }
+                guard position & (DenseTable.chunkSize - 1) < chunk.count else {
                     position = (position >> DenseTable.chunkShift + 1) << DenseTable.chunkShift
                     continue
                 }

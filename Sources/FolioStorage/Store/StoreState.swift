@@ -193,7 +193,9 @@ struct EntityRecords {
         if id >= 0 && id < Int64(table.slotCount) {
             let chunk = Int(id) >> DenseTable<StoreState.Entry>.chunkShift
             let offset = Int(id) & (DenseTable<StoreState.Entry>.chunkSize - 1)
-            if table.chunks[chunk] != nil { return table.chunks[chunk]?[offset]?.entity == entity }
+            if let length = table.chunks[chunk]?.count {
+                return offset < length && table.chunks[chunk]?[offset]?.entity == entity
+            }
         }
         return table.overflow[id]?.entity == entity
     }

@@ -134,6 +134,22 @@ struct DenseTableTests {
         #expect(inOrder)
     }
 
+    /// A chunk is only as long as its highest value needs: a table of one record (a transaction of one
+    /// insert) does not make and clear 2,048 slots.
+    @Test func aChunkIsOnlyAsLongAsItsHighestValueNeeds() {
+        var table = DenseTable<String>()
+        table[5] = "five"
+        #expect(table.chunks.first??.count == 6)
+        #expect(table[5] == "five" && table[4] == nil && table[6] == nil && table[2_047] == nil)
+        table[2_000] = "far in the chunk"
+        #expect(table.chunks.first??.count == 2_001 && table.chunks.first??.capacity ?? 0 <= DenseTable<String>.chunkSize)
+        #expect(table.removeValue(forKey: 2_047, where: { _ in true }) == false)
+        #expect(table.map(\.key) == [5, 2_000])
+        table[5] = nil
+        table[2_000] = nil
+        #expect(table.isEmpty && table.allocatedChunks == 0)
+    }
+
     @Test func walksDenseNumbersInOrder() {
         var table = DenseTable<Int>()
         table.reserveCapacity(100)
