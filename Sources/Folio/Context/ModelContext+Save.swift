@@ -137,9 +137,8 @@ extension ModelContext {
         let version = try committed?.sequence ?? container.index.lastSequence
 
         // The store has the changes: bring the models in step.
-        for (position, model) in insertedModels.enumerated() where position < numberAt.count {
+        for (model, number) in zip(insertedModels, numberAt) {
             let backing = model.persistentBackingData
-            let number = numberAt[position]
             if let previous = registered[number]?.model as? any PersistentModel, previous !== model {
                 // An upsert replaced a registered instance: load the merged values into it.
                 try? reload(previous, recordNumber: number)

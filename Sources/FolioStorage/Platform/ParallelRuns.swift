@@ -21,44 +21,28 @@ package enum ParallelRuns {
     /// - Throws: the error of the first position, in order, whose `element` throws (a run stops at its
     ///   first error).
     package static func map<Element>(count: Int, threads: Int = processorCount,
-                             _ element: (Int) throws -> Element) throws -> [Element] {
-        let runCount = self.runCount(count, threads: threads)
-        if runCount == 1 {
-            var results: [Element] = []
-            results.reserveCapacity(count)
-            for position in 0..<count { results.append(try element(position)) }
-            return results
-        }
-        let bounds = (0...runCount).map { $0 * count / runCount }
-        // Each run writes only its own positions, and its own element of `failures`.
-        let failures = UnsafeMutableBufferPointer<(any Error)?>.allocate(capacity: runCount)
-        failures.initialize(repeating: nil)
-        defer {
-            _ = failures.deinitialize()
-            failures.deallocate()
-        }
-        return try [Element](unsafeUninitializedCapacity: count) { results, initializedCount in
+                                     _ element: (Int) throws -> Element) throws -> [Element] {
+        try [Element](unsafeUninitializedCapacity: count) { results, initializedCount in
             guard let base = results.baseAddress else { return }
-            nonisolated(unsafe) let shared = (base: base, failures: failures)
-            withoutActuallyEscaping(element) { element in
-                nonisolated(unsafe) let work = element
-                DispatchQueue.concurrentPerform(iterations: runCount) { run in
-                    var position = bounds[run]
-                    do {
-                        while position < bounds[run + 1] {
-                            (shared.base + position).initialize(to: try work(position))
-                            position += 1
-                        }
-                    } catch {
-                        // A failed run leaves none of its results behind.
-                        (shared.base + bounds[run]).deinitialize(count: position - bounds[run])
-                        shared.failures[run] = error
+            nonisolated(unsafe) let output = base
+            // Each run initializes only its own positions; a failed run leaves none of them behind.
+            let outcomes = perform(count: count, threads: threads) { positions in
+                var position = positions.lowerBound
+                do {
+                    while position < positions.upperBound {
+                        (output + position).initialize(to: try element(position))
+                        position += 1
                     }
+                } catch {
+                    (output + positions.lowerBound).deinitialize(count: position - positions.lowerBound)
+                    throw error
                 }
+                return positions
             }
-            if let failed = failures.firstIndex(where: { $0 != nil }), let error = failures[failed] {
-                for run in 0..<runCount where failures[run] == nil {
-                    (base + bounds[run]).deinitialize(count: bounds[run + 1] - bounds[run])
+            for outcome in outcomes {
+                guard case .failure(let error) = outcome else { continue }
+                for case .success(let positions) in outcomes {
+                    (base + positions.lowerBound).deinitialize(count: positions.count)
                 }
                 throw error
             }
@@ -73,24 +57,31 @@ package enum ParallelRuns {
     /// - Throws: the error of the first run, in position order, that throws.
     package static func runs<Result>(count: Int, threads: Int = processorCount,
                                      _ run: (Range<Int>) throws -> Result) throws -> [Result] {
+        try perform(count: count, threads: threads, run).map { try $0.get() }
+    }
+
+    /// The outcome of `run` for each run, in position order: the calling thread does a single run itself,
+    /// and several are shared out with `concurrentPerform`.
+    private static func perform<Result>(count: Int, threads: Int,
+                                        _ run: (Range<Int>) throws -> Result) -> [Swift.Result<Result, any Error>] {
         let runCount = self.runCount(count, threads: threads)
-        if runCount == 1 { return [try run(0..<count)] }
+        if runCount == 1 { return [Swift.Result { try run(0..<count) }] }
         let bounds = (0...runCount).map { $0 * count / runCount }
         // Each run writes only its own element (a run that did not report stands as cancelled).
-        let results = UnsafeMutableBufferPointer<Swift.Result<Result, any Error>>.allocate(capacity: runCount)
-        results.initialize(repeating: .failure(CancellationError()))
+        let outcomes = UnsafeMutableBufferPointer<Swift.Result<Result, any Error>>.allocate(capacity: runCount)
+        outcomes.initialize(repeating: .failure(CancellationError()))
         defer {
-            _ = results.deinitialize()
-            results.deallocate()
+            _ = outcomes.deinitialize()
+            outcomes.deallocate()
         }
-        nonisolated(unsafe) let shared = results
+        nonisolated(unsafe) let shared = outcomes
         withoutActuallyEscaping(run) { run in
             nonisolated(unsafe) let work = run
             DispatchQueue.concurrentPerform(iterations: runCount) { index in
                 shared[index] = Swift.Result { try work(bounds[index]..<bounds[index + 1]) }
             }
         }
-        return try results.map { try $0.get() }
+        return Array(outcomes)
     }
 
     /// How many runs `count` positions are split into: one below ``minimumCount``, otherwise up to eight

@@ -41,6 +41,17 @@
     /// The number of slots the chunk list covers.
     @inlinable var slotCount: Int { chunks.count << Self.chunkShift }
 
+    /// The chunk of `number` and its place in it, if the chunk list covers it (allocated or not).
+    @inlinable func slot(of number: Int64) -> (chunk: Int, offset: Int)? {
+        guard number >= 0 && number < Int64(slotCount) else { return nil }
+        return slot(ofPosition: Int(number))
+    }
+
+    /// The chunk of `position` and its place in it.
+    @inlinable func slot(ofPosition position: Int) -> (chunk: Int, offset: Int) {
+        (position >> Self.chunkShift, position & (Self.chunkSize - 1))
+    }
+
     /// Whether the chunk of `number` may be allocated: the slots must stay within twice the values held
     /// or expected, plus 4,096, and the chunk list (a word per chunk, allocated or not) within 4,096
     /// words plus one per value.
@@ -55,16 +66,14 @@
     @inlinable
     public subscript(number: Int64) -> Value? {
         get {
-            if number >= 0 && number < Int64(slotCount) {
-                // Read through the chunk in place: binding the chunk would copy a reference to it.
-                let chunk = Int(number) >> Self.chunkShift
-                let offset = Int(number) & (Self.chunkSize - 1)
-                if let length = chunks[chunk]?.count { return offset < length ? chunks[chunk]?[offset] : nil }
+            // Read through the chunk in place: binding the chunk would copy a reference to it.
+            if let (chunk, offset) = slot(of: number), let length = chunks[chunk]?.count {
+                return offset < length ? chunks[chunk]?[offset] : nil
             }
             return overflow.isEmpty ? nil : overflow[number]
         }
         set {
-            if number >= 0 && number < Int64(slotCount) && chunks[Int(number) >> Self.chunkShift] != nil {
+            if let (chunk, _) = slot(of: number), chunks[chunk] != nil {
                 set(newValue, at: Int(number))
             } else if let newValue, mayAllocateChunk(of: number) {
                 allocateChunk(of: Int(number))
@@ -80,8 +89,7 @@
     /// Sets the slot of `position`, whose chunk is allocated, keeping the counts; releases the chunk
     /// when its last value goes.
     @inlinable mutating func set(_ newValue: Value?, at position: Int) {
-        let chunk = position >> Self.chunkShift
-        let offset = position & (Self.chunkSize - 1)
+        let (chunk, offset) = slot(ofPosition: position)
         let length = chunks[chunk]?.count ?? 0
         let had = offset < length && chunks[chunk]?[offset] != nil
         if !had {
@@ -114,7 +122,7 @@
     /// Allocates the chunk of `position` (empty until a value is set in it), extending the chunk list to
     /// it, and moves into it the values of its numbers from the overflow.
     @inlinable mutating func allocateChunk(of position: Int) {
-        let chunk = position >> Self.chunkShift
+        let chunk = slot(ofPosition: position).chunk
         if chunk >= chunks.count {
             chunks.append(contentsOf: repeatElement(nil, count: chunk + 1 - chunks.count))
             chunkCounts.append(contentsOf: repeatElement(0, count: chunk + 1 - chunkCounts.count))
@@ -159,9 +167,7 @@
     /// check such as `isKnownUniquelyReferenced` sees no copy of it). Returns whether a value remains.
     @inlinable
     public mutating func removeValue(forKey number: Int64, where shouldRemove: (inout Value) -> Bool) -> Bool {
-        if number >= 0 && number < Int64(slotCount) && chunks[Int(number) >> Self.chunkShift] != nil {
-            let chunk = Int(number) >> Self.chunkShift
-            let offset = Int(number) & (Self.chunkSize - 1)
+        if let (chunk, offset) = slot(of: number), chunks[chunk] != nil {
             guard offset < (chunks[chunk]?.count ?? 0), chunks[chunk]?[offset] != nil else { return false }
             guard shouldRemove(&chunks[chunk]![offset]!) else { return true }
             set(nil, at: Int(number))
@@ -205,18 +211,15 @@
         @inlinable public mutating func next() -> (key: Int64, value: Value)? {
             let end = chunks.count << DenseTable.chunkShift
             while position < end {
-                guard let chunk = chunks[position >> DenseTable.chunkShift] else {
-                    position = (position >> DenseTable.chunkShift + 1) << DenseTable.chunkShift
-                    continue
-                }
-                guard position & (DenseTable.chunkSize - 1) < chunk.count else {
-                    position = (position >> DenseTable.chunkShift + 1) << DenseTable.chunkShift
+                let chunkNumber = position >> DenseTable.chunkShift
+                let offset = position & (DenseTable.chunkSize - 1)
+                // Past the chunk's end, or no chunk: on to the next chunk.
+                guard let chunk = chunks[chunkNumber], offset < chunk.count else {
+                    position = (chunkNumber + 1) << DenseTable.chunkShift
                     continue
                 }
                 defer { position += 1 }
-                if let value = chunk[position & (DenseTable.chunkSize - 1)] {
-                    return (Int64(position), value)
-                }
+                if let value = chunk[offset] { return (Int64(position), value) }
             }
             return overflow.next()
         }

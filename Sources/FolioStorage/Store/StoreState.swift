@@ -190,12 +190,8 @@ struct EntityRecords {
     /// Whether the record with this number is a record of this entity. Reads the entry in place,
     /// without taking a reference to its values (a compaction asks this of every record it copies).
     func contains(_ id: Int64) -> Bool {
-        if id >= 0 && id < Int64(table.slotCount) {
-            let chunk = Int(id) >> DenseTable<StoreState.Entry>.chunkShift
-            let offset = Int(id) & (DenseTable<StoreState.Entry>.chunkSize - 1)
-            if let length = table.chunks[chunk]?.count {
-                return offset < length && table.chunks[chunk]?[offset]?.entity == entity
-            }
+        if let (chunk, offset) = table.slot(of: id), let length = table.chunks[chunk]?.count {
+            return offset < length && table.chunks[chunk]?[offset]?.entity == entity
         }
         return table.overflow[id]?.entity == entity
     }
