@@ -311,6 +311,21 @@ struct ColumnScanTests {
         #expect(later.map(\.at) == all.filter { $0.at >= from && $0.level == 2 }.map(\.at))
     }
 
+    @Test func severalComparisonsOverColumnsKeepTheRowsPassingAllOfThemInInsertionOrder() throws {
+        let context = try Self.context((0..<60).map { (Double($0 % 11), $0 % 7) })
+        var descriptor = FetchDescriptor<Reading>(predicate: #Predicate { $0.level > 1 && $0.level < 6 && $0.level != 4 })
+        let all = try context.fetch(FetchDescriptor<Reading>())
+        let expected = all.filter { $0.level > 1 && $0.level < 6 && $0.level != 4 }.map(\.at)
+        #expect(expected.count == 26)
+        #expect(try context.fetch(descriptor).map(\.at) == expected)
+        #expect(try context.queryPlan(for: descriptor).access == .scan)
+        // A limit beyond the matches and no offset give them all; an offset still skips.
+        descriptor.fetchLimit = 1_000
+        #expect(try context.fetch(descriptor).map(\.at) == expected)
+        descriptor.fetchOffset = 20
+        #expect(try context.fetch(descriptor).map(\.at) == Array(expected.dropFirst(20)))
+    }
+
     @Test func aNilAmongTheNumbersSendsTheScanToTheGeneralPathWithTheSameAnswer() throws {
         let context = try Self.context([(2.5, 1), (nil, 2), (2.5, 3), (1.0, 4), (nil, 5), (2.5, 6)])
         let matches = try context.fetch(FetchDescriptor<Reading>(predicate: #Predicate { $0.value == 2.5 }))

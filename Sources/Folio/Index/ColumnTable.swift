@@ -138,39 +138,46 @@ struct ColumnCondition {
         return true
     }
 
-    /// Keeps the rows of `rows` whose value in `column` passes the test.
-    func filter(_ rows: [Int], _ column: [Double]) -> [Int] {
-        let c = constant
-        return column.withUnsafeBufferPointer { values in
-            switch test {
-            case .less: return rows.filter { values[$0] < c }
-            case .lessOrEqual: return rows.filter { values[$0] <= c }
-            case .greater: return rows.filter { values[$0] > c }
-            case .greaterOrEqual: return rows.filter { values[$0] >= c }
-            case .equal: return rows.filter { values[$0] == c }
-            case .notEqual: return rows.filter { values[$0] != c }
+    /// The rows where every condition holds for its column, in row order.
+    ///
+    /// One pass tests each row against the conditions in turn, stopping at the first that fails, so a
+    /// scan keeps only the rows that pass them all, never a larger list of the rows that pass the first.
+    /// (A list of most of a big table's rows, made and dropped by every query, cost more in fresh memory
+    /// than the comparisons themselves.) All columns have the same length, the table's row count.
+    static func rows(passingAll conditions: [(condition: ColumnCondition, column: [Double])]) -> [Int] {
+        guard let first = conditions.first else { return [] }
+        if conditions.count == 1 { return first.condition.rows(first.column) }
+        let rowCount = conditions.map(\.column.count).min() ?? 0
+        let tests = conditions.map(\.condition)
+        var result: [Int] = []
+        withColumnPointers(conditions.map(\.column)) { columns in
+            for row in 0..<rowCount where first.condition.holds(columns[0][row]) {
+                var passes = true
+                for position in 1..<tests.count where !tests[position].holds(columns[position][row]) {
+                    passes = false
+                    break
+                }
+                if passes { result.append(row) }
             }
         }
+        return result
+    }
+
+    /// Calls `body` with a pointer to each column's numbers, valid for the call.
+    private static func withColumnPointers<Result>(_ columns: [[Double]],
+                                                   _ body: ([UnsafeBufferPointer<Double>]) -> Result) -> Result {
+        func nest(_ index: Int, _ pointers: [UnsafeBufferPointer<Double>]) -> Result {
+            guard index < columns.count else { return body(pointers) }
+            return columns[index].withUnsafeBufferPointer { nest(index + 1, pointers + [$0]) }
+        }
+        return nest(0, [])
     }
 
     /// The rows of the whole column that pass the test.
     func rows(_ column: [Double]) -> [Int] {
-        let c = constant
         var result: [Int] = []
         column.withUnsafeBufferPointer { values in
-            for row in values.indices {
-                let value = values[row]
-                let passes: Bool
-                switch test {
-                case .less: passes = value < c
-                case .lessOrEqual: passes = value <= c
-                case .greater: passes = value > c
-                case .greaterOrEqual: passes = value >= c
-                case .equal: passes = value == c
-                case .notEqual: passes = value != c
-                }
-                if passes { result.append(row) }
-            }
+            for row in values.indices where holds(values[row]) { result.append(row) }
         }
         return result
     }

@@ -112,7 +112,10 @@ struct QueryPlanner<T: PersistentModel> {
         } else if let filter, overlay.isEmpty, entities.count == 1, let only = entities.first,
                   let scan = try columnScan(filter, entity: only, evaluator: evaluator, inIdentifierOrder: sortKeys?.isEmpty ?? true) {
             // A scan whose predicate starts with comparisons of numbers or dates: run them over columns.
-            candidates = scan.rows.map { scan.table.ids[$0] }
+            // Sorting by keys works on the rows themselves and names the identifiers of the rows it
+            // keeps; only other orders need every row's identifier now.
+            let sortsRows = sortKeys.map { !$0.isEmpty } ?? false
+            candidates = sortsRows ? [] : scan.rows.map { scan.table.ids[$0] }
             columnRows = (scan.table, scan.rows)
             filtered = true
         } else if let filter, overlay.isEmpty {
@@ -258,14 +261,13 @@ struct QueryPlanner<T: PersistentModel> {
                             inIdentifierOrder: Bool) throws -> (table: ColumnTable, rows: [Int])? {
         let table = try context.container.index.columnTable(for: entity)
         let all = conjuncts(filter)
-        var conditions: [(ColumnCondition, [Double])] = []
+        var conditions: [(condition: ColumnCondition, column: [Double])] = []
         for conjunct in all {
             guard let condition = ColumnCondition(conjunct), let column = table.numbers(condition.field, condition.conversion) else { break }
             conditions.append((condition, column))
         }
-        guard let first = conditions.first else { return nil }
-        var rows = first.0.rows(first.1)
-        for (condition, column) in conditions.dropFirst() { rows = condition.filter(rows, column) }
+        guard !conditions.isEmpty else { return nil }
+        var rows = ColumnCondition.rows(passingAll: conditions)
         let rest = all.dropFirst(conditions.count)
         if let head = rest.first {
             let remaining = rest.dropFirst().reduce(head) { QueryNode.and($0, $1) }
@@ -294,6 +296,9 @@ struct QueryPlanner<T: PersistentModel> {
     private func window(_ rows: [RowID]) -> [RowID] {
         let offset = max(0, descriptor.fetchOffset ?? 0)
         guard offset < rows.count else { return [] }
+        if offset == 0, descriptor.fetchLimit.map({ $0 < 0 || $0 >= rows.count }) ?? true {
+            return rows  // the whole list: no copy of a list as long as the entity
+        }
         var result = Array(rows[offset...])
         if let limit = descriptor.fetchLimit, limit >= 0, result.count > limit {
             result.removeLast(result.count - limit)
