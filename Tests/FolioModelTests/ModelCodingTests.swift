@@ -110,6 +110,21 @@ struct ModelCodingTests {
         #expect(a == b)
     }
 
+    @Test func nilOptionalsOfEveryFormAreStoredAsNullAndReadBackAsNil() throws {
+        let original = Specimen(text: "t", when: Date(timeIntervalSince1970: 0))
+        original.link = nil
+        let values = try ModelRecordCoding.encode(original, recordNumber: Self.noRelationships)
+        // A primitive, a URL, a Codable struct, a `.codable` attribute and external storage.
+        for name in ["note", "maybeCount", "link", "address", "mapItem", "photo"] {
+            #expect(values[name] == .null, "\(name)")
+        }
+        let decoded = try #require(try ModelRecordCoding.decode(Specimen.self, from: values) as? Specimen)
+        #expect(decoded.link == nil)
+        #expect(decoded.address == nil)
+        #expect(decoded.mapItem == nil)
+        #expect(decoded.photo == nil)
+    }
+
     @Test func missingValuesTakeDefaultsAndOptionalsBecomeNil() throws {
         let decoded = try #require(try ModelRecordCoding.decode(Specimen.self, from: [
             "text": .string("t"), "when": .string("2026-03-01T09:30:00Z"),

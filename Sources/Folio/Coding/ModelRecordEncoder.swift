@@ -113,6 +113,13 @@ public struct ModelRecordEncoder {
             append(fast, forKey: key)
             return
         }
+        // Any other optional that is nil (a `.codable` attribute, a to-one relationship) is stored as
+        // null, as its `Codable` form and a relationship's number would be. Whether `Value` is optional
+        // is known where this is specialized, so the cast costs nothing there.
+        if case .loaded(let value) = field, let optional = value as? any _OptionalValue, optional._isNone {
+            append(.null, forKey: key)
+            return
+        }
         // A `Codable` value (such as a `.codable` attribute): whether the type is `Encodable` is known
         // where this is specialized, so the cast costs nothing there.
         if case .loaded(let value) = field, let encodable = value as? any Encodable,

@@ -5,7 +5,7 @@
 /// once, puts each value straight at its place in the record (``sortedPositions``) and makes the record
 /// with ``record(sortedValues:)``: no sorting, no copying, no hashing of names and no lookup in the table
 /// of layouts per record.
-public struct RecordArrangement: Sendable {
+public final class RecordArrangement: Sendable {
     /// The names, in the producer's order.
     public let names: [String]
     /// The layout the names sort into.
