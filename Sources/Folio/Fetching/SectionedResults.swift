@@ -129,7 +129,10 @@ extension ModelContext {
         var positionOfKey: [String?: Int] = [:]
         var keys: [String?] = []
         var titles: [String?] = []
-        var members: [[T]] = []
+        // Members are kept as plain references: this runs once per model, unspecialized for `T`, and
+        // an array of `T` there looked its type up in the runtime's tables at every append (two
+        // lookups, a fifth of a grouped fetch). Each section becomes an array of `T` once, at the end.
+        var members: [[AnyObject]] = []
         try forEachFetched(descriptor) { model in
             var title: String?
             let backing = model.persistentBackingData
@@ -153,7 +156,9 @@ extension ModelContext {
             }
         }
         var groups: [String?: (title: String?, models: [T])] = [:]
-        for (position, key) in keys.enumerated() { groups[key] = (titles[position], members[position]) }
+        for (position, key) in keys.enumerated() {
+            groups[key] = (titles[position], Self.array(members[position], of: T.self))
+        }
         return groups
     }
 }
