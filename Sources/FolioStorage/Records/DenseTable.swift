@@ -91,11 +91,17 @@
     @inlinable mutating func set(_ newValue: Value?, at position: Int) {
         let (chunk, offset) = slot(ofPosition: position)
         let length = chunks[chunk]?.count ?? 0
-        let had = offset < length && chunks[chunk]?[offset] != nil
-        if !had {
-            guard newValue != nil else { return }
-            if offset >= length { extend(chunk, toInclude: offset) }
+        if offset >= length {
+            // Past the chunk's end, where numbers given out in order always land: appended.
+            guard let newValue else { return }
+            makeRoom(in: chunk, toAppendAt: offset)
+            chunks[chunk]?.append(newValue)
+            storedCount += 1
+            chunkCounts[chunk] += 1
+            return
         }
+        let had = chunks[chunk]?[offset] != nil
+        if !had && newValue == nil { return }
         chunks[chunk]?[offset] = newValue
         let change: Int32 = (newValue != nil ? 1 : 0) - (had ? 1 : 0)
         guard change != 0 else { return }
@@ -107,16 +113,19 @@
         }
     }
 
-    /// Lengthens `chunk` (allocated) to include `offset`. A chunk is only as long as its highest value
-    /// needs, so that a small table (a transaction of one record) does not make and clear a whole chunk;
-    /// it grows geometrically, up to ``chunkSize``.
-    @inlinable mutating func extend(_ chunk: Int, toInclude offset: Int) {
+    /// Readies `chunk` (allocated) for a value appended at `offset`, at or past its end: the slots before
+    /// `offset` are filled with nil. A chunk is only as long as its highest value needs, so that a small
+    /// table (a transaction of one record) does not make and clear a whole chunk; its capacity grows
+    /// geometrically, up to ``chunkSize``.
+    @inlinable mutating func makeRoom(in chunk: Int, toAppendAt offset: Int) {
         let length = chunks[chunk]?.count ?? 0
         let capacity = chunks[chunk]?.capacity ?? 0
         if offset >= capacity {
             chunks[chunk]?.reserveCapacity(Swift.min(Self.chunkSize, Swift.max(offset + 1, 2 * capacity)))
         }
-        chunks[chunk]?.append(contentsOf: repeatElement(nil, count: offset + 1 - length))
+        if offset > length {
+            chunks[chunk]?.append(contentsOf: repeatElement(nil, count: offset - length))
+        }
     }
 
     /// Allocates the chunk of `position` (empty until a value is set in it), extending the chunk list to

@@ -150,6 +150,22 @@ struct DenseTableTests {
         #expect(table.isEmpty && table.allocatedChunks == 0)
     }
 
+    @Test func numbersGivenOutInOrderAreAppendedAndACopyKeepsItsOwnValues() {
+        var table = DenseTable<String>()
+        for number in 1...3_000 { table[Int64(number)] = "v\(number)" }
+        #expect(table.count == 3_000 && table.allocatedChunks == 2)
+        #expect(table.chunks.first??.count == 2_048 && table.chunks.last??.count == 3_001 - 2_048)
+        // Clearing past a chunk's end changes nothing.
+        table[3_500] = nil
+        #expect(table.count == 3_000 && table.chunks.last??.count == 3_001 - 2_048)
+        let copy = table
+        table[3_001] = "appended after the copy"
+        table[2] = "changed after the copy"
+        #expect(copy.count == 3_000 && copy[3_001] == nil && copy[2] == "v2")
+        #expect(table.count == 3_001 && table[3_001] == "appended after the copy" && table[2] == "changed after the copy")
+        #expect(table.map(\.key) == (1...3_001).map(Int64.init))
+    }
+
     @Test func walksDenseNumbersInOrder() {
         var table = DenseTable<Int>()
         table.reserveCapacity(100)
