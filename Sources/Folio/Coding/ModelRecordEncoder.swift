@@ -18,7 +18,7 @@ public struct ModelRecordEncoder {
     /// The names this model's type encoded last time it encoded every property, with their layout.
     @usableFromInline let arrangement: RecordArrangement?
     /// ``arrangement``'s names and where each one's value goes in the record (empty without one), kept
-    /// apart so that appending a value reads them without copying the arrangement.
+    /// apart so that appending a value reads them directly, without unwrapping the arrangement.
     @usableFromInline let expectedNames: [String]
     @usableFromInline let sortedPositions: [Int]
     /// Whether the names encoded so far are the first names of ``arrangement``: then they are not

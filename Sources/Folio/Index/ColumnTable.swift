@@ -145,19 +145,13 @@ struct ColumnCondition {
     /// (A list of most of a big table's rows, made and dropped by every query, cost more in fresh memory
     /// than the comparisons themselves.) All columns have the same length, the table's row count.
     static func rows(passingAll conditions: [(condition: ColumnCondition, column: [Double])]) -> [Int] {
-        guard let first = conditions.first else { return [] }
-        if conditions.count == 1 { return first.condition.rows(first.column) }
         let rowCount = conditions.map(\.column.count).min() ?? 0
         let tests = conditions.map(\.condition)
         var result: [Int] = []
         withColumnPointers(conditions.map(\.column)) { columns in
-            for row in 0..<rowCount where first.condition.holds(columns[0][row]) {
-                var passes = true
-                for position in 1..<tests.count where !tests[position].holds(columns[position][row]) {
-                    passes = false
-                    break
-                }
-                if passes { result.append(row) }
+            nextRow: for row in 0..<rowCount {
+                for position in tests.indices where !tests[position].holds(columns[position][row]) { continue nextRow }
+                result.append(row)
             }
         }
         return result
@@ -171,14 +165,5 @@ struct ColumnCondition {
             return columns[index].withUnsafeBufferPointer { nest(index + 1, pointers + [$0]) }
         }
         return nest(0, [])
-    }
-
-    /// The rows of the whole column that pass the test.
-    func rows(_ column: [Double]) -> [Int] {
-        var result: [Int] = []
-        column.withUnsafeBufferPointer { values in
-            for row in values.indices where holds(values[row]) { result.append(row) }
-        }
-        return result
     }
 }

@@ -262,7 +262,8 @@
                 if let value = chunk[offset] { try body(Int64(first + offset), value) }
             }
         }
-        try callOutside(before: .max)
-        if nextOutside < outside.count, let value = overflow[.max] { try body(.max, value) }
+        for number in outside[nextOutside...] {
+            if let value = overflow[number] { try body(number, value) }
+        }
     }
 }

@@ -10,8 +10,6 @@ public final class RecordArrangement: Sendable {
     public let names: [String]
     /// The layout the names sort into.
     let layout: RecordLayout
-    /// For each position of ``layout``, the position in ``names`` of its value.
-    let order: [Int]
     /// For each position in ``names``, the position of its value in the record: where a producer that
     /// follows the arrangement puts that value, so that the record needs no reordering.
     public let sortedPositions: [Int]
@@ -21,7 +19,6 @@ public final class RecordArrangement: Sendable {
         guard let (layout, order) = RecordLayout.interned(unsortedNames: names) else { return nil }
         self.names = names
         self.layout = layout
-        self.order = order
         var sortedPositions = [Int](repeating: 0, count: order.count)
         for (sorted, position) in order.enumerated() { sortedPositions[position] = sorted }
         self.sortedPositions = sortedPositions
@@ -30,8 +27,7 @@ public final class RecordArrangement: Sendable {
     /// A record of `values`, given already in the record's order (each name's value at its
     /// ``sortedPositions`` entry); nil if there is not one value per name.
     public func record(sortedValues values: ContiguousArray<JSONValue>) -> RecordValues? {
-        guard values.count == order.count else { return nil }
+        guard values.count == names.count else { return nil }
         return RecordValues(layout: layout, values: values)
     }
-
 }
