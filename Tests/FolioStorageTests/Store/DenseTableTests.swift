@@ -180,11 +180,11 @@ struct DenseTableTests {
 
     @Test func walksEveryNumberInIncreasingOrderIncludingFarAndNegativeOnes() {
         var table = DenseTable<Int64>()
-        let numbers: [Int64] = [7, 1 << 41, 3, -5, 1 << 40, 12, -900, 1]
-        for number in numbers { table[number] = number * 2 }
+        let numbers: [Int64] = [7, 1 << 41, 3, -5, 1 << 40, 12, -900, 1, .max, .min]
+        for number in numbers { table[number] = number &* 2 }
         var walked: [(Int64, Int64)] = []
         table.forEachInNumberOrder { walked.append(($0, $1)) }
         #expect(walked.map(\.0) == numbers.sorted())
-        #expect(walked.allSatisfy { $0.1 == $0.0 * 2 })
+        #expect(walked.allSatisfy { $0.1 == $0.0 &* 2 })
     }
 }
