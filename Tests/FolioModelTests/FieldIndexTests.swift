@@ -48,3 +48,57 @@ struct RecordLayoutTests {
         #expect(records[0] != records[1])
     }
 }
+
+@Suite("Index sizing when a store opens")
+struct IndexSizingTests {
+    /// 10,000 trips in 20 destinations. The first 5,000 each start on a different date; the rest repeat
+    /// those dates, so the date index ends with 5,000 keys although its first records were all distinct.
+    private func storeWithTrips(_ store: TemporaryStore) throws {
+        let context = ModelContext(try store.container(Trip.self))
+        for number in 0..<10_000 {
+            context.insert(Trip(name: "trip \(number)", destination: "City\(number % 20)",
+                                startDate: Date(timeIntervalSince1970: 1_700_000_000 + Double(number % 5_000) * 60), price: 1))
+        }
+        try context.save()
+    }
+
+    @Test func aNearlyUniqueIndexIsSizedFromItsFirstRecordsForTheWholeEntityAndAFewValuedOneGrows() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        try storeWithTrips(store)
+
+        let container = try store.container(Trip.self)
+        try container.loadRecords()
+        let index = try container.index
+        let byDate = try #require(index.fieldIndex("Trip", "startDate"))
+        let byCity = try #require(index.fieldIndex("Trip", "destination"))
+        // Its first 4,096 records had 4,096 dates: sized for 10,000 keys at once, where growing to hold
+        // its 5,000 keys would have stopped below that.
+        #expect(byDate.keyCount == 5_000)
+        #expect(byDate.keyCapacity >= 10_000)
+        #expect(byCity.keyCount == 20)
+        #expect(byCity.keyCapacity < 1_000)
+
+        // The sized indexes answer queries as before.
+        let context = ModelContext(container)
+        let day = Date(timeIntervalSince1970: 1_700_000_000 + 4_999 * 60)
+        let trips = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.startDate == day },
+                                                            sortBy: [SortDescriptor(\.name)]))
+        #expect(trips.map(\.name) == ["trip 4999", "trip 9999"])
+        #expect(try context.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "City7" })) == 500)
+    }
+
+    @Test func aFieldIndexIsSizedFromItsSampleOnlyWhenAtLeastHalfTheSampledRecordsHadTheirOwnKey() {
+        let halfDistinct = FieldIndex(field: "day", conversion: .plain, isUnique: false, isDeclared: true)
+        let fewValued = FieldIndex(field: "city", conversion: .plain, isUnique: false, isDeclared: true)
+        for id in 0..<Int64(100) {
+            halfDistinct.insert(id, ["day": .int(id / 2)])  // 50 keys in 100 records
+            fewValued.insert(id, ["city": .int(id % 49)])   // 49 keys: fewer than half
+        }
+        halfDistinct.reserveCapacity(forRecords: 100_000, afterSampling: 100)
+        fewValued.reserveCapacity(forRecords: 100_000, afterSampling: 100)
+        #expect(halfDistinct.keyCapacity >= 50_000)
+        #expect(fewValued.keyCapacity < 1_000)
+        #expect(Array(halfDistinct.lookup(.int(49))) == [98, 99])
+    }
+}

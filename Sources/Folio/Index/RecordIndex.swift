@@ -67,31 +67,50 @@ final class RecordIndex {
         load(from: store)
     }
 
+    /// How many records of an entity are loaded before its indexes that are not unique are sized for
+    /// the rest (see ``FieldIndex/reserveCapacity(forRecords:afterSampling:)``).
+    static let indexSizingSample = 4_096
+
     /// Loads every record of the store.
     func load(from store: Store) {
         columnTables = [:]
         // Sizing the tables once avoids rehashing them again and again while a large store loads.
         records.reserveCapacity(store.recordCount)
+        var counts: [String: Int] = [:]
         for entity in store.entityNames {
             let count = store.count(of: entity)
+            counts[entity] = count
             idsByEntity[entity, default: []].reserveCapacity(count)
             for index in fieldIndexes[entity] ?? [] where index.isUnique { index.reserveCapacity(count) }
         }
         // Records come in number order, mostly in runs of one entity: its identifier set and indexes
-        // are looked up once per run, not per record.
-        var run: (entity: String, ids: IdentifierList, indexes: [FieldIndex])?
+        // are looked up once per run, not per record. Each run also counts its records, so that the
+        // other indexes of an entity are sized once its first ``indexSizingSample`` records are in.
+        var run: (entity: String, ids: IdentifierList, indexes: [FieldIndex], count: Int, sizeAt: Int)?
+        var loaded: [String: Int] = [:]  // records of each entity in the runs ended so far
         func endRun() {
-            if let finished = run { idsByEntity[finished.entity] = finished.ids }
+            if let finished = run {
+                idsByEntity[finished.entity] = finished.ids
+                loaded[finished.entity, default: 0] += finished.count
+            }
             run = nil
         }
         store.forEachRecord { id, entity, values in
             records[id] = Entry(entity: entity, values: values, version: 0)
             if run?.entity != entity {
                 endRun()
-                run = (entity, idsByEntity.removeValue(forKey: entity) ?? [], fieldIndexes[entity] ?? [])
+                let before = loaded[entity] ?? 0
+                run = (entity, idsByEntity.removeValue(forKey: entity) ?? [], fieldIndexes[entity] ?? [], 0,
+                       before < Self.indexSizingSample ? Self.indexSizingSample - before : 0)
             }
             run?.ids.insert(id)
             for index in run?.indexes ?? [] { index.insert(id, values) }
+            run?.count += 1
+            if run?.count == run?.sizeAt, let indexes = run?.indexes {
+                for index in indexes where !index.isUnique {
+                    index.reserveCapacity(forRecords: counts[entity] ?? 0, afterSampling: Self.indexSizingSample)
+                }
+            }
         }
         endRun()
         // A `#Index` is there to be used for ranges and sorting: order it now, as a database builds its
@@ -245,6 +264,23 @@ final class FieldIndex {
     /// Makes room for `additionalKeys` more keys.
     func reserveCapacity(_ additionalKeys: Int) {
         identifiersByKey.reserveCapacity(identifiersByKey.count + additionalKeys)
+    }
+
+    /// The number of distinct keys.
+    var keyCount: Int { identifiersByKey.count }
+
+    /// How many keys the table holds before it must grow.
+    var keyCapacity: Int { identifiersByKey.capacity }
+
+    /// Sizes the table for `total` records from the keys the first `sampled` of them gave, when at
+    /// least half of those records had a key of their own: a nearly unique field (a date, a name) then
+    /// gets its table once, instead of growing it by doubling, which allocates and fills every smaller
+    /// table on the way. A field with fewer distinct values (a city, a category) is left to grow: its
+    /// keys stop multiplying long before its records do.
+    func reserveCapacity(forRecords total: Int, afterSampling sampled: Int) {
+        let keys = identifiersByKey.count
+        guard sampled > 0, total > sampled, keys * 2 >= sampled else { return }
+        identifiersByKey.reserveCapacity(Int((Double(keys) * Double(total) / Double(sampled)).rounded(.up)))
     }
 
     func removeAll() {
