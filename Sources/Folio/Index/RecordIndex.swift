@@ -84,29 +84,22 @@ final class RecordIndex {
             for index in fieldIndexes[entity] ?? [] where index.isUnique { index.reserveCapacity(count) }
         }
         // Records come in number order, mostly in runs of one entity: its identifier set and indexes
-        // are looked up once per run, not per record. Each run also counts its records, so that the
-        // other indexes of an entity are sized once its first ``indexSizingSample`` records are in.
-        var run: (entity: String, ids: IdentifierList, indexes: [FieldIndex], count: Int, sizeAt: Int)?
-        var loaded: [String: Int] = [:]  // records of each entity in the runs ended so far
+        // are looked up once per run, not per record. Once the entity's set holds its first
+        // ``indexSizingSample`` records, its other indexes are sized for the rest.
+        var run: (entity: String, ids: IdentifierList, indexes: [FieldIndex])?
         func endRun() {
-            if let finished = run {
-                idsByEntity[finished.entity] = finished.ids
-                loaded[finished.entity, default: 0] += finished.count
-            }
+            if let finished = run { idsByEntity[finished.entity] = finished.ids }
             run = nil
         }
         store.forEachRecord { id, entity, values in
             records[id] = Entry(entity: entity, values: values, version: 0)
             if run?.entity != entity {
                 endRun()
-                let before = loaded[entity] ?? 0
-                run = (entity, idsByEntity.removeValue(forKey: entity) ?? [], fieldIndexes[entity] ?? [], 0,
-                       before < Self.indexSizingSample ? Self.indexSizingSample - before : 0)
+                run = (entity, idsByEntity.removeValue(forKey: entity) ?? [], fieldIndexes[entity] ?? [])
             }
             run?.ids.insert(id)
             for index in run?.indexes ?? [] { index.insert(id, values) }
-            run?.count += 1
-            if run?.count == run?.sizeAt, let indexes = run?.indexes {
+            if run?.ids.count == Self.indexSizingSample, let indexes = run?.indexes {
                 for index in indexes where !index.isUnique {
                     index.reserveCapacity(forRecords: counts[entity] ?? 0, afterSampling: Self.indexSizingSample)
                 }
