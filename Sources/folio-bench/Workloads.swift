@@ -75,14 +75,16 @@ enum Workloads {
         keepAlive += [container, context]
         let usage = StepUsage()
         let t0 = now()
-        var start = 0
-        while start < n {
-            let end = min(start + batch, n)
-            for k in start..<end {
-                context.insert(TripV1(records[k]))
+        measuredStep {
+            var start = 0
+            while start < n {
+                let end = min(start + batch, n)
+                for k in start..<end {
+                    context.insert(TripV1(records[k]))
+                }
+                do { try context.save() } catch { fail("save", error) }
+                start = end
             }
-            do { try context.save() } catch { fail("save", error) }
-            start = end
         }
         let seconds = now() - t0
         let insertSpent = usage.spent()
@@ -138,8 +140,7 @@ enum Workloads {
     static func readWithoutStartDateIndex(_ url: URL) {
         var usage = StepUsage()
         let o0 = now()
-        let container = container(TripV1.self, url)
-        let context = ModelContext(container)
+        let context = measuredStep { ModelContext(Self.container(TripV1.self, url)) }
         let openSeconds = now() - o0
         let openSpent = usage.spent()
 
@@ -147,10 +148,12 @@ enum Workloads {
         usage = StepUsage()
         var rows = 0
         let t0 = now()
-        for q in 0..<100 {
-            let city = "City\((q * 7) % 200)"
-            let descriptor = FetchDescriptor<TripV1>(predicate: #Predicate { $0.destination == city })
-            do { rows += try context.fetch(descriptor).count } catch { fail("W3 fetch", error) }
+        measuredStep {
+            for q in 0..<100 {
+                let city = "City\((q * 7) % 200)"
+                let descriptor = FetchDescriptor<TripV1>(predicate: #Predicate { $0.destination == city })
+                do { rows += try context.fetch(descriptor).count } catch { fail("W3 fetch", error) }
+            }
         }
         let seconds = now() - t0
         let spent = usage.spent()
@@ -180,8 +183,10 @@ enum Workloads {
         // store with the V2 model (which also records the new schema in the manifest).
         var usage = StepUsage()
         let i0 = now()
-        let container = container(TripV2.self, url)
-        let context = ModelContext(container)
+        let (container, context): (ModelContainer, ModelContext) = measuredStep {
+            let opened = Self.container(TripV2.self, url)
+            return (opened, ModelContext(opened))
+        }
         keepAlive += [container, context]
         let createIndexSeconds = now() - i0
         let openPeak = usage.peakKiB
@@ -198,15 +203,20 @@ enum Workloads {
         // W5: counts per destination, then every model grouped into sections by destination.
         usage = StepUsage()
         let t0 = now()
-        let counts: [String: Int]
-        do { counts = try context.count(TripV2.self, groupedBy: \.destination) } catch { fail("W5 count", error) }
-        let countSeconds = now() - t0
-        let rowsCounted = counts.values.reduce(0, +)
+        var countSeconds = 0.0
+        var fetchSeconds = 0.0
+        let (counts, sections): ([String: Int], SectionedResults<TripV2, String>) = measuredStep {
+            let counts: [String: Int]
+            do { counts = try context.count(TripV2.self, groupedBy: \.destination) } catch { fail("W5 count", error) }
+            countSeconds = now() - t0
 
-        let f0 = now()
-        let sections: SectionedResults<TripV2, String>
-        do { sections = try context.fetch(FetchDescriptor<TripV2>(), sectionBy: \.destination) } catch { fail("W5 fetch", error) }
-        let fetchSeconds = now() - f0
+            let f0 = now()
+            let sections: SectionedResults<TripV2, String>
+            do { sections = try context.fetch(FetchDescriptor<TripV2>(), sectionBy: \.destination) } catch { fail("W5 fetch", error) }
+            fetchSeconds = now() - f0
+            return (counts, sections)
+        }
+        let rowsCounted = counts.values.reduce(0, +)
         let spent = usage.spent()
         let rowsFetched = sections.reduce(0) { $0 + $1.count }
 
@@ -231,9 +241,11 @@ enum Workloads {
         let usage = StepUsage()
         var rows = 0
         let t0 = now()
-        for q in 0..<100 {
-            let low = 45.0 * Double(q)
-            do { rows += try context.fetch(descriptor(low, low + 500.0)).count } catch { fail("W4 fetch", error) }
+        measuredStep {
+            for q in 0..<100 {
+                let low = 45.0 * Double(q)
+                do { rows += try context.fetch(descriptor(low, low + 500.0)).count } catch { fail("W4 fetch", error) }
+            }
         }
         let seconds = now() - t0
         let spent = usage.spent()
@@ -269,12 +281,14 @@ enum Workloads {
         var latencies: [Double] = []
         latencies.reserveCapacity(count)
         let t0 = now()
-        for k in 0..<count {
-            let record = TripGenerator.record(base + k)
-            let s = now()
-            context.insert(TripV2(record))
-            do { try context.save() } catch { fail("save", error) }
-            latencies.append((now() - s) * 1000)
+        measuredStep {
+            for k in 0..<count {
+                let record = TripGenerator.record(base + k)
+                let s = now()
+                context.insert(TripV2(record))
+                do { try context.save() } catch { fail("save", error) }
+                latencies.append((now() - s) * 1000)
+            }
         }
         let seconds = now() - t0
         let spent = usage.spent()
@@ -325,9 +339,12 @@ enum Workloads {
             let usage = StepUsage()
             let names = cities(0)
             let t0 = now()
-            let trips = try context.fetch(FetchDescriptor<TripV2>(predicate: #Predicate { names.contains($0.destination) }))
-            for trip in trips { trip.price += 1 }
-            try context.save()
+            let trips = try measuredStep {
+                let trips = try context.fetch(FetchDescriptor<TripV2>(predicate: #Predicate { names.contains($0.destination) }))
+                for trip in trips { trip.price += 1 }
+                try context.save()
+                return trips
+            }
             emit("W7", "set_based_sql", "fetch(#Predicate names.contains(destination)), price += 1, save()",
                  rows: trips.count, seconds: now() - t0, spent: usage.spent())
         } catch { fail("W7a", error) }
@@ -337,9 +354,12 @@ enum Workloads {
             let usage = StepUsage()
             let names = cities(60)
             let t0 = now()
-            let trips = try context.fetch(FetchDescriptor<TripV2>(predicate: #Predicate { names.contains($0.destination) }))
-            for trip in trips { trip.price += 1 }
-            try context.save()
+            let trips = try measuredStep {
+                let trips = try context.fetch(FetchDescriptor<TripV2>(predicate: #Predicate { names.contains($0.destination) }))
+                for trip in trips { trip.price += 1 }
+                try context.save()
+                return trips
+            }
             emit("W7", "object_fetch_then_update_by_id", "fetch(#Predicate names.contains(destination)), price += 1, save()",
                  rows: trips.count, seconds: now() - t0, spent: usage.spent())
         } catch { fail("W7b", error) }
@@ -351,8 +371,10 @@ enum Workloads {
             let predicate = #Predicate<TripV2> { names.contains($0.destination) }
             let rows = try context.fetchCount(FetchDescriptor<TripV2>(predicate: predicate))  // untimed
             let t0 = now()
-            try context.delete(model: TripV2.self, where: predicate)
-            try context.save()
+            try measuredStep {
+                try context.delete(model: TripV2.self, where: predicate)
+                try context.save()
+            }
             emit("W8", "set_based_sql", "delete(model:where: names.contains(destination)), save()",
                  rows: rows, seconds: now() - t0, spent: usage.spent())
         } catch { fail("W8a", error) }
@@ -362,9 +384,12 @@ enum Workloads {
             let usage = StepUsage()
             let names = cities(40)
             let t0 = now()
-            let trips = try context.fetch(FetchDescriptor<TripV2>(predicate: #Predicate { names.contains($0.destination) }))
-            for trip in trips { context.delete(trip) }
-            try context.save()
+            let trips = try measuredStep {
+                let trips = try context.fetch(FetchDescriptor<TripV2>(predicate: #Predicate { names.contains($0.destination) }))
+                for trip in trips { context.delete(trip) }
+                try context.save()
+                return trips
+            }
             emit("W8", "object_fetch_then_delete_by_id", "fetch(#Predicate names.contains(destination)), delete(each), save()",
                  rows: trips.count, seconds: now() - t0, spent: usage.spent())
         } catch { fail("W8b", error) }
