@@ -68,12 +68,20 @@ final class JournalRecordCopies {
               transactions.count < Int(Int32.max)
         else { return }
         firstID = first
+        // The records are read in place: iterating over them would retain and release each one's
+        // entity name and values, from another thread than the writer's, for every record of a bulk load.
         for (index, transaction) in transactions.enumerated() {
-            for (position, record) in transaction.inserted.enumerated() where record.id >= first {
-                origins[record.id - first] = copyable[index] ? Origin(transaction: Int32(index), position: Int32(position)) : nil
+            transaction.inserted.withUnsafeBufferPointer { inserted in
+                for position in inserted.indices where inserted[position].id >= first {
+                    origins[inserted[position].id - first] = copyable[index] ? Origin(transaction: Int32(index), position: Int32(position)) : nil
+                }
             }
-            for record in transaction.updated where record.id >= first { origins[record.id - first] = nil }
-            for record in transaction.deleted where record.id >= first { origins[record.id - first] = nil }
+            transaction.updated.withUnsafeBufferPointer { updated in
+                for position in updated.indices where updated[position].id >= first { origins[updated[position].id - first] = nil }
+            }
+            transaction.deleted.withUnsafeBufferPointer { deleted in
+                for position in deleted.indices where deleted[position].id >= first { origins[deleted[position].id - first] = nil }
+            }
         }
     }
 
