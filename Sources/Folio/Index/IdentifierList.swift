@@ -88,6 +88,11 @@ struct IdentifierList: Sequence, ExpressibleByArrayLiteral {
     }
 
     private func isMarked(_ position: Int) -> Bool {
+        Self.isMarked(position, in: marks)
+    }
+
+    /// Whether bit `position` of `marks` is set (bits past its end are clear).
+    private static func isMarked(_ position: Int, in marks: ContiguousArray<UInt64>) -> Bool {
         let word = position >> 6
         return word < marks.count && marks[word] & (1 << UInt64(position & 63)) != 0
     }
@@ -137,8 +142,7 @@ struct IdentifierList: Sequence, ExpressibleByArrayLiteral {
             while position < sorted.count {
                 let current = position
                 position += 1
-                let word = current >> 6
-                if word >= marks.count || marks[word] & (1 << UInt64(current & 63)) == 0 { return sorted[current] }
+                if !IdentifierList.isMarked(current, in: marks) { return sorted[current] }
             }
             return nil
         }
