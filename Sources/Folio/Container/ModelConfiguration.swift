@@ -20,7 +20,8 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// transaction is on disk.
     public var durability: Durability = .always
     /// Journal size in bytes past which the store compacts itself, once the journal is also as large as
-    /// the snapshots (so that a growing store compacts less and less often). The compaction runs on a
+    /// what the compaction rewrites: the snapshots, plus the retained history up to the snapshots' size
+    /// (so that a growing store compacts less and less often). The compaction runs on a
     /// background thread: no save waits for it. The default is 8 MiB; nil compacts only when
     /// ``ModelContainer/compact()`` is called.
     public var compactionThreshold: Int64? = 8 << 20

@@ -2,12 +2,19 @@ import Foundation
 
 extension Store {
     /// Whether an automatic compaction is due: the journal is past
-    /// ``StoreConfiguration/compactionThreshold`` and at least as large as the snapshots it would fold
-    /// into, and no compaction is running in the background already. Caller holds the writer lock.
+    /// ``StoreConfiguration/compactionThreshold`` and has grown as large as what the compaction would
+    /// write again, and no compaction is running in the background already. Caller holds the writer lock.
+    ///
+    /// A compaction rewrites the snapshots and the retained history. Waiting until the journal is as
+    /// large as the snapshots plus the history keeps the bytes compactions write proportional to the
+    /// bytes saved. The history counts only up to the snapshots' size, so a small store with a long
+    /// history still compacts once its journal is twice its snapshots (or past the threshold), and the
+    /// journal to replay at open never grows beyond that.
     func isCompactionDue() -> Bool {
         guard let threshold = configuration.compactionThreshold, let paths, journalEnd > threshold else { return false }
         if withState({ _ in backgroundCompactionRunning }) { return false }
-        return journalEnd >= snapshotBytes(paths)
+        let snapshots = snapshotBytes(paths)
+        return journalEnd >= snapshots + min(retainedHistoryBytes(paths), snapshots)
     }
 
     /// The total size of the snapshot files.
@@ -18,5 +25,10 @@ extension Store {
             if let status = try? fs.status(atPath: paths.snapshot(entity)) { total += status.size }
         }
         return total
+    }
+
+    /// The size of `history.jsonl`: the history the last compaction retained (0 when there is none).
+    func retainedHistoryBytes(_ paths: StorePaths) -> Int64 {
+        (try? fs.status(atPath: paths.history))?.size ?? 0
     }
 }

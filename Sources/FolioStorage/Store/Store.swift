@@ -6,7 +6,8 @@ import Foundation
 /// Reads are served from memory. ``write(author:_:)`` takes the cross-process writer lock, catches up
 /// with what other processes appended, runs your changes, appends one journal line, syncs it according
 /// to ``StoreConfiguration/durability`` and applies it. ``refresh()`` catches up without writing.
-/// Once the journal has grown as large as the snapshots, a write starts a compaction, which by default
+/// Once the journal has grown as large as what a compaction rewrites (the snapshots, and the retained
+/// history up to the snapshots' size), a write starts a compaction, which by default
 /// runs on a background thread (``StoreConfiguration/compactsInBackground``).
 ///
 /// A `Store` is safe to use from several threads. Do not call `write`, `refresh`, `compact`, `sync`

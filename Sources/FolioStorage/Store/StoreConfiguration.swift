@@ -47,13 +47,17 @@ public struct StoreConfiguration: Sendable {
 
     /// When journal appends are synced. The default is ``Durability/always``.
     public var durability: Durability = .always
-    /// Compact automatically after a write once the journal is larger than this many bytes and larger
-    /// than the snapshots (`nil`: only when ``Store/compact()`` is called). The default is 8 MiB.
+    /// Compact automatically after a write once the journal is larger than this many bytes and as
+    /// large as what the compaction rewrites (`nil`: only when ``Store/compact()`` is called). The
+    /// default is 8 MiB.
     ///
-    /// Comparing with the snapshots keeps compaction's cost proportional to what was written: a
-    /// compaction rewrites the snapshots, so it waits until the journal has grown as large as they are
-    /// (a bulk load therefore compacts O(log n) times, not once per threshold). The journal's
-    /// transactions are also kept in memory (for ``Store/history(after:)``) until compaction.
+    /// A compaction writes the snapshots and the retained history again, so it waits until the journal
+    /// has grown as large as the snapshots plus the history: the bytes compactions write stay
+    /// proportional to the bytes saved, and a bulk load compacts O(log n) times, not once per
+    /// threshold. The history counts only up to the snapshots' size, so the journal never grows beyond
+    /// twice the snapshots (or the threshold) and a small store with a long history still compacts
+    /// often enough to open quickly. The journal's transactions are also kept in memory (for
+    /// ``Store/history(after:)``) until compaction.
     public var compactionThreshold: Int64? = 8 << 20
     /// Whether an automatic compaction runs on a background thread (the default) rather than inside
     /// the write that made it due.

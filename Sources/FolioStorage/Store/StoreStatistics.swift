@@ -18,7 +18,8 @@ public struct StoreStatistics: Sendable, Hashable {
     public var lastSequence: UInt64
     /// Transactions readable through ``Store/history(after:)``.
     public var retainedTransactions: Int
-    /// Whether the journal has outgrown ``StoreConfiguration/compactionThreshold`` and the snapshots.
+    /// Whether the journal has outgrown ``StoreConfiguration/compactionThreshold`` and what a compaction
+    /// rewrites (the snapshots, and the retained history up to the snapshots' size).
     public var isCompactionDue: Bool
 }
 

@@ -65,8 +65,8 @@ enum InfoCommand: FolioSubcommand {
         row("Journal", "\(statistics.journalTransactions) transaction\(statistics.journalTransactions == 1 ? "" : "s"), \(byteCount(statistics.journalBytes))")
         row("History", "\(statistics.retainedTransactions) transaction\(statistics.retainedTransactions == 1 ? "" : "s") retained")
         row("Compaction", statistics.isCompactionDue
-            ? "due (the journal is past 8 MiB and as large as the snapshots; an app compacts on its next save): run 'folio compact \(path)'"
-            : "not due (an app compacts once the journal is past 8 MiB and as large as the snapshots)")
+            ? "due (the journal is past 8 MiB and as large as the snapshots plus the history; an app compacts on its next save): run 'folio compact \(path)'"
+            : "not due (an app compacts once the journal is past 8 MiB and as large as the snapshots plus the history)")
         row("Size", "\(byteCount(totalBytes)) in \(statistics.fileSizes.count) file\(statistics.fileSizes.count == 1 ? "" : "s")\(statistics.fileSizes["blobs"].map { " (blobs \(byteCount($0)))" } ?? "")")
         console.print()
         var table = TextTable(headers: ["ENTITY", "RECORDS", "SNAPSHOT", "SUPERENTITY"])
