@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Folio
+import FolioStorage
 
 /// A postage stamp whose `Codable` refuses to encode an empty text, or one starting with `!`.
 struct PostageStamp: Codable, Equatable {
@@ -134,6 +135,43 @@ struct SaveEncodingTests {
         #expect(stamps["code 2997"] == "new 2997")
         #expect(stamps["code 2998"] == "old 2998")
         #expect(stamps["code 5997"] == "new 5997")
+    }
+
+    /// The uniqueness check goes constraint by constraint over runs of models; with no index on the
+    /// first field it scans the entity's records once per run. Both ways, with the models' values
+    /// encoded already or read from the models, on one thread or several, give the same matches.
+    @Test func theUniquenessCheckFindsTheSameMatchesWithOrWithoutAnIndexOnAnyNumberOfThreads() throws {
+        let container = try ModelContainer(for: Letter.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        for n in 0..<3_000 { context.insert(Letter(code: "code \(n)", stamp: PostageStamp(text: "old \(n)"))) }
+        try context.save()
+        let index = try container.index
+        let indexed = try #require(index.fieldIndex("Letter", "code"))
+
+        // Every third code of 0..<6000 is stored already: 1,000 of the 2,000 models match.
+        let letters = stride(from: 0, to: 6_000, by: 3).map { Letter(code: "code \($0)", stamp: PostageStamp(text: "new \($0)")) }
+        let encoded = try InsertEncoding(models: letters, encodesHere: Array(repeating: true, count: letters.count)).encode(threads: 1)
+        func matches(index fieldIndex: FieldIndex?, encoded: [RecordValues?], threads: Int) throws -> [Int64?] {
+            let plan = UniqueMatching.Plan(names: ["code"], constraints: [
+                UniqueMatching.Constraint(fields: [("code", .plain)], firstFieldIndexes: [("Letter", fieldIndex)]),
+            ])
+            return try UniqueMatching(models: letters, encoded: encoded, plans: [plan],
+                                      planOfModel: Array(repeating: 0, count: letters.count), index: index).matches(threads: threads)
+        }
+        let expected = try matches(index: indexed, encoded: encoded, threads: 1)
+        #expect(expected.count == 2_000)
+        #expect(expected.compactMap { $0 }.count == 1_000)
+        for (letter, match) in zip(letters, expected) {
+            let stored = indexed.lookup(QueryKey(.string(letter.code), .plain))
+            #expect(match == stored.first, "\(letter.code)")
+        }
+        let unencoded = [RecordValues?](repeating: nil, count: letters.count)
+        for threads in [1, 4] {
+            #expect(try matches(index: indexed, encoded: encoded, threads: threads) == expected)
+            #expect(try matches(index: nil, encoded: encoded, threads: threads) == expected)
+            #expect(try matches(index: indexed, encoded: unencoded, threads: threads) == expected)
+            #expect(try matches(index: nil, encoded: unencoded, threads: threads) == expected)
+        }
     }
 
     @Test func aLargeSaveReturnsWhileTheIndexTakesItsChangesAndEveryReaderStillSeesThem() throws {

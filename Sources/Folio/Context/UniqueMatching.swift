@@ -39,7 +39,8 @@ final class UniqueMatching: @unchecked Sendable {
 
     /// For each model, the number of the stored record it matches, or nil.
     func matches(threads: Int = ParallelRuns.processorCount) throws -> [Int64?] {
-        try ParallelRuns.map(count: models.count, threads: threads) { try match($0) }
+        let runs = try ParallelRuns.runs(count: models.count, threads: threads) { try matches(in: $0) }
+        return runs.count == 1 ? runs[0] : Array(runs.joined())
     }
 
     /// The record number of a related model that has one (-1 otherwise: a new model matches nothing).
@@ -47,43 +48,95 @@ final class UniqueMatching: @unchecked Sendable {
         (object as? any PersistentModel)?.persistentBackingData.storedRecordNumber ?? -1
     }
 
-    private func match(_ position: Int) throws -> Int64? {
-        guard let planPosition = planOfModel[position] else { return nil }
-        let plan = plans[planPosition]
-        let known = encoded[position]
-        // Only a model not encoded yet (one with relationships) is read here; most are not touched.
-        let properties = known == nil
-            ? try ModelRecordCoding.encodedProperties(models[position], only: plan.names, recordNumber: Self.storedRecordNumber)
-            : nil
-        func value(_ name: String) -> JSONValue? {
-            if let known { return known[name] }
-            return properties.flatMap { properties in properties.names.firstIndex(of: name).map { properties.values[$0] } }
-        }
-        for constraint in plan.constraints {
-            guard let first = constraint.fields.first else { continue }
-            let key = QueryKey(value(first.name), first.conversion)
-            var candidates: [Int64] = []
-            for (name, fieldIndex) in constraint.firstFieldIndexes {
-                if let fieldIndex {
-                    let found = fieldIndex.lookup(key)
-                    if !found.isEmpty { candidates.append(contentsOf: found) }
-                } else {
-                    for id in index.idsByEntity[name] ?? []
-                    where QueryKey(index.records[id]?.values[first.name], first.conversion) == key {
-                        candidates.append(id)
+    /// The matches of the models at `positions`, in order.
+    ///
+    /// The loops go plan by plan and constraint by constraint over the run's models, not model by
+    /// model, so that what every thread shares (the plans, field names and indexes) is retained once
+    /// per run instead of once per model: retaining the same object on two cores at once moves its
+    /// cache line between them each time, which in a large save cost more than the lookups themselves.
+    private func matches(in positions: Range<Int>) throws -> [Int64?] {
+        var found = [Int64?](repeating: nil, count: positions.count)
+        for (planPosition, members) in membersByPlan(positions) {
+            let plan = plans[planPosition]
+            let values = try ConstrainedValues(members: members, encoded: encoded, models: models, names: plan.names)
+            for constraint in plan.constraints {
+                guard let first = constraint.fields.first else { continue }
+                // The members no earlier constraint matched.
+                let open = members.indices.filter { found[members[$0] - positions.lowerBound] == nil }
+                if open.isEmpty { break }
+                let keys = open.map { QueryKey(values.value(first.name, of: $0), first.conversion) }
+                var candidates = [[Int64]](repeating: [], count: open.count)
+                for (entity, fieldIndex) in constraint.firstFieldIndexes {
+                    if let fieldIndex {
+                        for k in open.indices {
+                            let ids = fieldIndex.lookup(keys[k])
+                            if !ids.isEmpty { candidates[k].append(contentsOf: ids) }
+                        }
+                    } else {
+                        // No index on the first field: one pass over the entity's records for the run.
+                        var wanted: [QueryKey: [Int]] = [:]
+                        for k in open.indices { wanted[keys[k], default: []].append(k) }
+                        for id in index.idsByEntity[entity] ?? [] {
+                            guard let ks = wanted[QueryKey(index.records[id]?.values[first.name], first.conversion)] else { continue }
+                            for k in ks { candidates[k].append(id) }
+                        }
                     }
                 }
-            }
-            // The common case, a new value: nothing to compare.
-            if candidates.isEmpty { continue }
-            let match = candidates.sorted().first { id in
-                guard let record = index.records[id] else { return false }
-                return constraint.fields.allSatisfy { field in
-                    QueryKey(record.values[field.name], field.conversion) == QueryKey(value(field.name), field.conversion)
+                // The common case, new values: no candidates, nothing to compare.
+                for k in open.indices where !candidates[k].isEmpty {
+                    let member = open[k]
+                    let match = candidates[k].sorted().first { id in
+                        guard let record = index.records[id] else { return false }
+                        return constraint.fields.allSatisfy { field in
+                            QueryKey(record.values[field.name], field.conversion)
+                                == QueryKey(values.value(field.name, of: member), field.conversion)
+                        }
+                    }
+                    if let match { found[members[member] - positions.lowerBound] = match }
                 }
             }
-            if let match { return match }
         }
-        return nil
+        return found
+    }
+
+    /// The positions in `positions` of models with a constraint, grouped by their plan (in order of
+    /// first appearance; a save's models are mostly of one entity).
+    private func membersByPlan(_ positions: Range<Int>) -> [(plan: Int, members: [Int])] {
+        var groups: [(plan: Int, members: [Int])] = []
+        for position in positions {
+            guard let plan = planOfModel[position] else { continue }
+            if let last = groups.indices.last, groups[last].plan == plan {
+                groups[last].members.append(position)
+            } else if let group = groups.firstIndex(where: { $0.plan == plan }) {
+                groups[group].members.append(position)
+            } else {
+                groups.append((plan, [position]))
+            }
+        }
+        return groups
+    }
+
+    /// The constrained values of a group of models: their encoded values, or, for a model not encoded
+    /// yet (one with relationships), the constrained properties read from it once.
+    private struct ConstrainedValues {
+        private let members: [Int]
+        private let encoded: [RecordValues?]
+        private let read: [(names: [String], values: ContiguousArray<JSONValue>)?]
+
+        init(members: [Int], encoded: [RecordValues?], models: [any PersistentModel], names: Set<String>) throws {
+            self.members = members
+            self.encoded = encoded
+            self.read = try members.map { position in
+                encoded[position] == nil
+                    ? try ModelRecordCoding.encodedProperties(models[position], only: names, recordNumber: UniqueMatching.storedRecordNumber)
+                    : nil
+            }
+        }
+
+        /// The value of `name` of the group's `member`th model.
+        func value(_ name: String, of member: Int) -> JSONValue? {
+            if let known = encoded[members[member]] { return known[name] }
+            return read[member].flatMap { read in read.names.firstIndex(of: name).map { read.values[$0] } }
+        }
     }
 }
