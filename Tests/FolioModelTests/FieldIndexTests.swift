@@ -101,4 +101,30 @@ struct IndexSizingTests {
         #expect(fewValued.keyCapacity < 1_000)
         #expect(Array(halfDistinct.lookup(.int(49))) == [98, 99])
     }
+
+    /// A fetch without a predicate starts from the identifiers of the entities it covers, taken from
+    /// their identifier lists without reading the records: in increasing order across a family whose
+    /// entities' records interleave, and without the deleted ones, also in lists long enough to mark
+    /// removals instead of shifting.
+    @Test func theIdentifiersOfAFamilyAreItsRecordsInIncreasingOrderWithoutTheDeletedOnes() throws {
+        let container = try ModelContainer(for: Recipe.self, BakedGood.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        let models: [Recipe] = (0..<1_200).map { n in
+            n % 2 == 0 ? Recipe(name: "recipe \(n)") : BakedGood(name: "bread \(n)", ovenTemperature: 200)
+        }
+        for model in models { context.insert(model) }
+        try context.save()
+        for (n, model) in models.enumerated() where n % 3 == 0 { context.delete(model) }
+        try context.save()
+
+        let index = try container.index
+        let kept = models.enumerated().filter { $0.offset % 3 != 0 }.map { $0.element }
+        let expected = try kept.map { try #require($0.persistentBackingData.storedRecordNumber) }.sorted()
+        #expect(expected.count == 800)
+        #expect(index.identifiers(of: ["Recipe", "BakedGood"]) == expected)
+        let baked = kept.filter { $0 is BakedGood }.compactMap { $0.persistentBackingData.storedRecordNumber }
+        #expect(baked.count == 400)
+        #expect(index.identifiers(of: ["BakedGood"]) == baked.sorted())
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Recipe>()) == 800)
+    }
 }

@@ -106,10 +106,12 @@ struct IdentifierListTests {
             #expect(list.count == model.count)
             if step % 1_000 == 0 {
                 #expect(Array(list) == model.sorted())
+                #expect(list.identifiers == model.sorted())
                 #expect(list.first == model.min())
             }
         }
         #expect(Array(list) == model.sorted())
+        #expect(list.identifiers == model.sorted())
     }
 
     @Test func mergingTwoSortedListsKeepsEachIdentifierOnce() {

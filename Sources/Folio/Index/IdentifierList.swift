@@ -148,6 +148,11 @@ struct IdentifierList: Sequence, ExpressibleByArrayLiteral {
         }
     }
 
+    /// The identifiers in increasing order, as an array.
+    var identifiers: [Int64] {
+        markedCount == 0 ? Array(sorted) : Array(self)
+    }
+
     /// The identifiers in increasing order.
     func makeIterator() -> Iterator {
         Iterator(sorted: sorted, marks: marks)

@@ -183,13 +183,14 @@ final class RecordIndex {
 
     /// The identifiers of the records of `entities`, in increasing order.
     ///
-    /// When the entities hold most of the records, ``forEachRecord(of:_:)`` walks the table, which is
-    /// in number order already, and the sort only confirms it.
+    /// They come from the entities' identifier lists, without touching a record: reading each record's
+    /// entry would also reach its values' memory, a cache miss per record of a large store.
     func identifiers(of entities: Set<String>) -> [Int64] {
         var ids: [Int64] = []
-        ids.reserveCapacity(entities.reduce(0) { $0 + (idsByEntity[$1]?.count ?? 0) })
-        forEachRecord(of: entities) { id, _, _ in ids.append(id) }
-        ids.sort()
+        for entity in entities {
+            guard let list = idsByEntity[entity], list.count > 0 else { continue }
+            ids = ids.isEmpty ? list.identifiers : .mergingSorted(ids, list)
+        }
         return ids
     }
 
