@@ -57,12 +57,23 @@ extension ModelContext {
         // Models are made from the index, which saves on other threads change: read it under the lock.
         container.lock.lock()
         defer { container.lock.unlock() }
-        for id in found {
-            if let model = try (id < 0 ? unsaved[id] : loadedModelLocked(forRecordNumber: id, loadingValues: loadingValues)) as? T {
-                try body(model)
+        let index = try container.index
+        var start = found.startIndex
+        while start < found.endIndex {
+            // A batch's records are fetched into the cache together, not one miss after another.
+            let batch = found[start..<min(start + Self.touchBatch, found.endIndex)]
+            touched &+= index.touchValues(of: batch)
+            for id in batch {
+                if let model = try (id < 0 ? unsaved[id] : loadedModelLocked(forRecordNumber: id, loadingValues: loadingValues)) as? T {
+                    try body(model)
+                }
             }
+            start = batch.endIndex
         }
     }
+
+    /// How many records ``forEachFetched(_:expecting:_:)`` brings into the cache at a time.
+    private static var touchBatch: Int { 32 }
 
     /// The number of models that match a descriptor.
     ///

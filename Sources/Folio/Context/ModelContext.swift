@@ -40,6 +40,9 @@ public final class ModelContext {
     var relationshipValuesBeforeChange: [ObjectIdentifier: [String: [AnyObject]]] = [:]
     private var autosaveScheduled = false
     private var lastEntityLookedUp: Schema.Entity?
+    /// What fetches read ahead of making models (``RecordIndex/touchValues(of:)``), kept so that the
+    /// reads are not optimized away.
+    var touched: UInt = 0
 
     /// Creates a context for a container.
     public init(_ container: ModelContainer) {

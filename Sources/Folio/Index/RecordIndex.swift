@@ -50,6 +50,20 @@ final class RecordIndex {
         fieldIndexes[entity]?.first { $0.field == field }
     }
 
+    /// Where an entry holds the reference to its values' storage (-1 if the layout does not say).
+    private static let valuesStorageOffset: Int = {
+        guard let values = MemoryLayout<Entry>.offset(of: \Entry.values),
+              let storage = MemoryLayout<RecordValues>.offset(of: \RecordValues.values) else { return -1 }
+        return values + storage
+    }()
+
+    /// Starts bringing the entries of `ids` and their values' storage into the cache, ahead of a loop
+    /// that makes models of them (see ``DenseTable/touch(_:referenceAt:)``); returns what to keep so
+    /// that the reads stay.
+    func touchValues(of ids: some Sequence<Int64>) -> UInt {
+        records.touch(ids, referenceAt: Self.valuesStorageOffset)
+    }
+
     /// The version of a record: the sequence of the transaction that last wrote it (0 if loaded).
     func version(of id: Int64) -> UInt64? {
         records[id]?.version

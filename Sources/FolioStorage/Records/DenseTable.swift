@@ -86,6 +86,34 @@
         }
     }
 
+    /// Reads, for each of `numbers` whose value is in a chunk, the slot and the first word of the object
+    /// that the reference `referenceOffset` bytes into the value points to, retaining nothing. Returns a
+    /// sum of what was read, which the caller keeps somewhere so that the reads are not optimized away.
+    ///
+    /// This is a prefetch, for a loop about to read those values and retain what they refer to. A retain
+    /// is an atomic operation that waits for its object's cache line before anything after it runs, so
+    /// a loop over records spread through memory waits for each line in turn; plain reads issued ahead
+    /// let the processor fetch many lines at once, and the retains then find them in the cache.
+    ///
+    /// - Parameter referenceOffset: the offset in `Value` of a stored strong reference to a native Swift
+    ///   object (such as an array's storage), from `MemoryLayout.offset(of:)`.
+    @inlinable
+    public func touch(_ numbers: some Sequence<Int64>, referenceAt referenceOffset: Int) -> UInt {
+        guard referenceOffset >= 0, referenceOffset + MemoryLayout<UInt>.size <= MemoryLayout<Value>.size else { return 0 }
+        var sum: UInt = 0
+        chunks.withUnsafeBufferPointer { chunkList in
+            for number in numbers {
+                guard let (chunk, offset) = slot(of: number) else { continue }
+                chunkList[chunk]?.withUnsafeBufferPointer { slots in
+                    guard offset < slots.count, let base = slots.baseAddress, slots[offset] != nil else { return }
+                    let bits = UnsafeRawPointer(base + offset).load(fromByteOffset: referenceOffset, as: UInt.self)
+                    if let object = UnsafeRawPointer(bitPattern: bits) { sum &+= object.load(as: UInt.self) }
+                }
+            }
+        }
+        return sum
+    }
+
     /// Sets the slot of `position`, whose chunk is allocated, keeping the counts; releases the chunk
     /// when its last value goes.
     @inlinable mutating func set(_ newValue: Value?, at position: Int) {

@@ -187,4 +187,37 @@ struct DenseTableTests {
         #expect(walked.map(\.0) == numbers.sorted())
         #expect(walked.allSatisfy { $0.1 == $0.0 &* 2 })
     }
+
+    private final class Marker {}
+    private struct Slot {
+        var tag: Int
+        var marker: Marker
+    }
+
+    /// `touch` reads the first word of the object each present value refers to (a Swift object's type)
+    /// and nothing for numbers without a value or outside the chunks, and retains nothing.
+    @Test func touchReadsTheReferencedObjectOfEachValueInAChunkAndRetainsNothing() throws {
+        var table = DenseTable<Slot>()
+        table.reserveCapacity(3_000)
+        for number in Int64(1)...3_000 where number % 3 != 0 { table[number] = Slot(tag: Int(number), marker: Marker()) }
+        table[1 << 40] = Slot(tag: 0, marker: Marker())  // far away: in the overflow, not touched
+        _ = table.removeValue(forKey: 10)
+        let offset = try #require(MemoryLayout<Slot>.offset(of: \Slot.marker))
+        let sample = try #require(table[1]).marker
+        let typeWord = Unmanaged.passUnretained(sample).toOpaque().load(as: UInt.self)
+        #expect(typeWord != 0)
+
+        let numbers: [Int64] = Array(0...3_100) + [1 << 40, -5]
+        let present = numbers.filter { $0 >= 1 && $0 <= 3_000 && $0 % 3 != 0 && $0 != 10 }.count
+        #expect(table.touch(numbers, referenceAt: offset) == UInt(present) &* typeWord)
+        #expect(table.touch([3, 6, 10, 5_000], referenceAt: offset) == 0)
+        // An offset that does not fit in the value reads nothing.
+        #expect(table.touch(numbers, referenceAt: MemoryLayout<Slot>.size) == 0)
+        #expect(table.touch(numbers, referenceAt: -8) == 0)
+        // Nothing was retained: a marker goes away with its slot.
+        weak let second = table[2]?.marker
+        #expect(second != nil)
+        _ = table.removeValue(forKey: 2)
+        #expect(second == nil)
+    }
 }
