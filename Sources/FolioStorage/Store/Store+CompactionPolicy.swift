@@ -8,8 +8,7 @@ extension Store {
     /// A compaction rewrites the snapshots and the retained history. Waiting until the journal is as
     /// large as the snapshots plus the history keeps the bytes compactions write proportional to the
     /// bytes saved. The history counts only up to the snapshots' size, so a small store with a long
-    /// history still compacts once its journal is twice its snapshots (or past the threshold), and the
-    /// journal to replay at open never grows beyond that.
+    /// history still compacts once its journal is twice its snapshots (or past the threshold).
     func isCompactionDue() -> Bool {
         guard let threshold = configuration.compactionThreshold, let paths, journalEnd > threshold else { return false }
         if withState({ _ in backgroundCompactionRunning }) { return false }

@@ -54,9 +54,9 @@ public struct StoreConfiguration: Sendable {
     /// A compaction writes the snapshots and the retained history again, so it waits until the journal
     /// has grown as large as the snapshots plus the history: the bytes compactions write stay
     /// proportional to the bytes saved, and a bulk load compacts O(log n) times, not once per
-    /// threshold. The history counts only up to the snapshots' size, so the journal never grows beyond
-    /// twice the snapshots (or the threshold) and a small store with a long history still compacts
-    /// often enough to open quickly. The journal's transactions are also kept in memory (for
+    /// threshold. The history counts only up to the snapshots' size, so a compaction is due by the time
+    /// the journal is twice the snapshots (or past the threshold), and a small store with a long
+    /// history still compacts often enough to open quickly. The journal's transactions are also kept in memory (for
     /// ``Store/history(after:)``) until compaction.
     public var compactionThreshold: Int64? = 8 << 20
     /// Whether an automatic compaction runs on a background thread (the default) rather than inside
