@@ -56,8 +56,8 @@ public struct StoreConfiguration: Sendable {
     /// proportional to the bytes saved, and a bulk load compacts O(log n) times, not once per
     /// threshold. The history counts only up to the snapshots' size, so a compaction is due by the time
     /// the journal is twice the snapshots (or past the threshold), and a small store with a long
-    /// history still compacts often enough to open quickly. The journal's transactions are also kept in memory (for
-    /// ``Store/history(after:)``) until compaction.
+    /// history still compacts often enough to open quickly. The journal's transactions are also kept
+    /// in memory (for ``Store/history(after:)``) until compaction.
     public var compactionThreshold: Int64? = 8 << 20
     /// Whether an automatic compaction runs on a background thread (the default) rather than inside
     /// the write that made it due.
