@@ -155,6 +155,37 @@ struct ContainerAndContextTests {
         #expect(all.first?.summary == "second")
     }
 
+    /// One save of models of two entities, interleaved: each model is checked against its own entity's
+    /// constraints, and each one whose unique value is stored updates that record.
+    @Test func aSaveOfInterleavedEntitiesUpdatesTheStoredModelEachOneMatches() throws {
+        let container = try ModelContainer(for: Schema(recipeTypes), configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        let context = ModelContext(container)
+        for n in 0..<5 {
+            context.insert(Recipe(name: "r-\(n)", summary: "old"))
+            context.insert(BakedGood(name: "b-\(n)", ovenTemperature: 180))
+        }
+        try context.save()
+
+        let later = ModelContext(container)
+        later.insert(Recipe(name: "r-1", summary: "new"))
+        later.insert(BakedGood(name: "b-2", ovenTemperature: 200))
+        later.insert(Recipe(name: "r-new", summary: "new"))
+        later.insert(BakedGood(name: "b-3", ovenTemperature: 210))
+        later.insert(Recipe(name: "r-4", summary: "new"))
+        later.insert(BakedGood(name: "b-new", ovenTemperature: 220))
+        try later.save()
+
+        let all = try ModelContext(container).fetch(FetchDescriptor<Recipe>())
+        #expect(all.count == 12)
+        let summaries = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0.summary) })
+        #expect(summaries["r-0"] == "old")
+        #expect(summaries["r-1"] == "new")
+        #expect(summaries["r-4"] == "new")
+        #expect(summaries["r-new"] == "new")
+        let temperatures = Dictionary(uniqueKeysWithValues: all.compactMap { ($0 as? BakedGood).map { ($0.name, $0.ovenTemperature) } })
+        #expect(temperatures == ["b-0": 180, "b-1": 180, "b-2": 200, "b-3": 210, "b-4": 180, "b-new": 220])
+    }
+
     @Test func rollbackDiscardsPendingChanges() throws {
         let container = try ModelContainer(for: Schema(recipeTypes), configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
         let context = ModelContext(container)
