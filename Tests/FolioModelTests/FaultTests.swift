@@ -206,6 +206,23 @@ struct FaultTests {
         #expect(ModelContext(container).model(for: unknown) as? Loop == nil)
     }
 
+    /// Whether a class can stand in is worked out once, on the first thread that asks. Another thread
+    /// asking meanwhile gets the same answer, not the "no" that a question asked again on the checking
+    /// thread itself gets (which made a container built at that moment load the class completely).
+    @Test func aClassBeingCheckedOnOneThreadGetsTheSameAnswerOnAnother() throws {
+        let first = Thread {
+            SlowEmptyValue.firstAnswer = PlaceholderValue.canStandIn(Slowly.self)
+            SlowEmptyValue.checkFinished.signal()
+        }
+        first.start()
+        // Asked while the first thread is inside the check (building `SlowEmptyValue`'s empty value).
+        #expect(SlowEmptyValue.checkStarted.wait(timeout: .now() + 10) == .success)
+        #expect(PlaceholderValue.canStandIn(Slowly.self))
+        SlowEmptyValue.finishCheck.signal()
+        #expect(SlowEmptyValue.checkFinished.wait(timeout: .now() + 10) == .success)
+        #expect(SlowEmptyValue.firstAnswer == true)
+    }
+
     /// An instance made on another model's backing data would have nothing to load its properties
     /// from (and `Grade` has no empty value to show): `init(backingData:)` refuses it with a typed
     /// error, for a new model, a saved one, a fetched one and a subclass alike.
@@ -321,4 +338,33 @@ final class Loop {
     init(knot: Knot) {
         self.knot = knot
     }
+}
+
+/// A value whose empty form is made slowly the first time: the first thread to check `Slowly` stays
+/// inside the check until the test lets it go (see `aClassBeingCheckedOnOneThreadGetsTheSameAnswerOnAnother`).
+struct SlowEmptyValue: Codable {
+    var text: String
+
+    nonisolated(unsafe) static var firstAnswer: Bool?
+    nonisolated(unsafe) static var waited = false
+    static let checkStarted = DispatchSemaphore(value: 0)
+    static let finishCheck = DispatchSemaphore(value: 0)
+    static let checkFinished = DispatchSemaphore(value: 0)
+
+    init(text: String) { self.text = text }
+
+    init(from decoder: any Decoder) throws {
+        text = try decoder.singleValueContainer().decode(String.self)
+        if !Self.waited {
+            Self.waited = true
+            Self.checkStarted.signal()
+            _ = Self.finishCheck.wait(timeout: .now() + 10)
+        }
+    }
+}
+
+@Model
+final class Slowly {
+    var value: SlowEmptyValue
+    init(value: SlowEmptyValue) { self.value = value }
 }

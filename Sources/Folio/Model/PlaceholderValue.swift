@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import FolioStorage
 
@@ -31,13 +32,15 @@ enum PlaceholderValue {
     /// assumption made about another while that one was still being checked.
     static func canStandIn(_ model: any PersistentModel.Type) -> Bool {
         let key = ObjectIdentifier(model)
+        let thread = ObjectIdentifier(Thread.current)
         let known: Bool? = standIns.withLock { state in
             if let answer = state.answers[key] { return answer }
-            // Asked again while this class is being checked, through a `Codable` value that holds a
-            // model: answer no, which is always safe (Folio then loads the class completely and uses
-            // another class for its placeholders), and remember nothing.
-            if state.checking.contains(key) { return false }
-            state.checking.insert(key)
+            // Asked again on this thread while it checks this class, through a `Codable` value that
+            // holds a model: answer no, which is always safe (Folio then loads the class completely and
+            // uses another class for its placeholders), and remember nothing. Another thread checking it
+            // meanwhile does not count: this one checks it too, and gets the same answer.
+            if state.checking[key]?.contains(thread) == true { return false }
+            state.checking[key, default: []].insert(thread)
             return nil
         }
         if let known { return known }
@@ -76,13 +79,15 @@ enum PlaceholderValue {
         }
         standIns.withLock { state in
             for id in checks.keys { state.answers[id] = able.contains(id) }
-            state.checking.remove(key)
+            state.checking[key]?.remove(thread)
+            if state.checking[key]?.isEmpty == true { state.checking[key] = nil }
         }
         return able.contains(key)
     }
 
-    /// The answers of ``canStandIn(_:)`` by class, and the classes being checked.
-    private static let standIns = Mutex<(answers: [ObjectIdentifier: Bool], checking: Set<ObjectIdentifier>)>(([:], []))
+    /// The answers of ``canStandIn(_:)`` by class, and the classes being checked with the threads
+    /// checking each.
+    private static let standIns = Mutex<(answers: [ObjectIdentifier: Bool], checking: [ObjectIdentifier: Set<ObjectIdentifier>])>(([:], [:]))
 
     /// The deepest nesting of types followed; a type that decodes itself without end gives no value.
     private static let maximumDepth = 32
