@@ -66,6 +66,46 @@ struct ModelBehaviourTests {
         }
     }
 
+    @Test func aSweepKeepsEveryModelSomeoneHoldsAndDropsEveryOtherAcrossItsReadAheadBatches() throws {
+        let container = try ModelContainer(for: Recipe.self, BakedGood.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let writer = ModelContext(container)
+        for index in 0..<3001 {
+            writer.insert(Recipe(name: "A\(index)"))
+            writer.insert(Recipe(name: "B\(index)"))
+        }
+        try writer.save()
+
+        let reader = ModelContext(container)
+        var held: [Recipe] = []
+        var dropped: [PersistentIdentifier] = []
+        do {
+            let first = try reader.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name.starts(with: "A") }))
+            #expect(first.count == 3001)
+            // Every seventh, a run of 40 across several read-ahead batches, and the very last.
+            for (position, model) in first.enumerated() {
+                if position % 7 == 0 || (1000..<1040).contains(position) || position == 3000 {
+                    held.append(model)
+                } else {
+                    dropped.append(model.persistentModelID)
+                }
+            }
+        }
+        #expect(reader.registered.count == 3001)
+
+        // As many again passes the sweep threshold: the sweep runs before they are registered.
+        let second = try reader.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name.starts(with: "B") }))
+        #expect(second.count == 3001)
+        #expect(reader.registered.count == held.count + 3001)
+        for model in held {
+            let registered: Recipe? = reader.registeredModel(for: model.persistentModelID)
+            #expect(registered === model, "\(model.name) is held, so it stays registered")
+        }
+        for identifier in dropped {
+            let registered: Recipe? = reader.registeredModel(for: identifier)
+            #expect(registered == nil)
+        }
+    }
+
     @Test func aModelNoContextManagesHasNoUnsavedChanges() {
         let recipe = Recipe(name: "Bread")
         recipe.servings = 4

@@ -73,7 +73,7 @@ extension ModelContext {
     }
 
     /// How many records ``forEachFetched(_:expecting:_:)`` brings into the cache at a time.
-    private static var touchBatch: Int { 32 }
+    static var touchBatch: Int { 32 }
 
     /// The number of models that match a descriptor.
     ///

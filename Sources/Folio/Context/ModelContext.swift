@@ -55,6 +55,9 @@ public final class ModelContext {
         init(_ model: AnyObject) { self.model = model }
     }
 
+    /// Where a registered entry holds its model, for ``DenseTable/touch(_:referenceAt:)``.
+    private static let registeredModelOffset = MemoryLayout<RegisteredModel>.offset(of: \.model) ?? -1
+
     /// Registers the live instance of a record. Models that only the table holds are swept out whenever
     /// the table has doubled since the last sweep, so a long-lived context that loads many records one
     /// batch after another keeps a table the size of what it holds, not of everything it ever loaded.
@@ -82,15 +85,27 @@ public final class ModelContext {
     private func sweepRegistered() {
         // In number order, each number once: the table is walked forward, touching memory in order.
         registeredNumbers.sort()
+        var unique = 0
+        for position in registeredNumbers.indices where unique == 0 || registeredNumbers[position] != registeredNumbers[unique - 1] {
+            registeredNumbers[unique] = registeredNumbers[position]
+            unique += 1
+        }
+        let numbers = registeredNumbers[..<unique]
         var kept: [Int64] = []
         kept.reserveCapacity(registered.count)
-        var previous: Int64?
-        for number in registeredNumbers where number != previous {
-            previous = number
-            // Checked in place, so that looking does not add a reference of its own.
-            if registered.removeValue(forKey: number, where: { isKnownUniquelyReferenced(&$0.model) }) {
-                kept.append(number)
+        var start = numbers.startIndex
+        while start < numbers.endIndex {
+            // The models were made one fetch or more ago and lie anywhere in memory: read a batch's
+            // headers ahead, so that the reference-count checks below do not wait for each in turn.
+            let batch = numbers[start..<min(start + Self.touchBatch, numbers.endIndex)]
+            touched &+= registered.touch(batch, referenceAt: Self.registeredModelOffset)
+            for number in batch {
+                // Checked in place, so that looking does not add a reference of its own.
+                if registered.removeValue(forKey: number, where: { isKnownUniquelyReferenced(&$0.model) }) {
+                    kept.append(number)
+                }
             }
+            start = batch.endIndex
         }
         registeredNumbers = kept
         registeredSweepThreshold = max(1024, registered.count * 2)
