@@ -42,6 +42,6 @@ let package = Package(
         .testTarget(name: "FolioMacroKitTests", dependencies: ["FolioMacroKit"]),
         .testTarget(name: "FolioModelTests", dependencies: ["Folio", "folio-model-worker"]),
         .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "folio-storage-worker"]),
-        .testTarget(name: "FolioCLITests", dependencies: ["folio", "FolioStorage"]),
+        .testTarget(name: "FolioCLITests", dependencies: ["folio", "folio-bench", "FolioStorage"]),
     ]
 )

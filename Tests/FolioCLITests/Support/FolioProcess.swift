@@ -27,6 +27,18 @@ final class DataBox: @unchecked Sendable {
 
 func folio(arguments: [String], environment: [String: String] = [:], input: Data? = nil, directory: URL? = nil) throws -> FolioRun {
     let executable = try #require(folioExecutable(), "the folio executable is built next to the tests")
+    return try run(executable, arguments: arguments, environment: environment, input: input, directory: directory)
+}
+
+/// Runs the built `folio-bench` with arguments.
+func folioBench(_ arguments: String...) throws -> FolioRun {
+    let executable = try #require(builtExecutable(named: "folio-bench"), "the folio-bench executable is built next to the tests")
+    return try run(executable, arguments: arguments)
+}
+
+/// Runs an executable with arguments and collects what it prints.
+func run(_ executable: URL, arguments: [String], environment: [String: String] = [:], input: Data? = nil,
+         directory: URL? = nil) throws -> FolioRun {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
