@@ -2,6 +2,9 @@ import Foundation
 import Observation
 import Testing
 @testable import Folio
+#if canImport(Glibc)
+import Glibc
+#endif
 @_spi(FolioEngine) import FolioStorage
 
 @Suite("Model behaviour")
@@ -105,6 +108,25 @@ struct ModelBehaviourTests {
             #expect(registered == nil)
         }
     }
+
+    #if canImport(Glibc)
+    /// Every fetched model has backing data, so its size is paid a million times in a large fetch: it
+    /// must stay in glibc's 112-byte size class (a request of at most 104 bytes), not the 128-byte one.
+    @Test func aModelsBackingDataFitsInA112ByteAllocation() throws {
+        let container = try ModelContainer(for: Recipe.self, BakedGood.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = ModelContext(container)
+        context.insert(Recipe(name: "Bread"))
+        try context.save()
+        let fetched = try #require(try context.fetch(FetchDescriptor<Recipe>()).first)
+        let backing = fetched.persistentBackingData
+        #expect(backing.storeIdentifier == container.storeIdentifier)
+        // malloc_usable_size is in <malloc.h>, which the Glibc module does not bring in.
+        let symbol = try #require(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_usable_size"))
+        let usableSize = unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutableRawPointer?) -> Int).self)
+        let size = usableSize(Unmanaged.passUnretained(backing).toOpaque())
+        #expect(size <= 104, "ModelBackingData takes \(size) bytes")
+    }
+    #endif
 
     @Test func aModelNoContextManagesHasNoUnsavedChanges() {
         let recipe = Recipe(name: "Bread")

@@ -46,8 +46,11 @@ public final class ModelContainer: @unchecked Sendable {
     /// How soon a change saved by another process reaches this container's observers, at most (on
     /// Linux, inotify delivers it within milliseconds). The default is 250 ms.
     public var changeNotificationLatency: TimeInterval = 0.25
-    /// A number that identifies the store in persistent identifiers.
-    let storeIdentifier: String
+    /// What identifies the store in persistent identifiers: its standardized path, or a unique name for
+    /// a store in memory.
+    var storeIdentifier: String { storeIdentity.identifier }
+    /// ``storeIdentifier``, as the backing data of this container's models refer to it.
+    let storeIdentity: StoreIdentity
 
     /// Creates a container for some model classes (and the models they refer to).
     public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
@@ -115,7 +118,7 @@ public final class ModelContainer: @unchecked Sendable {
         } catch {
             throw FolioError(.storage, "The store at \(configuration.url.path) could not be opened", underlying: error)
         }
-        self.storeIdentifier = configuration.isStoredInMemoryOnly ? "memory:\(UUID().uuidString)" : configuration.url.standardizedFileURL.path
+        self.storeIdentity = StoreIdentity(configuration.isStoredInMemoryOnly ? "memory:\(UUID().uuidString)" : configuration.url.standardizedFileURL.path)
         self.indexStorage = RecordIndex(schema: givenSchema)
         let description = SchemaDescription.make(givenSchema)
         // Records written with this very schema need no check before they are used: read them when a

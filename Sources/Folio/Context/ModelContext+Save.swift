@@ -53,7 +53,7 @@ extension ModelContext {
         var numbers: [ObjectIdentifier: Int64] = [:]
         /// The number of each inserted model, by position.
         var numberAt: [Int64] = []
-        let storeIdentifier = container.storeIdentifier
+        let storeIdentity = container.storeIdentity
         let numberOf: (AnyObject) throws -> Int64 = { object in
             guard let model = object as? any PersistentModel else {
                 throw FolioError(.invalidModel, "A relationship refers to something that is not a model")
@@ -143,7 +143,7 @@ extension ModelContext {
                 // An upsert replaced a registered instance: load the merged values into it.
                 try? reload(previous, recordNumber: number)
             }
-            backing.assignRecordNumber(number, storeIdentifier: storeIdentifier)
+            backing.assignRecordNumber(number, store: storeIdentity)
             backing.isInserted = false
             backing.changedProperties = []
             backing.loadedVersion = version

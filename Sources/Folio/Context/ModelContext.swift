@@ -310,7 +310,7 @@ public final class ModelContext {
     func materialize(_ number: Int64, loadingValues: Bool = false) throws -> (any PersistentModel)? {
         guard let record = try container.index.records[number], let entity = entity(named: record.entity) else { return nil }
         let backing = ModelBackingData()
-        backing.assignRecordNumber(number, storeIdentifier: container.storeIdentifier)
+        backing.assignRecordNumber(number, store: container.storeIdentity)
         let model = ModelBackingData.makeModel(entity.modelType, backingData: backing)
         // Registered before decoding, so that required relationships that lead back here find this
         // instance instead of creating another.
@@ -338,7 +338,7 @@ public final class ModelContext {
     func detachedModel(entity entityName: String, recordNumber number: Int64, values: RecordValues) -> (any PersistentModel)? {
         guard let entity = schema.entitiesByName[entityName] else { return nil }
         let backing = ModelBackingData()
-        backing.assignRecordNumber(number, storeIdentifier: container.storeIdentifier)
+        backing.assignRecordNumber(number, store: container.storeIdentity)
         let model = ModelBackingData.makeModel(entity.modelType, backingData: backing)
         backing.context = self
         backing.isDeleted = true

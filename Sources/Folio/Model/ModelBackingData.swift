@@ -11,19 +11,17 @@ import FolioStorage
 public final class ModelBackingData {
     private static let temporaryNumbers = Atomic<UInt64>(0)
 
-    /// The Observation registrar, made on the first read of a property: a model nobody reads (most of
-    /// a large fetch) cannot be observed, and skips its two allocations.
-    private var registrar: ObservationRegistrar?
     /// The model's number: its store-wide record number once saved or loaded (positive), or before
     /// that, once asked for its identifier, its temporary number negated; 0 until either. One field,
     /// not two optionals, keeps every model's backing data a size class smaller.
     ///
-    /// This and the other properties a fetch sets on every model it makes (``storeIdentifier``,
+    /// This and the other properties a fetch sets on every model it makes (``storeIdentity``,
     /// ``loadedVersion``, ``faultValues``) skip the run-time exclusivity check (about 80 instructions
     /// per access): each is only ever read or replaced whole, never passed `inout` or mutated in place
     /// across a call, so no two accesses can overlap.
     @exclusivity(unchecked) private var number: Int64 = 0
-    @exclusivity(unchecked) var storeIdentifier: String?
+    /// The store of ``number``, once it is a record number; shared by every model of a container.
+    @exclusivity(unchecked) private var storeIdentity: StoreIdentity?
 
     /// The context that manages the model. Contexts hold their models strongly; models point back weakly.
     weak var context: ModelContext?
@@ -53,6 +51,10 @@ public final class ModelBackingData {
     }
     /// Boxed: rare, and kept out of every instance's size.
     private var loadErrorBox: LoadErrorBox?
+    /// The Observation registrar, made on the first read of a property: a model nobody reads (most of
+    /// a large fetch) cannot be observed, and skips its two allocations. (Declared last: its type's
+    /// size is only known at run time, and so would the offset of every property declared after it.)
+    private var registrar: ObservationRegistrar?
     private final class LoadErrorBox {
         let error: FolioError
         init(_ error: FolioError) { self.error = error }
@@ -79,9 +81,12 @@ public final class ModelBackingData {
     /// The store-wide record number, once the model has been saved or loaded.
     var storedRecordNumber: Int64? { number > 0 ? number : nil }
 
-    func assignRecordNumber(_ number: Int64, storeIdentifier: String?) {
+    /// The identifier of the store the model's record is in, once it has one.
+    var storeIdentifier: String? { storeIdentity?.identifier }
+
+    func assignRecordNumber(_ number: Int64, store: StoreIdentity) {
         self.number = number
-        self.storeIdentifier = storeIdentifier
+        self.storeIdentity = store
     }
 
     /// Reports a read of `keyPath` to Observation. Generated accessors call this.
