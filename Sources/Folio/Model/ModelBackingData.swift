@@ -51,14 +51,14 @@ public final class ModelBackingData {
     }
     /// Boxed: rare, and kept out of every instance's size.
     private var loadErrorBox: LoadErrorBox?
-    /// The Observation registrar, made on the first read of a property: a model nobody reads (most of
-    /// a large fetch) cannot be observed, and skips its two allocations. (Declared last: its type's
-    /// size is only known at run time, and so would the offset of every property declared after it.)
-    private var registrar: ObservationRegistrar?
     private final class LoadErrorBox {
         let error: FolioError
         init(_ error: FolioError) { self.error = error }
     }
+    /// The Observation registrar, made on the first read of a property: a model nobody reads (most of
+    /// a large fetch) cannot be observed, and skips its two allocations. (Declared last: its type's
+    /// size is only known at run time, and so would the offset of every property declared after it.)
+    private var registrar: ObservationRegistrar?
 
     /// Creates the state of a new, unsaved model. Models get theirs from their initializers (generated
     /// code calls ``_forNewInstance()``) or from a context (``_ClaimedBackingData``).
