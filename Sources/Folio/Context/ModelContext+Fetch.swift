@@ -58,22 +58,30 @@ extension ModelContext {
         container.lock.lock()
         defer { container.lock.unlock() }
         let index = try container.index
-        var start = found.startIndex
-        while start < found.endIndex {
-            // A batch's records are fetched into the cache together, not one miss after another.
-            let batch = found[start..<min(start + Self.touchBatch, found.endIndex)]
-            touched &+= index.touchValues(of: batch)
-            for id in batch {
-                if let model = try (id < 0 ? unsaved[id] : loadedModelLocked(forRecordNumber: id, loadingValues: loadingValues)) as? T {
-                    try body(model)
-                }
+        // A batch's records are fetched into the cache together, not one miss after another.
+        try forEachReadingAhead(found, readAhead: { index.touchValues(of: $0) }) { id in
+            if let model = try (id < 0 ? unsaved[id] : loadedModelLocked(forRecordNumber: id, loadingValues: loadingValues)) as? T {
+                try body(model)
             }
-            start = batch.endIndex
         }
     }
 
-    /// How many records ``forEachFetched(_:expecting:_:)`` brings into the cache at a time.
-    static var touchBatch: Int { 32 }
+    /// Calls `body` with each of `numbers` in order, a batch at a time, after `readAhead` has read the
+    /// batch's memory with plain loads (see ``DenseTable/touch(_:referenceAt:)``): the processor then
+    /// fetches those cache lines together, and what `body` retains or checks finds them there instead of
+    /// waiting for each in turn. What `readAhead` returns is kept in ``touched``, so that its reads stay.
+    func forEachReadingAhead<Numbers: RandomAccessCollection<Int64>>(
+        _ numbers: Numbers, readAhead: (Numbers.SubSequence) -> UInt, _ body: (Int64) throws -> Void
+    ) rethrows {
+        var start = numbers.startIndex
+        while start != numbers.endIndex {
+            let end = numbers.index(start, offsetBy: 32, limitedBy: numbers.endIndex) ?? numbers.endIndex
+            let batch = numbers[start..<end]
+            touched &+= readAhead(batch)
+            for number in batch { try body(number) }
+            start = end
+        }
+    }
 
     /// The number of models that match a descriptor.
     ///

@@ -85,27 +85,19 @@ public final class ModelContext {
     private func sweepRegistered() {
         // In number order, each number once: the table is walked forward, touching memory in order.
         registeredNumbers.sort()
-        var unique = 0
-        for position in registeredNumbers.indices where unique == 0 || registeredNumbers[position] != registeredNumbers[unique - 1] {
-            registeredNumbers[unique] = registeredNumbers[position]
-            unique += 1
-        }
-        let numbers = registeredNumbers[..<unique]
         var kept: [Int64] = []
         kept.reserveCapacity(registered.count)
-        var start = numbers.startIndex
-        while start < numbers.endIndex {
-            // The models were made one fetch or more ago and lie anywhere in memory: read a batch's
-            // headers ahead, so that the reference-count checks below do not wait for each in turn.
-            let batch = numbers[start..<min(start + Self.touchBatch, numbers.endIndex)]
-            touched &+= registered.touch(batch, referenceAt: Self.registeredModelOffset)
-            for number in batch {
-                // Checked in place, so that looking does not add a reference of its own.
-                if registered.removeValue(forKey: number, where: { isKnownUniquelyReferenced(&$0.model) }) {
-                    kept.append(number)
-                }
+        var previous: Int64?
+        // The models were made one fetch or more ago and lie anywhere in memory: their headers are read
+        // ahead, so that the reference-count checks do not wait for each in turn.
+        let readAhead = { (numbers: ArraySlice<Int64>) in self.registered.touch(numbers, referenceAt: Self.registeredModelOffset) }
+        forEachReadingAhead(registeredNumbers, readAhead: readAhead) { number in
+            guard number != previous else { return }
+            previous = number
+            // Checked in place, so that looking does not add a reference of its own.
+            if registered.removeValue(forKey: number, where: { isKnownUniquelyReferenced(&$0.model) }) {
+                kept.append(number)
             }
-            start = batch.endIndex
         }
         registeredNumbers = kept
         registeredSweepThreshold = max(1024, registered.count * 2)

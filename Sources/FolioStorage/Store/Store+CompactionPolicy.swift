@@ -13,6 +13,8 @@ extension Store {
         guard let threshold = configuration.compactionThreshold, let paths, journalEnd > threshold else { return false }
         if withState({ _ in backgroundCompactionRunning }) { return false }
         let snapshots = snapshotBytes(paths)
+        // Most writes past the threshold stop here, without looking at the history file.
+        guard journalEnd >= snapshots else { return false }
         return journalEnd >= snapshots + min(retainedHistoryBytes(paths), snapshots)
     }
 
