@@ -3,30 +3,148 @@ import Testing
 import FolioStorage
 @testable import Folio
 
+/// Records for a ``FieldIndex`` made outside a ``RecordIndex``: it keeps their values where the index
+/// reads keys back, and changes them in the order the record index does.
+final class IndexedRecords {
+    private(set) var values: [Int64: RecordValues] = [:]
+    private(set) var index: FieldIndex!
+
+    init(field: String, isUnique: Bool = false, hashing: KeyHash.Hashing = .standard) {
+        index = FieldIndex(field: field, conversion: .plain, isUnique: isUnique, isDeclared: true, hashing: hashing) { [unowned self] id in
+            self.values[id]
+        }
+    }
+
+    func insert(_ id: Int64, _ recordValues: RecordValues) {
+        values[id] = recordValues
+        index.insert(id, recordValues)
+    }
+
+    func update(_ id: Int64, _ recordValues: RecordValues) {
+        if let old = values[id] { index.remove(id, old) }
+        insert(id, recordValues)
+    }
+
+    func remove(_ id: Int64) {
+        guard let old = values.removeValue(forKey: id) else { return }
+        index.remove(id, old)
+    }
+}
+
 @Suite("Field index")
 struct FieldIndexTests {
     @Test func keysMoveBetweenOneAndManyIdentifiersAndTheSortedOrderFollows() {
-        let index = FieldIndex(field: "city", conversion: .plain, isUnique: false, isDeclared: true)
+        let records = IndexedRecords(field: "city")
+        let index = records.index!
         func values(_ city: String) -> RecordValues { ["city": .string(city)] }
-        index.insert(1, values("Rome"))
-        index.insert(2, values("Rome"))
-        index.insert(3, values("Lima"))
+        records.insert(1, values("Rome"))
+        records.insert(2, values("Rome"))
+        records.insert(3, values("Lima"))
         #expect(Array(index.lookup(.string("Rome"))) == [1, 2])
         #expect(index.sortedEntries().map(\.id) == [3, 1, 2])
 
-        index.remove(1, values("Rome"))
+        records.remove(1)
         #expect(Array(index.lookup(.string("Rome"))) == [2])
-        index.insert(1, values("Rome"))  // back to two
-        index.remove(2, values("Rome"))
-        index.remove(1, values("Rome"))
+        records.insert(1, values("Rome"))  // back to two
+        records.remove(2)
+        records.remove(1)
         #expect(index.lookup(.string("Rome")).isEmpty)
         #expect(index.sortedEntries().map(\.id) == [3])
 
         index.remove(99, values("Lima"))  // not there: nothing changes
         #expect(Array(index.lookup(.string("Lima"))) == [3])
-        index.insert(4, [:])               // no value: indexed under nil, which sorts first
+        records.insert(4, [:])               // no value: indexed under nil, which sorts first
         #expect(Array(index.lookup(.null)) == [4])
         #expect(index.sortedEntries().map(\.id) == [4, 3])
+        #expect(index.keyCount == 2)
+    }
+
+    /// A key of one record is not kept in the table but read back from the record; a lookup of another
+    /// key with the same hash must not find it.
+    @Test func aKeyOfOneRecordIsComparedWithItsRecordsValueNotOnlyByHash() {
+        let records = IndexedRecords(field: "code", isUnique: true)
+        let index = records.index!
+        for id in 1...1_000 { records.insert(Int64(id), ["code": .string("code \(id)")]) }
+        #expect(Array(index.lookup(.string("code 500"))) == [500])
+        #expect(index.lookup(.string("code 1001")).isEmpty)
+        // Integers and doubles that are equal are one key, as in the record index's comparisons.
+        records.insert(2_000, ["code": .int(7)])
+        #expect(Array(index.lookup(.double(7))) == [2_000])
+        // A record whose value changes is found under its new key only.
+        records.update(500, ["code": .string("renamed")])
+        #expect(index.lookup(.string("code 500")).isEmpty)
+        #expect(Array(index.lookup(.string("renamed"))) == [500])
+        #expect(index.keyCount == 1_001)
+        #expect(index.sortedEntries().count == 1_001)
+    }
+
+    /// Different keys whose hashes are the same share a slot as a group that keeps each key: each is
+    /// found under its own key only, as they come and go, and a key left alone with one record goes
+    /// back to the slot, where it is read back from its record again.
+    @Test func differentKeysWithTheSameHashAreKeptApartAsTheyComeAndGo() {
+        let records = IndexedRecords(field: "code", hashing: .keepingLowBits(0))  // every key hashes to 0
+        let index = records.index!
+        records.insert(1, ["code": .string("a")])
+        #expect(Array(index.lookup(.string("a"))) == [1])
+        #expect(index.lookup(.string("b")).isEmpty)  // same hash, another key: compared with record 1's value
+        records.insert(2, ["code": .string("b")])
+        records.insert(3, ["code": .string("b")])
+        records.insert(4, ["code": .int(3)])
+        records.insert(5, ["code": .double(3)])     // equal to 3: one key with record 4
+        #expect(Array(index.lookup(.string("a"))) == [1])
+        #expect(Array(index.lookup(.string("b"))) == [2, 3])
+        #expect(Array(index.lookup(.int(3))) == [4, 5])
+        #expect(index.keyCount == 3)
+        #expect(index.sortedEntries().map(\.id) == [4, 5, 1, 2, 3])
+
+        records.remove(1)
+        records.remove(2)
+        records.remove(4)
+        #expect(index.lookup(.string("a")).isEmpty)
+        #expect(Array(index.lookup(.string("b"))) == [3])
+        #expect(Array(index.lookup(.double(3))) == [5])
+        records.remove(5)                           // one key of one record left: back on its own
+        #expect(Array(index.lookup(.string("b"))) == [3])
+        #expect(index.lookup(.string("c")).isEmpty)
+        records.update(3, ["code": .string("c")])
+        #expect(Array(index.lookup(.string("c"))) == [3])
+        #expect(index.lookup(.string("b")).isEmpty)
+        #expect(index.keyCount == 1)
+        #expect(index.keyCounts().map(\.id) == [3])
+    }
+
+    /// Many changes in random order against a plain table, with 64-bit hashes and with hashes of two
+    /// bits (most keys then share a slot): every key's records, the key count, the counts per key and
+    /// the sorted entries agree every few steps.
+    @Test(arguments: [KeyHash.Hashing.standard, .keepingLowBits(2)])
+    func randomInsertsUpdatesAndRemovalsAgreeWithAPlainTable(hashing: KeyHash.Hashing) {
+        var generator = SplitMix64(state: 42)
+        let records = IndexedRecords(field: "k", hashing: hashing)
+        let index = records.index!
+        var table: [Int64: Int] = [:]
+        for step in 0..<4_000 {
+            let id = Int64(generator.next() % 300) + 1
+            let key = Int(generator.next() % 40)
+            if generator.next() % 3 == 0 {
+                records.remove(id)
+                table[id] = nil
+            } else {
+                records.update(id, ["k": .int(Int64(key))])
+                table[id] = key
+            }
+            guard step % 97 == 0 || step == 3_999 else { continue }
+            var expected: [Int: [Int64]] = [:]
+            for (id, key) in table { expected[key, default: []].append(id) }
+            for key in 0..<40 {
+                #expect(Array(index.lookup(.int(Int64(key)))) == (expected[key] ?? []).sorted(), "key \(key) at step \(step)")
+            }
+            #expect(index.keyCount == expected.count)
+            #expect(index.keyCounts().map(\.count).sorted() == expected.values.map(\.count).sorted())
+            let entries = index.sortedEntries()
+            let expectedEntries = expected.keys.sorted().flatMap { key in expected[key, default: []].sorted().map { (Int64(key), $0) } }
+            #expect(entries.map(\.id) == expectedEntries.map(\.1))
+            #expect(entries.map(\.key) == expectedEntries.map { QueryKey.int($0.0) })
+        }
     }
 }
 
@@ -89,11 +207,12 @@ struct IndexSizingTests {
     }
 
     @Test func aFieldIndexIsSizedFromItsSampleOnlyWhenAtLeastHalfTheSampledRecordsHadTheirOwnKey() {
-        let halfDistinct = FieldIndex(field: "day", conversion: .plain, isUnique: false, isDeclared: true)
-        let fewValued = FieldIndex(field: "city", conversion: .plain, isUnique: false, isDeclared: true)
+        let halfDistinctRecords = IndexedRecords(field: "day")
+        let fewValuedRecords = IndexedRecords(field: "city")
+        let halfDistinct = halfDistinctRecords.index!, fewValued = fewValuedRecords.index!
         for id in 0..<Int64(100) {
-            halfDistinct.insert(id, ["day": .int(id / 2)])  // 50 keys in 100 records
-            fewValued.insert(id, ["city": .int(id % 49)])   // 49 keys: fewer than half
+            halfDistinctRecords.insert(id, ["day": .int(id / 2)])  // 50 keys in 100 records
+            fewValuedRecords.insert(id, ["city": .int(id % 49)])   // 49 keys: fewer than half
         }
         halfDistinct.reserveCapacity(forRecords: 100_000, afterSampling: 100)
         fewValued.reserveCapacity(forRecords: 100_000, afterSampling: 100)

@@ -21,11 +21,13 @@ final class RecordIndex {
     private(set) var idsByEntity: [String: IdentifierList] = [:]
     private(set) var lastSequence: UInt64 = 0
     /// The indexed fields of each entity.
-    private let fieldIndexes: [String: [FieldIndex]]
+    private var fieldIndexes: [String: [FieldIndex]] = [:]
     /// Column tables made by scans, dropped when their entity changes.
     private var columnTables: [String: ColumnTable] = [:]
 
     init(schema: Schema) {
+        // The field indexes read back the keys they do not store from this index's records.
+        let valuesOf: (Int64) -> RecordValues? = { [unowned self] id in self.records[id]?.values }
         var fields: [String: [FieldIndex]] = [:]
         for entity in schema.entities {
             var names = Set(entity.indices.compactMap(\.first))
@@ -34,7 +36,7 @@ final class RecordIndex {
             let declared = Set(entity.indices.compactMap(\.first))
             fields[entity.name] = names.filter { !$0.contains(".") }.sorted().map {
                 FieldIndex(field: $0, conversion: FieldTypes.conversion(of: entity, $0), isUnique: unique.contains($0),
-                           isDeclared: declared.contains($0))
+                           isDeclared: declared.contains($0), valuesOf: valuesOf)
             }
         }
         self.fieldIndexes = fields
@@ -239,174 +241,6 @@ final class RecordIndex {
     /// The entries of `entity`'s sorted index on `field`, in ascending key order, or nil without an index.
     func sortedEntries(_ entity: String, _ field: String) -> [(key: QueryKey, id: Int64)]? {
         fieldIndex(entity, field)?.sortedEntries()
-    }
-}
-
-/// The index on one field of one entity: a hash table from key to identifiers, and the same pairs in
-/// key order, rebuilt lazily after changes.
-final class FieldIndex {
-    let field: String
-    let conversion: QueryKey.Conversion
-    /// Whether the field is unique (`.unique` or a one-field `#Unique`): about one key per record.
-    let isUnique: Bool
-    /// Whether the model declares `#Index` on the field (otherwise it is indexed for uniqueness only).
-    let isDeclared: Bool
-    private var identifiersByKey: [HashedKey: Identifiers] = [:]
-    private var sorted: [(key: QueryKey, id: Int64)] = []
-    private var isSortedStale = true
-
-    /// The identifiers with one key. Most keys of a unique or selective field have one record, which
-    /// needs no set of its own.
-    enum Identifiers {
-        case one(Int64)
-        case many(IdentifierList)
-    }
-
-    init(field: String, conversion: QueryKey.Conversion, isUnique: Bool, isDeclared: Bool) {
-        self.field = field
-        self.conversion = conversion
-        self.isUnique = isUnique
-        self.isDeclared = isDeclared
-    }
-
-    /// Makes room for `additionalKeys` more keys.
-    func reserveCapacity(_ additionalKeys: Int) {
-        identifiersByKey.reserveCapacity(identifiersByKey.count + additionalKeys)
-    }
-
-    /// The number of distinct keys.
-    var keyCount: Int { identifiersByKey.count }
-
-    /// How many keys the table holds before it must grow.
-    var keyCapacity: Int { identifiersByKey.capacity }
-
-    /// Sizes the table for `total` records from the keys the first `sampled` of them gave, when at
-    /// least half of those records had a key of their own: a nearly unique field (a date, a name) then
-    /// gets its table once, instead of growing it by doubling, which allocates and fills every smaller
-    /// table on the way. A field with fewer distinct values (a city, a category) is left to grow: its
-    /// keys stop multiplying long before its records do.
-    func reserveCapacity(forRecords total: Int, afterSampling sampled: Int) {
-        let keys = identifiersByKey.count
-        guard sampled > 0, total > sampled, keys * 2 >= sampled else { return }
-        identifiersByKey.reserveCapacity(Int((Double(keys) * Double(total) / Double(sampled)).rounded(.up)))
-    }
-
-    func removeAll() {
-        identifiersByKey = [:]
-        sorted = []
-        isSortedStale = true
-    }
-
-    func insert(_ id: Int64, _ values: RecordValues) {
-        // One hash lookup: the entry is changed in place through the dictionary's accessor.
-        Self.add(id, to: &identifiersByKey[HashedKey(QueryKey(values[field], conversion))])
-        isSortedStale = true
-    }
-
-    /// A key with its hash worked out once. The table compares the hashes before the keys, so a probe
-    /// that passes another key does not read that key's string (stored elsewhere in memory: a cache miss
-    /// per probe in a table of millions), and growing the table rehashes an integer, not every string.
-    struct HashedKey: Hashable {
-        let key: QueryKey
-        let hash: Int
-
-        init(_ key: QueryKey) {
-            self.key = key
-            self.hash = key.hashValue
-        }
-
-        static func == (lhs: HashedKey, rhs: HashedKey) -> Bool {
-            lhs.hash == rhs.hash && lhs.key == rhs.key
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(hash)
-        }
-
-        /// The table's hash of the key: the key's own hash, worked out once, mixed with the table's seed.
-        ///
-        /// Without this, each probe and each move while the table grows runs the standard hasher (SipHash)
-        /// over the integer again, which is most of what building a large index costs. The stored hash
-        /// already comes from the standard hasher (seeded per process); the mix below is a bijection of
-        /// `hash ^ seed`, so tables with different seeds still order their keys differently, as the
-        /// standard library's tables rely on.
-        func _rawHashValue(seed: Int) -> Int {
-            var mixed = UInt64(truncatingIfNeeded: hash ^ seed)
-            mixed ^= mixed >> 33
-            mixed &*= 0xff51_afd7_ed55_8ccd
-            mixed ^= mixed >> 33
-            mixed &*= 0xc4ce_b9fe_1a85_ec53
-            mixed ^= mixed >> 33
-            return Int(truncatingIfNeeded: mixed)
-        }
-    }
-
-    private static func add(_ id: Int64, to slot: inout Identifiers?) {
-        switch slot {
-        case nil: slot = .one(id)
-        case .one(let existing)?: if existing != id { slot = .many([existing, id]) }
-        case .many(var ids)?:
-            slot = nil  // keeps the list uniquely referenced while it grows
-            ids.insert(id)
-            slot = .many(ids)
-        }
-    }
-
-    func remove(_ id: Int64, _ values: RecordValues) {
-        Self.remove(id, from: &identifiersByKey[HashedKey(QueryKey(values[field], conversion))])
-        isSortedStale = true
-    }
-
-    private static func remove(_ id: Int64, from slot: inout Identifiers?) {
-        switch slot {
-        case nil: break
-        case .one(let existing)?: if existing == id { slot = nil }
-        case .many(var ids)?:
-            slot = nil  // keeps the list uniquely referenced while it shrinks
-            ids.remove(id)
-            if ids.count == 1, let last = ids.first {
-                slot = .one(last)
-            } else if !ids.isEmpty {
-                slot = .many(ids)
-            }
-        }
-    }
-
-    /// The identifiers of the records whose value is `key`, in increasing order.
-    func lookup(_ key: QueryKey) -> IdentifierList {
-        switch identifiersByKey[HashedKey(key)] {
-        case nil: return []
-        case .one(let id)?: return [id]
-        case .many(let ids)?: return ids
-        }
-    }
-
-    /// For each key: one of its records and how many there are.
-    func keyCounts() -> [(id: Int64, count: Int)] {
-        identifiersByKey.values.compactMap { identifiers in
-            switch identifiers {
-            case .one(let id): return (id, 1)
-            case .many(let ids): return ids.first.map { ($0, ids.count) }
-            }
-        }
-    }
-
-    func sortedEntries() -> [(key: QueryKey, id: Int64)] {
-        if isSortedStale {
-            // Sort the distinct keys, then each key's identifiers: cheaper than sorting every pair when
-            // keys repeat, and the same when they do not.
-            var entries: [(key: QueryKey, id: Int64)] = []
-            entries.reserveCapacity(sorted.count)
-            for (hashed, ids) in identifiersByKey.sorted(by: { $0.key.key < $1.key.key }) {
-                switch ids {
-                case .one(let id): entries.append((hashed.key, id))
-                case .many(let ids): for id in ids { entries.append((hashed.key, id)) }
-                }
-            }
-            sorted = entries
-            isSortedStale = false
-        }
-        return sorted
     }
 }
 

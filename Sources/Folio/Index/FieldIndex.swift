@@ -1,0 +1,301 @@
+@_spi(FolioEngine) import FolioStorage
+
+/// The index on one field of one entity: a hash table from key to identifiers, and the same pairs in
+/// key order, rebuilt lazily after changes.
+///
+/// The table keeps a key's hash and, for a key of one record, that record's number: 16 bytes an entry.
+/// It does not keep the key itself, which is the indexed record's value; a lookup that finds a record
+/// reads its value back to compare. Keys of several records, and keys whose hashes collide, live in a
+/// ``KeyGroup`` that keeps its keys. A unique field of a million records took 117 MB as a table of
+/// keys and identifier sets (56 bytes an entry, two million entries) and takes 34 MB this way.
+///
+/// Reading keys back relies on one rule, which ``RecordIndex`` follows: a record's values in the
+/// index's records are the ones it is indexed under whenever another record is inserted. Changing a
+/// record therefore removes it with its old values, stores its new values, then inserts it again.
+final class FieldIndex {
+    let field: String
+    let conversion: QueryKey.Conversion
+    /// Whether the field is unique (`.unique` or a one-field `#Unique`): about one key per record.
+    let isUnique: Bool
+    /// Whether the model declares `#Index` on the field (otherwise it is indexed for uniqueness only).
+    let isDeclared: Bool
+    /// The current values of an indexed record, from which the keys the table does not keep are read.
+    private let valuesOf: (Int64) -> RecordValues?
+    /// For each hash of a key: the one record whose key has it (a record number, never negative), or
+    /// the group at position `-1 - slot` of ``groups``.
+    private var slots: [KeyHash: Int64] = [:]
+    /// The groups the slots point to; the positions in ``freeGroups`` are unused.
+    private var groups: [KeyGroup] = []
+    private var freeGroups: [Int] = []
+    /// The number of distinct keys.
+    private(set) var keyCount = 0
+    private var sorted: [(key: QueryKey, id: Int64)] = []
+    private var isSortedStale = true
+
+    /// How keys are hashed: by their own hash, or for tests, by a few of its bits.
+    private let hashing: KeyHash.Hashing
+
+    init(field: String, conversion: QueryKey.Conversion, isUnique: Bool, isDeclared: Bool,
+         hashing: KeyHash.Hashing = .standard, valuesOf: @escaping (Int64) -> RecordValues?) {
+        self.field = field
+        self.conversion = conversion
+        self.isUnique = isUnique
+        self.isDeclared = isDeclared
+        self.hashing = hashing
+        self.valuesOf = valuesOf
+    }
+
+    /// Makes room for `additionalKeys` more keys.
+    func reserveCapacity(_ additionalKeys: Int) {
+        slots.reserveCapacity(slots.count + additionalKeys)
+    }
+
+    /// How many keys the table holds before it must grow.
+    var keyCapacity: Int { slots.capacity }
+
+    /// Sizes the table for `total` records from the keys the first `sampled` of them gave, when at
+    /// least half of those records had a key of their own: a nearly unique field (a date, a name) then
+    /// gets its table once, instead of growing it by doubling, which allocates and fills every smaller
+    /// table on the way. A field with fewer distinct values (a city, a category) is left to grow: its
+    /// keys stop multiplying long before its records do.
+    func reserveCapacity(forRecords total: Int, afterSampling sampled: Int) {
+        guard sampled > 0, total > sampled, keyCount * 2 >= sampled else { return }
+        slots.reserveCapacity(Int((Double(keyCount) * Double(total) / Double(sampled)).rounded(.up)))
+    }
+
+    func removeAll() {
+        slots = [:]
+        groups = []
+        freeGroups = []
+        keyCount = 0
+        sorted = []
+        isSortedStale = true
+    }
+
+    /// The key `values` are indexed under.
+    private func keyOf(_ values: RecordValues?) -> QueryKey {
+        QueryKey(values?[field], conversion)
+    }
+
+    /// The key of an indexed record, read back from its values.
+    private func keyOfRecord(_ id: Int64) -> QueryKey {
+        keyOf(valuesOf(id))
+    }
+
+    func insert(_ id: Int64, _ values: RecordValues) {
+        isSortedStale = true
+        let key = keyOf(values)
+        // One hash lookup: the slot is changed in place through the dictionary's accessor.
+        insert(id, key, into: &slots[KeyHash(key, hashing)])
+    }
+
+    private func insert(_ id: Int64, _ key: QueryKey, into slot: inout Int64?) {
+        guard let current = slot else {
+            slot = id >= 0 ? id : makeGroup(KeyGroup(key, [id]))
+            keyCount += 1
+            return
+        }
+        if current >= 0 {
+            if current == id { return }
+            let existing = keyOfRecord(current)
+            if existing == key {
+                slot = makeGroup(KeyGroup(key, [current, id]))
+            } else {
+                var group = KeyGroup(existing, [current])
+                group.append(key, [id])
+                slot = makeGroup(group)
+                keyCount += 1
+            }
+            return
+        }
+        let position = Self.groupPosition(current)
+        if let member = groups[position].keys.firstIndex(of: key) {
+            groups[position].ids[member].insert(id)
+        } else {
+            groups[position].append(key, [id])
+            keyCount += 1
+        }
+    }
+
+    func remove(_ id: Int64, _ values: RecordValues) {
+        isSortedStale = true
+        let key = keyOf(values)
+        remove(id, key, from: &slots[KeyHash(key, hashing)])
+    }
+
+    private func remove(_ id: Int64, _ key: QueryKey, from slot: inout Int64?) {
+        guard let current = slot else { return }
+        if current >= 0 {
+            if current == id {
+                slot = nil
+                keyCount -= 1
+            }
+            return
+        }
+        let position = Self.groupPosition(current)
+        guard let member = groups[position].keys.firstIndex(of: key) else { return }
+        groups[position].ids[member].remove(id)
+        if groups[position].ids[member].isEmpty {
+            groups[position].remove(at: member)
+            keyCount -= 1
+        }
+        let group = groups[position]
+        if group.keys.isEmpty {
+            freeGroup(position)
+            slot = nil
+        } else if group.keys.count == 1, group.ids[0].count == 1, let only = group.ids[0].first, only >= 0 {
+            // One key of one record left: back in the slot, its key read back from the record (which,
+            // not being the one changed, is indexed under its current values).
+            freeGroup(position)
+            slot = only
+        }
+    }
+
+    /// The identifiers of the records whose value is `key`, in increasing order.
+    func lookup(_ key: QueryKey) -> IdentifierList {
+        guard let slot = slots[KeyHash(key, hashing)] else { return [] }
+        if slot >= 0 {
+            return keyOfRecord(slot) == key ? [slot] : []
+        }
+        let group = groups[Self.groupPosition(slot)]
+        guard let member = group.keys.firstIndex(of: key) else { return [] }
+        return group.ids[member]
+    }
+
+    /// For each key: one of its records and how many there are.
+    func keyCounts() -> [(id: Int64, count: Int)] {
+        var counts: [(id: Int64, count: Int)] = []
+        counts.reserveCapacity(keyCount)
+        for slot in slots.values {
+            if slot >= 0 {
+                counts.append((slot, 1))
+                continue
+            }
+            for ids in groups[Self.groupPosition(slot)].ids {
+                if let first = ids.first { counts.append((first, ids.count)) }
+            }
+        }
+        return counts
+    }
+
+    func sortedEntries() -> [(key: QueryKey, id: Int64)] {
+        guard isSortedStale else { return sorted }
+        // Sort the distinct keys, then list each key's identifiers: cheaper than sorting every pair when
+        // keys repeat, and the same when they do not.
+        var keys: [(key: QueryKey, slot: Int64, member: Int)] = []
+        keys.reserveCapacity(keyCount)
+        var total = 0
+        for slot in slots.values {
+            if slot >= 0 {
+                keys.append((keyOfRecord(slot), slot, 0))
+                total += 1
+                continue
+            }
+            let group = groups[Self.groupPosition(slot)]
+            for (member, key) in group.keys.enumerated() {
+                keys.append((key, slot, member))
+                total += group.ids[member].count
+            }
+        }
+        keys.sort { $0.key < $1.key }
+        var entries: [(key: QueryKey, id: Int64)] = []
+        entries.reserveCapacity(total)
+        for (key, slot, member) in keys {
+            if slot >= 0 {
+                entries.append((key, slot))
+            } else {
+                for id in groups[Self.groupPosition(slot)].ids[member] { entries.append((key, id)) }
+            }
+        }
+        sorted = entries
+        isSortedStale = false
+        return sorted
+    }
+
+    // MARK: Groups
+
+    private static func groupPosition(_ slot: Int64) -> Int {
+        Int(-1 - slot)
+    }
+
+    /// Stores `group` and returns the slot that points to it.
+    private func makeGroup(_ group: KeyGroup) -> Int64 {
+        let position: Int
+        if let free = freeGroups.popLast() {
+            groups[free] = group
+            position = free
+        } else {
+            groups.append(group)
+            position = groups.count - 1
+        }
+        return -1 - Int64(position)
+    }
+
+    private func freeGroup(_ position: Int) {
+        groups[position] = KeyGroup()
+        freeGroups.append(position)
+    }
+}
+
+/// A key's hash, worked out once: the table stores it in place of the key, compares it before reading
+/// any key, and rehashes this integer, not every string, when it grows.
+struct KeyHash: Hashable {
+    let value: Int
+
+    /// Which hash a key gets.
+    enum Hashing {
+        /// The key's own hash.
+        case standard
+        /// Only the lowest bits of it, so that different keys share hashes: for tests of the paths
+        /// that keep such keys apart, which 64-bit hashes almost never take.
+        case keepingLowBits(Int)
+    }
+
+    init(_ key: QueryKey, _ hashing: Hashing) {
+        switch hashing {
+        case .standard: value = key.hashValue
+        case .keepingLowBits(let bits): value = key.hashValue & ((1 << bits) - 1)
+        }
+    }
+
+    /// The table's hash of the key: the key's own hash, worked out once, mixed with the table's seed.
+    ///
+    /// Without this, each probe and each move while the table grows runs the standard hasher (SipHash)
+    /// over the integer again, which is most of what building a large index costs. The stored hash
+    /// already comes from the standard hasher (seeded per process); the mix below is a bijection of
+    /// `hash ^ seed`, so tables with different seeds still order their keys differently, as the
+    /// standard library's tables rely on.
+    func _rawHashValue(seed: Int) -> Int {
+        var mixed = UInt64(truncatingIfNeeded: value ^ seed)
+        mixed ^= mixed >> 33
+        mixed &*= 0xff51_afd7_ed55_8ccd
+        mixed ^= mixed >> 33
+        mixed &*= 0xc4ce_b9fe_1a85_ec53
+        mixed ^= mixed >> 33
+        return Int(truncatingIfNeeded: mixed)
+    }
+}
+
+/// The keys of one hash that a ``FieldIndex`` keeps with their records: usually one key of several
+/// records (a value the field repeats), rarely several keys whose hashes are the same.
+struct KeyGroup {
+    /// The keys, each with its records at the same position of ``ids``.
+    private(set) var keys: [QueryKey] = []
+    var ids: [IdentifierList] = []
+
+    init() {}
+
+    init(_ key: QueryKey, _ ids: IdentifierList) {
+        append(key, ids)
+    }
+
+    mutating func append(_ key: QueryKey, _ ids: IdentifierList) {
+        keys.append(key)
+        self.ids.append(ids)
+    }
+
+    mutating func remove(at member: Int) {
+        keys.remove(at: member)
+        ids.remove(at: member)
+    }
+}
