@@ -19,7 +19,7 @@ public final class RecordLayout: @unchecked Sendable {
     /// Where each name's piece of ``memberPrefixes`` ends.
     let memberPrefixEnds: [Int]
 
-    private init(sortedNames: [String]) {
+    fileprivate init(sortedNames: [String]) {
         self.names = sortedNames
         self.isInByteOrder = zip(sortedNames, sortedNames.dropFirst()).allSatisfy { CanonicalJSONWriter.utf8Precedes($0, $1) }
         var prefixes: [UInt8] = []
@@ -49,12 +49,16 @@ public final class RecordLayout: @unchecked Sendable {
     }
 
     /// The empty layout.
-    public static let empty = RecordLayout(sortedNames: [])
+    public static let empty: RecordLayout = {
+        let layout = RecordLayout(sortedNames: [])
+        Platform.makeImmortal(layout)
+        return layout
+    }()
 
     /// The layout for `sortedNames`, which must be sorted and free of duplicates.
     static func interned(sortedNames: [String]) -> RecordLayout {
         if sortedNames.isEmpty { return empty }
-        return LayoutTable.shared.layout(for: sortedNames) { RecordLayout(sortedNames: sortedNames) }
+        return LayoutTable.shared.layout(forSortedNames: sortedNames)
     }
 
     /// The layout for `names` in any order, with the permutation that sorts them (`order[k]` is the
@@ -79,9 +83,21 @@ public final class RecordLayout: @unchecked Sendable {
 /// then on are shared again; records keep the layouts they have. Two instances with the same names
 /// then exist, which costs memory but never correctness: records compare their layouts' names when
 /// the instances differ.
-private final class LayoutTable: @unchecked Sendable {
+///
+/// The first ``immortalLayouts`` layouts it makes are immortal (``Platform/makeImmortal(_:)``): every
+/// record of an entity shares its layout, and saves, the index and compaction copy records on several
+/// cores at once, each copy a retain. The table keeps them for the life of the process anyway; the
+/// limit keeps a process that goes through many property sets from keeping every one of them.
+final class LayoutTable: @unchecked Sendable {
     static let shared = LayoutTable()
-    static let capacity = 4096
+    let capacity: Int
+    /// How many more layouts are made immortal.
+    private(set) var immortalLayoutsLeft: Int
+
+    init(capacity: Int = 4096, immortalLayouts: Int = 4096) {
+        self.capacity = capacity
+        self.immortalLayoutsLeft = immortalLayouts
+    }
 
     private let lock = NSLock()
     private var layouts: [[String]: RecordLayout] = [:]
@@ -107,13 +123,18 @@ private final class LayoutTable: @unchecked Sendable {
         guard let made = make() else { return nil }
         lock.lock()
         defer { lock.unlock() }
-        if arrangements.count >= Self.capacity { arrangements.removeAll() }
+        if arrangements.count >= capacity { arrangements.removeAll() }
         arrangements[names] = made
         lastArrangement = (names, made.layout, made.order)
         return made
     }
 
-    func layout(for names: [String], make: () -> RecordLayout) -> RecordLayout {
+    /// The layout of `names`, which must be sorted and free of duplicates: the table's, or a new one.
+    func layout(forSortedNames names: [String]) -> RecordLayout {
+        layout(for: names) { RecordLayout(sortedNames: names) }
+    }
+
+    private func layout(for names: [String], make: () -> RecordLayout) -> RecordLayout {
         lock.lock()
         defer { lock.unlock() }
         if let last, last.names == names { return last }
@@ -122,7 +143,8 @@ private final class LayoutTable: @unchecked Sendable {
             return found
         }
         let layout = make()
-        if layouts.count >= Self.capacity { layouts.removeAll() }
+        if immortalLayoutsLeft > 0, Platform.makeImmortal(layout) { immortalLayoutsLeft -= 1 }
+        if layouts.count >= capacity { layouts.removeAll() }
         layouts[names] = layout
         last = layout
         return layout
