@@ -35,7 +35,7 @@ extension ModelContext {
         let insertedModels = insertionOrder.compactMap { inserted[$0] }
         // A model without relationships encodes the same whatever the record numbers turn out to be:
         // encode it once, here, for both the uniqueness check and the write.
-        let encodedInserts: [RecordValues?]
+        var encodedInserts: [RecordValues?]
         do {
             var withoutRelationships: [ObjectIdentifier: Bool] = [:]
             let encodesHere = insertedModels.map { model in
@@ -88,7 +88,9 @@ extension ModelContext {
                 for (position, model) in insertedModels.enumerated() {
                     let entityName = type(of: model)._folioEntityName
                     let number = numberAt[position]
-                    let values = try storedValues(of: model, onlyProperties: nil, encoded: encodedInserts[position],
+                    // Taken out, not copied: the values go on into the transaction without another
+                    // retain of their storage, which an encoding thread on the other core wrote last.
+                    let values = try storedValues(of: model, onlyProperties: nil, encoded: encodedInserts[position].take(),
                                                   recordNumber: numberOf, transaction: &transaction)
                     if upserts[position] {
                         try transaction.update(entity: entityName, id: number, values: values)
@@ -172,11 +174,11 @@ extension ModelContext {
     ///
     /// - Parameter encoded: the model's values encoded already, if they are (then `onlyProperties` is
     ///   not used).
-    func storedValues(of model: any PersistentModel, onlyProperties: Set<String>?, encoded: RecordValues? = nil,
+    func storedValues(of model: any PersistentModel, onlyProperties: Set<String>?, encoded: consuming RecordValues? = nil,
                       recordNumber: @escaping (AnyObject) throws -> Int64,
                       transaction: inout WriteTransaction) throws -> RecordValues {
-        var values = try encoded ?? ModelRecordCoding.encode(model, onlyProperties: onlyProperties, recordNumber: recordNumber)
-        guard let entity = entity(of: model) else { return values }
+        var values = try encoded.take() ?? ModelRecordCoding.encode(model, onlyProperties: onlyProperties, recordNumber: recordNumber)
+        guard facts(of: model)?.storesEncodedValues == false, let entity = entity(of: model) else { return values }
         // `.ephemeral` attributes are tracked but never stored.
         if !entity.ephemeralAttributeNames.isEmpty {
             values = values.filter { !entity.ephemeralAttributeNames.contains($0) }
@@ -273,17 +275,20 @@ extension ModelContext {
     func uniqueMatches(for models: [any PersistentModel], encoded encodedModels: [RecordValues?]) throws -> [ObjectIdentifier: Int64] {
         var plans: [UniqueMatching.Plan] = []
         var planOfEntity: [ObjectIdentifier: Int] = [:]
-        var lastEntity: (entity: Schema.Entity, plan: Int?)? = nil
+        // The plan of the model type seen last: models come in runs of one type.
+        var lastType: (type: ObjectIdentifier, plan: Int?)? = nil
         var planOfModel: [Int?] = []
         planOfModel.reserveCapacity(models.count)
         let recordIndex = try container.index
         for model in models {
-            guard let entity = entity(of: model), !entity.uniquenessConstraints.isEmpty else {
-                planOfModel.append(nil)
+            let type = ObjectIdentifier(Swift.type(of: model))
+            if let lastType, lastType.type == type {
+                planOfModel.append(lastType.plan)
                 continue
             }
-            if let last = lastEntity, last.entity === entity {
-                planOfModel.append(last.plan)
+            guard facts(of: model)?.hasUniquenessConstraints == true, let entity = entity(of: model) else {
+                lastType = (type, nil)
+                planOfModel.append(nil)
                 continue
             }
             let plan: Int
@@ -302,7 +307,7 @@ extension ModelContext {
                     }))
                 planOfEntity[ObjectIdentifier(entity)] = plan
             }
-            lastEntity = (entity, plan)
+            lastType = (type, plan)
             planOfModel.append(plan)
         }
         if plans.isEmpty { return [:] }

@@ -40,6 +40,8 @@ public final class ModelContext {
     var relationshipValuesBeforeChange: [ObjectIdentifier: [String: [AnyObject]]] = [:]
     private var autosaveScheduled = false
     private var lastEntityLookedUp: Schema.Entity?
+    /// The facts of the model type asked last (see ``facts(of:)``).
+    private var lastFacts: (type: ObjectIdentifier, facts: EntityFacts)?
     /// What fetches read ahead of making models (``RecordIndex/touchValues(of:)``), kept so that the
     /// reads are not optimized away.
     var touched: UInt = 0
@@ -109,6 +111,19 @@ public final class ModelContext {
         entity(named: type(of: model)._folioEntityName)
     }
 
+    /// What saving and inserting ask of a model's entity for every model, or nil if the model's type is
+    /// not in the schema. Models come in runs of one type: the facts of the type asked last are kept,
+    /// and reading them retains nothing (the entity object is shared by every model of the entity, and
+    /// a large save asked for it several times per model).
+    func facts(of model: any PersistentModel) -> EntityFacts? {
+        let type = ObjectIdentifier(Swift.type(of: model))
+        if let lastFacts, lastFacts.type == type { return lastFacts.facts }
+        guard let entity = entity(of: model) else { return nil }
+        let facts = EntityFacts(entity)
+        lastFacts = (type, facts)
+        return facts
+    }
+
     /// The schema's entity called `name`. Records of one entity come in runs (a fetch, a relationship),
     /// so the last one found is kept and checked first.
     func entity(named name: String) -> Schema.Entity? {
@@ -166,7 +181,7 @@ public final class ModelContext {
         insertionOrder.append(key)
         // Insert the related graph and make both sides of each relationship agree (a model without
         // relationships, as in most bulk imports, has nothing to look at).
-        if entity(of: model)?.relationshipsByName.isEmpty == false {
+        if facts(of: model)?.hasRelationships == true {
             for related in relatedModels(of: model) {
                 insertModel(related.model)
             }
@@ -431,4 +446,21 @@ private final class UncheckedBox: @unchecked Sendable {
 @Model
 final class PlaceholderModel {
     init() {}
+}
+
+/// What the save path asks of an entity for each model (``ModelContext/facts(of:)``).
+struct EntityFacts {
+    /// Whether the entity has relationships, whose related models an insert inserts too.
+    let hasRelationships: Bool
+    /// Whether a model's encoded values are stored as they are: no `.ephemeral` attribute to leave out,
+    /// no `.externalStorage` one to move into a blob.
+    let storesEncodedValues: Bool
+    /// Whether the entity has `.unique` attributes or `#Unique` constraints.
+    let hasUniquenessConstraints: Bool
+
+    init(_ entity: Schema.Entity) {
+        hasRelationships = !entity.relationshipsByName.isEmpty
+        storesEncodedValues = entity.ephemeralAttributeNames.isEmpty && entity.externalStorageAttributeNames.isEmpty
+        hasUniquenessConstraints = !entity.uniquenessConstraints.isEmpty
+    }
 }

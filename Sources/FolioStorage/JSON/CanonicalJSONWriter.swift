@@ -76,13 +76,19 @@ public struct CanonicalJSONWriter: Sendable {
             output.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
             return
         }
-        // The layout holds each member's `{"name":` or `,"name":` bytes, ready to copy.
+        // The layout holds each member's `{"name":` or `,"name":` bytes, ready to copy. They are read
+        // through one buffer pointer per record, not a slice per member: each slice retains the layout's
+        // bytes, which every core writing records shares.
         let layout = values.layout
-        var start = 0
-        for (position, end) in layout.memberPrefixEnds.enumerated() {
-            output.append(contentsOf: layout.memberPrefixes[start..<end])
-            try write(values.values[position], into: &output)
-            start = end
+        try layout.memberPrefixes.withUnsafeBufferPointer { prefixes throws(StorageError) in
+            try layout.memberPrefixEnds.withUnsafeBufferPointer { ends throws(StorageError) in
+                var start = 0
+                for (position, end) in ends.enumerated() {
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: prefixes[start..<end]))
+                    try write(values.values[position], into: &output)
+                    start = end
+                }
+            }
         }
         output.append(UInt8(ascii: "}"))
     }
