@@ -13,7 +13,7 @@ public struct StoredRecord: Hashable, Sendable {
     public var values: RecordValues
 
     /// Creates a record.
-    public init(entity: String, id: Int64, values: RecordValues) {
+    public init(entity: String, id: Int64, values: consuming RecordValues) {
         self.entity = entity
         self.id = id
         self.values = values

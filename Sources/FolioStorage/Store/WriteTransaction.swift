@@ -88,7 +88,7 @@ public struct WriteTransaction {
     ///   ``StorageError/Code/identifierNotAllocated`` if it was used before (identifiers are never reused)
     ///   and not allocated by ``allocateID()``, ``StorageError/Code/invalidEntityName``,
     ///   ``StorageError/Code/unknownEntity``.
-    public mutating func insert(_ record: StoredRecord) throws {
+    public mutating func insert(_ record: consuming StoredRecord) throws {
         if record.entity != lastCheckedEntity {
             try checkEntity(record.entity)
             lastCheckedEntity = record.entity
@@ -118,7 +118,8 @@ public struct WriteTransaction {
     }
 
     /// Inserts a record.
-    public mutating func insert(entity: String, id: Int64, values: RecordValues) throws {
+    public mutating func insert(entity: String, id: Int64, values: consuming RecordValues) throws {
+        // Consuming: the values move into the transaction, without a retain of their storage.
         try insert(StoredRecord(entity: entity, id: id, values: values))
     }
 
