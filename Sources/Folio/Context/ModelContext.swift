@@ -166,7 +166,9 @@ public final class ModelContext {
     func insertModel(_ model: any PersistentModel) {
         let backing = model.persistentBackingData
         let key = ObjectIdentifier(model)
-        if backing.context === self {
+        // One load of the weak reference for both questions: each load retains the context.
+        let current = backing.context
+        if current === self {
             if deleted[key] != nil {
                 deleted[key] = nil
                 deletionOrder.removeAll { $0 == key }
@@ -174,7 +176,7 @@ public final class ModelContext {
             }
             return
         }
-        guard backing.context == nil, backing.storedRecordNumber == nil else { return }
+        guard current == nil, backing.storedRecordNumber == nil else { return }
         backing.context = self
         backing.isInserted = true
         inserted[key] = model
