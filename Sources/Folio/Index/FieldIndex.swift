@@ -9,9 +9,9 @@
 /// ``KeyGroup`` that keeps its keys. A unique field of a million records took 117 MB as a table of
 /// keys and identifier sets (56 bytes an entry, two million entries) and takes 34 MB this way.
 ///
-/// Reading keys back relies on one rule, which ``RecordIndex`` follows: a record's values in the
-/// index's records are the ones it is indexed under whenever another record is inserted. Changing a
-/// record therefore removes it with its old values, stores its new values, then inserts it again.
+/// Reading keys back relies on one rule, which ``RecordIndex`` follows: whenever a record is inserted,
+/// every record already in the table is indexed under the values the record index holds for it. So a
+/// change removes the record with its old values, stores its new values, and only then inserts it again.
 final class FieldIndex {
     let field: String
     let conversion: QueryKey.Conversion
