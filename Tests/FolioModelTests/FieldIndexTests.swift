@@ -113,6 +113,37 @@ struct FieldIndexTests {
         #expect(index.keyCounts().map(\.id) == [3])
     }
 
+    /// While a store loads, a declared index keeps each key it worked out and sorts those pairs for its
+    /// sorted entries; a removal before they are sorted makes it read the keys back from the records
+    /// instead. Both ways give the pairs in key order, records of one key in increasing order.
+    @Test(arguments: [false, true])
+    func theSortedEntriesOfALoadAreTheSameWhetherTheKeysWereKeptOrReadBack(removingOne: Bool) {
+        let records = IndexedRecords(field: "day")
+        let index = records.index!
+        var generator = SplitMix64(state: 7)
+        let ids = (1...2_000).map(Int64.init).shuffled(using: &generator)
+        index.beginLoading(expectedRecords: ids.count)
+        var expected: [(Int64, Int64)] = []
+        for id in ids {
+            let day = Int64(generator.next() % 1_500)  // some days twice or more
+            records.insert(id, ["day": .int(day)])
+            expected.append((day, id))
+        }
+        if removingOne {
+            records.remove(ids[0])
+            expected.removeAll { $0.1 == ids[0] }
+        }
+        expected.sort { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
+        let entries = index.sortedEntries()
+        index.endLoading()
+        #expect(entries.map(\.id) == expected.map(\.1))
+        #expect(entries.map(\.key) == expected.map { QueryKey.int($0.0) })
+        // After the load the index sorts from its table again, with the same result.
+        records.update(ids[1], ["day": .int(-1)])
+        #expect(index.sortedEntries().first?.id == ids[1])
+        #expect(index.sortedEntries().count == expected.count)
+    }
+
     /// Many changes in random order against a plain table, with 64-bit hashes and with hashes of two
     /// bits (most keys then share a slot): every key's records, the key count, the counts per key and
     /// the sorted entries agree every few steps.

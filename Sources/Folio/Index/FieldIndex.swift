@@ -31,6 +31,12 @@ final class FieldIndex {
     private(set) var keyCount = 0
     private var sorted: [(key: QueryKey, id: Int64)] = []
     private var isSortedStale = true
+    /// While a store loads, for a declared index whose keys are (nearly) all different: each key as it
+    /// was worked out for the table, with its record. The sorted entries are then these, sorted, instead
+    /// of every key being read back from its record and converted again (a date index parsed each date
+    /// twice, and the second time in hash order, a cache miss per record). Nil otherwise, and from the
+    /// first removal on.
+    private var loadedEntries: [(key: QueryKey, id: Int64)]?
 
     /// How keys are hashed: by their own hash, or for tests, by a few of its bits.
     private let hashing: KeyHash.Hashing
@@ -59,8 +65,13 @@ final class FieldIndex {
     /// table on the way. A field with fewer distinct values (a city, a category) is left to grow: its
     /// keys stop multiplying long before its records do.
     func reserveCapacity(forRecords total: Int, afterSampling sampled: Int) {
-        guard sampled > 0, total > sampled, keyCount * 2 >= sampled else { return }
+        guard sampled > 0, total > sampled, keyCount * 2 >= sampled else {
+            // Keys that repeat: sorting the groups' keys is cheaper than sorting every record's pair.
+            loadedEntries = nil
+            return
+        }
         slots.reserveCapacity(Int((Double(keyCount) * Double(total) / Double(sampled)).rounded(.up)))
+        loadedEntries?.reserveCapacity(total)
     }
 
     func removeAll() {
@@ -70,6 +81,20 @@ final class FieldIndex {
         keyCount = 0
         sorted = []
         isSortedStale = true
+        loadedEntries = nil
+    }
+
+    /// Starts keeping each inserted key for the sorted entries (see ``loadedEntries``): a declared index
+    /// about to be filled by a store's open, which ends with ``endLoading()``.
+    func beginLoading(expectedRecords: Int) {
+        guard isDeclared else { return }
+        loadedEntries = []
+        loadedEntries?.reserveCapacity(isUnique ? expectedRecords : 0)
+    }
+
+    /// Stops keeping inserted keys; those kept and not yet sorted are dropped.
+    func endLoading() {
+        loadedEntries = nil
     }
 
     /// The key `values` are indexed under.
@@ -85,6 +110,7 @@ final class FieldIndex {
     func insert(_ id: Int64, _ values: RecordValues) {
         isSortedStale = true
         let key = keyOf(values)
+        loadedEntries?.append((key, id))
         // One hash lookup: the slot is changed in place through the dictionary's accessor.
         insert(id, key, into: &slots[KeyHash(key, hashing)])
     }
@@ -96,7 +122,10 @@ final class FieldIndex {
             return
         }
         if current >= 0 {
-            if current == id { return }
+            if current == id {
+                loadedEntries = nil  // inserted again: the kept pairs now hold it twice
+                return
+            }
             let existing = keyOfRecord(current)
             if existing == key {
                 slot = makeGroup(KeyGroup(key, [current, id]))
@@ -119,6 +148,7 @@ final class FieldIndex {
 
     func remove(_ id: Int64, _ values: RecordValues) {
         isSortedStale = true
+        loadedEntries = nil
         let key = keyOf(values)
         remove(id, key, from: &slots[KeyHash(key, hashing)])
     }
@@ -180,6 +210,13 @@ final class FieldIndex {
 
     func sortedEntries() -> [(key: QueryKey, id: Int64)] {
         guard isSortedStale else { return sorted }
+        if var entries = loadedEntries {
+            loadedEntries = nil
+            entries.sort { $0.key < $1.key || ($0.key == $1.key && $0.id < $1.id) }
+            sorted = entries
+            isSortedStale = false
+            return sorted
+        }
         // Sort the distinct keys, then list each key's identifiers: cheaper than sorting every pair when
         // keys repeat, and the same when they do not.
         var keys: [(key: QueryKey, slot: Int64, member: Int)] = []

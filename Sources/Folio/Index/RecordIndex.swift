@@ -97,7 +97,10 @@ final class RecordIndex {
             let count = store.count(of: entity)
             counts[entity] = count
             idsByEntity[entity, default: []].reserveCapacity(count)
-            for index in fieldIndexes[entity] ?? [] where index.isUnique { index.reserveCapacity(count) }
+            for index in fieldIndexes[entity] ?? [] {
+                if index.isUnique { index.reserveCapacity(count) }
+                index.beginLoading(expectedRecords: count)
+            }
         }
         // Records come in number order, mostly in runs of one entity: its identifier set and indexes
         // are looked up once per run, not per record. Once the entity's set holds its first
@@ -125,7 +128,10 @@ final class RecordIndex {
         // A `#Index` is there to be used for ranges and sorting: order it now, as a database builds its
         // index when it is created, rather than in the first fetch that needs it.
         for indexes in fieldIndexes.values {
-            for index in indexes where index.isDeclared { _ = index.sortedEntries() }
+            for index in indexes {
+                if index.isDeclared { _ = index.sortedEntries() }
+                index.endLoading()
+            }
         }
         lastSequence = store.lastSequence
     }
