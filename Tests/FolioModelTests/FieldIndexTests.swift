@@ -135,7 +135,6 @@ struct FieldIndexTests {
         }
         expected.sort { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) }
         let entries = index.sortedEntries()
-        index.endLoading()
         #expect(entries.map(\.id) == expected.map(\.1))
         #expect(entries.map(\.key) == expected.map { QueryKey.int($0.0) })
         // After the load the index sorts from its table again, with the same result.

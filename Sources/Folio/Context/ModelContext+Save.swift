@@ -37,14 +37,7 @@ extension ModelContext {
         // encode it once, here, for both the uniqueness check and the write.
         var encodedInserts: [RecordValues?]
         do {
-            var withoutRelationships: [ObjectIdentifier: Bool] = [:]
-            let encodesHere = insertedModels.map { model in
-                let type = ObjectIdentifier(Swift.type(of: model))
-                if let known = withoutRelationships[type] { return known }
-                let answer = entity(of: model)?.relationshipsByName.isEmpty == true
-                withoutRelationships[type] = answer
-                return answer
-            }
+            let encodesHere = insertedModels.map { facts(of: $0)?.hasRelationships == false }
             encodedInserts = try InsertEncoding(models: insertedModels, encodesHere: encodesHere).encode()
         } catch let error as ModelCodingError {
             throw FolioError(.modelCoding, "The changes could not be saved", underlying: error)

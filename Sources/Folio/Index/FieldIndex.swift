@@ -85,16 +85,11 @@ final class FieldIndex {
     }
 
     /// Starts keeping each inserted key for the sorted entries (see ``loadedEntries``): a declared index
-    /// about to be filled by a store's open, which ends with ``endLoading()``.
+    /// about to be filled by a store's open, whose ``sortedEntries()`` then sorts them and stops.
     func beginLoading(expectedRecords: Int) {
         guard isDeclared else { return }
         loadedEntries = []
         loadedEntries?.reserveCapacity(isUnique ? expectedRecords : 0)
-    }
-
-    /// Stops keeping inserted keys; those kept and not yet sorted are dropped.
-    func endLoading() {
-        loadedEntries = nil
     }
 
     /// The key `values` are indexed under.

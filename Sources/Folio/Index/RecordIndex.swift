@@ -127,11 +127,9 @@ final class RecordIndex {
         endRun()
         // A `#Index` is there to be used for ranges and sorting: order it now, as a database builds its
         // index when it is created, rather than in the first fetch that needs it.
+        // (That also ends what each index kept of the load for it, see `FieldIndex.beginLoading`.)
         for indexes in fieldIndexes.values {
-            for index in indexes {
-                if index.isDeclared { _ = index.sortedEntries() }
-                index.endLoading()
-            }
+            for index in indexes where index.isDeclared { _ = index.sortedEntries() }
         }
         lastSequence = store.lastSequence
     }
