@@ -38,6 +38,20 @@ final class Letter {
     }
 }
 
+/// A second model type without relationships, for saves that mix types.
+@Model
+final class Parcel {
+    var label: String
+    var grams: Int
+    var sentOn: Date
+
+    init(label: String, grams: Int, sentOn: Date) {
+        self.label = label
+        self.grams = grams
+        self.sentOn = sentOn
+    }
+}
+
 @Suite("Encoding models when saving")
 struct SaveEncodingTests {
     @Test func aValueThatFailsToEncodeFailsTheSaveNamingItAndWritesNothingUntilItIsFixed() throws {
@@ -99,6 +113,27 @@ struct SaveEncodingTests {
         try context.save()
         let stored = try ModelContext(container).fetch(FetchDescriptor<Letter>(predicate: #Predicate { $0.code == "code 4999" }))
         #expect(stored.map(\.stamp.text) == ["stamp 4999 é \u{2028}"])
+    }
+
+    /// Each run of a large save keeps the arrangement of the type it encoded last; models of two types
+    /// taking turns must each get their own type's values, and each type learns its names.
+    @Test func modelsOfTwoTypesTakingTurnsInALargeSaveEachGetTheirOwnValues() throws {
+        let models = (0..<4_000).map { index -> any PersistentModel in
+            if index % 3 != 0 { return Letter(code: "code \(index)", stamp: PostageStamp(text: "stamp \(index)")) }
+            return Parcel(label: "parcel \(index)", grams: index, sentOn: Date(timeIntervalSince1970: Double(index)))
+        }
+        let encoded = try InsertEncoding(models: models, encodesHere: Array(repeating: true, count: models.count))
+            .encode(threads: 4)
+        for (index, values) in encoded.enumerated() {
+            var expected: [String: JSONValue] = ["code": .string("code \(index)"), "stamp": .string("stamp \(index)")]
+            if index % 3 == 0 {
+                let sentOn = try ValueEncoder.encode(Date(timeIntervalSince1970: Double(index)))
+                expected = ["label": .string("parcel \(index)"), "grams": .int(Int64(index)), "sentOn": sentOn]
+            }
+            #expect(values == RecordValues(expected), "model \(index)")
+        }
+        #expect(ModelRecordCoding.learnedArrangement(of: Parcel.self)?.names == ["label", "grams", "sentOn"])
+        #expect(ModelRecordCoding.learnedArrangement(of: Letter.self)?.names == ["code", "stamp"])
     }
 
     @Test func whenModelsOnSeveralThreadsFailTheFirstInInsertionOrderIsReported() throws {

@@ -6,20 +6,44 @@ enum ModelRecordCoding {
     /// The stored values of every persisted property of `model`, the superclass's included.
     static func encode(_ model: any PersistentModel, onlyProperties: Set<String>? = nil,
                        recordNumber: @escaping (AnyObject) throws -> Int64) throws -> RecordValues {
-        let typeKey = ObjectIdentifier(type(of: model))
-        let arrangement = onlyProperties == nil ? arrangements.withLock { $0[typeKey] } : nil
+        guard onlyProperties == nil else {
+            var encoder = ModelRecordEncoder(entityName: type(of: model)._folioEntityName, backingData: model.persistentBackingData,
+                                             onlyProperties: onlyProperties, recordNumber: recordNumber)
+            try model._folioEncode(to: &encoder)
+            return encoder.values
+        }
+        let arrangement = learnedArrangement(of: type(of: model))
+        return try withExtendedLifetime(arrangement) {
+            try encode(model, following: arrangement, recordNumber: recordNumber)
+        }
+    }
+
+    /// The stored values of every persisted property of `model`, encoded following `arrangement`, the
+    /// arrangement ``learnedArrangement(of:)`` gave for its type (or nil), which the caller keeps alive
+    /// for the call. A caller that encodes many models asks for the arrangement once for all of them.
+    static func encode(_ model: any PersistentModel, following arrangement: RecordArrangement?,
+                       recordNumber: @escaping (AnyObject) throws -> Int64) throws -> RecordValues {
         var encoder = ModelRecordEncoder(entityName: type(of: model)._folioEntityName, backingData: model.persistentBackingData,
-                                         onlyProperties: onlyProperties, arrangement: arrangement, recordNumber: recordNumber)
+                                         arrangement: arrangement, recordNumber: recordNumber)
         try model._folioEncode(to: &encoder)
-        if onlyProperties == nil && !encoder.followsArrangement {
+        if !encoder.followsArrangement {
             // Learn the type's names; keep the longest seen (a model may leave out a relationship it
             // has not loaded, and then does not follow the arrangement).
             let names = encoder.encodedNames
             if names.count > (arrangement?.names.count ?? -1), let learned = RecordArrangement(names: names) {
-                arrangements.withLock { $0[typeKey] = learned }
+                let typeKey = ObjectIdentifier(type(of: model))
+                arrangements.withLock { known in
+                    if names.count > (known[typeKey]?.names.count ?? -1) { known[typeKey] = learned }
+                }
             }
         }
         return encoder.values
+    }
+
+    /// The names `type` encoded last time it encoded every property (the longest such list seen), with
+    /// their layout; nil before it has.
+    static func learnedArrangement(of type: any PersistentModel.Type) -> RecordArrangement? {
+        arrangements.withLock { $0[ObjectIdentifier(type)] }
     }
 
     /// The stored values of some properties of `model`, in the order they were encoded, without making a

@@ -16,11 +16,16 @@ public struct ModelRecordEncoder {
     /// How many values were encoded while following ``arrangement``.
     @usableFromInline var filled = 0
     /// The names this model's type encoded last time it encoded every property, with their layout.
-    @usableFromInline let arrangement: RecordArrangement?
-    /// ``arrangement``'s names and where each one's value goes in the record (empty without one), kept
-    /// apart so that appending a value reads them directly, without unwrapping the arrangement.
-    @usableFromInline let expectedNames: [String]
-    @usableFromInline let sortedPositions: [Int]
+    ///
+    /// Not retained: the encoder lives only for one call of ``ModelRecordCoding``, whose caller keeps the
+    /// arrangement alive meanwhile. Every model of a type shares its arrangement, on every thread that
+    /// encodes, and retaining it for each model made the cores contend for its reference count.
+    @usableFromInline unowned(unsafe) let arrangement: RecordArrangement?
+    /// ``arrangement``'s names and where each one's value goes in the record (empty without one), read
+    /// from the arrangement's own storage (``RecordArrangement/nameStorage``), so that appending a value
+    /// retains nothing.
+    @usableFromInline let expectedNames: UnsafeBufferPointer<String>
+    @usableFromInline let sortedPositions: UnsafeBufferPointer<Int>
     /// Whether the names encoded so far are the first names of ``arrangement``: then they are not
     /// collected one by one, and the record is made without sorting them.
     @usableFromInline var followsArrangement: Bool
@@ -76,6 +81,12 @@ public struct ModelRecordEncoder {
     /// Returns the record number of a related model; the context assigns numbers before encoding.
     let recordNumber: (AnyObject) throws -> Int64
 
+    /// - Parameter arrangement: the arrangement to follow, which the caller keeps alive for as long as it
+    ///   uses the encoder (see ``arrangement``).
+    ///
+    /// Not inlined: inlined, it built the encoder in a temporary that its caller then copied into place,
+    /// retaining each of the encoder's references once more for every model.
+    @inline(never)
     init(entityName: String, backingData: ModelBackingData, onlyProperties: Set<String>? = nil,
          arrangement: RecordArrangement? = nil, recordNumber: @escaping (AnyObject) throws -> Int64) {
         self.entityName = entityName
@@ -83,10 +94,11 @@ public struct ModelRecordEncoder {
         self.onlyProperties = onlyProperties
         self.onlyProperty = onlyProperties?.count == 1 ? onlyProperties?.first : nil
         self.recordNumber = recordNumber
-        self.arrangement = onlyProperties == nil ? arrangement : nil
-        self.followsArrangement = self.arrangement != nil
-        self.expectedNames = self.arrangement?.names ?? []
-        self.sortedPositions = self.arrangement?.sortedPositions ?? []
+        let followed = onlyProperties == nil ? arrangement : nil
+        self.arrangement = followed
+        self.followsArrangement = followed != nil
+        self.expectedNames = followed?.nameStorage ?? UnsafeBufferPointer(start: nil, count: 0)
+        self.sortedPositions = followed?.sortedPositionStorage ?? UnsafeBufferPointer(start: nil, count: 0)
         if followsArrangement {
             encoded = ContiguousArray(repeating: .null, count: expectedNames.count)
         } else {

@@ -23,16 +23,28 @@ final class InsertEncoding: @unchecked Sendable {
     ///
     /// - Throws: ``ModelCodingError`` of the first model, in order, that cannot be encoded.
     func encode(threads: Int = ParallelRuns.processorCount) throws -> [RecordValues?] {
-        try ParallelRuns.map(count: models.count, threads: threads) { try encode($0) }
+        try ParallelRuns.map(count: models.count, threads: threads, runState: LastArrangement.init) { position, last in
+            guard encodesHere[position] else { return nil }
+            let model = models[position]
+            let type = ObjectIdentifier(Swift.type(of: model))
+            if last.type != type || last.arrangement == nil {
+                last = LastArrangement(type: type, arrangement: ModelRecordCoding.learnedArrangement(of: Swift.type(of: model)))
+            }
+            return try ModelRecordCoding.encode(model, following: last.arrangement, recordNumber: Self.refusingRelationships)
+        }
     }
 
-    private func encode(_ position: Int) throws -> RecordValues? {
-        guard encodesHere[position] else { return nil }
-        return try ModelRecordCoding.encode(models[position], recordNumber: Self.refuseRelationships)
+    /// The arrangement of the last model type a run encoded, which the run keeps alive while it encodes
+    /// the models of that type (asked again while the type has none yet: its first model teaches it).
+    private struct LastArrangement {
+        var type: ObjectIdentifier?
+        var arrangement: RecordArrangement?
     }
 
     /// Stands in for the record numbers of related models, which the models encoded here do not have.
-    private static func refuseRelationships(_ related: AnyObject) throws -> Int64 {
+    /// A constant closure, which captures nothing: naming a static method instead made a new closure
+    /// context for every model.
+    private static let refusingRelationships: @Sendable (AnyObject) throws -> Int64 = { related in
         throw FolioError(.invalidModel, "a model of an entity without relationships refers to \(type(of: related))")
     }
 }

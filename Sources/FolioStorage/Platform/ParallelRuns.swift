@@ -22,15 +22,26 @@ package enum ParallelRuns {
     ///   first error).
     package static func map<Element>(count: Int, threads: Int = processorCount,
                                      _ element: (Int) throws -> Element) throws -> [Element] {
+        try map(count: count, threads: threads, runState: {}) { position, _ in try element(position) }
+    }
+
+    /// The results of `element` for each position in `0..<count`, in position order, like
+    /// ``map(count:threads:_:)``; each run makes its own state with `runState` and hands it to `element`
+    /// for each of its positions, in order. A run keeps there what its positions share and no other
+    /// thread should touch (so that reading it costs no atomic operation shared with another core).
+    package static func map<Element, RunState>(count: Int, threads: Int = processorCount,
+                                               runState: () -> RunState,
+                                               _ element: (Int, inout RunState) throws -> Element) throws -> [Element] {
         try [Element](unsafeUninitializedCapacity: count) { results, initializedCount in
             guard let base = results.baseAddress else { return }
             nonisolated(unsafe) let output = base
             // Each run initializes only its own positions; a failed run leaves none of them behind.
             let outcomes = perform(count: count, threads: threads) { positions in
                 var position = positions.lowerBound
+                var state = runState()
                 do {
                     while position < positions.upperBound {
-                        (output + position).initialize(to: try element(position))
+                        (output + position).initialize(to: try element(position, &state))
                         position += 1
                     }
                 } catch {
@@ -88,7 +99,7 @@ package enum ParallelRuns {
     /// per thread (of at least ``minimumRun`` positions each), so that a thread that finishes its run
     /// early (the other cores may be busy with a compaction or the index) takes another instead of
     /// waiting for a slower one.
-    private static func runCount(_ count: Int, threads: Int) -> Int {
+    static func runCount(_ count: Int, threads: Int) -> Int {
         guard count >= minimumCount, threads > 1 else { return 1 }
         return max(1, min(8 * threads, 64, count / minimumRun))
     }

@@ -13,6 +13,12 @@ public final class RecordArrangement: Sendable {
     /// For each position in ``names``, the position of its value in the record: where a producer that
     /// follows the arrangement puts that value, so that the record needs no reordering.
     public let sortedPositions: [Int]
+    /// ``names`` and ``sortedPositions`` again, in storage of the arrangement's own that lives exactly
+    /// as long as it does. A producer that keeps the arrangement alive reads them without retaining an
+    /// array per record: every producer of a type shares its arrangement, on every core that encodes,
+    /// and retaining the same arrays for each record made the cores contend for their reference counts.
+    nonisolated(unsafe) package let nameStorage: UnsafeBufferPointer<String>
+    nonisolated(unsafe) package let sortedPositionStorage: UnsafeBufferPointer<Int>
 
     /// The arrangement of `names`; nil if a name repeats.
     public init?(names: [String]) {
@@ -22,6 +28,19 @@ public final class RecordArrangement: Sendable {
         var sortedPositions = [Int](repeating: 0, count: order.count)
         for (sorted, position) in order.enumerated() { sortedPositions[position] = sorted }
         self.sortedPositions = sortedPositions
+        let nameStorage = UnsafeMutableBufferPointer<String>.allocate(capacity: names.count)
+        _ = nameStorage.initialize(from: names)
+        let sortedPositionStorage = UnsafeMutableBufferPointer<Int>.allocate(capacity: sortedPositions.count)
+        _ = sortedPositionStorage.initialize(from: sortedPositions)
+        self.nameStorage = UnsafeBufferPointer(nameStorage)
+        self.sortedPositionStorage = UnsafeBufferPointer(sortedPositionStorage)
+    }
+
+    deinit {
+        let nameStorage = UnsafeMutableBufferPointer(mutating: nameStorage)
+        _ = nameStorage.deinitialize()
+        nameStorage.deallocate()
+        UnsafeMutableBufferPointer(mutating: sortedPositionStorage).deallocate()
     }
 
     /// A record of `values`, given already in the record's order (each name's value at its
