@@ -52,23 +52,15 @@ enum ValueEncoder {
         case plain
     }
 
-    private static let strategies = Mutex<[ObjectIdentifier: Strategy]>([:])
+    private static let strategies = TypeTable<Strategy>()
 
     static func strategy(for type: any Any.Type) -> Strategy {
-        let key = ObjectIdentifier(type)
-        if let known = strategies.withLock({ $0[key] }) { return known }
-        let strategy: Strategy
-        if let encode = specialEncoders[key] {
-            strategy = .special(encode)
-        } else if type is any _UnorderedElements.Type {
-            strategy = .unorderedElements
-        } else if type is any _UnorderedPairs.Type {
-            strategy = .unorderedPairs
-        } else {
-            strategy = .plain
+        strategies.value(for: type) {
+            if let encode = specialEncoders[ObjectIdentifier(type)] { return .special(encode) }
+            if type is any _UnorderedElements.Type { return .unorderedElements }
+            if type is any _UnorderedPairs.Type { return .unorderedPairs }
+            return .plain
         }
-        strategies.withLock { $0[key] = strategy }
-        return strategy
     }
 
     /// The encoders of the types with a canonical form, by type.

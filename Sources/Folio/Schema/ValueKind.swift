@@ -8,15 +8,11 @@ enum ValueKind {
     /// An array or set of models.
     case toMany(any PersistentModel.Type, collection: any _ModelCollection.Type)
 
-    private static let cache = Mutex<[ObjectIdentifier: ValueKind]>([:])
+    private static let known = TypeTable<ValueKind>()
 
     /// Classifies `type`, remembering the answer.
     static func of(_ type: any Any.Type) -> ValueKind {
-        let key = ObjectIdentifier(type)
-        if let known = cache.withLock({ $0[key] }) { return known }
-        let kind = classify(type)
-        cache.withLock { $0[key] = kind }
-        return kind
+        known.value(for: type) { classify(type) }
     }
 
     private static func classify(_ type: any Any.Type) -> ValueKind {
