@@ -23,8 +23,7 @@ public enum BlobStore {
 
     /// Whether `hash` is 64 lowercase hexadecimal digits.
     public static func isValidHash(_ hash: String) -> Bool {
-        hash.utf8.count == 64
-            && hash.utf8.allSatisfy { ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f")) }
+        hash.utf8.count == 64 && hash.utf8.allSatisfy(isLowercaseHexDigit)
     }
 
     /// Collects every blob hash referenced anywhere inside `values`.
@@ -49,6 +48,44 @@ public enum BlobStore {
         default:
             break
         }
+    }
+
+    /// Adds to `hashes` the hash of every blob reference written in `text`, canonical JSON text (as
+    /// ``CanonicalJSONWriter`` writes it) of the members of an object, from just after its opening brace.
+    ///
+    /// It finds what ``collectReferences(in:into:)-(RecordValues,_)`` finds in those members, from their
+    /// bytes: a reference's canonical text is `{"$blob":"` and 64 lowercase hexadecimal digits, then `"}`
+    /// (one member, so nothing follows the hash), and `{"$` can only start an object whose first member
+    /// is named `$…`, since canonical text escapes every quote inside a string. Only the object's own
+    /// opening brace, which `text` leaves out, could look like a reference without being one. A commit
+    /// checks the records' bytes right after writing them, on the thread that wrote them, instead of
+    /// reading every value again on the saving thread.
+    static func collectReferences(inCanonicalMembers text: UnsafeBufferPointer<UInt8>, into hashes: inout Set<String>) {
+        guard let base = text.baseAddress, text.count >= referenceLength else { return }
+        let prefix = Array(#"{"$blob":""#.utf8)
+        // Where a reference's `{` could be: not later than `referenceLength` bytes before the end.
+        var candidate = 0
+        let lastStart = text.count - referenceLength
+        while candidate <= lastStart {
+            // The `$` of `{"$blob` sits two bytes into a reference.
+            guard let found = memchr(base + candidate + 2, Int32(UInt8(ascii: "$")), lastStart - candidate + 1) else { return }
+            let start = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) - 2
+            candidate = start + 1
+            guard prefix.indices.allSatisfy({ text[start + $0] == prefix[$0] }) else { continue }
+            let hashStart = start + prefix.count
+            let hash = UnsafeBufferPointer(rebasing: text[hashStart..<(hashStart + 64)])
+            guard hash.allSatisfy(isLowercaseHexDigit), text[hashStart + 64] == UInt8(ascii: "\""),
+                  text[hashStart + 65] == UInt8(ascii: "}") else { continue }
+            hashes.insert(String(decoding: hash, as: UTF8.self))
+            candidate = hashStart + 66
+        }
+    }
+
+    /// The length of a reference's canonical text, `{"$blob":"<64 hex>"}`.
+    private static let referenceLength = 76
+
+    private static func isLowercaseHexDigit(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
     }
 
     static func relativePath(_ hash: String) -> String {

@@ -83,7 +83,14 @@ extension JournalTransaction {
 
     /// ``encodeLine(into:)``, also noting where each inserted record's `"id":N,"values":{…}}` lies in
     /// the line, which a compaction copies into the snapshot instead of encoding the record again.
-    func encodeLine(into line: inout [UInt8], spans: inout InsertedRecordSpans?) throws {
+    ///
+    /// - Parameter collectingBlobReferences: whether to return the blobs the inserted and updated
+    ///   records refer to (see ``BlobStore/collectReferences(inCanonicalMembers:into:)``), found in
+    ///   their bytes as they are written; otherwise the returned set is empty.
+    @discardableResult
+    func encodeLine(into line: inout [UInt8], spans: inout InsertedRecordSpans?,
+                    collectingBlobReferences: Bool = false) throws -> Set<String> {
+        var blobReferences = Set<String>()
         let writer = CanonicalJSONWriter()
         var ranges: [Int32] = []
         let noteSpans = !inserted.isEmpty && inserted.count < Int(Int32.max / 2)
@@ -100,19 +107,22 @@ extension JournalTransaction {
             func records(_ records: [StoredRecord], noting: Bool) throws {
                 body.append(UInt8(ascii: "["))
                 if records.count < ParallelRuns.minimumCount {
-                    try Self.write(records[...], noting: noting, into: &body, ranges: &ranges)
+                    try Self.write(records[...], noting: noting, into: &body, ranges: &ranges,
+                                   collectingBlobReferences: collectingBlobReferences, into: &blobReferences)
                 } else {
                     let parts = try ParallelRuns.runs(count: records.count) { positions in
-                        var part = (bytes: [UInt8](), ranges: [Int32]())
+                        var part = (bytes: [UInt8](), ranges: [Int32](), blobReferences: Set<String>())
                         part.bytes.reserveCapacity(200 * positions.count)
                         if noting { part.ranges.reserveCapacity(2 * positions.count) }
-                        try Self.write(records[positions], noting: noting, into: &part.bytes, ranges: &part.ranges)
+                        try Self.write(records[positions], noting: noting, into: &part.bytes, ranges: &part.ranges,
+                                       collectingBlobReferences: collectingBlobReferences, into: &part.blobReferences)
                         return part
                     }
                     for part in parts {
                         let offset = Int32(truncatingIfNeeded: body.count)
                         body.append(contentsOf: part.bytes)
                         ranges.append(contentsOf: part.ranges.lazy.map { $0 &+ offset })
+                        blobReferences.formUnion(part.blobReferences)
                     }
                 }
                 body.append(UInt8(ascii: "]"))
@@ -149,13 +159,16 @@ extension JournalTransaction {
             body.append(UInt8(ascii: "}"))
         }
         spans = noteSpans ? InsertedRecordSpans(lineLength: line.count - 1, bounds: ranges) : nil
+        return blobReferences
     }
 
     /// Appends `records` as members of a JSON array (comma-separated; the first one after a comma unless
     /// it is the first record of the transaction), noting in `ranges`, when `noting`, where each record's
-    /// `"id":N,"values":{…}}` starts and ends in `output`.
+    /// `"id":N,"values":{…}}` starts and ends in `output`, and adding to `blobReferences`, when
+    /// `collectingBlobReferences`, the blobs their values refer to.
     private static func write(_ records: ArraySlice<StoredRecord>, noting: Bool,
-                              into output: inout [UInt8], ranges: inout [Int32]) throws {
+                              into output: inout [UInt8], ranges: inout [Int32],
+                              collectingBlobReferences: Bool, into blobReferences: inout Set<String>) throws {
         let writer = CanonicalJSONWriter()
         // Records come in runs of one entity: its `{"entity":"Name","id":` bytes are made once per run.
         var entityOfPrefix: String? = nil
@@ -174,7 +187,15 @@ extension JournalTransaction {
             let tailStart = output.count - 5
             CanonicalJSONWriter.writeInteger(record.id, into: &output)
             CanonicalJSONWriter.writeMemberName("values", into: &output)
+            let valuesStart = output.count
             try writer.write(record.values, into: &output)
+            if collectingBlobReferences {
+                // The values' members, from just after their object's own opening brace.
+                output.withUnsafeBufferPointer { written in
+                    BlobStore.collectReferences(inCanonicalMembers: UnsafeBufferPointer(rebasing: written[(valuesStart + 1)...]),
+                                                into: &blobReferences)
+                }
+            }
             output.append(UInt8(ascii: "}"))
             if noting {
                 ranges.append(Int32(truncatingIfNeeded: tailStart))

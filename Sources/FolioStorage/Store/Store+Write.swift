@@ -110,11 +110,10 @@ extension Store {
         // changed in place below; while it was shared, applying even a one-record transaction copied
         // every record dictionary (O(n) per save).
         transaction.base = StoreState()
-        // Blobs referred to must exist before the transaction that refers to them.
-        var hashes = Set<String>()
-        for records in [committed.inserted, committed.updated] {
-            for record in records { BlobStore.collectReferences(in: record.values, into: &hashes) }
-        }
+        // Blobs referred to must exist before the transaction that refers to them. The line's records
+        // are searched for references as they are written, on the threads that write them.
+        var spans: InsertedRecordSpans? = nil
+        let hashes = try committed.encodeLine(into: &lineBuffer, spans: &spans, collectingBlobReferences: true)
         for hash in hashes {
             if let paths {
                 guard try fs.status(atPath: "\(paths.directory)/\(BlobStore.relativePath(hash))") != nil else {
@@ -124,8 +123,6 @@ extension Store {
                 throw StorageError(.blobNotFound, "a record refers to blob \(hash), which was not stored; call putBlob first")
             }
         }
-        var spans: InsertedRecordSpans? = nil
-        try committed.encodeLine(into: &lineBuffer, spans: &spans)
         let line = lineBuffer
         if let paths {
             try append(line, paths: paths)
