@@ -62,7 +62,6 @@ public enum BlobStore {
     /// reading every value again on the saving thread.
     static func collectReferences(inCanonicalMembers text: UnsafeBufferPointer<UInt8>, into hashes: inout Set<String>) {
         guard let base = text.baseAddress, text.count >= referenceLength else { return }
-        let prefix = Array(#"{"$blob":""#.utf8)
         // Where a reference's `{` could be: not later than `referenceLength` bytes before the end.
         var candidate = 0
         let lastStart = text.count - referenceLength
@@ -71,8 +70,8 @@ public enum BlobStore {
             guard let found = memchr(base + candidate + 2, Int32(UInt8(ascii: "$")), lastStart - candidate + 1) else { return }
             let start = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) - 2
             candidate = start + 1
-            guard prefix.indices.allSatisfy({ text[start + $0] == prefix[$0] }) else { continue }
-            let hashStart = start + prefix.count
+            guard referencePrefix.indices.allSatisfy({ text[start + $0] == referencePrefix[$0] }) else { continue }
+            let hashStart = start + referencePrefix.count
             let hash = UnsafeBufferPointer(rebasing: text[hashStart..<(hashStart + 64)])
             guard hash.allSatisfy(isLowercaseHexDigit), text[hashStart + 64] == UInt8(ascii: "\""),
                   text[hashStart + 65] == UInt8(ascii: "}") else { continue }
@@ -81,8 +80,9 @@ public enum BlobStore {
         }
     }
 
-    /// The length of a reference's canonical text, `{"$blob":"<64 hex>"}`.
+    /// The length of a reference's canonical text, `{"$blob":"<64 hex>"}`, and its bytes before the hash.
     private static let referenceLength = 76
+    private static let referencePrefix: [UInt8] = Array(#"{"$blob":""#.utf8)
 
     private static func isLowercaseHexDigit(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
