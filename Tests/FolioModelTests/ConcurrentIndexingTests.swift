@@ -3,10 +3,10 @@ import FolioStorage
 import Testing
 @testable import Folio
 
-/// A save hands its changes to the index while the store appends and syncs them
+/// A large save hands its committed changes to the index on another thread
 /// (`ConcurrentIndexApplication`). Every other save test checks the index after saves that commit; this
 /// one checks a save that does not.
-@Suite("Index changes applied while the store commits")
+@Suite("Index changes applied on another thread")
 struct ConcurrentIndexingTests {
     @Test func aSaveWhoseCommitFailsLeavesTheIndexAsTheStoreIs() throws {
         let store = TemporaryStore()
@@ -22,14 +22,14 @@ struct ConcurrentIndexingTests {
         // The journal append fails (the disk is full): the save throws and nothing is committed. (A failed
         // fsync would not do here: the line is then in the file, which the store takes as the truth.)
         faults.arm([.write], at: 1, fault: .error(ENOSPC))
-        // Large enough to be handed to the index while the store commits.
+        // Large enough to be handed to the index on another thread, had it committed.
         for n in 1...ConcurrentIndexApplication.minimumRecords {
             context.insert(Trip(name: "lost \(n)", destination: "Oslo", startDate: .now, price: Double(10 + n)))
         }
         #expect(throws: FolioError.self) { try context.save() }
         #expect(faults.didFire)
 
-        // The index, which took the changes while the store was committing them, is as the store is.
+        // The index is as the store is: it took none of the changes.
         let looking = ModelContext(container)
         let found = try looking.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Oslo" }, sortBy: [SortDescriptor(\.name)]))
         #expect(found.map(\.name) == ["saved 1", "saved 2", "saved 3"])

@@ -61,6 +61,8 @@ extension ModelContext {
         let deletedModels = deletionOrder.compactMap { deleted[$0] }
         let committed: JournalTransaction?
         let indexing = ConcurrentIndexApplication()
+        /// The last transaction of the state the write started from.
+        var baseSequence: UInt64 = 0
         let written = Result {
             try container.store.write(author: author) { transaction in
                 transaction.reserveCapacity(inserting: insertedModels.count)
@@ -106,19 +108,18 @@ extension ModelContext {
                     try transaction.delete(entity: type(of: model)._folioEntityName, id: number,
                                            tombstone: try tombstone(of: model, recordNumber: numberOf))
                 }
-                // The changes are final: the index takes them while the store appends and syncs them.
-                indexing.start(&transaction, index: container.isIndexLoaded ? container.recordIndex : nil)
+                baseSequence = transaction.lastSequence
             }
         }
-        // When the store committed the transaction the index is taking, the save returns without waiting
-        // for it: whatever reads the index next waits instead (making models for the next save, or
+        // A large committed transaction goes to the index on another thread, and the save returns without
+        // waiting for it: whatever reads the index next waits instead (making models for the next save, or
         // anything else the caller does first, overlaps with it).
-        let indexIsApplying = indexing.isApplying(try? written.get())
-        if indexIsApplying {
-            container.finishIndexingLater(indexing)
-        } else {
-            indexing.finish(committed: try? written.get(), store: container.store)
+        var indexIsApplying = false
+        if case .success(let committedNow?) = written {
+            indexIsApplying = indexing.start(committed: committedNow, baseSequence: baseSequence,
+                                             index: container.isIndexLoaded ? container.recordIndex : nil)
         }
+        if indexIsApplying { container.finishIndexingLater(indexing) }
         do {
             committed = try written.get()
         } catch let error as FolioError {

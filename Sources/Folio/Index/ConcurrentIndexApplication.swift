@@ -1,58 +1,49 @@
 import Dispatch
 import FolioStorage
 
-/// Applies a save's changes to the container's index on another thread while the store encodes,
-/// appends and syncs them, instead of after.
+/// Applies a large save's committed changes to the container's index on another thread, so that the
+/// save returns without waiting for them.
 ///
-/// The changes are taken from the write transaction at the end of the save's write body, when they are
-/// final. They are applied this way only for large saves (``minimumRecords``), and only if the index
-/// stands exactly at the transaction's base; otherwise the save applies the committed transaction
-/// afterwards, in order, as without this. The save holds the container's lock throughout, so nothing
-/// else reads the index meanwhile. If the store then commits anything but that transaction (the commit
-/// failed), the index is rebuilt from the store.
+/// The save starts it as soon as the store has committed the transaction, only for large saves
+/// (``minimumRecords``) and only if the index stands exactly at the transaction's base; otherwise the
+/// save applies the committed transaction itself, in order, as before. Whatever reads the index next
+/// waits for the application to finish (``ModelContainer/finishIndexingLater(_:)``); the save holds the
+/// container's lock until it has handed the application over, so nothing reads the index meanwhile.
+///
+/// It starts after the commit, not while the store encodes, appends and syncs the transaction. Applied
+/// meanwhile, a third thread retained each record's values at the very time the saving thread and the
+/// threads writing the journal line retained them, and the cores passed those reference counts back
+/// and forth.
 final class ConcurrentIndexApplication: @unchecked Sendable {
-    /// Saves of fewer records apply them after the commit, as before: handing a few records to another
-    /// thread costs more than applying them (a one-record durable save would wait on two threads).
+    /// Saves of fewer records apply them after the commit on the saving thread: handing a few records to
+    /// another thread costs more than applying them.
     static let minimumRecords = 1_000
 
     private let group = DispatchGroup()
-    private var started: (index: RecordIndex, sequence: UInt64)?
+    private var isStarted = false
 
-    /// Starts applying `transaction`'s changes to `index`. Call it last in the write body.
-    func start(_ transaction: inout WriteTransaction, index: RecordIndex?) {
-        guard let index, transaction.changedRecordCount >= Self.minimumRecords, index.lastSequence == transaction.lastSequence
-        else { return }
-        let changes = transaction.settlePendingChanges()
-        started = (index, changes.sequence)
-        // The index is not Sendable: only this thread touches it until `finish` has waited (the saving
-        // thread holds the container's lock and does not read it meanwhile).
+    /// Starts applying `committed`, which the store has just committed on top of the state whose last
+    /// transaction is `baseSequence`, to `index`. Returns whether it started: not for a small
+    /// transaction, without an index, or when the index does not stand at `baseSequence`.
+    func start(committed: JournalTransaction, baseSequence: UInt64, index: RecordIndex?) -> Bool {
+        let changedRecords = committed.inserted.count + committed.updated.count + committed.deleted.count
+        guard let index, changedRecords >= Self.minimumRecords, index.lastSequence == baseSequence else { return false }
+        isStarted = true
+        // The index is not Sendable: only this thread touches it until `waitUntilApplied` has waited (the
+        // saving thread holds the container's lock and does not read it meanwhile).
         nonisolated(unsafe) let target = index
         group.enter()
         DispatchQueue.global(qos: .userInitiated).async {
-            target.apply(changes)
+            target.apply(committed)
             self.group.leave()
         }
-    }
-
-    /// Whether the store committed exactly the transaction being applied: then the index needs nothing
-    /// more than the application to finish, which can wait (``ModelContainer/finishIndexingLater(_:)``).
-    func isApplying(_ committed: JournalTransaction?) -> Bool {
-        guard let started, let committed else { return false }
-        return committed.sequence == started.sequence
+        return true
     }
 
     /// Waits until the changes are applied.
     func waitUntilApplied() {
-        guard started != nil else { return }
+        guard isStarted else { return }
         group.wait()
-        started = nil
-    }
-
-    /// Waits until the changes are applied; rebuilds the index if the store did not commit them.
-    func finish(committed: JournalTransaction?, store: Store) {
-        guard let index = started?.index else { return }
-        let committedThem = isApplying(committed)
-        waitUntilApplied()
-        if !committedThem { index.reload(from: store) }
+        isStarted = false
     }
 }

@@ -19,9 +19,6 @@ public struct WriteTransaction {
     var reserved: Set<Int64> = []
     var nextID: Int64
     var schemaChange: JSONValue?? = nil
-    /// The changed records in identifier order, as ``settlePendingChanges()`` last ordered them; nil
-    /// once any record changes after that.
-    private var settled: SettledRecords? = nil
     let knownEntities: Set<String>?
     let blobWriter: (Data) throws -> String
 
@@ -107,7 +104,6 @@ public struct WriteTransaction {
             throw StorageError(.identifierNotAllocated, "identifier \(id) is out of range (1…2^62-1); call allocateID()")
         }
         if id >= nextID { nextID = id + 1 }
-        settled = nil
         inserted[id] = record
     }
 
@@ -133,7 +129,6 @@ public struct WriteTransaction {
     ///
     /// - Throws: ``StorageError/Code/invalidTransaction`` if no record of that entity has this identifier.
     public mutating func update(entity: String, id: Int64, values: RecordValues) throws {
-        settled = nil
         if var record = inserted[id] {
             guard record.entity == entity else { throw mismatch(entity, id, record.entity) }
             record.values = record.values.merging(values)
@@ -162,7 +157,6 @@ public struct WriteTransaction {
     ///
     /// - Throws: ``StorageError/Code/invalidTransaction`` if no record of that entity has this identifier.
     public mutating func delete(entity: String, id: Int64, tombstone: [String: JSONValue] = [:]) throws {
-        settled = nil
         if let record = inserted[id] {
             guard record.entity == entity else { throw mismatch(entity, id, record.entity) }
             inserted[id] = nil
@@ -190,7 +184,7 @@ public struct WriteTransaction {
     /// The journal transaction that committing this write appends: sequence `lastSequence + 1`, the
     /// records sorted by identifier, updates that set nothing left out.
     func journalTransaction(transactionID: String, timestamp: Date, author: String?) -> JournalTransaction {
-        let records = settled ?? orderedRecords()
+        let records = orderedRecords()
         return JournalTransaction(
             sequence: base.lastSequence + 1, transactionID: transactionID, timestamp: timestamp,
             author: author, inserted: records.inserted, updated: records.updated, deleted: records.deleted,
@@ -198,38 +192,20 @@ public struct WriteTransaction {
     }
 
     /// The changed records of a transaction, each list sorted by identifier.
-    private struct SettledRecords {
+    private struct OrderedRecords {
         var inserted: [StoredRecord]
         var updated: [StoredRecord]
         var deleted: [DeletedRecord]
     }
 
-    private func orderedRecords() -> SettledRecords {
-        SettledRecords(inserted: inserted.inIdentifierOrder(),
+    private func orderedRecords() -> OrderedRecords {
+        OrderedRecords(inserted: inserted.inIdentifierOrder(),
                        updated: updated.values.filter { !$0.values.isEmpty }.sorted { $0.id < $1.id },
                        deleted: deleted.values.sorted { $0.id < $1.id })
     }
 
     /// How many records this transaction inserts, updates or deletes so far.
     public var changedRecordCount: Int { inserted.count + updated.count + deleted.count }
-
-    /// The changes as they stand, ahead of the commit: the transaction that committing this write
-    /// appends, with sequence `lastSequence + 1`, but with no identifier, time or author.
-    ///
-    /// For a caller that keeps its own copy of the records and applies the changes to it on another
-    /// thread while the store appends and syncs them. If the write then fails or commits something else,
-    /// that copy must be rebuilt from the store.
-    public var pendingChanges: JournalTransaction {
-        journalTransaction(transactionID: "", timestamp: Date(timeIntervalSince1970: 0), author: nil)
-    }
-
-    /// ``pendingChanges``, keeping the records in the order it puts them in, so that committing does not
-    /// order them again: call it when the changes are final. (Any later insert, update or delete drops
-    /// what it kept, and the commit orders the records afresh.)
-    public mutating func settlePendingChanges() -> JournalTransaction {
-        settled = settled ?? orderedRecords()
-        return pendingChanges
-    }
 
     private func mismatch(_ entity: String, _ id: Int64, _ actual: String) -> StorageError {
         StorageError(.invalidTransaction, "record \(id) is a \(actual), not a \(entity)")
