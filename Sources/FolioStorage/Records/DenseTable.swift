@@ -269,6 +269,56 @@
     @inlinable
     public var underestimatedCount: Int { count }
 
+    /// Moves every value out of the table, in increasing number order, and leaves the table empty.
+    ///
+    /// The values are moved, not copied: a table that holds the only copy of each value (a write
+    /// transaction's inserted records, handed to the transaction it commits) gives them up without a
+    /// retain and a release of each.
+    public mutating func removeAllInNumberOrder() -> [Value] {
+        var chunks: ContiguousArray<ContiguousArray<Value?>?> = []
+        var overflow: [Int64: Value] = [:]
+        swap(&chunks, &self.chunks)
+        swap(&overflow, &self.overflow)
+        let total = storedCount
+        chunkCounts = []
+        allocatedChunks = 0
+        storedCount = 0
+        let outside = overflow.isEmpty ? [] : overflow.keys.sorted()
+        return [Value](unsafeUninitializedCapacity: total) { output, initialized in
+            var nextOutside = 0
+            // Values are moved from slot to output with pointers: a value taken out of an optional and
+            // then appended was retained for the array and released from the optional.
+            func put(_ value: consuming Value) {
+                precondition(initialized < total, "a table holds more values than it counted")
+                (output.baseAddress.unsafelyUnwrapped + initialized).initialize(to: value)
+                initialized += 1
+            }
+            // No number in the overflow lies in an allocated chunk: those before a chunk come before it.
+            func putOutside(before limit: Int64) {
+                while nextOutside < outside.count && outside[nextOutside] < limit {
+                    if let value = overflow.removeValue(forKey: outside[nextOutside]) { put(value) }
+                    nextOutside += 1
+                }
+            }
+            for chunkNumber in chunks.indices {
+                guard var chunk = chunks[chunkNumber].take() else { continue }
+                putOutside(before: Int64(chunkNumber << Self.chunkShift))
+                chunk.withUnsafeMutableBufferPointer { slots in
+                    guard let base = slots.baseAddress else { return }
+                    for offset in slots.indices where slots[offset] != nil {
+                        let slot = base + offset
+                        put(slot.move().unsafelyUnwrapped)
+                        slot.initialize(to: nil)
+                    }
+                }
+            }
+            putOutside(before: .max)
+            for number in outside[nextOutside...] {
+                if let value = overflow.removeValue(forKey: number) { put(value) }
+            }
+        }
+    }
+
     /// Calls `body` with each number and value in increasing number order. The numbers in the overflow
     /// are sorted first; in a store's tables there are none or a few.
     @inlinable

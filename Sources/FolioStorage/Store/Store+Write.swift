@@ -104,7 +104,7 @@ extension Store {
 
     /// Validates, appends, syncs and applies. Caller holds the writer lock and the exclusive file lock.
     func commit(_ transaction: inout WriteTransaction, author: String?) throws -> JournalTransaction {
-        let committed = transaction.journalTransaction(
+        let committed = transaction.takeJournalTransaction(
             transactionID: UUID().uuidString, timestamp: Timestamp.truncated(Date()), author: author)
         // The transaction's view of the state is no longer needed. Releasing it now lets the state be
         // changed in place below; while it was shared, applying even a one-record transaction copied

@@ -183,25 +183,17 @@ public struct WriteTransaction {
 
     /// The journal transaction that committing this write appends: sequence `lastSequence + 1`, the
     /// records sorted by identifier, updates that set nothing left out.
-    func journalTransaction(transactionID: String, timestamp: Date, author: String?) -> JournalTransaction {
-        let records = orderedRecords()
-        return JournalTransaction(
+    ///
+    /// The inserted records are moved into it, not copied: committing ends the write, and a bulk insert's
+    /// records then change hands without a retain and a release of each (their values were made on
+    /// another core, so each retain here waited for memory). The transaction keeps no inserted records.
+    mutating func takeJournalTransaction(transactionID: String, timestamp: Date, author: String?) -> JournalTransaction {
+        JournalTransaction(
             sequence: base.lastSequence + 1, transactionID: transactionID, timestamp: timestamp,
-            author: author, inserted: records.inserted, updated: records.updated, deleted: records.deleted,
+            author: author, inserted: inserted.removeAllInIdentifierOrder(),
+            updated: updated.values.filter { !$0.values.isEmpty }.sorted { $0.id < $1.id },
+            deleted: deleted.values.sorted { $0.id < $1.id },
             schema: schemaChange.map { $0 ?? .null }, nextID: nextID)
-    }
-
-    /// The changed records of a transaction, each list sorted by identifier.
-    private struct OrderedRecords {
-        var inserted: [StoredRecord]
-        var updated: [StoredRecord]
-        var deleted: [DeletedRecord]
-    }
-
-    private func orderedRecords() -> OrderedRecords {
-        OrderedRecords(inserted: inserted.inIdentifierOrder(),
-                       updated: updated.values.filter { !$0.values.isEmpty }.sorted { $0.id < $1.id },
-                       deleted: deleted.values.sorted { $0.id < $1.id })
     }
 
     /// How many records this transaction inserts, updates or deletes so far.
@@ -248,6 +240,12 @@ struct InsertedRecords {
 
     mutating func reserveCapacity(_ additional: Int) {
         table.reserveCapacity(additional)
+    }
+
+    /// Moves the records out, sorted by identifier, and leaves none (see
+    /// ``DenseTable/removeAllInNumberOrder()``).
+    mutating func removeAllInIdentifierOrder() -> [StoredRecord] {
+        table.removeAllInNumberOrder()
     }
 
     /// The records, sorted by identifier.

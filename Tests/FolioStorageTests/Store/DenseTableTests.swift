@@ -188,6 +188,33 @@ struct DenseTableTests {
         #expect(walked.allSatisfy { $0.1 == $0.0 &* 2 })
     }
 
+    /// Moving every value out gives them in number order (dense chunks, far numbers and negative ones),
+    /// leaves the table empty and usable, and leaves it no reference to any of them.
+    @Test func removingAllInNumberOrderMovesEveryValueOutAndLeavesTheTableEmpty() {
+        var table = DenseTable<Slot>()
+        table.reserveCapacity(5_000)
+        // Three chunks of slots, and the overflow before, between and after them.
+        let numbers = Array(stride(from: Int64(1), through: 4_500, by: 7)) + [1 << 40, -5, .max, .min, 1 << 41]
+        for number in numbers { table[number] = Slot(tag: Int(truncatingIfNeeded: number), marker: Marker()) }
+        _ = table.removeValue(forKey: 15)  // 1 + 2 × 7
+        weak let firstMarker = table[1]?.marker
+        weak let farMarker = table[1 << 40]?.marker
+
+        var moved = table.removeAllInNumberOrder()
+        #expect(moved.map(\.tag) == numbers.filter { $0 != 15 }.sorted().map { Int(truncatingIfNeeded: $0) })
+        #expect(table.isEmpty)
+        #expect(table[1] == nil && table[1 << 40] == nil && table.count == 0)
+        // The array holds the only references.
+        #expect(isKnownUniquelyReferenced(&moved[0].marker))
+        moved.removeAll()
+        #expect(firstMarker == nil && farMarker == nil)
+
+        table[3] = Slot(tag: 3, marker: Marker())
+        var walked: [Int64] = []
+        table.forEachInNumberOrder { number, _ in walked.append(number) }
+        #expect(walked == [3] && table.count == 1)
+    }
+
     private final class Marker {}
     private struct Slot {
         var tag: Int
