@@ -77,6 +77,56 @@ package enum CRC32 {
 
     private static let openingBraceChecksum: UInt32 = [UInt8(ascii: "{")].withUnsafeBufferPointer { checksum($0) }
 
+    /// The CRC-32 of some bytes followed by others, from the CRC-32 of each (`first`, `second`) and the
+    /// number of the others (`secondLength`), in O(log `secondLength`) steps instead of a pass over them:
+    /// separate threads can each check a part of a line, and the parts' checksums make the line's.
+    ///
+    /// Appending a byte multiplies the CRC register by x⁸ modulo the polynomial (a linear map over
+    /// GF(2)); so the first part's register is carried past the second part's bytes by applying that
+    /// map `secondLength` times, the map squared repeatedly, and the second part's checksum added.
+    package static func combine(_ first: UInt32, _ second: UInt32, secondLength: Int) -> UInt32 {
+        guard secondLength > 0 else { return first }
+        // `odd` applies one zero bit: the reflected polynomial, then a shift.
+        var odd = [UInt32](repeating: 0, count: 32)
+        odd[0] = 0xEDB8_8320
+        for bit in 1..<32 { odd[bit] = 1 << UInt32(bit - 1) }
+        var even = [UInt32](repeating: 0, count: 32)
+        square(odd, into: &even)   // two zero bits
+        square(even, into: &odd)   // four zero bits
+        var register = first
+        var remaining = secondLength
+        // Each step squares the operator (8, 16, 32 … zero bits per byte count bit) and applies it
+        // where the length has a one.
+        while remaining > 0 {
+            square(odd, into: &even)
+            if remaining & 1 != 0 { register = times(even, register) }
+            remaining >>= 1
+            if remaining == 0 { break }
+            square(even, into: &odd)
+            if remaining & 1 != 0 { register = times(odd, register) }
+            remaining >>= 1
+        }
+        return register ^ second
+    }
+
+    /// The 32×32 bit matrix `matrix` (one column a word) applied to `vector`.
+    private static func times(_ matrix: [UInt32], _ vector: UInt32) -> UInt32 {
+        var sum: UInt32 = 0
+        var vector = vector
+        var column = 0
+        while vector != 0 {
+            if vector & 1 != 0 { sum ^= matrix[column] }
+            vector >>= 1
+            column += 1
+        }
+        return sum
+    }
+
+    /// `matrix` times itself, into `square`.
+    private static func square(_ matrix: [UInt32], into square: inout [UInt32]) {
+        for column in 0..<32 { square[column] = times(matrix, matrix[column]) }
+    }
+
     /// Writes the eight lowercase hexadecimal digits of `value` into `bytes` from `start`.
     package static func writeHex(_ value: UInt32, into bytes: inout [UInt8], at start: Int) {
         bytes.withUnsafeMutableBufferPointer { output in

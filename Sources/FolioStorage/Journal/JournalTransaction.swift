@@ -97,7 +97,7 @@ extension JournalTransaction {
         if noteSpans { ranges.reserveCapacity(2 * inserted.count) }
         line.removeAll(keepingCapacity: true)
         line.reserveCapacity(256 + 200 * (inserted.count + updated.count) + 64 * deleted.count)
-        try LineFraming.appendLine(to: &line) { body in
+        try LineFraming.appendLine(to: &line) { body, checksum in
             var first = true
             func member(_ key: StaticString) {
                 CanonicalJSONWriter.writeMemberName(key, first: first, into: &body)
@@ -110,17 +110,20 @@ extension JournalTransaction {
                     try Self.write(records[...], noting: noting, into: &body, ranges: &ranges,
                                    collectingBlobReferences: collectingBlobReferences, into: &blobReferences)
                 } else {
+                    // Each run also checksums its part while the bytes are in its core's cache.
                     let parts = try ParallelRuns.runs(count: records.count) { positions in
-                        var part = (bytes: [UInt8](), ranges: [Int32](), blobReferences: Set<String>())
+                        var part = (bytes: [UInt8](), ranges: [Int32](), blobReferences: Set<String>(), crc: UInt32(0))
                         part.bytes.reserveCapacity(200 * positions.count)
                         if noting { part.ranges.reserveCapacity(2 * positions.count) }
                         try Self.write(records[positions], noting: noting, into: &part.bytes, ranges: &part.ranges,
                                        collectingBlobReferences: collectingBlobReferences, into: &part.blobReferences)
+                        part.crc = CRC32.checksum(part.bytes)
                         return part
                     }
                     for part in parts {
                         let offset = Int32(truncatingIfNeeded: body.count)
                         body.append(contentsOf: part.bytes)
+                        checksum.appendedPart(length: part.bytes.count, crc: part.crc, in: body)
                         ranges.append(contentsOf: part.ranges.lazy.map { $0 &+ offset })
                         blobReferences.formUnion(part.blobReferences)
                     }

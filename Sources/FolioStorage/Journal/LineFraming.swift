@@ -18,10 +18,19 @@ package enum LineFraming {
     /// Appends a framed line to `output` without an intermediate buffer: `writeMembers` appends the
     /// canonical members after the opening brace, through the closing brace (`"a":1}`), or just `}`.
     package static func appendLine(to output: inout [UInt8], _ writeMembers: (inout [UInt8]) throws -> Void) rethrows {
+        try appendLine(to: &output) { output, _ in try writeMembers(&output) }
+    }
+
+    /// ``appendLine(to:_:)`` for a writer that appends some parts of the members already checksummed
+    /// (written and checked on other threads): it reports each one to `checksum` right after appending
+    /// it, and the line checks only the bytes between them itself.
+    package static func appendLine(to output: inout [UInt8],
+                                   _ writeMembers: (inout [UInt8], inout LineChecksum) throws -> Void) rethrows {
         let start = output.count
         output.append(contentsOf: placeholderPrefix)
         let membersStart = output.count
-        try writeMembers(&output)
+        var checksum = LineChecksum(checkedEnd: membersStart)
+        try writeMembers(&output, &checksum)
         var crc: UInt32
         if output.count == membersStart + 1 && output[membersStart] == UInt8(ascii: "}") {
             // No members: the line is `{"$crc":"…"}`.
@@ -29,10 +38,37 @@ package enum LineFraming {
             output.append(UInt8(ascii: "}"))
             crc = CRC32.checksum([UInt8(ascii: "{"), UInt8(ascii: "}")])
         } else {
-            crc = output.withUnsafeBufferPointer { CRC32.checksum(afterOpeningBrace: UnsafeBufferPointer(rebasing: $0[membersStart...])) }
+            checksum.checkUnchecked(in: output, upTo: output.count)
+            crc = checksum.crc
         }
         CRC32.writeHex(crc, into: &output, at: start + 9)
         output.append(0x0A)
+    }
+
+    /// The checksum of a line's members as they are appended (see ``appendLine(to:_:)-(_,(_,_)->Void)``).
+    package struct LineChecksum {
+        /// The CRC-32 of `{` and of the members up to ``checkedEnd``.
+        fileprivate(set) var crc: UInt32 = CRC32.checksum([UInt8(ascii: "{")])
+        /// Where the bytes checked so far end in the output.
+        fileprivate var checkedEnd: Int
+
+        fileprivate init(checkedEnd: Int) {
+            self.checkedEnd = checkedEnd
+        }
+
+        /// Takes the part just appended to `output`, its last `length` bytes, whose CRC-32 is `partCRC`.
+        package mutating func appendedPart(length: Int, crc partCRC: UInt32, in output: [UInt8]) {
+            checkUnchecked(in: output, upTo: output.count - length)
+            crc = CRC32.combine(crc, partCRC, secondLength: length)
+            checkedEnd = output.count
+        }
+
+        fileprivate mutating func checkUnchecked(in output: [UInt8], upTo end: Int) {
+            guard end > checkedEnd else { return }
+            let from = checkedEnd
+            crc = output.withUnsafeBufferPointer { CRC32.checksum(UnsafeBufferPointer(rebasing: $0[from..<end]), continuing: crc) }
+            checkedEnd = end
+        }
     }
 
     /// `{"$crc":"00000000",`: a line's first 19 bytes before its checksum is known.

@@ -40,6 +40,26 @@ struct HashingTests {
         #expect(body.withUnsafeBufferPointer { CRC32.checksum(afterOpeningBrace: $0) } == CRC32.checksum([UInt8(ascii: "{")] + body))
     }
 
+    /// The checksum of two parts made from the checksum of each equals the checksum of both, at every
+    /// length of the second part up to a few hundred bytes and at larger ones (where the operator is
+    /// squared many times).
+    @Test func twoPartsChecksumsCombineIntoTheChecksumOfBoth() {
+        var random = SeededGenerator(seed: 0xC4C)
+        let bytes = (0..<70_000).map { _ in UInt8.random(in: 0...255, using: &random) }
+        bytes.withUnsafeBufferPointer { buffer in
+            var splits = (0...300).map { ($0, min(300, 700 - $0)) }
+            splits += [(0, 65_536), (1, 65_537), (12_345, 54_321), (40_000, 30_000), (69_999, 1)]
+            for (firstLength, secondLength) in splits {
+                let first = UnsafeBufferPointer(rebasing: buffer[..<firstLength])
+                let second = UnsafeBufferPointer(rebasing: buffer[firstLength..<(firstLength + secondLength)])
+                let both = UnsafeBufferPointer(rebasing: buffer[..<(firstLength + secondLength)])
+                let combined = CRC32.combine(CRC32.checksum(first), CRC32.checksum(second), secondLength: secondLength)
+                #expect(combined == CRC32.checksum(both), "\(firstLength) + \(secondLength) bytes")
+            }
+        }
+        #expect(CRC32.combine(0xDEAD_BEEF, 0, secondLength: 0) == 0xDEAD_BEEF)
+    }
+
     @Test func sha256MatchesFIPSVectors() {
         #expect(SHA256.hexDigest([UInt8]()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hexDigest(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
