@@ -61,7 +61,7 @@ extension ModelContext {
         let deletedModels = deletionOrder.compactMap { deleted[$0] }
         let committed: JournalTransaction?
         let indexing = ConcurrentIndexApplication()
-        /// The last transaction of the state the write started from.
+        // The last transaction of the state the write started from.
         var baseSequence: UInt64 = 0
         let written = Result {
             try container.store.write(author: author) { transaction in

@@ -32,7 +32,10 @@ package enum ParallelRuns {
     package static func map<Element, RunState>(count: Int, threads: Int = processorCount,
                                                runState: () -> RunState,
                                                _ element: (Int, inout RunState) throws -> Element) throws -> [Element] {
-        try [Element](unsafeUninitializedCapacity: count) { results, initializedCount in
+        // With no capacity, `unsafeUninitializedCapacity` writes the count of the empty array storage
+        // that every thread shares.
+        guard count > 0 else { return [] }
+        return try [Element](unsafeUninitializedCapacity: count) { results, initializedCount in
             guard let base = results.baseAddress else { return }
             nonisolated(unsafe) let output = base
             // Each run initializes only its own positions; a failed run leaves none of them behind.

@@ -283,6 +283,9 @@
         chunkCounts = []
         allocatedChunks = 0
         storedCount = 0
+        // Not through `unsafeUninitializedCapacity` when there is nothing: with no capacity that writes
+        // the count of the empty array storage that every thread shares.
+        guard total > 0 else { return [] }
         let outside = overflow.isEmpty ? [] : overflow.keys.sorted()
         return [Value](unsafeUninitializedCapacity: total) { output, initialized in
             var nextOutside = 0
