@@ -24,7 +24,7 @@ enum ModelRecordCoding {
     static func encode(_ model: any PersistentModel, following arrangement: RecordArrangement?,
                        recordNumber: @escaping (AnyObject) throws -> Int64) throws -> RecordValues {
         var encoder = ModelRecordEncoder(entityName: type(of: model)._folioEntityName, backingData: model.persistentBackingData,
-                                         arrangement: arrangement, recordNumber: recordNumber)
+                                         arrangement: arrangement.map { Unmanaged.passUnretained($0) }, recordNumber: recordNumber)
         try model._folioEncode(to: &encoder)
         if !encoder.followsArrangement {
             // Learn the type's names; keep the longest seen (a model may leave out a relationship it

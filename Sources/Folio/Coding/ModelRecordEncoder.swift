@@ -8,19 +8,21 @@ import FolioStorage
 public struct ModelRecordEncoder {
     /// The names of the encoded properties, in the order they were encoded, when they stopped following
     /// ``arrangement`` (or there is none); while they follow it, they are its first ``filled`` names.
-    @usableFromInline var names: [String] = []
+    @usableFromInline var names: [String]
     /// Their stored values: in the order they were encoded, or, while they follow ``arrangement``, each
     /// at its place in the record (``RecordArrangement/sortedPositions``), the places not filled yet
     /// holding `null`.
-    @usableFromInline var encoded = ContiguousArray<JSONValue>()
+    @usableFromInline var encoded: ContiguousArray<JSONValue>
     /// How many values were encoded while following ``arrangement``.
-    @usableFromInline var filled = 0
+    @usableFromInline var filled: Int
     /// The names this model's type encoded last time it encoded every property, with their layout.
     ///
     /// Not retained: the encoder lives only for one call of ``ModelRecordCoding``, whose caller keeps the
     /// arrangement alive meanwhile. Every model of a type shares its arrangement, on every thread that
-    /// encodes, and retaining it for each model made the cores contend for its reference count.
-    @usableFromInline unowned(unsafe) let arrangement: RecordArrangement?
+    /// encodes, and retaining it for each model made the cores contend for its reference count. Kept
+    /// unmanaged and used through `_withUnsafeGuaranteedRef`: an `unowned(unsafe)` reference was still
+    /// retained around each call of one of its methods.
+    @usableFromInline let arrangement: Unmanaged<RecordArrangement>?
     /// ``arrangement``'s names and where each one's value goes in the record (empty without one), read
     /// from the arrangement's own storage (``RecordArrangement/nameStorage``), so that appending a value
     /// retains nothing.
@@ -32,7 +34,8 @@ public struct ModelRecordEncoder {
 
     /// The encoded values, by property name.
     public var values: RecordValues {
-        if followsArrangement, filled == expectedNames.count, let record = arrangement?.record(sortedValues: encoded) {
+        if followsArrangement, filled == expectedNames.count,
+           let record = arrangement?._withUnsafeGuaranteedRef({ $0.record(sortedValues: self.encoded) }) {
             return record
         }
         let (names, encoded) = (encodedNames, encodedValues)
@@ -82,30 +85,38 @@ public struct ModelRecordEncoder {
     let recordNumber: (AnyObject) throws -> Int64
 
     /// - Parameter arrangement: the arrangement to follow, which the caller keeps alive for as long as it
-    ///   uses the encoder (see ``arrangement``).
+    ///   uses the encoder (see ``arrangement``); passed unmanaged, so that making the encoder does not
+    ///   retain it either.
     ///
-    /// Not inlined: inlined, it built the encoder in a temporary that its caller then copied into place,
-    /// retaining each of the encoder's references once more for every model.
+    /// Not inlined, and each stored property is set once, from values worked out first: otherwise the
+    /// initializer built the encoder in a temporary that was then copied into place, retaining each of
+    /// the encoder's references once more for every model.
     @inline(never)
     init(entityName: String, backingData: ModelBackingData, onlyProperties: Set<String>? = nil,
-         arrangement: RecordArrangement? = nil, recordNumber: @escaping (AnyObject) throws -> Int64) {
-        self.entityName = entityName
-        self.backingData = backingData
-        self.onlyProperties = onlyProperties
-        self.onlyProperty = onlyProperties?.count == 1 ? onlyProperties?.first : nil
-        self.recordNumber = recordNumber
+         arrangement: Unmanaged<RecordArrangement>? = nil, recordNumber: @escaping (AnyObject) throws -> Int64) {
         let followed = onlyProperties == nil ? arrangement : nil
-        self.arrangement = followed
-        self.followsArrangement = followed != nil
-        self.expectedNames = followed?.nameStorage ?? UnsafeBufferPointer(start: nil, count: 0)
-        self.sortedPositions = followed?.sortedPositionStorage ?? UnsafeBufferPointer(start: nil, count: 0)
-        if followsArrangement {
+        let expectedNames = followed?._withUnsafeGuaranteedRef { $0.nameStorage } ?? UnsafeBufferPointer(start: nil, count: 0)
+        var names: [String] = []
+        var encoded = ContiguousArray<JSONValue>()
+        if followed != nil {
             encoded = ContiguousArray(repeating: .null, count: expectedNames.count)
         } else {
             let expected = onlyProperties?.count ?? 16
             names.reserveCapacity(expected)
             encoded.reserveCapacity(expected)
         }
+        self.entityName = entityName
+        self.backingData = backingData
+        self.onlyProperties = onlyProperties
+        self.onlyProperty = onlyProperties?.count == 1 ? onlyProperties?.first : nil
+        self.recordNumber = recordNumber
+        self.arrangement = followed
+        self.followsArrangement = followed != nil
+        self.expectedNames = expectedNames
+        self.sortedPositions = followed?._withUnsafeGuaranteedRef { $0.sortedPositionStorage } ?? UnsafeBufferPointer(start: nil, count: 0)
+        self.names = names
+        self.encoded = encoded
+        self.filled = 0
     }
 
     /// Whether `key` is among the properties to encode.
