@@ -279,47 +279,38 @@
         var overflow: [Int64: Value] = [:]
         swap(&chunks, &self.chunks)
         swap(&overflow, &self.overflow)
-        let total = storedCount
+        var values: [Value] = []
+        values.reserveCapacity(storedCount)
         chunkCounts = []
         allocatedChunks = 0
         storedCount = 0
-        // Not through `unsafeUninitializedCapacity` when there is nothing: with no capacity that writes
-        // the count of the empty array storage that every thread shares.
-        guard total > 0 else { return [] }
         let outside = overflow.isEmpty ? [] : overflow.keys.sorted()
-        return [Value](unsafeUninitializedCapacity: total) { output, initialized in
-            var nextOutside = 0
-            // Values are moved from slot to output with pointers: a value taken out of an optional and
-            // then appended was retained for the array and released from the optional.
-            func put(_ value: consuming Value) {
-                precondition(initialized < total, "a table holds more values than it counted")
-                (output.baseAddress.unsafelyUnwrapped + initialized).initialize(to: value)
-                initialized += 1
-            }
-            // No number in the overflow lies in an allocated chunk: those before a chunk come before it.
-            func putOutside(before limit: Int64) {
-                while nextOutside < outside.count && outside[nextOutside] < limit {
-                    if let value = overflow.removeValue(forKey: outside[nextOutside]) { put(value) }
-                    nextOutside += 1
-                }
-            }
-            for chunkNumber in chunks.indices {
-                guard var chunk = chunks[chunkNumber].take() else { continue }
-                putOutside(before: Int64(chunkNumber << Self.chunkShift))
-                chunk.withUnsafeMutableBufferPointer { slots in
-                    guard let base = slots.baseAddress else { return }
-                    for offset in slots.indices where slots[offset] != nil {
-                        let slot = base + offset
-                        put(slot.move().unsafelyUnwrapped)
-                        slot.initialize(to: nil)
-                    }
-                }
-            }
-            putOutside(before: .max)
-            for number in outside[nextOutside...] {
-                if let value = overflow.removeValue(forKey: number) { put(value) }
+        var nextOutside = 0
+        // No number in the overflow lies in an allocated chunk: those before a chunk come before it.
+        func takeOutside(before limit: Int64) {
+            while nextOutside < outside.count && outside[nextOutside] < limit {
+                if let value = overflow.removeValue(forKey: outside[nextOutside]) { values.append(value) }
+                nextOutside += 1
             }
         }
+        for chunkNumber in chunks.indices {
+            guard var chunk = chunks[chunkNumber].take() else { continue }
+            takeOutside(before: Int64(chunkNumber << Self.chunkShift))
+            chunk.withUnsafeMutableBufferPointer { slots in
+                guard let base = slots.baseAddress else { return }
+                // Moved from the slot with a pointer and appended as is: a value bound out of
+                // `take()` was retained for the array and released from the binding.
+                for offset in slots.indices where slots[offset] != nil {
+                    let slot = base + offset
+                    values.append(slot.move().unsafelyUnwrapped)
+                    slot.initialize(to: nil)
+                }
+            }
+        }
+        for number in outside[nextOutside...] {
+            if let value = overflow.removeValue(forKey: number) { values.append(value) }
+        }
+        return values
     }
 
     /// Calls `body` with each number and value in increasing number order. The numbers in the overflow
