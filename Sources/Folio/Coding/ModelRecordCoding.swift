@@ -30,10 +30,10 @@ enum ModelRecordCoding {
             // Learn the type's names; keep the longest seen (a model may leave out a relationship it
             // has not loaded, and then does not follow the arrangement).
             let names = encoder.encodedNames
-            if names.count > (arrangement?.names.count ?? -1), let learned = RecordArrangement(names: names) {
+            if names.count > (arrangement?.nameStorage.count ?? -1), let learned = RecordArrangement(names: names) {
                 let typeKey = ObjectIdentifier(type(of: model))
                 arrangements.withLock { known in
-                    if names.count > (known[typeKey]?.names.count ?? -1) { known[typeKey] = learned }
+                    if names.count > (known[typeKey]?.nameStorage.count ?? -1) { known[typeKey] = learned }
                 }
             }
         }

@@ -26,8 +26,7 @@ final class ConcurrentIndexApplication: @unchecked Sendable {
     /// transaction is `baseSequence`, to `index`. Returns whether it started: not for a small
     /// transaction, without an index, or when the index does not stand at `baseSequence`.
     func start(committed: JournalTransaction, baseSequence: UInt64, index: RecordIndex?) -> Bool {
-        let changedRecords = committed.inserted.count + committed.updated.count + committed.deleted.count
-        guard let index, changedRecords >= Self.minimumRecords, index.lastSequence == baseSequence else { return false }
+        guard let index, committed.changedRecordCount >= Self.minimumRecords, index.lastSequence == baseSequence else { return false }
         isStarted = true
         // The index is not Sendable: only this thread touches it until `waitUntilApplied` has waited (the
         // saving thread holds the container's lock and does not read it meanwhile).

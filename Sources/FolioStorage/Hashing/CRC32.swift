@@ -75,7 +75,8 @@ package enum CRC32 {
         checksum(bytes, continuing: openingBraceChecksum)
     }
 
-    private static let openingBraceChecksum: UInt32 = [UInt8(ascii: "{")].withUnsafeBufferPointer { checksum($0) }
+    /// The CRC-32 of the single byte `{`, where every line's checksummed content starts.
+    static let openingBraceChecksum: UInt32 = [UInt8(ascii: "{")].withUnsafeBufferPointer { checksum($0) }
 
     /// The CRC-32 of some bytes followed by others, from the CRC-32 of each (`first`, `second`) and the
     /// number of the others (`secondLength`), in O(log `secondLength`) steps instead of a pass over them:

@@ -37,6 +37,9 @@ public struct JournalTransaction: Hashable, Sendable {
         self.nextID = nextID
     }
 
+    /// How many records this transaction inserts, updates or deletes.
+    public var changedRecordCount: Int { inserted.count + updated.count + deleted.count }
+
     /// The entities this transaction touches.
     public var entities: Set<String> {
         Set(inserted.map(\.entity)).union(updated.map(\.entity)).union(deleted.map(\.entity))

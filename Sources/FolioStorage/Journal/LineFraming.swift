@@ -48,7 +48,7 @@ package enum LineFraming {
     /// The checksum of a line's members as they are appended (see ``appendLine(to:_:)-(_,(_,_)->Void)``).
     package struct LineChecksum {
         /// The CRC-32 of `{` and of the members up to ``checkedEnd``.
-        fileprivate(set) var crc: UInt32 = CRC32.checksum([UInt8(ascii: "{")])
+        fileprivate(set) var crc = CRC32.openingBraceChecksum
         /// Where the bytes checked so far end in the output.
         fileprivate var checkedEnd: Int
 

@@ -131,10 +131,6 @@ final class LayoutTable: @unchecked Sendable {
 
     /// The layout of `names`, which must be sorted and free of duplicates: the table's, or a new one.
     func layout(forSortedNames names: [String]) -> RecordLayout {
-        layout(for: names) { RecordLayout(sortedNames: names) }
-    }
-
-    private func layout(for names: [String], make: () -> RecordLayout) -> RecordLayout {
         lock.lock()
         defer { lock.unlock() }
         if let last, last.names == names { return last }
@@ -142,7 +138,7 @@ final class LayoutTable: @unchecked Sendable {
             last = found
             return found
         }
-        let layout = make()
+        let layout = RecordLayout(sortedNames: names)
         if immortalLayoutsLeft > 0, Platform.makeImmortal(layout) { immortalLayoutsLeft -= 1 }
         if layouts.count >= capacity { layouts.removeAll() }
         layouts[names] = layout

@@ -196,9 +196,6 @@ public struct WriteTransaction {
             schema: schemaChange.map { $0 ?? .null }, nextID: nextID)
     }
 
-    /// How many records this transaction inserts, updates or deletes so far.
-    public var changedRecordCount: Int { inserted.count + updated.count + deleted.count }
-
     private func mismatch(_ entity: String, _ id: Int64, _ actual: String) -> StorageError {
         StorageError(.invalidTransaction, "record \(id) is a \(actual), not a \(entity)")
     }
