@@ -132,6 +132,11 @@ struct Row {
         members.append("\"\(key)\":" + cformat("%.*f", Int32(decimals), value))
     }
 
+    /// An array of numbers, each with a fixed count of decimals.
+    mutating func add(_ key: String, _ values: [Double], decimals: Int) {
+        members.append("\"\(key)\":[" + values.map { cformat("%.*f", Int32(decimals), $0) }.joined(separator: ",") + "]")
+    }
+
     func emit() {
         print("{" + members.joined(separator: ",") + "}")
         fflush(nil)

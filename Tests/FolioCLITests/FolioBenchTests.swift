@@ -98,4 +98,14 @@ struct FolioBenchTests {
         #expect(modify.int("W8 object_fetch_then_delete_by_id", "rows") == inCities(40..<60))
         #expect(modify.int("W8-check", "remaining_rows") == Int64(all.count) - inCities(20..<60))
     }
+
+    @Test func pageCostReportsThePriceOfEachQuarterGibibyteItTouches() throws {
+        let rows = try BenchRows(folioBench("page-cost", "300"))
+        #expect(rows.int("page-cost", "mib") == 300)
+        #expect(rows.int("page-cost", "pages") == Int64(300 << 20) / Int64(sysconf(Int32(_SC_PAGESIZE))))
+        let slices = try #require(rows.rows["page-cost"]?["us_per_page_by_256_mib"]?.arrayValue)
+        // 256 MiB, then the last 44.
+        #expect(slices.count == 2)
+        #expect(slices.allSatisfy { ($0.doubleValue ?? 0) > 0 })
+    }
 }
