@@ -195,6 +195,9 @@ extension ModelContext {
 
     /// Cascades deletes, checks `.deny` rules and nullifies inverses of the models to delete.
     func applyDeleteRules() throws {
+        // Most schemas have few relationships and many have none: then no deleted model has a rule to
+        // apply, and looking each one up (a hash and a cache miss per model in a large delete) is waste.
+        guard schema.entities.contains(where: { !$0.relationshipsByName.isEmpty }) else { return }
         var index = 0
         while index < deletionOrder.count {
             guard let model = deleted[deletionOrder[index]], let entity = entity(of: model) else {
