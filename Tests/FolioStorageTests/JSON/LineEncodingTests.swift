@@ -34,6 +34,14 @@ struct LineEncodingTests {
             JournalTransaction(sequence: 10, transactionID: "T10", timestamp: Date(timeIntervalSince1970: 86_400), author: "",
                                inserted: Array(records.prefix(2)), updated: Array(records.suffix(2)),
                                deleted: [DeletedRecord(entity: "Other", id: 99)], nextID: 100),
+            // Deletions: tombstones empty and not, with names out of byte order, entities needing escapes.
+            JournalTransaction(sequence: 12, transactionID: "T12", timestamp: Date(timeIntervalSince1970: 86_402), author: nil,
+                               inserted: [], updated: [], deleted: [
+                                   DeletedRecord(entity: "Trip", id: 1),
+                                   DeletedRecord(entity: "Odd\"Name\u{1}", id: 2, tombstone: Self.awkwardValues[3].dictionary),
+                                   DeletedRecord(entity: "日本", id: (1 << 62) - 1, tombstone: Self.awkwardValues[2].dictionary),
+                                   DeletedRecord(entity: "Trip", id: 7, tombstone: ["z": .null, "a": .array([])]),
+                               ], nextID: 200),
             // Entities alternating within one list, one of them needing an escape.
             JournalTransaction(sequence: 11, transactionID: "T11", timestamp: Date(timeIntervalSince1970: 86_401), author: nil,
                                inserted: records.enumerated().map { position, record in
