@@ -171,16 +171,24 @@ extension JournalTransaction {
     /// Appends `deleted` as a JSON array of `{"entity":…,"id":…,"tombstone":{…}}` objects: the bytes the
     /// canonical writer gives for those objects (whose member names are already in byte order), without
     /// making a dictionary for each record and sorting its names, which was most of the cost of a save
-    /// that deletes many records.
+    /// that deletes many records. Deleted records come in runs of one entity: the bytes up to the
+    /// identifier are made once per run.
     private static func write(_ deleted: [DeletedRecord], with writer: CanonicalJSONWriter,
                               into output: inout [UInt8]) throws(StorageError) {
+        var entity: String?
+        var opening: [UInt8] = []  // `{"entity":"…","id":` for `entity`
         output.append(UInt8(ascii: "["))
         for (position, record) in deleted.enumerated() {
             if position > 0 { output.append(UInt8(ascii: ",")) }
-            output.append(UInt8(ascii: "{"))
-            CanonicalJSONWriter.writeMemberName("entity", first: true, into: &output)
-            CanonicalJSONWriter.writeString(record.entity, into: &output)
-            CanonicalJSONWriter.writeMemberName("id", into: &output)
+            if record.entity != entity {
+                entity = record.entity
+                opening.removeAll(keepingCapacity: true)
+                opening.append(UInt8(ascii: "{"))
+                CanonicalJSONWriter.writeMemberName("entity", first: true, into: &opening)
+                CanonicalJSONWriter.writeString(record.entity, into: &opening)
+                CanonicalJSONWriter.writeMemberName("id", into: &opening)
+            }
+            output.append(contentsOf: opening)
             CanonicalJSONWriter.writeInteger(record.id, into: &output)
             CanonicalJSONWriter.writeMemberName("tombstone", into: &output)
             if record.tombstone.isEmpty {
