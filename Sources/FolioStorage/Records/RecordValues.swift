@@ -107,6 +107,20 @@ public struct RecordValues: Hashable, Sendable, ExpressibleByDictionaryLiteral {
     public func merging(_ changes: RecordValues) -> RecordValues {
         if changes.layout === layout || isEmpty { return changes }
         if changes.isEmpty { return self }
+        // An update mostly sets names the values have already: those values are replaced in place and the
+        // layout kept, without comparing the names in order (a `String` comparison each) or making a list.
+        if changes.layout.names.count <= layout.names.count {
+            var replaced = values
+            var hasEveryName = true
+            for (position, name) in changes.layout.names.enumerated() {
+                guard let slot = layout.slot(of: name) else {
+                    hasEveryName = false
+                    break
+                }
+                replaced[slot] = changes.values[position]
+            }
+            if hasEveryName { return RecordValues(layout: layout, values: replaced) }
+        }
         // Both name lists are sorted: merge them in one pass.
         let names = layout.names, changedNames = changes.layout.names
         var mergedNames: [String] = []

@@ -96,6 +96,25 @@ struct RecordValuesTests {
         #expect(RecordValues().merging(stored) == stored)
         #expect(stored.merging(["a": .int(0), "b": .int(0), "d": .int(0)]) == ["a": .int(0), "b": .int(0), "d": .int(0)])
         #expect(stored.merging(["z": .bool(true)]).keys == ["a", "b", "d", "z"])
+        let updated = stored.merging(["d": .string("x"), "a": .null])
+        #expect(updated == ["a": .null, "b": .int(2), "d": .string("x")])
+        #expect(updated.layout === stored.layout, "changing names the values have keeps their layout")
+    }
+
+    /// Merging agrees with merging dictionaries, whether the changes set names the values have or not.
+    @Test func mergingAgreesWithADictionaryMerge() {
+        var generator = SeededGenerator(seed: 7)
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"]
+        for _ in 0..<2_000 {
+            func randomValues() -> [String: JSONValue] {
+                var values: [String: JSONValue] = [:]
+                for name in names where generator.next() % 3 == 0 { values[name] = .int(Int64(generator.next() % 100)) }
+                return values
+            }
+            let stored = randomValues(), changes = randomValues()
+            let merged = RecordValues(stored).merging(RecordValues(changes))
+            #expect(merged == RecordValues(stored.merging(changes) { _, new in new }), "\(stored) with \(changes)")
+        }
     }
 
     @Test func filterKeepsTheChosenNames() {
