@@ -171,24 +171,14 @@ extension JournalTransaction {
     /// Appends `deleted` as a JSON array of `{"entity":…,"id":…,"tombstone":{…}}` objects: the bytes the
     /// canonical writer gives for those objects (whose member names are already in byte order), without
     /// making a dictionary for each record and sorting its names, which was most of the cost of a save
-    /// that deletes many records. Deleted records come in runs of one entity: the bytes up to the
-    /// identifier are made once per run.
+    /// that deletes many records.
     private static func write(_ deleted: [DeletedRecord], with writer: CanonicalJSONWriter,
                               into output: inout [UInt8]) throws(StorageError) {
-        var entity: String?
-        var opening: [UInt8] = []  // `{"entity":"…","id":` for `entity`
+        var opening = RecordOpening()
         output.append(UInt8(ascii: "["))
         for (position, record) in deleted.enumerated() {
             if position > 0 { output.append(UInt8(ascii: ",")) }
-            if record.entity != entity {
-                entity = record.entity
-                opening.removeAll(keepingCapacity: true)
-                opening.append(UInt8(ascii: "{"))
-                CanonicalJSONWriter.writeMemberName("entity", first: true, into: &opening)
-                CanonicalJSONWriter.writeString(record.entity, into: &opening)
-                CanonicalJSONWriter.writeMemberName("id", into: &opening)
-            }
-            output.append(contentsOf: opening)
+            opening.append(for: record.entity, to: &output)
             CanonicalJSONWriter.writeInteger(record.id, into: &output)
             CanonicalJSONWriter.writeMemberName("tombstone", into: &output)
             if record.tombstone.isEmpty {
@@ -209,20 +199,11 @@ extension JournalTransaction {
                               into output: inout [UInt8], ranges: inout [Int32],
                               collectingBlobReferences: Bool, into blobReferences: inout Set<String>) throws {
         let writer = CanonicalJSONWriter()
-        // Records come in runs of one entity: its `{"entity":"Name","id":` bytes are made once per run.
-        var entityOfPrefix: String? = nil
-        var recordPrefix: [UInt8] = []
+        var opening = RecordOpening()
         for (position, record) in zip(records.indices, records) {
             if position > 0 { output.append(UInt8(ascii: ",")) }
-            if record.entity != entityOfPrefix {
-                recordPrefix = [UInt8(ascii: "{")]
-                CanonicalJSONWriter.writeMemberName("entity", first: true, into: &recordPrefix)
-                CanonicalJSONWriter.writeString(record.entity, into: &recordPrefix)
-                CanonicalJSONWriter.writeMemberName("id", into: &recordPrefix)
-                entityOfPrefix = record.entity
-            }
-            output.append(contentsOf: recordPrefix)
-            // The record's tail starts at `"id":`, the last 5 bytes of the prefix.
+            opening.append(for: record.entity, to: &output)
+            // The record's tail starts at `"id":`, the last 5 bytes of the opening.
             let tailStart = output.count - 5
             CanonicalJSONWriter.writeInteger(record.id, into: &output)
             CanonicalJSONWriter.writeMemberName("values", into: &output)
@@ -240,6 +221,26 @@ extension JournalTransaction {
                 ranges.append(Int32(truncatingIfNeeded: tailStart))
                 ranges.append(Int32(truncatingIfNeeded: output.count))
             }
+        }
+    }
+
+    /// The bytes `{"entity":"Name","id":` that open each inserted, updated or deleted record of `Name` in
+    /// a line. Records come in runs of one entity, so they are made again only when the entity changes.
+    private struct RecordOpening {
+        private var entity: String?
+        private var bytes: [UInt8] = []
+
+        /// Appends the opening of a record of `entity` to `output`.
+        mutating func append(for entity: String, to output: inout [UInt8]) {
+            if entity != self.entity {
+                self.entity = entity
+                bytes.removeAll(keepingCapacity: true)
+                bytes.append(UInt8(ascii: "{"))
+                CanonicalJSONWriter.writeMemberName("entity", first: true, into: &bytes)
+                CanonicalJSONWriter.writeString(entity, into: &bytes)
+                CanonicalJSONWriter.writeMemberName("id", into: &bytes)
+            }
+            output.append(contentsOf: bytes)
         }
     }
 
