@@ -43,5 +43,8 @@ let package = Package(
         .testTarget(name: "FolioModelTests", dependencies: ["Folio", "folio-model-worker"]),
         .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "folio-storage-worker"]),
         .testTarget(name: "FolioCLITests", dependencies: ["folio", "folio-bench", "FolioStorage"]),
+        // Small apps in the shapes real SwiftData code uses, each writing a store, reopening it and
+        // checking its fetches.
+        .testTarget(name: "SampleAppTests", dependencies: ["Folio", "FolioStorage"]),
     ]
 )

@@ -140,9 +140,19 @@ struct DiagnosticTests {
 
     // MARK: Declaration forms
 
-    @Test func letWithoutTransient() {
+    @Test func letWithAnInitialValueIsReportedWithWhatToWriteInstead() {
+        let source = "@Model\nfinal class Trip {\n    let id = 1\n    init() {}\n}"
+        expectOneError(source, at: "let id", "cannot have an initial value", "set it in the initializer", "'var'")
+    }
+
+    @Test func letSetByTheInitializerIsPersisted() {
         let source = "@Model\nfinal class Trip {\n    let id: Int\n    init() { id = 1 }\n}"
-        expectOneError(source, at: "let id", "declare 'id' with 'var'", "@Transient")
+        #expect(diagnose(source).isEmpty)
+    }
+
+    @Test func letRelationshipIsReportedAtTheAttribute() {
+        let source = "@Model\nfinal class Trip {\n    @Relationship let owner: Person\n    init(owner: Person) { self.owner = owner }\n}"
+        expectOneError(source, at: "@Relationship", "cannot be a 'let'", "declare 'owner' with 'var'")
     }
 
     @Test func lazyProperty() {
@@ -203,7 +213,7 @@ struct DiagnosticTests {
         let source = """
             @Model
             final class Trip {
-                let a: Int
+                let a: Int = 0
                 var b: () -> Void
                 lazy var c = 1
                 @Transient var d: Int

@@ -51,7 +51,8 @@ struct EndToEndDiagnosticsTests {
                 @Relationship var label: String = "" // expected-error: @Relationship needs a model type
                 @Relationship(deleteRule: .cascade) // expected-error: but 'counts' is '[String: Int]'
                 var counts: [String: Int] = [:]
-                let id: Int // expected-error: declare 'id' with 'var'
+                let id: Int
+                let serial: Int = 7 // expected-error: a persisted 'let' cannot have an initial value
                 lazy var cache: [Int] = [] // expected-error: a 'lazy' property cannot be persisted
                 @Transient var scratch: Int = 0
                 @Transient var temporary: Int // expected-error: a @Transient property needs a default value

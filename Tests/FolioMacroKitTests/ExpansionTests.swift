@@ -89,9 +89,9 @@ struct ExpansionTests {
         let source = try #require(result.source)
         expectContains(source,
             "public var persistentBackingData = Folio.ModelBackingData._forNewInstance()",
-            "public required init(_claimed claimed: Folio._ClaimedBackingData) {\n    self._name = .unloaded\n    self._start = .unloaded\n",
+            "public required init(_claimed claimed: Folio._ClaimedBackingData) throws {\n    self._name = .unloaded\n    self._start = .unloaded\n",
             "    self.persistentBackingData = claimed.backingData\n}",
-            "public required convenience init(backingData: Folio.ModelBackingData) throws {\n    self.init(_claimed: try Folio._ClaimedBackingData(claiming: backingData, for: Self.self))\n}",
+            "public required convenience init(backingData: Folio.ModelBackingData) throws {\n    try self.init(_claimed: try Folio._ClaimedBackingData(claiming: backingData, for: Self.self))\n}",
             "public class var schemaMetadata: [Folio.Schema.PropertyMetadata] {",
             "properties.append(Folio.Schema.PropertyMetadata(name: \"name\", keypath: \\Trip.`name`, defaultValue: nil, metadata: Folio.Schema.Attribute(.unique, originalName: \"title\")))",
             "properties.append(Folio.Schema.PropertyMetadata(name: \"start\", keypath: \\Trip.`start`, defaultValue: Folio.Schema.PropertyMetadata.defaultValue(of: \\Trip.`start`) { 0 }, metadata: nil))",
@@ -193,8 +193,8 @@ struct ExpansionTests {
         let generated = try #require(result.source)
         #expect(!generated.contains("var persistentBackingData"))
         expectContains(generated,
-            "required init(_claimed claimed: Folio._ClaimedBackingData) {\n    self._ovenTemperature = .unloaded\n    super.init(_claimed: claimed)\n}",
-            "required convenience init(backingData: Folio.ModelBackingData) throws {\n    self.init(_claimed: try Folio._ClaimedBackingData(claiming: backingData, for: Self.self))\n}",
+            "required init(_claimed claimed: Folio._ClaimedBackingData) throws {\n    self._ovenTemperature = .unloaded\n    try super.init(_claimed: claimed)\n}",
+            "required convenience init(backingData: Folio.ModelBackingData) throws {\n    try self.init(_claimed: try Folio._ClaimedBackingData(claiming: backingData, for: Self.self))\n}",
             "override class var schemaMetadata",
             "override class var _folioEntityName: Swift.String {\n    \"BakedGood\"\n}",
             "override class var _folioSuperclass: (any Folio.PersistentModel.Type)? {\n    Recipe.self\n}",

@@ -245,7 +245,7 @@ struct RobustnessTests {
     @Test func extremeLocationsInAMessageDoNotOverflow() throws {
         let body = String(repeating: "    var a: Int\n", count: 200)
         // The error (`let`) sits more than 1023 bytes and lines into the snippet.
-        let declaration = PluginJSON.string("@Model\nfinal class S {\n" + body + "    let z: Int\n    init() {}\n}")
+        let declaration = PluginJSON.string("@Model\nfinal class S {\n" + body + "    let z: Int = 0\n    init() {}\n}")
         for number in [9_223_372_036_854_774_784.0, -9_223_372_036_854_774_784.0, 1e300, -1, 0] {
             let location = PluginJSON.object([("fileName", .string("/f.swift")), ("offset", .number(number)),
                                                ("line", .number(number)), ("column", .number(number))])

@@ -7,7 +7,7 @@ struct WireTests {
     /// compiler sends (keys sorted, absent optionals omitted, non-ASCII raw, `staticBuildConfiguration`
     /// as JSON text inside a string).
     static let capturedMemberMessage = #"""
-        {"expandAttachedMacro":{"attributeSyntax":{"kind":"attribute","location":{"column":13,"fileID":"App/Models.swift","fileName":"/work/App/Sources/App/Models.swift","line":1,"offset":12},"source":"\n\n@Model"},"conformanceListSyntax":{"kind":"declaration","location":{"column":0,"fileID":"","fileName":"","line":0,"offset":0},"source":"struct Placeholder: PersistentModel {}"},"declSyntax":{"kind":"declaration","location":{"column":13,"fileID":"App/Models.swift","fileName":"/work/App/Sources/App/Models.swift","line":1,"offset":12},"source":"\n\n@Model\npublic final class Trip {\n    /// Where to — «Zürich» \"quoted\" \\ backslash\n    var name: String = \"\u00e9\"\n    let id: Int\n    init() { id = 0 }\n}"},"discriminator":"$s3App4Trip5ModelfMm_","lexicalContext":[],"macro":{"moduleName":"FolioMacros","name":"Model","typeName":"ModelMacro"},"macroRole":"member","staticBuildConfiguration":"{\"attributes\":[],\"compilerVersion\":{\"components\":[6,3,1]},\"customConditions\":[\"DEBUG\",\"SWIFT_PACKAGE\"],\"endianness\":\"little\",\"targetOSs\":[\"Linux\"],\"targetPointerBitWidth\":64}"}}
+        {"expandAttachedMacro":{"attributeSyntax":{"kind":"attribute","location":{"column":13,"fileID":"App/Models.swift","fileName":"/work/App/Sources/App/Models.swift","line":1,"offset":12},"source":"\n\n@Model"},"conformanceListSyntax":{"kind":"declaration","location":{"column":0,"fileID":"","fileName":"","line":0,"offset":0},"source":"struct Placeholder: PersistentModel {}"},"declSyntax":{"kind":"declaration","location":{"column":13,"fileID":"App/Models.swift","fileName":"/work/App/Sources/App/Models.swift","line":1,"offset":12},"source":"\n\n@Model\npublic final class Trip {\n    /// Where to — «Zürich» \"quoted\" \\ backslash\n    var name: String = \"\u00e9\"\n    let id: Int = 0\n    init() {}\n}"},"discriminator":"$s3App4Trip5ModelfMm_","lexicalContext":[],"macro":{"moduleName":"FolioMacros","name":"Model","typeName":"ModelMacro"},"macroRole":"member","staticBuildConfiguration":"{\"attributes\":[],\"compilerVersion\":{\"components\":[6,3,1]},\"customConditions\":[\"DEBUG\",\"SWIFT_PACKAGE\"],\"endianness\":\"little\",\"targetOSs\":[\"Linux\"],\"targetPointerBitWidth\":64}"}}
         """#
 
     // MARK: PluginJSON
@@ -146,12 +146,12 @@ struct WireTests {
         guard case .object(let members) = diagnostic else { Issue.record("not an object"); return }
         #expect(members.map(\.0).sorted() == ["fixIts", "highlights", "message", "notes", "position", "severity"])
         #expect(diagnostic["severity"]?.string == "error")
-        #expect(diagnostic["message"]?.string?.contains("declare 'id' with 'var'") == true)
+        #expect(diagnostic["message"]?.string?.contains("a persisted 'let' cannot have an initial value") == true)
         #expect(diagnostic["position"]?["fileName"]?.string == "/work/App/Sources/App/Models.swift")
         // `let` is on line 4 of the file: 12 bytes of the file before the snippet, then the snippet's own bytes.
         let source = try #require(body["expandedSource"]).string
         #expect(source != nil)
-        let snippet = "\n\n@Model\npublic final class Trip {\n    /// Where to — «Zürich» \"quoted\" \\ backslash\n    var name: String = \"é\"\n    let id: Int\n    init() { id = 0 }\n}"
+        let snippet = "\n\n@Model\npublic final class Trip {\n    /// Where to — «Zürich» \"quoted\" \\ backslash\n    var name: String = \"é\"\n    let id: Int = 0\n    init() {}\n}"
         #expect(diagnostic["position"]?["offset"]?.int == 12 + (offset(of: "let id", in: snippet) ?? -1000))
         #expect(diagnostic["highlights"]?.array?.isEmpty == true)
         #expect(diagnostic["notes"]?.array?.isEmpty == true)

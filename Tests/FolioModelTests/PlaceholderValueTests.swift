@@ -30,8 +30,8 @@ final class Booking {
 struct PlaceholderValueTests {
     /// The kind of instance Folio makes as a placeholder (`model(for:)` of a missing identifier, a
     /// relationship's stand-in): new backing data, nothing loaded.
-    @Test func anInstanceWithNothingToLoadReadsDefaultsAndEmptyValuesInsteadOfStopping() {
-        let booking = Booking(_claimed: _ClaimedBackingData(new: ModelBackingData()))
+    @Test func anInstanceWithNothingToLoadReadsDefaultsAndEmptyValuesInsteadOfStopping() throws {
+        let booking = try Booking(_claimed: _ClaimedBackingData(new: ModelBackingData()))
         #expect(booking.guest == "")
         #expect(booking.nights == 0)
         #expect(booking.arrival == Date(timeIntervalSinceReferenceDate: 0))

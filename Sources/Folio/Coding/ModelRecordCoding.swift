@@ -65,7 +65,9 @@ enum ModelRecordCoding {
     static func decode(_ type: any PersistentModel.Type, from values: RecordValues,
                        identifier: PersistentIdentifier? = nil) throws -> any PersistentModel {
         let backing = ModelBackingData()
-        let model = ModelBackingData.makeModel(type, backingData: backing)
+        backing.faultValues = values
+        let model = try ModelBackingData.makeModel(type, backingData: backing)
+        backing.faultValues = nil
         var decoder = ModelRecordDecoder(values: values, entityName: type._folioEntityName, identifier: identifier,
                                          backingData: backing)
         try model._folioDecode(from: &decoder)

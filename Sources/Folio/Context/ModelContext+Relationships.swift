@@ -44,6 +44,10 @@ extension ModelContext {
     /// The current value of a relationship, as the related objects.
     func currentRelated(of model: any PersistentModel, relationship: Schema.Relationship) -> [AnyObject] {
         guard let keyPath = relationship.keyPath, let value = model[keyPath: keyPath] else { return [] }
+        // Before the optional check: an optional to-many relationship is a collection.
+        if !relationship.isToOneRelationship {
+            return ((value as? any _ModelCollection)?._elements ?? []).map { $0 as AnyObject }
+        }
         if let optional = value as? any _OptionalValue {
             guard let wrapped = optional._wrappedValue else { return [] }
             return [wrapped as AnyObject]
@@ -58,9 +62,27 @@ extension ModelContext {
     func reconcileInverses(of model: any PersistentModel) {
         guard let entity = entity(of: model) else { return }
         for relationship in entity.relationshipsByName.values {
-            let related = currentRelated(of: model, relationship: relationship)
+            let related = removingDuplicates(from: model, relationship: relationship,
+                                             related: currentRelated(of: model, relationship: relationship))
             updateInverses(of: model, relationship: relationship, before: [], after: related)
         }
+    }
+
+    /// Makes a to-many relationship hold each model once, as SwiftData's does: a model appended again
+    /// (say after setting its inverse already added it) is dropped, keeping the first. Returns the
+    /// related models as they are now.
+    func removingDuplicates(from model: any PersistentModel, relationship: Schema.Relationship,
+                            related: [AnyObject]) -> [AnyObject] {
+        guard !relationship.isToOneRelationship, related.count > 1 else { return related }
+        var seen = Set<ObjectIdentifier>()
+        let unique = related.filter { seen.insert(ObjectIdentifier($0)).inserted }
+        guard unique.count < related.count, let keyPath = relationship.keyPath as? any _AnyReferenceWritableKeyPath,
+              let collection = (relationship.valueType as? any _ModelCollection.Type)?._make(unique) else { return related }
+        let wasMaintaining = isMaintainingInverses
+        isMaintainingInverses = true
+        defer { isMaintainingInverses = wasMaintaining }
+        _ = keyPath._set(collection, on: model)
+        return unique
     }
 
     /// After `model.relationship` changed from `before` to `after`, updates the inverse relationship on

@@ -63,6 +63,8 @@ extension ModelContext {
         let indexing = ConcurrentIndexApplication()
         // The last transaction of the state the write started from.
         var baseSequence: UInt64 = 0
+        // Records of a subclass that inserted models of one of its superclasses updated.
+        var upsertsIntoSubclassRecords = Set<Int64>()
         let written = Result {
             try container.store.write(author: author) { transaction in
                 transaction.reserveCapacity(inserting: insertedModels.count)
@@ -88,7 +90,10 @@ extension ModelContext {
                     let values = try storedValues(of: model, onlyProperties: nil, encoded: encodedInserts[position].take(),
                                                   recordNumber: numberOf, transaction: &transaction)
                     if upserts[position] {
-                        try transaction.update(entity: entityName, id: number, values: values)
+                        let storedEntity = try upsertEntity(of: model, entityName: entityName, record: number,
+                                                            storedEntity: transaction.entity(ofRecord: number))
+                        if storedEntity != entityName { upsertsIntoSubclassRecords.insert(number) }
+                        try transaction.update(entity: storedEntity, id: number, values: values)
                     } else {
                         try transaction.insert(entity: entityName, id: number, values: values)
                     }
@@ -138,6 +143,15 @@ extension ModelContext {
             if let previous = registered[number]?.model as? any PersistentModel, previous !== model {
                 // An upsert replaced a registered instance: load the merged values into it.
                 try? reload(previous, recordNumber: number)
+            }
+            if !upsertsIntoSubclassRecords.isEmpty, upsertsIntoSubclassRecords.contains(number) {
+                // An upsert into a record of a subclass: the record keeps its class, and the inserted
+                // instance, of another class, identifies it without standing for it in this context.
+                backing.assignRecordNumber(number, store: storeIdentity)
+                backing.isInserted = false
+                backing.changedProperties = []
+                backing.context = nil
+                continue
             }
             backing.assignRecordNumber(number, store: storeIdentity)
             backing.isInserted = false
@@ -261,6 +275,22 @@ extension ModelContext {
     }
 
     // MARK: Uniqueness
+
+    /// The entity an upsert of `model` updates record `record` as: the stored record's own, which may
+    /// be a subclass of the model's (`#Unique` on a parent entity covers its whole inheritance tree).
+    ///
+    /// - Throws: ``FolioError/Code/invalidModel`` when the stored record is of a superclass or an
+    ///   unrelated class: a stored model cannot become an instance of a subclass.
+    private func upsertEntity(of model: any PersistentModel, entityName: String, record: Int64,
+                              storedEntity: String?) throws -> String {
+        guard let storedEntity, storedEntity != entityName else { return entityName }
+        let family = schema.entitiesByName[entityName]?.selfAndDescendants.map(\.name) ?? []
+        guard family.contains(storedEntity) else {
+            throw FolioError(.invalidModel,
+                "The inserted \(entityName) has the unique values of the stored \(storedEntity) record \(record), which is not a \(entityName); a stored model cannot change its class: delete it first, or insert a \(storedEntity)")
+        }
+        return storedEntity
+    }
 
     /// For each inserted model whose unique values match a stored record, that record's number.
     ///

@@ -277,9 +277,11 @@ public final class ModelContext {
         if let model = inserted.values.first(where: { $0.persistentModelID == persistentModelID }) {
             return model
         }
-        var type: any PersistentModel.Type = schema.entitiesByName[persistentModelID.entityName]?.modelType ?? PlaceholderModel.self
-        if !PlaceholderValue.canStandIn(type) { type = PlaceholderModel.self }
-        return type.init(_claimed: _ClaimedBackingData(new: ModelBackingData()))
+        if let type = schema.entitiesByName[persistentModelID.entityName]?.modelType, PlaceholderValue.canStandIn(type),
+           let placeholder = try? type.init(_claimed: _ClaimedBackingData(new: ModelBackingData())) {
+            return placeholder
+        }
+        return PlaceholderModel()
     }
 
     /// The instance of a stored record: the registered one, or a new one loaded from the index.
@@ -320,17 +322,22 @@ public final class ModelContext {
         guard let record = try container.index.records[number], let entity = entity(named: record.entity) else { return nil }
         let backing = ModelBackingData()
         backing.assignRecordNumber(number, store: container.storeIdentity)
-        let model = ModelBackingData.makeModel(entity.modelType, backingData: backing)
+        // Set before the instance is made: its `let` properties are read from them.
+        backing.faultValues = try readExternalValues(record.values, entity: entity)
+        let model: any PersistentModel
+        do {
+            model = try ModelBackingData.makeModel(entity.modelType, backingData: backing)
+        } catch {
+            throw FolioError(.modelCoding, "\(entity.name) record \(number) could not be loaded", underlying: error)
+        }
         // Registered before decoding, so that required relationships that lead back here find this
         // instance instead of creating another.
         backing.context = self
         backing.loadedVersion = record.version
         register(model, recordNumber: number)
         do {
-            if loadingValues || entity.loadsCompletelyWhenFetched {
-                try decode(model, from: record.values, entity: entity, number: number)
-            } else {
-                backing.faultValues = try readExternalValues(record.values, entity: entity)
+            if loadingValues || entity.loadsCompletelyWhenFetched, let values = backing.faultValues {
+                try decode(model, fromReadValues: values, entity: entity, number: number)
             }
         } catch {
             registered[number] = nil
@@ -348,13 +355,12 @@ public final class ModelContext {
         guard let entity = schema.entitiesByName[entityName] else { return nil }
         let backing = ModelBackingData()
         backing.assignRecordNumber(number, store: container.storeIdentity)
-        let model = ModelBackingData.makeModel(entity.modelType, backingData: backing)
+        backing.faultValues = values
+        guard let model = try? ModelBackingData.makeModel(entity.modelType, backingData: backing) else { return nil }
         backing.context = self
         backing.isDeleted = true
         if entity.loadsCompletelyWhenFetched {
             guard (try? decode(model, from: values, entity: entity, number: number)) != nil else { return nil }
-        } else {
-            backing.faultValues = values
         }
         return model
     }
@@ -370,9 +376,14 @@ public final class ModelContext {
     }
 
     private func decode(_ model: any PersistentModel, from values: RecordValues, entity: Schema.Entity, number: Int64) throws {
+        try decode(model, fromReadValues: try readExternalValues(values, entity: entity), entity: entity, number: number)
+    }
+
+    /// ``decode(_:from:entity:number:)`` for values already read by ``readExternalValues(_:entity:)``.
+    private func decode(_ model: any PersistentModel, fromReadValues values: RecordValues, entity: Schema.Entity, number: Int64) throws {
         model.persistentBackingData.faultValues = nil
         model.persistentBackingData.hasSetProperties = false
-        var decoder = ModelRecordDecoder(values: try readExternalValues(values, entity: entity), entityName: entity.name,
+        var decoder = ModelRecordDecoder(values: values, entityName: entity.name,
                                          identifier: model.persistentModelID, backingData: model.persistentBackingData)
         do {
             try model._folioDecode(from: &decoder)
@@ -415,7 +426,8 @@ public final class ModelContext {
         if let entity = entity(of: model), let relationship = entity.relationshipsByName[property] {
             let before = relationshipValuesBeforeChange[key]?[property] ?? []
             relationshipValuesBeforeChange[key]?[property] = nil
-            let after = currentRelated(of: model, relationship: relationship)
+            let after = removingDuplicates(from: model, relationship: relationship,
+                                           related: currentRelated(of: model, relationship: relationship))
             for related in after {
                 if let relatedModel = related as? any PersistentModel, relatedModel.persistentBackingData.context == nil {
                     insertModel(relatedModel)

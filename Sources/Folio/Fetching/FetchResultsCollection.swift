@@ -62,10 +62,20 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         // into its own class: an instance of `Element` marked deleted stands in, showing the values
         // the record had where they decode. (`fetch(_:batchSize:)` loads the models of classes that
         // could not stand in like this during the fetch, so this is never one of them.)
+        if let standIn = Self.deletedStandIn(values: fetchedValues[position]?.values) { return standIn }
+        // A `let` whose stored value did not decode: the stand-in shows empty values instead.
+        if let standIn = Self.deletedStandIn(values: nil) { return standIn }
+        // Unreachable: with no values, making an instance only fails for a `let` whose type has no
+        // empty value, and such a class cannot stand in, so `fetch(_:batchSize:)` never gets here.
+        preconditionFailure("internal error: \(Element.self) cannot stand in for a deleted record")
+    }
+
+    /// An instance of `Element` marked deleted, showing `values` where they decode.
+    private static func deletedStandIn(values: RecordValues?) -> Element? {
         let backing = ModelBackingData()
-        backing.faultValues = fetchedValues[position]?.values
+        backing.faultValues = values
         backing.isDeleted = true
-        return Element(_claimed: _ClaimedBackingData(new: backing))
+        return try? Element(_claimed: _ClaimedBackingData(new: backing))
     }
 }
 

@@ -209,10 +209,12 @@ extension ModelBackingData {
     }
 
     /// A new instance of `type` with `backing` as its backing data.
-    static func makeModel(_ type: any PersistentModel.Type, backingData backing: ModelBackingData) -> any PersistentModel {
+    /// The backing data's ``faultValues``, if set, are the record the instance's `let` properties
+    /// are read from.
+    static func makeModel(_ type: any PersistentModel.Type, backingData backing: ModelBackingData) throws -> any PersistentModel {
         pthread_setspecific(pendingKey, Unmanaged.passUnretained(backing).toOpaque())
         defer { pthread_setspecific(pendingKey, nil) }
-        return type.init(_claimed: _ClaimedBackingData(new: backing))
+        return try type.init(_claimed: _ClaimedBackingData(new: backing))
     }
 }
 
@@ -240,5 +242,27 @@ public struct _ClaimedBackingData {
                 "\(type).init(backingData:) was given backing data that already belongs to a model (another model's persistentBackingData); that initializer is for Folio's contexts: create models with their own initializers, or fetch them")
         }
         self.init(new: backing)
+    }
+
+    /// The value of a `let` property for the instance being made: decoded from the record it is made
+    /// for, or, for an instance with no record (a placeholder), its type's empty value. Generated
+    /// `init(_claimed:)` calls it.
+    ///
+    /// - Throws: ``ModelCodingError`` naming the property when the record's value does not decode, or
+    ///   when there is no record and the type has no empty value.
+    public func _constant<Value>(forKey key: String, of entityName: String) throws -> Value {
+        if let values = backingData.faultValues {
+            var decoder = ModelRecordDecoder(values: values, entityName: entityName, identifier: nil, backingData: backingData)
+            if case .loaded(let value) = try decoder.decodeIfPresent(forKey: key) as _ModelField<Value> { return value }
+            if ValueKind.of(Value.self).isRelationship {
+                throw ModelCodingError(entityName: entityName, identifier: nil, property: key,
+                                       reason: "a 'let' cannot hold a relationship; declare it with 'var'")
+            }
+            throw ModelCodingError(entityName: entityName, identifier: nil, property: key,
+                                   reason: "the record has no value for this 'let' property")
+        }
+        if let empty = PlaceholderValue.make(Value.self) { return empty }
+        throw ModelCodingError(entityName: entityName, identifier: nil, property: key,
+                               reason: "there is no record to take this 'let' property from, and \(Value.self) has no empty value")
     }
 }

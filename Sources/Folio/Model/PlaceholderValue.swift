@@ -98,7 +98,7 @@ enum PlaceholderValue {
         if let model = type as? any PersistentModel.Type {
             // A placeholder model must itself be able to show every property with nothing loaded.
             guard canStandIn(model) else { return nil }
-            let placeholder = model.init(_claimed: _ClaimedBackingData(new: ModelBackingData()))
+            guard let placeholder = try? model.init(_claimed: _ClaimedBackingData(new: ModelBackingData())) else { return nil }
             placeholder.persistentBackingData.isDeleted = true
             return placeholder as? Value
         }

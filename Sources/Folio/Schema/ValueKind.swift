@@ -93,5 +93,15 @@ extension Set: _ModelCollection {
     public var _elements: [Any] { map { $0 } }
 }
 
+/// An optional to-many relationship (`var animals: [Animal]? = []`, the shape CloudKit-ready models
+/// use) is a to-many relationship whose `nil` holds no models.
+extension Optional: _ModelCollection where Wrapped: _ModelCollection {
+    public static var _elementType: any Any.Type { Wrapped._elementType }
+    public static func _make(_ elements: [Any]) -> Self? {
+        Wrapped._make(elements).map { .some($0) }
+    }
+    public var _elements: [Any] { self?._elements ?? [] }
+}
+
 // Metatypes are immutable; sharing them between threads is safe.
 extension ValueKind: @unchecked Sendable {}

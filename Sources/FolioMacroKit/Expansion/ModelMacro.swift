@@ -66,7 +66,8 @@ struct ModelMacro {
               let member = request.declaration, let decl = DeclParser.parseMember(member.source) else {
             return ExpansionResult(source: "")
         }
-        if case .persisted = PropertyRules.classify(decl) {
+        // A `let` keeps its plain storage: a constant cannot have accessors, and needs no tracking.
+        if case .persisted(let property) = PropertyRules.classify(decl), !property.isConstant {
             return ExpansionResult(source: "@_PersistedProperty")
         }
         return ExpansionResult(source: "")

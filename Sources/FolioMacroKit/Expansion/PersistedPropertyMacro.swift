@@ -34,7 +34,7 @@ struct PersistedPropertyMacro {
 
     private func peer(_ property: PersistedProperty) -> String {
         let storage = "_" + property.name
-        switch (property.type, property.initializer) {
+        switch (property.storageType, property.initializer) {
         case let (type?, initializer?):
             return "\(storageAttributes)private var \(storage): Folio._ModelField<\(type)> = Folio._ModelField(\(initializer))"
         case let (type?, nil):

@@ -26,6 +26,16 @@ struct PersistedProperty: Equatable {
     var hasAttribute: Bool
     var hasRelationship: Bool
     var nameOffset: Int
+    /// Whether the property is a `let`: set once by an initializer (or, for a stored model, by
+    /// `init(_claimed:)` from its record), with no tracked accessors.
+    var isConstant: Bool = false
+
+    /// The type the property's storage holds: the annotation, with an implicitly unwrapped optional
+    /// (`T!`, which is not allowed as a generic argument) spelled as the optional it is (`T?`).
+    var storageType: String? {
+        guard let type else { return nil }
+        return type.hasSuffix("!") ? String(type.dropLast()) + "?" : type
+    }
 }
 
 enum PropertyRules {
@@ -72,12 +82,6 @@ enum PropertyRules {
                 offset: decl.start))
             return .invalid(problems)
         }
-        if decl.keyword == "let" {
-            problems.append(PropertyProblem(
-                message: "@Model persists 'var' properties; declare '\(decl.bindings.first?.name ?? "this property")' with 'var', or mark it @Transient to keep it out of the store",
-                offset: decl.keywordOffset))
-            return .invalid(problems)
-        }
         guard decl.bindings.count == 1, let binding = decl.bindings.first else {
             problems.append(PropertyProblem(
                 message: "declare one persisted property per 'var' so that Folio can track each of them",
@@ -93,6 +97,23 @@ enum PropertyRules {
             problems.append(PropertyProblem(
                 message: "'willSet'/'didSet' are not supported on a persisted property; observe the model with Observation instead, or mark '\(binding.name)' @Transient",
                 offset: binding.nameOffset))
+        }
+        if decl.keyword == "let" {
+            if binding.initializer != nil {
+                // A constant with an initial value cannot take its stored value when a model is loaded.
+                problems.append(PropertyProblem(
+                    message: "a persisted 'let' cannot have an initial value, because a stored model takes '\(binding.name)' from its record; write 'let \(binding.name): \(binding.type ?? "Type")' and set it in the initializer, or declare it with 'var'",
+                    offset: decl.keywordOffset))
+            } else if binding.type == nil {
+                problems.append(PropertyProblem(message: "'\(binding.name)' needs a type annotation",
+                                                offset: binding.nameOffset))
+            }
+            if let relationship = decl.attribute("Relationship") {
+                problems.append(PropertyProblem(
+                    message: "a relationship changes as its inverse does, so it cannot be a 'let'; declare '\(binding.name)' with 'var'",
+                    offset: relationship.start))
+            }
+            if !problems.isEmpty { return .invalid(problems) }
         }
         if binding.type == nil && binding.initializer == nil {
             problems.append(PropertyProblem(message: "'\(binding.name)' needs a type annotation or a default value",
@@ -131,6 +152,7 @@ enum PropertyRules {
         return .persisted(PersistedProperty(
             name: binding.name, type: binding.type, initializer: binding.initializer,
             attributeArguments: attribute?.arguments, relationshipArguments: relationship?.arguments,
-            hasAttribute: attribute != nil, hasRelationship: relationship != nil, nameOffset: binding.nameOffset))
+            hasAttribute: attribute != nil, hasRelationship: relationship != nil, nameOffset: binding.nameOffset,
+            isConstant: decl.keyword == "let"))
     }
 }
