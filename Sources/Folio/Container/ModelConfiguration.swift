@@ -16,6 +16,11 @@ public struct ModelConfiguration: Hashable, Sendable {
     public let allowsSave: Bool
     /// The schema this configuration's store holds; nil means the container's whole schema.
     public let schema: Schema?
+    /// The app group whose directory holds the store; see ``GroupContainer``.
+    public let groupContainer: GroupContainer
+    /// The CloudKit database named for the store. Folio does not sync with CloudKit; see
+    /// ``CloudKitDatabase``.
+    public let cloudKitDatabase: CloudKitDatabase
     /// How durable each save is. The default is ``Durability/always``: `save()` returns after the
     /// transaction is on disk.
     public var durability: Durability = .always
@@ -74,22 +79,39 @@ public struct ModelConfiguration: Hashable, Sendable {
         self.init(nil, schema: Schema(forTypes), isStoredInMemoryOnly: isStoredInMemoryOnly)
     }
 
-    /// A configuration in the default location.
-    public init(_ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true) {
+    /// A configuration in the default location, or in an app group's directory.
+    ///
+    /// - Parameters:
+    ///   - name: The configuration's name, and its store directory's (`name.folio`); "default" if nil.
+    ///   - schema: The models this store holds; nil for the container's whole schema.
+    ///   - groupContainer: `.identifier(name)` keeps the store in a directory shared by every program
+    ///     naming that group; see ``GroupContainer``.
+    ///   - cloudKitDatabase: Accepted for SwiftData's sake; Folio does not sync with CloudKit.
+    public init(_ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true,
+                groupContainer: GroupContainer = .automatic, cloudKitDatabase: CloudKitDatabase = .automatic) {
         let name = name ?? "default"
         self.name = name
         self.schema = schema
         self.isStoredInMemoryOnly = isStoredInMemoryOnly
         self.allowsSave = allowsSave
-        self.url = ModelConfiguration.defaultDirectory.appendingPathComponent("\(name).folio", isDirectory: true)
+        self.groupContainer = groupContainer
+        self.cloudKitDatabase = cloudKitDatabase
+        var directory = ModelConfiguration.defaultDirectory
+        if let group = groupContainer.identifier { directory.appendPathComponent(group, isDirectory: true) }
+        self.url = directory.appendingPathComponent("\(name).folio", isDirectory: true)
     }
 
     /// A configuration whose store is the directory at `url`.
-    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true) {
+    ///
+    /// - Parameter cloudKitDatabase: Accepted for SwiftData's sake; Folio does not sync with CloudKit.
+    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true,
+                cloudKitDatabase: CloudKitDatabase = .automatic) {
         self.name = name ?? url.deletingPathExtension().lastPathComponent
         self.schema = schema
         self.isStoredInMemoryOnly = false
         self.allowsSave = allowsSave
+        self.groupContainer = .automatic
+        self.cloudKitDatabase = cloudKitDatabase
         self.url = url
     }
 

@@ -24,8 +24,8 @@ public final class ModelContainer: @unchecked Sendable {
     public let configurations: [ModelConfiguration]
     /// The configuration of the store in use.
     public let configuration: ModelConfiguration
-    /// The migration plan; Folio does not run migrations yet, so it is always nil.
-    public let migrationPlan: (any SchemaMigrationPlan.Type)? = nil
+    /// The migration plan the container was made with, if any. Folio does not run its stages yet.
+    public let migrationPlan: (any SchemaMigrationPlan.Type)?
 
     let store: Store
     /// The index of the store's records; empty until ``loadRecords()`` (see ``index``). Reading it first
@@ -60,7 +60,7 @@ public final class ModelContainer: @unchecked Sendable {
     /// Creates a container for some model classes (and the models they refer to).
     public convenience init(for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)?,
                             configurations: ModelConfiguration...) throws {
-        try self.init(for: Schema(forTypes), configurations: configurations)
+        try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// Creates a container for a schema.
@@ -71,22 +71,27 @@ public final class ModelContainer: @unchecked Sendable {
     /// Creates a container for a schema.
     public convenience init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?,
                             configurations: ModelConfiguration...) throws {
-        try self.init(for: givenSchema, configurations: configurations)
+        try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// Creates a container for a schema.
     ///
+    /// A container keeps one store: pass at most one configuration (none uses the default one).
+    ///
     /// - Throws: ``FolioError`` with ``FolioError/Code/invalidSchema`` when the models cannot make a
-    ///   schema, ``FolioError/Code/schemaMismatch`` naming the entity and property when the store's
-    ///   records do not match it, and ``FolioError/Code/storage`` when the store cannot be opened.
-    public init(for givenSchema: Schema, configurations: [ModelConfiguration]) throws {
+    ///   schema or several configurations are given, ``FolioError/Code/schemaMismatch`` naming the
+    ///   entity and property when the store's records do not match it, and
+    ///   ``FolioError/Code/storage`` when the store cannot be opened.
+    public init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+                configurations: [ModelConfiguration]) throws {
         guard givenSchema.problems.isEmpty else {
             throw FolioError(.invalidSchema, "The models cannot be stored:\n  " + givenSchema.problems.joined(separator: "\n  "))
         }
-        guard configurations.count <= 1 else {
-            throw FolioError(.invalidSchema, "Folio uses one configuration per container; create one container per store")
+        if let problem = ModelContainer.configurationProblem(configurations) {
+            throw FolioError(.invalidSchema, problem)
         }
         let configuration = configurations.first ?? ModelConfiguration()
+        self.migrationPlan = migrationPlan
         self.schema = givenSchema
         self.configurations = [configuration]
         self.configuration = configuration
@@ -135,6 +140,17 @@ public final class ModelContainer: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Why `configurations` cannot make one container, if they cannot: SwiftData spreads several
+    /// configurations' models over several stores, and Folio keeps one store per container.
+    static func configurationProblem(_ configurations: [ModelConfiguration]) -> String? {
+        let distinct = configurations.reduce(into: [ModelConfiguration]()) { kept, configuration in
+            if !kept.contains(configuration) { kept.append(configuration) }
+        }
+        guard distinct.count > 1 else { return nil }
+        let names = distinct.map { "'\($0.name)'" }.joined(separator: ", ")
+        return "A Folio container keeps one store, but \(distinct.count) configurations were given (\(names)); create one ModelContainer per configuration, each for the models of that configuration's schema"
     }
 
     /// The context bound to the main actor, with autosave on.
