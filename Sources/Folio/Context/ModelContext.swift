@@ -255,6 +255,7 @@ public final class ModelContext {
 
     /// The registered model with this identifier, or nil if this context holds no such instance.
     public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
+        guard isOfThisStore(persistentModelID) else { return nil }
         if let number = persistentModelID.recordNumber {
             return registered[number]?.model as? T
         }
@@ -269,8 +270,11 @@ public final class ModelContext {
     /// values (see `_ModelField.value(of:property:)`). An entity with a property that has neither (say
     /// an enum with raw values 1–3 and no default) cannot stand in like that: for it, and for an entity
     /// the schema does not know, the placeholder is an instance of another class, so that
-    /// `model(for:) as? Entity` gives nil.
+    /// `model(for:) as? Entity` gives nil. So does an identifier of another container's store, even
+    /// when this store has a record with the same number.
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
+        // An identifier of another store names none of this one's records, whatever its number.
+        guard isOfThisStore(persistentModelID) else { return PlaceholderModel() }
         if let number = persistentModelID.recordNumber, let model = model(forRecordNumber: number) {
             return model
         }
@@ -282,6 +286,12 @@ public final class ModelContext {
             return placeholder
         }
         return PlaceholderModel()
+    }
+
+    /// Whether `identifier` can name a model of this context's store: a temporary one, or one whose
+    /// store is this container's.
+    func isOfThisStore(_ identifier: PersistentIdentifier) -> Bool {
+        identifier.storeIdentifier.map { $0 == container.storeIdentifier } ?? true
     }
 
     /// The instance of a stored record: the registered one, or a new one loaded from the index.

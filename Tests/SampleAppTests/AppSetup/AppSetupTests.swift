@@ -67,4 +67,22 @@ struct AppSetupTests {
         let configuration = ModelConfiguration(url: store.url)
         #expect(try roundTrip(try ModelContainer(for: Note.self, configurations: configuration, configuration)) == ["Groceries"])
     }
+
+    @Test func anIdentifierFromAnotherContainerFindsNothingEvenWhenItsNumberIsTaken() throws {
+        let first = try ModelContainer(for: Note.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let second = try ModelContainer(for: Note.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let note = Note(title: "Mine")
+        let firstContext = ModelContext(first)
+        firstContext.insert(note)
+        try firstContext.save()
+        let secondContext = ModelContext(second)
+        let other = Note(title: "Theirs")
+        secondContext.insert(other)
+        try secondContext.save()
+        #expect(note.persistentModelID.recordNumber == other.persistentModelID.recordNumber, "both stores gave out the same number")
+        #expect(secondContext.model(for: note.persistentModelID) as? Note == nil)
+        let registered: Note? = secondContext.registeredModel(for: note.persistentModelID)
+        #expect(registered == nil)
+        #expect((ModelContext(first).model(for: note.persistentModelID) as? Note)?.title == "Mine")
+    }
 }
