@@ -2,7 +2,7 @@ import FolioStorage
 
 /// Collects a model's persisted properties as stored values. Generated `_folioEncode(to:)` calls it.
 ///
-/// Attributes are stored in their canonical form (see ``ValueEncoder``). A relationship is stored as
+/// Attributes are stored in their canonical form (see `ValueEncoder`). A relationship is stored as
 /// the record numbers of the related models: a number (or `null`) for a to-one relationship, an array
 /// of numbers for a to-many one (sorted for a `Set`).
 public struct ModelRecordEncoder {

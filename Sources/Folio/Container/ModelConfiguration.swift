@@ -84,6 +84,8 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// - Parameters:
     ///   - name: The configuration's name, and its store directory's (`name.folio`); "default" if nil.
     ///   - schema: The models this store holds; nil for the container's whole schema.
+    ///   - isStoredInMemoryOnly: Whether the store lives only in memory, for tests and previews.
+    ///   - allowsSave: Whether contexts may save.
     ///   - groupContainer: `.identifier(name)` keeps the store in a directory shared by every program
     ///     naming that group; see ``GroupContainer``.
     ///   - cloudKitDatabase: Accepted for SwiftData's sake; Folio does not sync with CloudKit.
@@ -103,7 +105,12 @@ public struct ModelConfiguration: Hashable, Sendable {
 
     /// A configuration whose store is the directory at `url`.
     ///
-    /// - Parameter cloudKitDatabase: Accepted for SwiftData's sake; Folio does not sync with CloudKit.
+    /// - Parameters:
+    ///   - name: The configuration's name; the directory's name without its extension if nil.
+    ///   - schema: The models this store holds; nil for the container's whole schema.
+    ///   - url: The store's directory, created when the container opens it.
+    ///   - allowsSave: Whether contexts may save.
+    ///   - cloudKitDatabase: Accepted for SwiftData's sake; Folio does not sync with CloudKit.
     public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true,
                 cloudKitDatabase: CloudKitDatabase = .automatic) {
         self.name = name ?? url.deletingPathExtension().lastPathComponent

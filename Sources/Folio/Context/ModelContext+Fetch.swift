@@ -134,8 +134,12 @@ extension ModelContext {
     /// Calls `block` with each matching model, creating them in batches of `batchSize` so that memory
     /// stays bounded when the context has no other references to them.
     ///
-    /// - Parameter allowEscapingMutations: Whether `block` may leave unsaved changes in the context;
-    ///   when `false` (the default), the enumeration throws if it does.
+    /// - Parameters:
+    ///   - descriptor: Which models, in which order.
+    ///   - batchSize: How many models are created at a time.
+    ///   - allowEscapingMutations: Whether `block` may leave unsaved changes in the context;
+    ///     when `false` (the default), the enumeration throws if it does.
+    ///   - block: Called with each model in turn.
     public func enumerate<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int = 5000,
                                               allowEscapingMutations: Bool = false, block: (T) throws -> Void) throws {
         let ids = try rows(descriptor)

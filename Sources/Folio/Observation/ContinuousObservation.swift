@@ -3,7 +3,7 @@
 // them; Folio supplies them where the platform does not.
 #if !canImport(Darwin)
 
-/// When the closure of ``withContinuousObservation(options:_:)`` runs again.
+/// When the closure of ``withContinuousObservation(options:isolation:_:)`` runs again.
 public struct ObservationOptions: OptionSet, Sendable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
@@ -13,7 +13,7 @@ public struct ObservationOptions: OptionSet, Sendable {
     public static let didSet = ObservationOptions(rawValue: 2)
 }
 
-/// What the closure of ``withContinuousObservation(options:_:)`` receives each time it runs.
+/// What the closure of ``withContinuousObservation(options:isolation:_:)`` receives each time it runs.
 public struct ObservationEvent: Sendable {
     /// 0 for the first run, then 1, 2, … for each change.
     public let count: Int

@@ -35,8 +35,13 @@ public final class HistoryObserver: Observable {
 
     /// Starts observing.
     ///
-    /// - Parameter historyTokens: Where to start, by store identifier; transactions after that token that
-    ///   are already in the store count as a first event. Nil starts now.
+    /// - Parameters:
+    ///   - historyTokens: Where to start, by store identifier; transactions after that token that
+    ///     are already in the store count as a first event. Nil starts now.
+    ///   - observedModels: The model types whose changes count, subclasses included; empty for all.
+    ///   - authors: The authors whose transactions count; empty for all.
+    ///   - modelContainer: The container whose store is observed.
+    ///   - isolation: The actor that updates run on; the caller's by default.
     /// - Throws: ``FolioError/Code/historyExpired`` when a token is older than the retained history.
     public init(historyTokens: [String: any HistoryToken]? = nil, observedModels: [any PersistentModel.Type] = [],
                 authors: Set<String> = [], modelContainer: ModelContainer,
