@@ -9,6 +9,7 @@ let usage = """
     usage: folio-bench gen N
            folio-bench load STORE N FULL|NORMAL [BATCH=10000]   (W1)
            folio-bench count STORE                              (W2)
+           folio-bench first STORE                              (W9: a new process's first query)
            folio-bench read STORE                               (W3,W4,W5)
            folio-bench single STORE BASE FULL|NORMAL [COUNT]    (W6)
            folio-bench modify STORE [FULL|NORMAL]               (W7,W8)
@@ -41,6 +42,8 @@ case "load-engine" where arguments.count >= 5:
                    batch: arguments.count > 5 ? number(arguments[5]) : 10_000)
 case "count":
     Workloads.count(arguments[2])
+case "first":
+    Workloads.first(arguments[2])
 case "read":
     Workloads.read(arguments[2])
 case "single" where arguments.count >= 5:

@@ -67,6 +67,11 @@ struct FolioBenchTests {
         let count = try BenchRows(folioBench("count", store))
         #expect(count.int("W2", "count") == Int64(loaded))
 
+        let first = try BenchRows(folioBench("first", store))
+        #expect(first.int("W9", "rows") == Int64((0..<loaded).filter { TripRecipe.city($0) == 0 }.count))
+        #expect((first.number("W9", "first_query_seconds") ?? 0) > 0)
+        #expect((first.int("W9", "maxrss_kib") ?? 0) > 0)
+
         // W3 asks for City0, City7, City14, ... (q * 7 % 200 for q < 100, a hundred different cities);
         // W4 for prices in [45 q, 45 q + 500], at most 20 each; W5 groups every record by city.
         let read = try BenchRows(folioBench("read", store))
