@@ -1,8 +1,8 @@
 /// Runs one measured step of a workload and returns what it returns.
 ///
 /// The step starts and ends with a call to ``measuredStepBoundary()``, so that callgrind can count
-/// each step's instructions, in every thread, apart from the set-up around it (the instruction columns
-/// of the scaling table in `docs/benchmarks.md`):
+/// each step's instructions, in every thread, apart from the set-up around it (the instruction table
+/// of `docs/benchmarks.md`):
 ///
 /// ```sh
 /// valgrind --tool=callgrind --dump-after='*measuredStepBoundary*' folio-bench read STORE

@@ -16,7 +16,7 @@ enum Workloads {
 
     /// Opens a container. Unless `readingRecords` is false, it also reads the records now (what the
     /// first fetch or save would do), so that the steps timed after opening measure the queries and
-    /// saves alone, as they did when every open read the records.
+    /// saves alone.
     static func container<T: PersistentModel>(_ type: T.Type, _ url: URL, durability: ModelConfiguration.Durability = .always,
                                               readingRecords: Bool = true) -> ModelContainer {
         var configuration = ModelConfiguration(url: url)

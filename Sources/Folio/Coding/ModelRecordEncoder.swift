@@ -19,9 +19,9 @@ public struct ModelRecordEncoder {
     ///
     /// Not retained: the encoder lives only for one call of ``ModelRecordCoding``, whose caller keeps the
     /// arrangement alive meanwhile. Every model of a type shares its arrangement, on every thread that
-    /// encodes, and retaining it for each model made the cores contend for its reference count. Kept
-    /// unmanaged and used through `_withUnsafeGuaranteedRef`: an `unowned(unsafe)` reference was still
-    /// retained around each call of one of its methods.
+    /// encodes, and retaining it for each model would make the cores contend for its reference count.
+    /// Kept unmanaged and used through `_withUnsafeGuaranteedRef`, since even an `unowned(unsafe)`
+    /// reference is retained around each call of one of its methods.
     @usableFromInline let arrangement: Unmanaged<RecordArrangement>?
     /// ``arrangement``'s names and where each one's value goes in the record (empty without one), read
     /// from the arrangement's own storage (``RecordArrangement/nameStorage``), so that appending a value
@@ -88,9 +88,8 @@ public struct ModelRecordEncoder {
     ///   uses the encoder (see ``arrangement``); passed unmanaged, so that making the encoder does not
     ///   retain it either.
     ///
-    /// Not inlined, and each stored property is set once, from values worked out first: otherwise the
-    /// initializer built the encoder in a temporary that was then copied into place, retaining each of
-    /// the encoder's references once more for every model.
+    /// Not inlined, and each stored property is set once, from values worked out first: an inlined
+    /// initializer builds the encoder in a temporary and copies it, retaining each reference again.
     @inline(never)
     init(entityName: String, backingData: ModelBackingData, onlyProperties: Set<String>? = nil,
          arrangement: Unmanaged<RecordArrangement>? = nil, recordNumber: @escaping (AnyObject) throws -> Int64) {

@@ -29,7 +29,7 @@ extension ModelContext {
     }
 
     /// `objects`, every one of which is a `T`, as an array of `T`: written in place, with no cast or
-    /// generic append per element (`map` cost about 430 instructions per element here, unspecialized).
+    /// generic append per element, because `map` is not specialized here.
     static func array<T: PersistentModel>(_ objects: [AnyObject], of type: T.Type) -> [T] {
         [T](unsafeUninitializedCapacity: objects.count) { buffer, count in
             guard let base = buffer.baseAddress else {

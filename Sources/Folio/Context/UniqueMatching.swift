@@ -53,7 +53,7 @@ final class UniqueMatching: @unchecked Sendable {
     /// The loops go plan by plan and constraint by constraint over the run's models, not model by
     /// model, so that what every thread shares (the plans, field names and indexes) is retained once
     /// per run instead of once per model: retaining the same object on two cores at once moves its
-    /// cache line between them each time, which in a large save cost more than the lookups themselves.
+    /// cache line between them each time.
     private func matches(in positions: Range<Int>) throws -> [Int64?] {
         var found = [Int64?](repeating: nil, count: positions.count)
         for (planPosition, members) in membersByPlan(positions) {

@@ -142,8 +142,7 @@ struct ColumnCondition {
     ///
     /// One pass tests each row against the conditions in turn, stopping at the first that fails, so a
     /// scan keeps only the rows that pass them all, never a larger list of the rows that pass the first.
-    /// (A list of most of a big table's rows, made and dropped by every query, cost more in fresh memory
-    /// than the comparisons themselves.) All columns have the same length, the table's row count.
+    /// (A list of most rows, made per query, would cost more in fresh memory than the comparisons.) All columns have the same length, the table's row count.
     static func rows(passingAll conditions: [(condition: ColumnCondition, column: [Double])]) -> [Int] {
         let rowCount = conditions.map(\.column.count).min() ?? 0
         let tests = conditions.map(\.condition)

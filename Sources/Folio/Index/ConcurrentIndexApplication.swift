@@ -10,10 +10,8 @@ import FolioStorage
 /// waits for the application to finish (``ModelContainer/finishIndexingLater(_:)``); the save holds the
 /// container's lock until it has handed the application over, so nothing reads the index meanwhile.
 ///
-/// It starts after the commit, not while the store encodes, appends and syncs the transaction. Applied
-/// meanwhile, a third thread retained each record's values at the very time the saving thread and the
-/// threads writing the journal line retained them, and the cores passed those reference counts back
-/// and forth.
+/// It starts after the commit, so that it does not retain records' values while the saving thread and
+/// the threads writing the journal line retain them.
 final class ConcurrentIndexApplication: @unchecked Sendable {
     /// Saves of fewer records apply them after the commit on the saving thread: handing a few records to
     /// another thread costs more than applying them.

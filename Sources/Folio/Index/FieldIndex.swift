@@ -33,9 +33,8 @@ final class FieldIndex {
     private var isSortedStale = true
     /// While a store loads, for a declared index whose keys are (nearly) all different: each key as it
     /// was worked out for the table, with its record. The sorted entries are then these, sorted, instead
-    /// of every key being read back from its record and converted again (a date index parsed each date
-    /// twice, and the second time in hash order, a cache miss per record). Nil otherwise, and from the
-    /// first removal on.
+    /// of every key being read back from its record and converted again, in hash order. Nil otherwise,
+    /// and from the first removal on.
     private var loadedEntries: [(key: QueryKey, id: Int64)]?
 
     /// How keys are hashed: by their own hash, or for tests, by a few of its bits.

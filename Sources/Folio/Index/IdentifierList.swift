@@ -13,9 +13,8 @@ struct IdentifierList: Sequence, ExpressibleByArrayLiteral {
     /// The number of bits set in ``marks``.
     private var markedCount = 0
     /// Lists up to this long remove an identifier by shifting the ones after it (at most 2 KiB moved);
-    /// longer ones mark it. With 4,096, deleting the trips of one destination in identifier order (W8
-    /// of `folio-bench` at 1M: 20 lists of about 4,000) moved half a list per deletion, 650 M
-    /// instructions of copying.
+    /// longer ones mark it, so that removing many identifiers from a long list does not shift half of
+    /// it each time.
     static let shiftingLimit = 256
 
     init() {}

@@ -178,8 +178,8 @@ final class RecordIndex {
 
     /// Calls `body` with every record of `entities`, in no particular order.
     ///
-    /// When the entities hold most of the records, this walks the table itself, in number order, which
-    /// is several times faster than looking each identifier up.
+    /// When the entities hold most of the records, this walks the table itself, in number order,
+    /// instead of hashing each identifier.
     func forEachRecord(of entities: Set<String>, _ body: (Int64, String, RecordValues) throws -> Void) rethrows {
         let wanted = entities.reduce(0) { $0 + (idsByEntity[$1]?.count ?? 0) }
         if wanted * 2 >= records.count {

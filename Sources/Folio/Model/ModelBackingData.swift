@@ -16,8 +16,7 @@ public final class ModelBackingData {
     /// not two optionals, keeps every model's backing data a size class smaller.
     ///
     /// This and the other properties a fetch sets on every model it makes (``storeIdentity``,
-    /// ``loadedVersion``, ``faultValues``) skip the run-time exclusivity check (about 80 instructions
-    /// per access): each is only ever read or replaced whole, never passed `inout` or mutated in place
+    /// ``loadedVersion``, ``faultValues``) skip the run-time exclusivity check: each is only ever read or replaced whole, never passed `inout` or mutated in place
     /// across a call, so no two accesses can overlap.
     @exclusivity(unchecked) private var number: Int64 = 0
     /// The store of ``number``, once it is a record number; shared by every model of a container.

@@ -239,7 +239,7 @@ struct QueryPlanner<T: PersistentModel> {
         var top: [Element] = []
         top.reserveCapacity(wanted + 1)
         for element in elements {
-            // (Indexing, not `top.last`, which is not specialised here and cost half of the loop.)
+            // Indexing, not `top.last`: `last` is not specialized here.
             if top.count == wanted, wanted > 0, !precedes(element, top[wanted - 1]) { continue }
             var low = 0
             var high = top.count

@@ -3,9 +3,7 @@ import Synchronization
 /// What was worked out once about each type, for lookups that every thread encoding or decoding makes
 /// for each value: reading takes no lock and writes nothing that other threads read.
 ///
-/// With a `Mutex` around a dictionary, every lookup wrote the lock's word, and the two cores of a large
-/// save passed that memory (and the lazily initialized static's token beside it) back and forth for
-/// each value. Here readers load a pointer to an immutable snapshot and look the type up in it. A writer
+/// A lock would make every lookup write the lock's word, shared by the cores of a large save. Here readers load a pointer to an immutable snapshot and look the type up in it. A writer
 /// publishes a new snapshot with the new entry; the snapshots it replaces are never freed, because a
 /// reader may still be looking into one. A process meets a bounded number of types, and the table is
 /// only written when a type is seen for the first time, so what is kept is small: for `n` types, the

@@ -9,7 +9,7 @@ public final class RecordArrangement: Sendable {
     /// The names, in the producer's order, in storage of the arrangement's own that lives exactly as
     /// long as it does. A producer that keeps the arrangement alive reads them without retaining an
     /// array per record: every producer of a type shares its arrangement, on every core that encodes,
-    /// and retaining the same arrays for each record made the cores contend for their reference counts.
+    /// and retaining the same arrays for each record would make the cores contend for their reference counts.
     nonisolated(unsafe) package let nameStorage: UnsafeBufferPointer<String>
     /// For each position in ``names``, the position of its value in the record: where a producer that
     /// follows the arrangement puts that value, so that the record needs no reordering. In the

@@ -12,7 +12,7 @@ struct InsertedRecordSpans: Sendable {
 }
 
 /// Makes the snapshot lines of records inserted since the last compaction by copying them out of their
-/// journal lines, which is several times cheaper than encoding their values again (after a bulk load,
+/// journal lines, which is cheaper than encoding their values again (after a bulk load,
 /// that is most of what a compaction writes).
 ///
 /// A record is copied only if its last change before the compaction point is its insert, by a

@@ -1,7 +1,7 @@
 /// Rewriting a snapshot by copying the lines of records that did not change.
 ///
-/// A compaction writes the snapshot of every entity that changed. Encoding a record takes about ten
-/// times as long as copying its line, and after a bulk load or a small edit most records are the same
+/// A compaction writes the snapshot of every entity that changed. Copying a record's line is much
+/// cheaper than encoding it, and after a bulk load or a small edit most records are the same
 /// as in the snapshot on disk. So when the earlier file is at the sequence the store last wrote for the
 /// entity, its lines for unchanged records are copied, each one's checksum verified, and only the
 /// records that transactions since then touched are encoded. The result is byte for byte what
