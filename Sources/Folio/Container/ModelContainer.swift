@@ -170,8 +170,14 @@ public final class ModelContainer: @unchecked Sendable {
         try? erase()
     }
 
-    /// Deletes every model from the store, in one transaction.
+    /// Deletes every model from the store, in one transaction; observers hear of it as of a save.
     public func erase() throws {
+        try eraseLocked()
+        // After the lock is released, as a save does: observers may fetch.
+        changeHub.publish()
+    }
+
+    private func eraseLocked() throws {
         lock.lock()
         defer { lock.unlock() }
         let written: JournalTransaction?
