@@ -226,6 +226,16 @@ struct ModelActorTests {
         #expect(await importer.runsOnItsExecutor())
     }
 
+    @Test func readingTheExecutorsContextOutsideItsActorStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            guard let container = try? ModelContainer(for: Member.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)) else {
+                exit(0)  // a success, so that the expectation fails: the read below never ran
+            }
+            let executor = DefaultSerialModelExecutor(modelContext: ModelContext(container))
+            _ = executor.modelContext
+        }
+    }
+
     @Test func concurrentActorsSaveIntoOneContainer() async throws {
         let store = TemporaryStore()
         defer { store.cleanUp() }
