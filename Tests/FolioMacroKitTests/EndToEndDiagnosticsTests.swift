@@ -11,6 +11,7 @@ import Testing
 @Suite("End-to-end diagnostics")
 struct EndToEndDiagnosticsTests {
     static let fixtures: [String: String] = [
+        "ModelActors.swift": modelActorFixture,
         "NotClasses.swift": """
             import Folio
 
@@ -291,7 +292,7 @@ struct EndToEndDiagnosticsTests {
         #expect(replies[3]["expandMacroResult"]?["diagnostics"]?.array?.first?["message"]?.string?.contains("Nope") == true)
     }
 
-    private func run(_ executable: String, _ arguments: [String]) throws -> String {
+    func run(_ executable: String, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

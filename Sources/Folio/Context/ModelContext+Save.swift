@@ -8,15 +8,20 @@ extension ModelContext {
     /// a ``FolioError/Code/deleteDenied`` error naming the blocking models. A model whose unique values
     /// match a stored model updates that model instead of adding one.
     ///
+    /// A save posts ``willSave`` before it processes the changes and ``didSave`` after it wrote them;
+    /// a save with no changes posts neither.
+    ///
     /// - Throws: ``FolioError``. After an error nothing was written and the pending changes remain.
     public func save() throws {
         guard hasChanges else { return }
         guard container.configuration.allowsSave else {
             throw FolioError(.saveNotAllowed, "The container's configuration does not allow saving (allowsSave is false)")
         }
+        postWillSave()
         container.lock.lock()
+        let committed: JournalTransaction?
         do {
-            try saveLocked()
+            committed = try saveLocked()
         } catch {
             container.lock.unlock()
             throw error
@@ -24,10 +29,12 @@ extension ModelContext {
         container.lock.unlock()
         // Observers hear of the transaction after the lock is released: they may fetch.
         container.changeHub.publish()
+        postDidSave(committed)
     }
 
-    /// Saves; the caller holds the container's lock.
-    private func saveLocked() throws {
+    /// Saves, and returns the transaction written (nil when the changes came to nothing); the caller
+    /// holds the container's lock.
+    private func saveLocked() throws -> JournalTransaction? {
         container.syncIndex(fromDisk: true)
         try applyDeleteRules()
         try checkRelationshipCounts()
@@ -176,6 +183,7 @@ extension ModelContext {
         changed = [:]
         deleted = [:]
         deletionOrder = []
+        return committed
     }
 
     /// The values to store for a model, with `.externalStorage` bytes moved into blobs.

@@ -39,6 +39,9 @@ public final class ModelContext {
     /// The values of relationships about to change, read before the change, by model and property.
     var relationshipValuesBeforeChange: [ObjectIdentifier: [String: [AnyObject]]] = [:]
     private var autosaveScheduled = false
+    /// Where autosave runs: the queue the context is used on. The main queue, unless a
+    /// ``DefaultSerialModelExecutor`` owns the context, whose queue runs its model actor's jobs.
+    var autosaveQueue = DispatchQueue.main
     private var lastEntityLookedUp: Schema.Entity?
     /// The facts of the model type asked last (see ``facts(of:)``).
     private var lastFacts: (type: ObjectIdentifier, facts: EntityFacts)?
@@ -406,10 +409,10 @@ public final class ModelContext {
     func scheduleAutosave() {
         guard autosaveEnabled, !autosaveScheduled else { return }
         autosaveScheduled = true
-        // Autosave is for contexts used on the main queue (the main context); the box only carries the
-        // reference there.
+        // Autosave runs on the queue the context is used on (the main context's, or its model
+        // executor's); the box only carries the reference there.
         let box = UncheckedBox(self)
-        DispatchQueue.main.async {
+        autosaveQueue.async {
             guard let context = box.value else { return }
             context.autosaveScheduled = false
             if context.hasChanges { try? context.save() }

@@ -41,6 +41,8 @@ public final class MacroExpander {
             return PersistedPropertyMacro(request: request).expand()
         case "AttributeMacro", "RelationshipMacro", "TransientMacro":
             return PropertyAnnotationMacro(request: request).expand()
+        case "ModelActorMacro":
+            return ModelActorMacro(request: request, expander: self).expand()
         case "IndexMacro", "UniqueMacro":
             return ExpansionResult(source: "")
         default:
