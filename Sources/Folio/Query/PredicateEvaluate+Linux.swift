@@ -19,11 +19,6 @@ extension PredicateExpressions {
         /// What the nested predicate is evaluated for.
         public let input: Input
 
-        public init(predicate: Condition, input: Input) {
-            self.predicate = predicate
-            self.input = input
-        }
-
         public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
             try predicate.evaluate(bindings).evaluate(try input.evaluate(bindings))
         }
