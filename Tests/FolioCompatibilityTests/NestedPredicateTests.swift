@@ -38,6 +38,14 @@ struct NestedPredicateTests {
         #expect(try names(named, in: context) == ["Eiger", "Jungfrau", "Tryfan"])
     }
 
+    @Test func aNestedPredicateOverAPropertyIsTranslatedWithThatProperty() throws {
+        let context = try hikeContext()
+        let short = #Predicate<String> { $0.count < 7 }
+        let descriptor = FetchDescriptor<Hike>(predicate: #Predicate { short.evaluate($0.name) })
+        #expect(try context.fetch(descriptor).map(\.name).sorted() == ["Eiger", "Tryfan"])
+        #expect(try context.queryPlan(for: descriptor).filtersRecords)
+    }
+
     @Test func anIndexedConditionInsideANestedPredicateUsesItsIndex() throws {
         let context = try hikeContext()
         let cheap = #Predicate<Hike> { $0.price < 100 }
