@@ -12,6 +12,10 @@ let package = Package(
     products: [
         .library(name: "Folio", targets: ["Folio"]),
         .library(name: "FolioStorage", targets: ["FolioStorage"]),
+        // `import SwiftData` on platforms without Apple's framework: re-exports Folio.
+        .library(name: "SwiftData", targets: ["SwiftData"]),
+        // Lets `#Predicate` call another predicate's `evaluate(_:)` on Linux; a client target lists it in `plugins:`.
+        .plugin(name: "FolioPredicates", targets: ["FolioPredicates"]),
         .executable(name: "folio", targets: ["folio"]),
     ],
     targets: [
@@ -32,6 +36,12 @@ let package = Package(
         // What users import: the macros, models, schema, containers, contexts and queries.
         .target(name: "Folio", dependencies: ["FolioStorage", "FolioMacros"]),
 
+        // A module named SwiftData that re-exports Folio, for code written against Apple's framework.
+        .target(name: "SwiftData", dependencies: ["Folio"]),
+
+        // Writes Folio's `#Predicate` declaration into a client target (it must depend on Folio).
+        .plugin(name: "FolioPredicates", capability: .buildTool()),
+
         // The command-line tool: a demo, and offline inspection of any store.
         .executableTarget(name: "folio", dependencies: ["Folio", "FolioStorage"]),
 
@@ -41,6 +51,9 @@ let package = Package(
 
         .testTarget(name: "FolioMacroKitTests", dependencies: ["FolioMacroKit"]),
         .testTarget(name: "FolioModelTests", dependencies: ["Folio", "folio-model-worker"]),
+        // SwiftData source as apps write it: `import SwiftData`, nested predicates through the plugin.
+        .testTarget(name: "FolioCompatibilityTests", dependencies: ["Folio", "SwiftData"],
+                    plugins: [.plugin(name: "FolioPredicates")]),
         .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "folio-storage-worker"]),
         .testTarget(name: "FolioCLITests", dependencies: ["folio", "folio-bench", "FolioStorage"]),
         // Small apps in the shapes real SwiftData code uses, each writing a store, reopening it and

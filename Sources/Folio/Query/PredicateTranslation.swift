@@ -18,9 +18,25 @@ struct NotTranslatable: Error {
 struct TranslationContext {
     let schema: Schema
     private var slots: [PredicateExpressions.VariableID: Int] = [:]
+    /// The variables of nested predicates being inlined, each standing for its argument's translation.
+    private var substitutions: [PredicateExpressions.VariableID: QueryNode] = [:]
 
     init(schema: Schema) {
         self.schema = schema
+    }
+
+    /// What a nested predicate's variable stands for while its condition is being inlined.
+    func substitution(for variable: PredicateExpressions.VariableID) -> QueryNode? {
+        substitutions[variable]
+    }
+
+    /// Translates with `variable` standing for `node`, then restores what it stood for before: the same
+    /// nested predicate may be inlined again elsewhere with another argument.
+    mutating func substituting<Result>(_ variable: PredicateExpressions.VariableID, with node: QueryNode,
+                                       _ body: (inout TranslationContext) throws -> Result) rethrows -> Result {
+        let previous = substitutions.updateValue(node, forKey: variable)
+        defer { substitutions[variable] = previous }
+        return try body(&self)
     }
 
     mutating func slot(for variable: PredicateExpressions.VariableID) -> Int {
@@ -101,7 +117,7 @@ extension String: _CollectionKeyPaths {
 
 extension PredicateExpressions.Variable: QueryTranslatable {
     func translate(_ context: inout TranslationContext) throws -> QueryNode {
-        .variable(context.slot(for: key))
+        context.substitution(for: key) ?? .variable(context.slot(for: key))
     }
 }
 
@@ -306,3 +322,27 @@ extension PredicateExpressions.ConditionalCast: QueryTranslatable where Input: Q
         .conditionalCast(try input.translate(&context), try context.entities(of: Desired.self))
     }
 }
+
+// MARK: Nested predicates
+
+#if !canImport(Darwin)
+extension PredicateExpressions.FolioPredicateEvaluate: QueryTranslatable {
+    /// Inlines the nested predicate: its condition is translated with its variable standing for the
+    /// argument, so that the planner sees (and indexes) the inner comparisons as if written in place.
+    func translate(_ context: inout TranslationContext) throws -> QueryNode {
+        guard let argument = input as? any QueryTranslatable else {
+            throw NotTranslatable(reason: "the argument of a nested predicate is not translatable")
+        }
+        // The nested predicate is a constant (a captured value); one computed from the outer
+        // predicate's variables needs a record, which only evaluating models provides.
+        guard let inner = try? predicate.evaluate(PredicateBindings()) else {
+            throw NotTranslatable(reason: "the nested predicate depends on the record")
+        }
+        guard let condition = inner.expression as? any QueryTranslatable else {
+            throw NotTranslatable(reason: "the nested predicate is not translatable")
+        }
+        let node = try argument.translate(&context)
+        return try context.substituting(inner.variable.key, with: node) { try condition.translate(&$0) }
+    }
+}
+#endif

@@ -4,6 +4,7 @@
 /// text, because the compiler sends the same type body for every member and every role.
 public final class MacroExpander {
     private var typeCache: [String: TypeDeclSyntax] = [:]
+    private lazy var predicateForwarder = PredicateForwarder()
 
     public init() {}
 
@@ -45,6 +46,8 @@ public final class MacroExpander {
             return ModelActorMacro(request: request, expander: self).expand()
         case "IndexMacro", "UniqueMacro":
             return ExpansionResult(source: "")
+        case "PredicateMacro":
+            return predicateForwarder.expand(request)
         default:
             return ExpansionResult(source: nil, diagnostics: [
                 Diagnostics.error("Folio's plugin has no macro named '\(request.typeName)'.",

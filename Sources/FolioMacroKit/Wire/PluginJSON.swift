@@ -39,6 +39,17 @@ public enum PluginJSON: Equatable, Sendable {
         return members.first(where: { $0.0 == key })?.1
     }
 
+    /// This object with the member named `key` set to `value` (appended when absent); other values as they are.
+    public func setting(_ key: String, to value: PluginJSON) -> PluginJSON {
+        guard case .object(var members) = self else { return self }
+        if let index = members.firstIndex(where: { $0.0 == key }) {
+            members[index].1 = value
+        } else {
+            members.append((key, value))
+        }
+        return .object(members)
+    }
+
     public var string: String? {
         if case .string(let value) = self { return value }
         return nil

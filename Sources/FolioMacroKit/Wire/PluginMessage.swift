@@ -52,10 +52,12 @@ public struct ExpansionRequest: Sendable {
     public var conformanceList: String?
     /// Enclosing declarations, innermost first, with their bodies emptied.
     public var lexicalContext: [String]
+    /// The host's whole message, for a macro that forwards it to another plugin (`#Predicate`).
+    public var message: PluginJSON?
 
     public init(typeName: String, role: MacroRole, attribute: SourceSnippet, declaration: SourceSnippet? = nil,
                 parentDeclaration: SourceSnippet? = nil, extendedType: String? = nil,
-                conformanceList: String? = nil, lexicalContext: [String] = []) {
+                conformanceList: String? = nil, lexicalContext: [String] = [], message: PluginJSON? = nil) {
         self.typeName = typeName
         self.role = role
         self.attribute = attribute
@@ -64,6 +66,7 @@ public struct ExpansionRequest: Sendable {
         self.extendedType = extendedType
         self.conformanceList = conformanceList
         self.lexicalContext = lexicalContext
+        self.message = message
     }
 }
 
@@ -102,10 +105,19 @@ public struct MacroDiagnostic: Sendable, Equatable {
 public struct ExpansionResult: Sendable, Equatable {
     public var source: String?
     public var diagnostics: [MacroDiagnostic]
+    /// A complete reply that another plugin produced (Foundation's `#Predicate`), sent to the host
+    /// unchanged so that its diagnostics keep their notes, highlights and fix-its.
+    public var forwardedReply: [UInt8]?
 
     public init(source: String?, diagnostics: [MacroDiagnostic] = []) {
         self.source = source
         self.diagnostics = diagnostics
+    }
+
+    public init(forwardedReply: [UInt8]) {
+        self.source = nil
+        self.diagnostics = []
+        self.forwardedReply = forwardedReply
     }
 }
 
@@ -147,7 +159,8 @@ public enum PluginMessageCodec {
                 parentDeclaration: SourceSnippet(json: body["parentDeclSyntax"]),
                 extendedType: body["extendedTypeSyntax"]?["source"]?.string,
                 conformanceList: body["conformanceListSyntax"]?["source"]?.string,
-                lexicalContext: context))
+                lexicalContext: context,
+                message: json))
         default:
             return .unknown(name)
         }
@@ -160,6 +173,7 @@ public enum PluginMessageCodec {
     }
 
     public static func expansionReply(_ result: ExpansionResult) -> [UInt8] {
+        if let forwarded = result.forwardedReply { return forwarded }
         let diagnostics: [PluginJSON] = result.diagnostics.map { diagnostic in
             let position = PluginJSON.object([
                 ("fileName", .string(diagnostic.fileName)), ("offset", .number(Double(diagnostic.offset))),
