@@ -58,6 +58,7 @@ let package = Package(
         .testTarget(name: "FolioCLITests", dependencies: ["folio", "folio-bench", "FolioStorage"]),
         // Small apps in the shapes real SwiftData code uses, each writing a store, reopening it and
         // checking its fetches.
-        .testTarget(name: "SampleAppTests", dependencies: ["Folio", "FolioStorage"]),
+        .testTarget(name: "SampleAppTests", dependencies: ["Folio", "SwiftData", "FolioStorage"],
+                    plugins: [.plugin(name: "FolioPredicates")]),
     ]
 )
