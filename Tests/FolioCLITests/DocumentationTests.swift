@@ -83,8 +83,9 @@ struct DocumentationTests {
         }
         // A path dependency's package is named after its directory, as a clone's is.
         let identity = Self.packageRoot.lastPathComponent
+        // Each target lists the predicate plugin, as the articles tell a client target to.
         let declarations = targets.map { target in
-            "        .\(target.isExecutable ? "executableTarget" : "target")(name: \"\(target.name)\", dependencies: [.product(name: \"Folio\", package: \"\(identity)\")]),"
+            "        .\(target.isExecutable ? "executableTarget" : "target")(name: \"\(target.name)\", dependencies: [.product(name: \"Folio\", package: \"\(identity)\")], plugins: [.plugin(name: \"FolioPredicates\", package: \"\(identity)\")]),"
         }
         let manifest = """
             // swift-tools-version: 6.0
