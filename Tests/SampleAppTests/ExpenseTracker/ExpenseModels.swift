@@ -13,6 +13,7 @@ final class Expense {
     var date: Date
     var note: String?
     @Attribute(.preserveValueOnDeletion) var receiptNumber: String = ""
+    @Transient var isExpanded = false
 
     init(title: String, amount: Double, category: String, date: Date) {
         self.title = title

@@ -31,6 +31,8 @@ struct ExpenseTrackerTests {
         }
         #expect(!context.hasChanges, "transaction(block:) saved")
         let stored = try #require(try context.fetch(FetchDescriptor<Expense>()).first)
+        stored.isExpanded = true
+        #expect(!context.hasChanges, "a @Transient property is not a change to save")
         stored.amount = 2.5
         #expect(context.changedModelsArray.count == 1)
         context.delete(stored)
