@@ -3,8 +3,9 @@ import FolioStorage
 import Testing
 @testable import Folio
 
-/// `CanonicalDate` as it was before encoding and parsing were made to work on bytes: the yardstick the
-/// differential tests below hold the current implementation to, output for output.
+/// `CanonicalDate` as it was before encoding and parsing were made to work on bytes, and before dates
+/// were written with the fewest digits: its `parse` is the yardstick the tests below hold the current
+/// one to, and its `encode` writes the long fractions of stores written before, which must still read.
 private enum ReferenceCanonicalDate {
     private static let referenceOffset: Int64 = 978_307_200
 
@@ -79,8 +80,8 @@ private enum ReferenceCanonicalDate {
     }
 }
 
-/// `CanonicalDate` must write and read exactly what the reference implementation does: the same bytes
-/// for every date, and the same `Date` (to the bit) or the same rejection for every text.
+/// `CanonicalDate` must write every date in a form that reads back as the identical `Date`, with the
+/// fewest fraction digits that do, and read every text exactly as the reference does.
 @Suite("Canonical date text")
 struct CanonicalDateTests {
     /// Seconds since 2001 of 0001-01-01T00:00:00Z and of 10000-01-01T00:00:00Z.
@@ -109,6 +110,15 @@ struct CanonicalDateTests {
                 let places = Int.random(in: 1...9, using: &rng)
                 let scale = (0..<places).reduce(1) { product, _ in product * 10 }
                 intervals.append(whole + Double(Int.random(in: 0..<scale, using: &rng)) / Double(scale))
+            }
+        }
+        // Clock readings like `Date()`'s, in microseconds or nanoseconds, and sub-microsecond fractions.
+        for _ in 0..<10_000 {
+            let whole = Double(Int64.random(in: 600_000_000...1_200_000_000, using: &rng))
+            switch Int.random(in: 0..<3, using: &rng) {
+            case 0: intervals.append(whole + Double(Int.random(in: 0..<1_000_000, using: &rng)) / 1e6)
+            case 1: intervals.append(whole + Double(Int.random(in: 0..<1_000_000_000, using: &rng)) / 1e9)
+            default: intervals.append(whole + Double(Int.random(in: 1..<1000, using: &rng)) * 1e-9)
             }
         }
         // Small magnitudes of either sign: fractions written with an exponent, and the range (-0.5, 0).
@@ -164,25 +174,85 @@ struct CanonicalDateTests {
         return mismatches
     }
 
-    @Test func encodesEveryDateAsTheReferenceDoes() {
+    /// The fraction digits of an encoded text, or nil for a text without a fraction.
+    static func fractionDigits(_ text: String) -> [UInt8]? {
+        let bytes = Array(text.utf8)
+        return bytes.count > 20 ? Array(bytes[20..<(bytes.count - 1)]) : nil
+    }
+
+    /// Whether a text whose fraction has one digit fewer than `text`'s (the two nearest it) reads back as
+    /// `interval`: then `text` did not have the fewest digits.
+    static func aShorterTextReadsBack(_ text: String, _ interval: Double) -> Bool {
+        guard var digits = fractionDigits(text) else { return false }
+        digits.removeLast()
+        let prefix = String(text.prefix(19))
+        var shorter = [digits.isEmpty ? prefix + "Z" : prefix + "." + String(decoding: digits, as: UTF8.self) + "Z"]
+        // The next text of that length up, unless it would carry into the seconds.
+        if let last = digits.lastIndex(where: { $0 != UInt8(ascii: "9") }) {
+            digits[last] += 1
+            for index in (last + 1)..<digits.count { digits[index] = UInt8(ascii: "0") }
+            shorter.append(prefix + "." + String(decoding: digits, as: UTF8.self) + "Z")
+        }
+        return shorter.contains { ReferenceCanonicalDate.parse($0)?.timeIntervalSinceReferenceDate.bitPattern == interval.bitPattern }
+    }
+
+    @Test func everyDateReadsBackIdenticallyFromTheFewestDigits() {
         let intervals = Self.sampleIntervals()
-        #expect(intervals.count > 50_000)
+        #expect(intervals.count > 60_000)
         var mismatches: [String] = []
         var encodedTexts: [String] = []
         for interval in intervals {
             let date = Date(timeIntervalSinceReferenceDate: interval)
-            let expected = ReferenceCanonicalDate.encode(date), actual = CanonicalDate.encode(date)
-            if !Self.sameEncoding(expected, actual) && mismatches.count < 5 {
-                mismatches.append("\(interval.bitPattern): reference \(Self.describe(expected)), got \(Self.describe(actual))")
+            let encoded = CanonicalDate.encode(date)
+            #expect(Self.sameEncoding(encoded, CanonicalDate.encode(date)))
+            // -0 is the same instant as 0, and is written as it.
+            let expected = interval == 0 ? 0 : interval
+            switch encoded {
+            case .string(let text):
+                encodedTexts.append(text)
+                let readBack = ReferenceCanonicalDate.parse(text)?.timeIntervalSinceReferenceDate
+                if (readBack?.bitPattern != expected.bitPattern || Self.aShorterTextReadsBack(text, interval)) && mismatches.count < 5 {
+                    mismatches.append("\(interval) (bits \(interval.bitPattern)): \(text) reads back as \(readBack.map { "\($0)" } ?? "nil")")
+                }
+            case .double(let number):
+                // A number only where the old text form (or none) could not read back identically.
+                let oldText = ReferenceCanonicalDate.encode(date)
+                if case .string(let old) = oldText, ReferenceCanonicalDate.parse(old)?.timeIntervalSinceReferenceDate.bitPattern == interval.bitPattern,
+                   mismatches.count < 5 {
+                    mismatches.append("\(interval): stored as a number though \(old) reads back")
+                }
+                if number.bitPattern != interval.bitPattern && !(number.isNaN && interval.isNaN) && mismatches.count < 5 {
+                    mismatches.append("\(interval): stored as the number \(number)")
+                }
+            default: mismatches.append("\(interval): \(Self.describe(encoded))")
             }
-            if case .string(let text) = actual { encodedTexts.append(text) }
         }
         #expect(mismatches.isEmpty, "\(mismatches)")
         // Every kind of text appears: with and without a fraction, and with a long run of leading zeros.
         #expect(encodedTexts.contains { $0.count == 20 })
         #expect(encodedTexts.contains { $0.contains(".0000000") })
-        #expect(encodedTexts.count > 40_000)
+        #expect(encodedTexts.contains { (Self.fractionDigits($0)?.count ?? 0) > 19 })
+        #expect(encodedTexts.count > 50_000)
         #expect(Self.parseMismatches(encodedTexts) == [])
+    }
+
+    @Test func textsWithTheOldLongFractionsReadBackTheIdenticalDate() {
+        var oldTexts: [String] = []
+        var mismatches: [String] = []
+        for interval in Self.sampleIntervals() {
+            guard case .string(let old) = ReferenceCanonicalDate.encode(Date(timeIntervalSinceReferenceDate: interval)),
+                  let written = ReferenceCanonicalDate.parse(old) else { continue }
+            oldTexts.append(old)
+            let read = CanonicalDate.parse(old)
+            if !Self.sameParse(read, written) && mismatches.count < 5 { mismatches.append(old) }
+            // Rewriting what was read gives the new form, which reads back as the same date.
+            if let read, case .string(let new) = CanonicalDate.encode(read), !Self.sameParse(CanonicalDate.parse(new), written),
+               mismatches.count < 5 {
+                mismatches.append("\(old) rewritten as \(new)")
+            }
+        }
+        #expect(oldTexts.count > 50_000)
+        #expect(mismatches.isEmpty, "\(mismatches)")
     }
 
     @Test func encodedTextsOfKnownDates() {
@@ -193,6 +263,12 @@ struct CanonicalDateTests {
         #expect(text(0) == "2001-01-01T00:00:00Z")
         #expect(text(1.5e-7) == "2001-01-01T00:00:00.00000015Z")
         #expect(text(-0.75) == "2000-12-31T23:59:59.25Z")
+        // The example of issue 32: the old form wrote the fraction's exact binary expansion.
+        let old = "2022-07-20T05:19:19.3229999542236328Z"
+        let stored = CanonicalDate.parse(old)?.timeIntervalSinceReferenceDate ?? 0
+        #expect(text(stored) == "2022-07-20T05:19:19.323Z")
+        #expect(text(680_000_000.25) == "2022-07-20T08:53:20.25Z")
+        #expect(text(1.0.nextDown) == "2001-01-01T00:00:00.9999999999999999Z")
         #expect(text(Self.firstSecond) == "0001-01-01T00:00:00Z")
         #expect(text(Date.distantFuture.timeIntervalSinceReferenceDate) == "4001-01-01T00:00:00Z")
         // Two days before 0001-01-01 in the proleptic Gregorian calendar: stored as a number.

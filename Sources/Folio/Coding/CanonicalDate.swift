@@ -1,19 +1,21 @@
 import FolioStorage
 
 /// The one text form Folio stores a `Date` in: ISO 8601 in UTC, `2026-03-01T09:30:00Z`, with a
-/// fraction of a second only when there is one, written with as many digits as it takes to read back
-/// the identical `Date` (`2026-03-01T09:30:00.25Z`).
+/// fraction of a second only when there is one, written with the fewest digits that `parse` reads back
+/// as the identical `Date` (`2026-03-01T09:30:00.25Z`, `2022-07-20T05:19:19.323Z`).
 ///
-/// Years outside 0001–9999 cannot be written this way; such dates are stored as a number: seconds
-/// since 2001-01-01T00:00:00Z (`Date.timeIntervalSinceReferenceDate`).
+/// Dates that no such text reads back exactly (years outside 0001–9999, and some instants in the second
+/// before 2001-01-01) are stored as a number: seconds since 2001-01-01T00:00:00Z
+/// (`Date.timeIntervalSinceReferenceDate`). `parse` reads fractions of any length, so texts written
+/// with longer fractions read back as before.
 ///
 /// Both directions work on UTF-8 bytes: `encode` writes the text straight into the new string's
 /// storage, and `parse` reads the string's own bytes without copying them.
-enum CanonicalDate {
+package enum CanonicalDate {
     private static let referenceOffset: Int64 = 978_307_200  // 1970 → 2001 in seconds
 
     /// The stored form of `date`.
-    static func encode(_ date: Date) -> JSONValue {
+    package static func encode(_ date: Date) -> JSONValue {
         let reference = date.timeIntervalSinceReferenceDate
         guard reference.isFinite, abs(reference) < 4e11 else { return .double(reference) }
         let whole = reference.rounded(.down)
@@ -28,8 +30,10 @@ enum CanonicalDate {
         let date = CivilDate.civil(fromDays: days)
         guard date.year >= 1 && date.year <= 9999 else { return .double(reference) }
         guard fraction > 0 else { return .string(text(date, secondsOfDay, fraction: nil)) }
-        var shortest = fraction.description  // shortest round-trip form, such as "0.25" or "1.5e-07"
-        return .string(shortest.withUTF8 { text(date, secondsOfDay, fraction: FractionDigits(shortest: $0)) })
+        guard let digits = FractionDigits.fewest(reading: reference, whole: Int64(whole), fraction: fraction) else {
+            return .double(reference)
+        }
+        return .string(text(date, secondsOfDay, fraction: digits))
     }
 
     /// `YYYY-MM-DDTHH:MM:SS`, then `.` and the fraction's digits if there are any, then `Z`, written
@@ -58,48 +62,14 @@ enum CanonicalDate {
         }
     }
 
-    /// The shortest decimal digits after "0." that read back as exactly a fraction of a second, taken
-    /// from the fraction's shortest round-trip form (its `description`): "0.25" gives `25`, and
-    /// "1.5e-07" gives `00000015` (zeros for the exponent, then the mantissa without its point).
-    private struct FractionDigits {
-        /// Zeros written before the mantissa.
-        let zeros: Int
-        /// The mantissa's bytes: digits, and in the exponent form perhaps a point, which is skipped.
-        let mantissa: Slice<UnsafeBufferPointer<UInt8>>
-
-        init(shortest: UnsafeBufferPointer<UInt8>) {
-            if let exponentIndex = shortest.firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
-                let exponent = Int(String(decoding: shortest[(exponentIndex + 1)...], as: UTF8.self)) ?? 0
-                zeros = max(0, -exponent - 1)
-                mantissa = shortest[..<exponentIndex]
-            } else if let dot = shortest.firstIndex(of: UInt8(ascii: ".")) {
-                zeros = 0
-                mantissa = shortest[(dot + 1)...]
-            } else {
-                zeros = 1  // no point: the digits are "0"
-                mantissa = shortest[shortest.endIndex...]
-            }
-        }
-
-        /// How many digits there are.
-        var count: Int { zeros + mantissa.count - mantissa.lazy.filter { $0 == UInt8(ascii: ".") }.count }
-
-        /// Writes the digits into `text` from `start`.
-        func write(into text: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
-            var index = start
-            for _ in 0..<zeros {
-                text[index] = UInt8(ascii: "0")
-                index += 1
-            }
-            for byte in mantissa where byte != UInt8(ascii: ".") {
-                text[index] = byte
-                index += 1
-            }
-        }
+    /// The seconds since 2001 that `parse` reads from a text: its whole seconds plus the `Double` nearest
+    /// to its fraction. `encode` checks its digits with this same sum, so the two cannot disagree.
+    static func readBack(whole: Int64, fraction: Double) -> Double {
+        Double(whole) + fraction
     }
 
     /// Reads a date in the stored form (or a number of seconds since 2001-01-01T00:00:00Z).
-    static func decode(_ value: JSONValue) -> Date? {
+    package static func decode(_ value: JSONValue) -> Date? {
         switch value {
         case .double(let seconds): return Date(timeIntervalSinceReferenceDate: seconds)
         case .int(let seconds): return Date(timeIntervalSinceReferenceDate: Double(seconds))
@@ -110,7 +80,7 @@ enum CanonicalDate {
 
     /// Reads a date in the stored text form; nil for any other text. The fraction of a second, of any
     /// number of digits, is read as the nearest `Double`.
-    static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         if let parsed: Date? = text.utf8.withContiguousStorageIfAvailable({ parse(utf8: $0) }) { return parsed }
         return Array(text.utf8).withUnsafeBufferPointer { parse(utf8: $0) }
     }
@@ -140,7 +110,7 @@ enum CanonicalDate {
         }
         let days = CivilDate.days(year: year, month: month, day: day)
         let unixSeconds = days * 86_400 + hour * 3600 + minute * 60 + second
-        return Date(timeIntervalSinceReferenceDate: Double(unixSeconds - referenceOffset) + fraction)
+        return Date(timeIntervalSinceReferenceDate: readBack(whole: unixSeconds - referenceOffset, fraction: fraction))
     }
 
     /// 10⁰ through 10¹⁹, each exactly representable as a `Double`.
@@ -148,24 +118,40 @@ enum CanonicalDate {
 
     /// The `Double` nearest to "0." followed by `digits`, exactly as `Double(String)` reads it; nil
     /// unless `digits` is one or more ASCII digits.
-    private static func fractionValue(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Double? {
+    static func fractionValue(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Double? {
         guard !digits.isEmpty else { return nil }
         var significand: UInt64 = 0
         for byte in digits {
             guard byte >= 0x30 && byte <= 0x39 else { return nil }
             significand = significand &* 10 &+ UInt64(byte - 0x30)  // meaningful for up to 19 digits
         }
+        if digits.count <= 19 { return fractionValue(significand: significand, count: digits.count) }
+        return Double(decimalText(count: digits.count) { _ = UnsafeMutableBufferPointer(rebasing: $0).initialize(from: digits) })
+    }
+
+    /// The `Double` nearest to "0." followed by `significand` written with `count` digits (zeros first),
+    /// for `count` of at most 19.
+    static func fractionValue(significand: UInt64, count: Int) -> Double? {
         // Clinger's fast path: an integer of at most 2⁵³ and a power of ten of at most 10²² are both
         // exact, so their one correctly rounded quotient is the correctly rounded decimal.
-        if digits.count <= 19 && significand <= 1 << 53 {
-            return Double(significand) / powersOfTen[digits.count]
-        }
-        let decimal = String(unsafeUninitializedCapacity: digits.count + 2) { text in
+        if significand <= 1 << 53 { return Double(significand) / powersOfTen[count] }
+        return Double(decimalText(count: count) { digits in
+            var rest = significand
+            for index in digits.indices.reversed() {
+                digits[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
+        })
+    }
+
+    /// "0." followed by `count` digits that `writeDigits` puts in the buffer it is given.
+    private static func decimalText(count: Int, _ writeDigits: (inout Slice<UnsafeMutableBufferPointer<UInt8>>) -> Void) -> String {
+        String(unsafeUninitializedCapacity: count + 2) { text in
             text[0] = UInt8(ascii: "0")
             text[1] = UInt8(ascii: ".")
-            _ = UnsafeMutableBufferPointer(rebasing: text[2...]).initialize(from: digits)
-            return digits.count + 2
+            var digits = text[2...]
+            writeDigits(&digits)
+            return count + 2
         }
-        return Double(decimal)
     }
 }

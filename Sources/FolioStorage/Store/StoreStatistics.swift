@@ -27,6 +27,9 @@ extension Store {
     /// The format version this build writes.
     public static var formatVersion: Int64 { Manifest.currentVersion }
 
+    /// The snapshot file format version this build writes, and the newest it reads.
+    package static var snapshotFormatVersion: Int64 { SnapshotFile.version }
+
     /// Statistics for an `info` command.
     public func statistics() throws -> StoreStatistics {
         try loadRecords()

@@ -33,6 +33,8 @@ struct CommandSpec: Sendable {
         var name: String
         var help: String
         var isOptional = false
+        /// The values it may take, for shell completion; empty when any value (a path) will do.
+        var choices: [String] = []
     }
 
     var name: String

@@ -10,11 +10,23 @@ protocol FolioSubcommand {
 
 /// The top-level command: dispatches to subcommands and renders errors.
 enum FolioCommand {
+    /// Folio's release, the one place it is written.
     static let version = "0.1.0"
+
+    /// What `folio --version` prints: the release, then the store format versions this build reads.
+    static var versionText: String {
+        func versions(upTo newest: Int64) -> String { newest == 1 ? "1" : "1 to \(newest)" }
+        return """
+            \(version)
+            store format (manifest.json, journal, history): reads version \(versions(upTo: Store.formatVersion)), writes \(Store.formatVersion)
+            snapshot files: reads version \(versions(upTo: Store.snapshotFormatVersion)), writes \(Store.snapshotFormatVersion)
+            """
+    }
 
     nonisolated(unsafe) static let subcommands: [any FolioSubcommand.Type] = [
         DemoCommand.self, InfoCommand.self, LogCommand.self, CatCommand.self, ShowCommand.self, VerifyCommand.self,
-        CompactCommand.self, RepairCommand.self, ExportCommand.self, ImportCommand.self, HelpCommand.self,
+        CompactCommand.self, RepairCommand.self, ExportCommand.self, ImportCommand.self, CompletionsCommand.self,
+        HelpCommand.self,
     ]
 
     static func subcommand(named name: String) -> (any FolioSubcommand.Type)? {
@@ -32,7 +44,7 @@ enum FolioCommand {
 
             OPTIONS:
               -h, --help     Show help information.
-              --version      Show the version.
+              --version      Show the version and the store format versions it reads.
 
             SUBCOMMANDS:
 
@@ -62,7 +74,7 @@ enum FolioCommand {
             return ExitCode.success
         }
         if first == "--version" {
-            console.print(version)
+            console.print(versionText)
             return ExitCode.success
         }
         guard let command = subcommand(named: first) else {
