@@ -19,7 +19,7 @@ final class GatedFileSystem: FileSystem, @unchecked Sendable {
     }
 
     /// Waits until a write is being held; false if none came within `seconds`.
-    func waitUntilHeld(seconds: Double = 10) -> Bool {
+    func waitUntilHeld(seconds: Double = 120) -> Bool {
         reached.wait(timeout: .now() + seconds) == .success
     }
 
