@@ -2,6 +2,8 @@ import Foundation
 @testable import FolioStorage
 import Testing
 
+@testable import folio
+
 /// `folio` on stores made hostile by hand: sparse files, huge counts in headers, FIFOs and links out
 /// of the store. Every command refuses with a typed error instead of blocking, trapping or growing
 /// without bound, and nothing outside the store is changed.
@@ -66,6 +68,13 @@ struct HostileStoreTests {
         }
     }
 
+    /// Runs `folio` with `arguments` and expects it to fail naming `code`.
+    static func expectRefusal(_ arguments: [String], _ code: StorageError.Code, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let run = try folio(arguments: arguments)
+        #expect(run.status != 0, "\(arguments): \(run)", sourceLocation: sourceLocation)
+        #expect((run.stdout + run.stderr).contains(code.rawValue), "\(arguments): \(run)", sourceLocation: sourceLocation)
+    }
+
     @Test func everyCommandRefusesAFIFOInPlaceOfTheJournal() throws {
         let scratch = ScratchDirectory()
         defer { scratch.remove() }
@@ -76,9 +85,7 @@ struct HostileStoreTests {
         #expect(mkfifo(journal.path, 0o644) == 0)
         for arguments in [["verify", store.path], ["info", store.path], ["cat", store.path, "Book"], ["log", store.path],
                           ["export", store.path], ["repair", store.path, "--safe-only"], ["repair", store.path]] {
-            let run = try folio(arguments: arguments)
-            #expect(run.status != 0, "\(arguments): \(run)")
-            #expect((run.stdout + run.stderr).contains("notRegularFile"), "\(arguments): \(run)")
+            try Self.expectRefusal(arguments, .notRegularFile)
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
         #expect(!names.contains { $0.contains("backup") }, "repair backed up an unsafe store: \(names)")
@@ -98,9 +105,7 @@ struct HostileStoreTests {
         try FileManager.default.createSymbolicLink(atPath: journal.path, withDestinationPath: outside.path)
         for arguments in [["repair", store.path, "--safe-only"], ["repair", store.path], ["verify", store.path], ["info", store.path],
                           ["cat", store.path, "Book"]] {
-            let run = try folio(arguments: arguments)
-            #expect(run.status != 0, "\(arguments): \(run)")
-            #expect((run.stdout + run.stderr).contains("outsideStore"), "\(arguments): \(run)")
+            try Self.expectRefusal(arguments, .outsideStore)
         }
         #expect([UInt8](try Data(contentsOf: outside)) == outsideBytes)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: journal.path) == outside.path)
@@ -122,5 +127,12 @@ struct HostileStoreTests {
         let backedUp = backup.appendingPathComponent("journal.jsonl")
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: backedUp.path)) == nil, "the backup holds a link")
         #expect([UInt8](try Data(contentsOf: backedUp)) == bytes + Array("{\"half".utf8))
+    }
+
+    @Test func aDateValueOfAnyDoubleIsShownWithoutATrap() {
+        for seconds in [1e300, -1e300, Double.greatestFiniteMagnitude, 1e14] {
+            #expect(DateText.format(Date(timeIntervalSince1970: seconds)).hasSuffix("s since 1970 UTC"), "\(seconds)")
+        }
+        #expect(DateText.format(Date(timeIntervalSince1970: 0)) == "1970-01-01 00:00:00 UTC")
     }
 }

@@ -87,6 +87,8 @@ extension StoreLoader {
                 loaded.state.lastSequence = max(loaded.state.lastSequence, sequence)
             }
             guard result.tailLength == 0 else { return nil }
+            // A journal ending before the manifest is a disagreement the full load reports.
+            if let previous, previous < manifest.sequence { return nil }
             loaded.journalValidEnd = result.validEnd
             loaded.journalLines = result.lineCount
         }

@@ -44,13 +44,7 @@ struct FuzzTests {
     @Test func randomlyDamagedFilesNeverCrashTheLoader() throws {
         try withTemporaryDirectory { root in
             let template = root.appending("template")
-            do {
-                let store = try Store.open(at: template)
-                try writeSampleTransactions(store, count: 15)
-                try store.compact()
-                try writeSampleTransactions(store, count: 10, seed: 8)
-                store.close()
-            }
+            try makeDamageTemplate(at: template)
             let files = ["journal.jsonl", "snapshots/Item.jsonl", "snapshots/Tag.jsonl", "history.jsonl", "manifest.json"]
             let originals = try files.map { try readBytes(template.appending($0)) }
             let seed = UInt64(Date().timeIntervalSince1970)

@@ -28,13 +28,18 @@ struct HostileFileTests {
         return configuration
     }
 
-    /// A store with snapshots and a journal after them.
-    static func makeStore(at url: URL) throws {
-        let store = try Store.open(at: url)
-        try writeSampleTransactions(store, count: 8)
-        try store.compact()
-        try writeSampleTransactions(store, count: 4, seed: 5)
-        store.close()
+    /// Runs `body` on a fresh copy of the damage template (snapshots, history and a journal after them).
+    static func withStore(_ body: (URL) throws -> Void) throws {
+        try withTemporaryDirectory { root in
+            let url = root.appending("store")
+            try makeDamageTemplate(at: url)
+            try body(url)
+        }
+    }
+
+    /// What verification reports with the small line limit.
+    static func problems(_ url: URL, _ fs: any FileSystem = PosixFileSystem()) -> [StorageError] {
+        StoreVerifier.verify(at: url, configuration: configuration(fs, readOnly: true)).problems
     }
 
     /// Extends a file with a hole (no disk space) to `size` bytes.
@@ -55,9 +60,7 @@ struct HostileFileTests {
     }
 
     @Test func aJournalLineWithoutANewlineIsRefusedAfterReadingAtMostTheLimit() throws {
-        try withTemporaryDirectory { root in
-            let url = root.appending("store")
-            try Self.makeStore(at: url)
+        try Self.withStore { url in
             let journal = url.appending("journal.jsonl")
             let lines = try Self.lineCount(journal)
             let size = try readBytes(journal).count
@@ -72,32 +75,28 @@ struct HostileFileTests {
             }
             #expect(fs.bytesRead(from: journal.path) <= Int64(size + Self.limit + LineScanner.chunkSize))
             #expect(fs.largestRead <= Self.limit + 2)
-            let problems = StoreVerifier.verify(at: url, configuration: Self.configuration(readOnly: true)).problems
+            let problems = Self.problems(url)
             #expect(problems.contains { $0.code == .lineTooLong && $0.file == journal.path && $0.line == lines + 1 })
         }
     }
 
     @Test func aLongLineEndingInANewlineIsRefusedNamingItsLine() throws {
-        try withTemporaryDirectory { root in
-            let url = root.appending("store")
-            try Self.makeStore(at: url)
+        try Self.withStore { url in
             let journal = url.appending("journal.jsonl")
             let lines = try Self.lineCount(journal)
             try writeBytes(try readBytes(journal) + [UInt8](repeating: UInt8(ascii: "x"), count: Self.limit + 1) + [0x0A], to: journal)
             expectError(.lineTooLong) { try Store.open(at: url, configuration: Self.configuration(readOnly: true)) }
-            let problems = StoreVerifier.verify(at: url, configuration: Self.configuration(readOnly: true)).problems
+            let problems = Self.problems(url)
             #expect(problems.contains { $0.code == .lineTooLong && $0.file == journal.path && $0.line == lines + 1 })
         }
     }
 
     @Test func aSparseSnapshotIsRefusedAfterReadingAtMostTheLimit() throws {
-        try withTemporaryDirectory { root in
-            let url = root.appending("store")
-            try Self.makeStore(at: url)
+        try Self.withStore { url in
             let snapshot = url.appending("snapshots/Item.jsonl")
             try Self.extendSparse(snapshot, to: 32 << 20)
             let fs = ReadCountingFileSystem()
-            let problems = StoreVerifier.verify(at: url, configuration: Self.configuration(fs, readOnly: true)).problems
+            let problems = Self.problems(url, fs)
             #expect(problems.contains { $0.code == .lineTooLong && $0.file == snapshot.path && $0.line != nil })
             #expect(fs.bytesRead(from: snapshot.path) <= Int64(2 * Self.limit + LineScanner.chunkSize))
             expectError(.lineTooLong) { try Store.open(at: url, configuration: Self.configuration(readOnly: true)) }
@@ -123,9 +122,7 @@ struct HostileFileTests {
     }
 
     @Test func aManifestSequenceTooLargeIsRefusedNamingTheMember() throws {
-        try withTemporaryDirectory { root in
-            let url = root.appending("store")
-            try Self.makeStore(at: url)
+        try Self.withStore { url in
             try Self.rewriteManifest(url) { $0["sequence"] = .int(.max) }
             let before = try directoryContents(url)
             #expect {
@@ -160,17 +157,21 @@ struct HostileFileTests {
             #expect(StoreVerifier.verify(at: url).problems.contains { $0.code == .inconsistentStore })
             #expect(try directoryContents(url).filter { $0.key != "/lock" } == before.filter { $0.key != "/lock" })
         }
+        // The same disagreement after a compaction, opened without reading the records.
+        try Self.withStore { url in
+            try Self.rewriteManifest(url) { $0["sequence"] = .int(30) }
+            var deferred = Self.configuration()
+            deferred.defersLoadingRecords = true
+            expectError(.inconsistentStore) { try Store.open(at: url, configuration: deferred) }
+        }
     }
 
     @Test func aSnapshotRecordAtOrPastTheNextIdentifierIsRefused() throws {
-        try withTemporaryDirectory { root in
-            let url = root.appending("store")
-            do {
-                let store = try Store.open(at: url)
-                try writeSampleTransactions(store, count: 6)
-                try store.compact()
-                store.close()
-            }
+        try Self.withStore { url in
+            // Compacted to the end, so that only the manifest names the next identifier.
+            let store = try Store.open(at: url)
+            try store.compact()
+            store.close()
             try Self.rewriteManifest(url) { $0["nextID"] = .int(1) }
             #expect {
                 _ = try Store.open(at: url, configuration: Self.configuration())
@@ -181,9 +182,7 @@ struct HostileFileTests {
     }
 
     @Test func aSnapshotHeaderCountDoesNotSizeMemoryBeyondTheFile() throws {
-        try withTemporaryDirectory { root in
-            let url = root.appending("store")
-            try Self.makeStore(at: url)
+        try Self.withStore { url in
             let snapshot = url.appending("snapshots/Item.jsonl")
             var lines = try readBytes(snapshot).split(separator: 0x0A).map(Array.init)
             var header = try lines[0].withUnsafeBufferPointer { try LineFraming.decode($0) }
@@ -203,9 +202,7 @@ struct HostileFileTests {
 
     @Test func aFIFOInPlaceOfAStoreFileIsRefusedWithoutBlocking() throws {
         for name in ["journal.jsonl", "manifest.json", "snapshots/Item.jsonl", "history.jsonl"] {
-            try withTemporaryDirectory { root in
-                let url = root.appending("store")
-                try Self.makeStore(at: url)
+            try Self.withStore { url in
                 let path = url.appending(name).path
                 try? FileManager.default.removeItem(atPath: path)
                 #expect(mkfifo(path, 0o644) == 0)
@@ -219,9 +216,8 @@ struct HostileFileTests {
     }
 
     @Test func aJournalLinkedOutOfTheStoreIsRefusedAndItsTargetNeverTouched() throws {
-        try withTemporaryDirectory { root in
-            let url = root.appending("store")
-            try Self.makeStore(at: url)
+        try Self.withStore { url in
+            let root = url.deletingLastPathComponent()
             let journal = url.appending("journal.jsonl")
             // Outside the store, a file that repair would truncate if it were the journal (a torn tail).
             let outside = root.appending("precious.jsonl")
@@ -250,9 +246,7 @@ struct HostileFileTests {
     }
 
     @Test func aLinkThatStaysInsideTheStoreIsAccepted() throws {
-        try withTemporaryDirectory { root in
-            let url = root.appending("store")
-            try Self.makeStore(at: url)
+        try Self.withStore { url in
             let expected = StoreContent(try Store.open(at: url, configuration: Self.configuration(readOnly: true)))
             try FileManager.default.moveItem(at: url.appending("journal.jsonl"), to: url.appending("journal-data.jsonl"))
             try FileManager.default.createSymbolicLink(atPath: url.appending("journal.jsonl").path, withDestinationPath: "journal-data.jsonl")

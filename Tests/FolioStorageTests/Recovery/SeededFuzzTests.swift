@@ -66,13 +66,7 @@ struct SeededFuzzTests {
     @Test func damagedOrHostileFilesGiveTheOriginalStateOrATypedError() throws {
         try withTemporaryDirectory { root in
             let template = root.appending("template")
-            do {
-                let store = try Store.open(at: template)
-                try writeSampleTransactions(store, count: 15)
-                try store.compact()
-                try writeSampleTransactions(store, count: 10, seed: 8)
-                store.close()
-            }
+            try makeDamageTemplate(at: template)
             let originals = try Self.files.map { try readBytes(template.appending($0)) }
             let posix = PosixFileSystem()
             // The state after each prefix of the journal's lines: what a journal cut after intact lines opens to.
