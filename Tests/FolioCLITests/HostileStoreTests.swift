@@ -7,7 +7,7 @@ import Testing
 /// `folio` on stores made hostile by hand: sparse files, huge counts in headers, FIFOs and links out
 /// of the store. Every command refuses with a typed error instead of blocking, trapping or growing
 /// without bound, and nothing outside the store is changed.
-@Suite("Hostile stores from the command line", .serialized, .timeLimit(.minutes(5)))
+@Suite("Hostile stores from the command line", .serialized, .timeLimit(.minutes(30)))
 struct HostileStoreTests {
     /// The memory a reader may take for one line, and the most `folio verify` may use on any store.
     static let lineBound = StoreConfiguration.defaultMaximumLineBytes

@@ -11,31 +11,11 @@ enum StoreFileSafety {
     /// directory itself may be reached through links).
     static func unsafePaths(_ paths: StorePaths, fileSystem fs: any FileSystem, report: (StorageError) throws -> Void) throws -> Set<String> {
         guard let root = fs.resolvedPath(paths.directory) else { return [] }
-        let inside = root.hasSuffix("/") ? root : root + "/"
         var unsafe = Set<String>()
-
         func check(_ path: String, directory: Bool) throws {
-            if let target = try fs.symbolicLinkTarget(atPath: path) {
-                guard let resolved = fs.resolvedPath(path), resolved.hasPrefix(inside) else {
-                    unsafe.insert(path)
-                    try report(
-                        StorageError(
-                            .outsideStore,
-                            "is a symbolic link to \(target), which is outside the store directory or missing; Folio reads and writes only files inside the store: replace the link by the file itself",
-                            file: path))
-                    return
-                }
-            }
-            guard let status = try fs.status(atPath: path) else { return }
-            let ok = directory ? status.isDirectory : status.isRegularFile
-            if !ok {
+            if let problem = try problem(at: path, directory: directory, insideResolved: root, fileSystem: fs) {
                 unsafe.insert(path)
-                let kind = status.isDirectory ? "a directory" : status.isRegularFile ? "a regular file" : "a FIFO, device or socket"
-                try report(
-                    StorageError(
-                        .notRegularFile,
-                        "is \(kind), not \(directory ? "a directory" : "a regular file"); move it away and restore it from git or a backup",
-                        file: path))
+                try report(problem)
             }
         }
 
@@ -51,6 +31,28 @@ enum StoreFileSafety {
             }
         }
         return unsafe
+    }
+
+    /// The problem with the file (or folder, when `directory`) at `path`, if any: a symbolic link that
+    /// does not resolve inside `root` (a resolved path), or something else than a regular file (or a
+    /// folder). A missing file is no problem.
+    static func problem(at path: String, directory: Bool, insideResolved root: String, fileSystem fs: any FileSystem) throws -> StorageError? {
+        let inside = root.hasSuffix("/") ? root : root + "/"
+        if let target = try fs.symbolicLinkTarget(atPath: path) {
+            guard let resolved = fs.resolvedPath(path), resolved.hasPrefix(inside) else {
+                return StorageError(
+                    .outsideStore,
+                    "is a symbolic link to \(target), which is outside the store directory or missing; Folio reads and writes only files inside the store: replace the link by the file itself",
+                    file: path)
+            }
+        }
+        guard let status = try fs.status(atPath: path) else { return nil }
+        if directory ? status.isDirectory : status.isRegularFile { return nil }
+        let kind = status.isDirectory ? "a directory" : status.isRegularFile ? "a regular file" : "a FIFO, device or socket"
+        return StorageError(
+            .notRegularFile,
+            "is \(kind), not \(directory ? "a directory" : "a regular file"); move it away and restore it from git or a backup",
+            file: path)
     }
 
     /// Throws the first problem ``unsafePaths(_:fileSystem:report:)`` finds, if any.

@@ -189,7 +189,7 @@ enum StoreLoader {
                     fs, file, maximumLineBytes: configuration.maximumLineBytes, report: reporting
                 ) { transaction, line in
                     let sequence = transaction.sequence
-                    lastLine = (sequence, line.number)
+                    if sequence > lastLine?.sequence ?? 0 { lastLine = (sequence, line.number) }
                     highestNextID = max(highestNextID, transaction.nextID)
                     if let previous {
                         if sequence <= previous {

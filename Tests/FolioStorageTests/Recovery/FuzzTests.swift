@@ -5,7 +5,7 @@ import Testing
 /// Random damage to real store files: the loader never crashes or hangs; it opens (recovering a torn
 /// tail) or throws a ``StorageError``; verification lists problems instead of stopping. 400 cases by
 /// default, 5,000 with `FOLIO_LONG_TESTS=1`. Reproducible: the seed is printed in each failure.
-@Suite("Fuzzing the loader", .timeLimit(.minutes(3)))
+@Suite("Fuzzing the loader", .timeLimit(.minutes(30)))
 struct FuzzTests {
     static func mutate(_ bytes: [UInt8], other: [UInt8], using random: inout SeededGenerator) -> [UInt8] {
         var bytes = bytes
