@@ -216,10 +216,10 @@ struct FaultTests {
         }
         first.start()
         // Asked while the first thread is inside the check (building `SlowEmptyValue`'s empty value).
-        #expect(SlowEmptyValue.checkStarted.wait(timeout: .now() + 10) == .success)
+        #expect(SlowEmptyValue.checkStarted.wait(timeout: .now() + 120) == .success)
         #expect(PlaceholderValue.canStandIn(Slowly.self))
         SlowEmptyValue.finishCheck.signal()
-        #expect(SlowEmptyValue.checkFinished.wait(timeout: .now() + 10) == .success)
+        #expect(SlowEmptyValue.checkFinished.wait(timeout: .now() + 120) == .success)
         #expect(SlowEmptyValue.firstAnswer == true)
     }
 
@@ -358,7 +358,7 @@ struct SlowEmptyValue: Codable {
         if !Self.waited {
             Self.waited = true
             Self.checkStarted.signal()
-            _ = Self.finishCheck.wait(timeout: .now() + 10)
+            _ = Self.finishCheck.wait(timeout: .now() + 120)
         }
     }
 }

@@ -116,6 +116,11 @@ public enum BlobStore {
             throw StorageError(.blobNotFound, "\"\(hash)\" is not a blob hash (64 lowercase hex digits)")
         }
         let path = "\(directory)/\(relativePath(hash))"
+        if let root = fs.resolvedPath(directory),
+            let problem = try StoreFileSafety.problem(at: path, directory: false, insideResolved: root, fileSystem: fs)
+        {
+            throw problem
+        }
         guard try fs.status(atPath: path) != nil else {
             throw StorageError(.blobNotFound, "blob \(hash) is missing; restore the blobs folder from a backup", file: path)
         }

@@ -93,6 +93,12 @@ extension StorageError {
         public static let missingManifest = Code(rawValue: "missingManifest")
         /// The journal ends in damaged bytes larger than the configured torn-tail limit.
         public static let tailTooLarge = Code(rawValue: "tailTooLarge")
+        /// A line is longer than ``StoreConfiguration/maximumLineBytes``: refused after reading that many bytes.
+        public static let lineTooLong = Code(rawValue: "lineTooLong")
+        /// A store file is not a regular file (a FIFO, a device, a directory or a socket in its place).
+        public static let notRegularFile = Code(rawValue: "notRegularFile")
+        /// A store file is a symbolic link leading out of the store directory.
+        public static let outsideStore = Code(rawValue: "outsideStore")
         // Writes
         /// A write was attempted on a read-only store.
         public static let readOnly = Code(rawValue: "readOnly")

@@ -7,7 +7,8 @@
 /// - nesting deeper than ``maximumDepth`` is rejected (512 by default, as Foundation);
 /// - a number that overflows a `Double` (`1e400`) is rejected;
 /// - an integer that fits in `Int64` becomes ``JSONValue/int(_:)``, every other number
-///   ``JSONValue/double(_:)``.
+///   ``JSONValue/double(_:)``; an integer that fits neither exactly (`123456789012345678901234567890`)
+///   is rejected rather than rounded.
 ///
 /// Two keys that Swift considers equal (canonically equivalent Unicode, such as a precomposed and a
 /// decomposed "é") count as duplicates.
@@ -430,6 +431,13 @@ struct _Parser {
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
         guard let double = Double(text), double.isFinite else {
             throw fail("number \(text) is out of range", at: start)
+        }
+        if isInteger {
+            // An integer past Int64 is kept only if a double holds it exactly.
+            let digits = UnsafeBufferPointer(rebasing: bytes[(negative ? start + 1 : start)..<i])
+            guard ExactIntegerDigits.digits(of: double.magnitude).elementsEqual(digits) else {
+                throw fail("integer \(text) does not fit in 64 bits and no double holds it exactly; Folio does not round numbers", at: start)
+            }
         }
         return .double(double)
     }

@@ -6,10 +6,11 @@ enum JournalReader {
     /// `report` returns (verification mode), scanning continues with the next line.
     static func read(
         _ fs: any FileSystem, _ file: FileDescriptor, from start: Int64 = 0, firstLineNumber: Int = 1,
+        maximumLineBytes: Int = StoreConfiguration.defaultMaximumLineBytes,
         report: (StorageError) throws -> Void, each: (JournalTransaction, ScannedLine) throws -> Void
     ) throws -> ScanResult {
         let reader = JSONReader()
-        return try LineScanner.scan(fs, file, from: start, firstLineNumber: firstLineNumber) { line in
+        return try LineScanner.scan(fs, file, from: start, firstLineNumber: firstLineNumber, maximumLineBytes: maximumLineBytes) { line in
             let transaction: JournalTransaction
             do {
                 transaction = try JournalTransaction(members: try LineFraming.decode(line.bytes, reader: reader))

@@ -50,7 +50,8 @@ extension JournalTransaction {
     /// The JSON members of the journal line (without `$crc`).
     func jsonMembers() -> [String: JSONValue] {
         var members: [String: JSONValue] = [
-            "seq": .int(Int64(sequence)),
+            // Sequences are at most SequenceLimits.maximum (checked when read and before a write).
+            "seq": .int(Int64(clamping: sequence)),
             "id": .string(transactionID),
             "time": .string(Timestamp.format(timestamp)),
             "nextID": .int(nextID),
@@ -155,6 +156,9 @@ extension JournalTransaction {
                 try writer.write(.object(["value": schema]), into: &body)
             }
             member("seq")
+            guard sequence <= SequenceLimits.maximum else {
+                throw StorageError(.unencodableValue, "sequence \(sequence) is past the largest sequence number, \(SequenceLimits.maximum)")
+            }
             CanonicalJSONWriter.writeInteger(Int64(sequence), into: &body)
             member("time")
             CanonicalJSONWriter.writeString(Timestamp.format(timestamp), into: &body)
@@ -249,7 +253,10 @@ extension JournalTransaction {
         func bad(_ what: String) -> StorageError {
             StorageError(.malformedLine, "not a journal transaction: \(what)")
         }
-        guard case .int(let seq)? = members["seq"], seq > 0 else { throw bad("\"seq\" must be a positive integer") }
+        if members.isEmpty { throw bad("the line holds only its checksum member, no \"seq\", \"id\", \"time\" or records") }
+        guard case .int(let seq)? = members["seq"], SequenceLimits.isValid(seq) else {
+            throw bad("\"seq\" must be an integer from 1 to 2^62-1")
+        }
         guard case .string(let id)? = members["id"] else { throw bad("\"id\" must be a string") }
         guard case .string(let time)? = members["time"], let date = Timestamp.parse(time) else {
             throw bad("\"time\" must be an ISO 8601 UTC timestamp like 2026-01-31T12:00:00.000Z")

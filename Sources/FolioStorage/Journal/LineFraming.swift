@@ -121,11 +121,16 @@ package enum LineFraming {
                 .mergeConflict,
                 "git merge-conflict marker: the file was merged with conflicts; run `folio repair STORE` to keep this branch's transactions and renumber the other branch's after them, or check out one side")
         }
-        guard line.count >= prefixLength + 1, line.starts(with: prefixHead),
-            line[17] == UInt8(ascii: "\""), line[18] == UInt8(ascii: ",") || line[18] == UInt8(ascii: "}")
+        // `{"$crc":"hhhhhhhh"}` alone (19 bytes) is framed too: the line of an empty object.
+        guard line.count >= prefixLength, line.starts(with: prefixHead), line[17] == UInt8(ascii: "\""),
+            line[18] == UInt8(ascii: "}") || (line[18] == UInt8(ascii: ",") && line.count > prefixLength)
         else {
             // Not framed: report a JSON error if it is not even JSON, otherwise a missing checksum.
-            _ = try reader.parse(line)
+            if case .object(let members) = try reader.parse(line), members["$crc"] != nil {
+                throw StorageError(
+                    .malformedLine,
+                    "the line's \"$crc\" member must come first, as 8 lowercase hex digits (the CRC-32 of the rest of the line), followed by the line's other members")
+            }
             throw StorageError(.malformedLine, "line does not start with its {\"$crc\":...} checksum member")
         }
         var expected: UInt32 = 0

@@ -22,67 +22,97 @@ package struct ScanResult {
     package var tailPrefix: [UInt8]
 }
 
-/// Streams the lines of a file through a bounded buffer (1 MiB, grown only for longer lines).
+/// Streams the lines of a file through a bounded buffer (1 MiB, grown only for longer lines, up to the
+/// line limit).
 ///
 /// Lines are split on byte 0x0A only: never on U+2028, U+0085 or a lone `\r`. A final segment without
 /// `\n` is not handed out; it is reported as the tail.
+///
+/// Memory: the buffer holds at most `max(chunkSize, maximumLineBytes + 2)` bytes, whatever the file
+/// holds; a line (or tail) longer than `maximumLineBytes` is refused with `lineTooLong` once that many
+/// bytes of it have been read, before any more.
 package enum LineScanner {
     /// The buffer size used to stream files.
     package static let chunkSize = 1 << 20
 
     /// Calls `body` for each complete line from `start` (with `firstLineNumber` for it).
+    ///
+    /// - Throws: ``StorageError`` `lineTooLong` naming the file, line and offset when a line (without
+    ///   its `\n`) is longer than `maximumLineBytes`; errors of `body` and of reading.
     package static func scan(
         _ fileSystem: any FileSystem, _ file: FileDescriptor, from start: Int64 = 0, firstLineNumber: Int = 1,
-        chunkSize: Int = LineScanner.chunkSize, _ body: (ScannedLine) throws -> Void
+        chunkSize: Int = LineScanner.chunkSize, maximumLineBytes: Int = StoreConfiguration.defaultMaximumLineBytes,
+        _ body: (ScannedLine) throws -> Void
     ) throws -> ScanResult {
         let chunkSize = max(1, chunkSize)
-        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        let maximumLineBytes = max(1, maximumLineBytes)
+        // A line of the maximum length and its `\r\n` fit in the largest buffer.
+        let bufferLimit = max(chunkSize, maximumLineBytes + 2)
+        // Grown with realloc, which moves a large block's pages instead of copying them: the buffer
+        // costs its own size, not the old and the new size at once.
+        var capacity = chunkSize
+        guard var buffer = malloc(capacity)?.assumingMemoryBound(to: UInt8.self) else {
+            throw StorageError.io("allocate a read buffer", path: file.path, errno: ENOMEM)
+        }
+        defer { free(buffer) }
         var filled = 0  // bytes in buffer
         var bufferOffset = start  // file offset of buffer[0]
         var lineNumber = firstLineNumber - 1
         var atEOF = false
         while !atEOF {
-            if filled == buffer.count { buffer.append(contentsOf: [UInt8](repeating: 0, count: buffer.count)) }
-            let count = try buffer.withUnsafeMutableBytes { raw in
-                try fileSystem.read(
-                    file, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]), at: bufferOffset + Int64(filled))
+            if filled == capacity {
+                guard capacity < bufferLimit else {
+                    throw StorageError(
+                        .lineTooLong,
+                        "line is longer than \(maximumLineBytes) bytes (the configured maximum line length) and has no end within that; the file is damaged or not a Folio file",
+                        file: file.path, line: lineNumber + 1, offset: bufferOffset)
+                }
+                let grown = min(bufferLimit, 2 * capacity)
+                guard let moved = realloc(buffer, grown) else {
+                    throw StorageError.io("grow a read buffer to \(grown) bytes", path: file.path, errno: ENOMEM)
+                }
+                buffer = moved.assumingMemoryBound(to: UInt8.self)
+                capacity = grown
             }
+            let count = try fileSystem.read(
+                file, into: UnsafeMutableRawBufferPointer(start: buffer + filled, count: capacity - filled),
+                at: bufferOffset + Int64(filled))
             if count == 0 { atEOF = true }
-            let searchFrom = filled
+            var position = filled
             filled += count
             var consumed = 0
-            try buffer.withUnsafeBufferPointer { all in
-                var position = searchFrom
-                while position < filled {
-                    guard let base = all.baseAddress,
-                        let hit = memchr(base + position, 0x0A, filled - position)
-                    else { break }
-                    let newline = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-                    var lineEnd = newline
-                    if lineEnd > consumed && all[lineEnd - 1] == 0x0D { lineEnd -= 1 }
-                    lineNumber += 1
-                    try body(
-                        ScannedLine(
-                            bytes: UnsafeBufferPointer(rebasing: all[consumed..<lineEnd]), number: lineNumber,
-                            offset: bufferOffset + Int64(consumed), end: bufferOffset + Int64(newline + 1)))
-                    consumed = newline + 1
-                    position = consumed
+            let all = UnsafeBufferPointer(start: buffer, count: filled)
+            while position < filled, let hit = memchr(buffer + position, 0x0A, filled - position) {
+                let newline = buffer.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                var lineEnd = newline
+                if lineEnd > consumed && all[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                lineNumber += 1
+                if lineEnd - consumed > maximumLineBytes {
+                    throw StorageError(
+                        .lineTooLong,
+                        "line is \(lineEnd - consumed) bytes long, more than the configured maximum of \(maximumLineBytes); the file is damaged or not a Folio file",
+                        file: file.path, line: lineNumber, offset: bufferOffset + Int64(consumed))
                 }
+                try body(
+                    ScannedLine(
+                        bytes: UnsafeBufferPointer(rebasing: all[consumed..<lineEnd]), number: lineNumber,
+                        offset: bufferOffset + Int64(consumed), end: bufferOffset + Int64(newline + 1)))
+                consumed = newline + 1
+                position = consumed
             }
             if consumed > 0 {
-                buffer.withUnsafeMutableBufferPointer { all in
-                    if let base = all.baseAddress, filled > consumed {
-                        memmove(base, base + consumed, filled - consumed)
-                    }
-                }
+                if filled > consumed { memmove(buffer, buffer + consumed, filled - consumed) }
                 filled -= consumed
                 bufferOffset += Int64(consumed)
             }
             // Keep the buffer bounded: give back growth once the long line is gone.
-            if filled < chunkSize && buffer.count > chunkSize { buffer.removeLast(buffer.count - chunkSize) }
+            if filled < chunkSize && capacity > chunkSize, let shrunk = realloc(buffer, chunkSize) {
+                buffer = shrunk.assumingMemoryBound(to: UInt8.self)
+                capacity = chunkSize
+            }
         }
         return ScanResult(
             validEnd: bufferOffset, lineCount: lineNumber, tailLength: Int64(filled),
-            tailPrefix: Array(buffer[0..<min(filled, 256)]))
+            tailPrefix: Array(UnsafeBufferPointer(start: buffer, count: min(filled, 256))))
     }
 }

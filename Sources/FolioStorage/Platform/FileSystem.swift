@@ -16,6 +16,8 @@ package struct FileStatus: Sendable, Hashable {
     package var inode: UInt64
     /// Whether it is a directory.
     package var isDirectory: Bool
+    /// Whether it is a regular file (not a directory, FIFO, device or socket).
+    package var isRegularFile: Bool = true
 }
 
 /// How to open a file.
@@ -57,6 +59,12 @@ package protocol FileSystem: Sendable {
     func makeDirectory(_ path: String) throws
     /// Fsyncs a directory, making renames and creations in it durable.
     func syncDirectory(_ path: String) throws
+    /// The target of the symbolic link at `path`, as written in the link; `nil` when `path` is not a
+    /// symbolic link (or does not exist).
+    func symbolicLinkTarget(atPath path: String) throws -> String?
+    /// The absolute path of `path` with every symbolic link resolved; `nil` when it does not resolve
+    /// (missing, or a dangling link).
+    func resolvedPath(_ path: String) -> String?
     /// Names in a directory (not `.`/`..`); empty when it does not exist.
     func contentsOfDirectory(_ path: String) throws -> [String]
     /// Takes an advisory lock (`flock`), waiting for it when `wait` is true; returns false if busy.
@@ -65,6 +73,14 @@ package protocol FileSystem: Sendable {
 }
 
 extension FileSystem {
+    package func symbolicLinkTarget(atPath path: String) throws -> String? {
+        try Platform.symbolicLinkTarget(path)
+    }
+
+    package func resolvedPath(_ path: String) -> String? {
+        Platform.resolvedPath(path)
+    }
+
     /// Writes all of `bytes` at `offset`, continuing after short writes.
     package func writeAll(_ file: FileDescriptor, _ bytes: [UInt8], at offset: Int64) throws {
         try bytes.withUnsafeBytes { buffer throws in

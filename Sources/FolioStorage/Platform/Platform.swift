@@ -19,6 +19,27 @@ package enum Platform {
     /// The current `errno`.
     package static var lastError: Int32 { errno }
 
+    /// The target of a symbolic link as written in it, `nil` when `path` is not one (or is missing).
+    package static func symbolicLinkTarget(_ path: String) throws -> String? {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw StorageError.io("lstat", path: path, errno: errno)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFLNK else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count >= 0 else { throw StorageError.io("readlink", path: path, errno: errno) }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `realpath`: the absolute path with every link resolved, `nil` when it does not resolve.
+    package static func resolvedPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// The host name, for lock diagnostics.
     package static var hostName: String {
         var buffer = [CChar](repeating: 0, count: 256)

@@ -9,10 +9,25 @@ package struct PosixFileSystem: FileSystem {
         case .readWriteCreate: flags = O_RDWR | O_CREAT
         case .createExclusive: flags = O_WRONLY | O_CREAT | O_EXCL
         }
+        // Non-blocking, so that a FIFO in a file's place is refused below instead of blocking the open.
         var fd: Int32
-        repeat { fd = Glibc_or_Darwin_open(path, flags | O_CLOEXEC, 0o644) } while fd < 0 && errno == EINTR
+        repeat { fd = Glibc_or_Darwin_open(path, flags | O_CLOEXEC | O_NONBLOCK, 0o644) } while fd < 0 && errno == EINTR
         if fd < 0 { throw StorageError.io("open", path: path, errno: errno) }
-        return FileDescriptor(raw: fd, path: path)
+        let file = FileDescriptor(raw: fd, path: path)
+        do {
+            let status = try status(file)
+            guard status.isRegularFile else {
+                throw StorageError(
+                    .notRegularFile,
+                    "is \(status.isDirectory ? "a directory" : "a FIFO, device or socket"), not a regular file; a store's files must be regular files: move it away and restore the file from git or a backup",
+                    file: path)
+            }
+            if fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 { throw StorageError.io("fcntl", path: path, errno: errno) }
+        } catch {
+            close(file)
+            throw error
+        }
+        return file
     }
 
     package func close(_ file: FileDescriptor) {
@@ -63,7 +78,7 @@ package struct PosixFileSystem: FileSystem {
     private static func makeStatus(_ info: stat) -> FileStatus {
         FileStatus(
             size: Int64(info.st_size), device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
-            isDirectory: (info.st_mode & S_IFMT) == S_IFDIR)
+            isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, isRegularFile: (info.st_mode & S_IFMT) == S_IFREG)
     }
 
     package func rename(_ source: String, to destination: String) throws {

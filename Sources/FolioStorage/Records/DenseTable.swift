@@ -28,6 +28,8 @@
     @usableFromInline var storedCount = 0
     /// The number of values the table was told to expect (``reserveCapacity(_:)``).
     @usableFromInline var expected = 0
+    /// ``expected``, for the checks that a count read from a file reserves no more than the file holds.
+    package var expectedCount: Int { expected }
 
     /// log2 of ``chunkSize``.
     @usableFromInline static var chunkShift: Int { 11 }

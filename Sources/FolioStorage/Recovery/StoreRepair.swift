@@ -31,9 +31,16 @@ public enum StoreRepair {
     /// copies each file it changes to `<file>.backup-<time>`, then moves damaged lines to
     /// `<file>.damaged`; a damaged journal line is replaced by an empty transaction with the same
     /// sequence number, so later sequence numbers stay contiguous.
+    ///
+    /// A store whose files are not all regular files inside its directory (a symbolic link leading
+    /// out, a FIFO) is refused before anything is opened: repair never reads or writes outside the
+    /// store. Everything it writes is fsynced, and so is the directory it is written in.
+    ///
+    /// - Throws: ``StorageError`` (`notRegularFile`, `outsideStore`, I/O errors).
     public static func repair(at directory: URL, options: RepairOptions = RepairOptions()) throws -> RepairReport {
         let fs: any FileSystem = PosixFileSystem()
         let paths = StorePaths(directory: directory.path)
+        try StoreFileSafety.check(paths, fileSystem: fs)
         let lock = try fs.open(paths.lock, .readWriteCreate)
         defer { fs.close(lock) }
         _ = try fs.lock(lock, exclusive: true, wait: true)
@@ -57,12 +64,10 @@ public enum StoreRepair {
             if scan.tailLength > 0 {
                 var tail = [UInt8](repeating: 0, count: Int(scan.tailLength))
                 _ = try tail.withUnsafeMutableBytes { try fs.read(file, into: $0, at: scan.validEnd) }
-                let side = try fs.open(paths.corruptTail, .readWriteCreate)
-                try fs.writeAll(side, tail + [0x0A], at: try fs.status(side).size)
-                try fs.sync(side)
-                fs.close(side)
+                try appendToSideFile(paths.corruptTail, tail + [0x0A], fs: fs)
                 try fs.truncate(file, to: scan.validEnd)
                 try fs.sync(file)
+                try fs.syncDirectory(paths.directory)
                 report.actions.append(
                     "moved the incomplete last line of \(paths.journal) (line \(scan.lineCount + 1), \(scan.tailLength) bytes at byte \(scan.validEnd)) to \(paths.corruptTail) and truncated the journal")
             }
@@ -130,11 +135,23 @@ public enum StoreRepair {
             kept[0] = Array(try LineFraming.encode(updatedHeader).dropLast())
             report.actions.append("set the record count in the header of \(path) to \(snapshotRecordCount)")
         }
-        let side = try fs.open("\(path).damaged", .readWriteCreate)
-        try fs.writeAll(side, moved, at: try fs.status(side).size)
-        try fs.sync(side)
-        fs.close(side)
+        try appendToSideFile("\(path).damaged", moved, fs: fs)
         try fs.replaceFile(at: path, with: kept.flatMap { $0 + [0x0A] })
+    }
+
+    /// Appends to a side file beside a store file (created if missing), fsyncing it and its directory.
+    /// A symbolic link in its place is refused: repair writes only inside the store.
+    private static func appendToSideFile(_ path: String, _ bytes: [UInt8], fs: any FileSystem) throws {
+        if let target = try fs.symbolicLinkTarget(atPath: path) {
+            throw StorageError(
+                .outsideStore, "is a symbolic link (to \(target)); repair writes side files only inside the store: remove the link",
+                file: path)
+        }
+        let side = try fs.open(path, .readWriteCreate)
+        defer { fs.close(side) }
+        try fs.writeAll(side, bytes, at: try fs.status(side).size)
+        try fs.sync(side)
+        try fs.syncDirectory(PosixFileSystem.directory(of: path))
     }
 
     private static func sequenceOf(_ line: [UInt8]) -> UInt64? {

@@ -23,7 +23,9 @@ public enum StoreVerifier {
         var problems: [StorageError] = []
         var warnings: [String] = []
         do {
-            let loaded = try StoreLoader.load(paths, configuration: configuration) { problems.append($0) }
+            let loaded = try StoreLoader.load(paths, configuration: configuration, checkingBlobReferences: true) {
+                problems.append($0)
+            }
             warnings += loaded.warnings
         } catch let error as StorageError {
             problems.append(error)

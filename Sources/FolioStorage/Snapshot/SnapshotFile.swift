@@ -42,7 +42,8 @@ enum SnapshotFile {
     /// The header line.
     static func header(entity: String, sequence: UInt64, count: Int) throws -> [UInt8] {
         try LineFraming.encode([
-            "snapshot": .int(version), "entity": .string(entity), "records": .int(Int64(count)), "sequence": .int(Int64(sequence)),
+            "snapshot": .int(version), "entity": .string(entity), "records": .int(Int64(count)),
+            "sequence": .int(Int64(clamping: sequence)),
         ])
     }
 
@@ -75,6 +76,15 @@ enum SnapshotFile {
         body.append(UInt8(ascii: "}"))
     }
 
+    /// The length of the shortest record line, `{"$crc":"…","id":1,"values":{}}` and its `\n`.
+    static let shortestRecordLineBytes = 39
+
+    /// The most records a snapshot file of `size` bytes can hold: what a header's count is capped at
+    /// before it sizes anything.
+    static func maximumRecordCount(inFileOfSize size: Int64) -> Int {
+        Int(clamping: max(0, size) / Int64(shortestRecordLineBytes))
+    }
+
     static func decodeHeader(_ members: [String: JSONValue]) throws -> Header {
         guard case .int(let version)? = members["snapshot"] else {
             throw StorageError(.malformedLine, "the first line of a snapshot must be its header {\"snapshot\":1,…}")
@@ -82,10 +92,16 @@ enum SnapshotFile {
         if version > Self.version {
             throw StorageError(.newerFormatVersion, "snapshot format \(version) is newer than this Folio reads (\(Self.version)); upgrade Folio")
         }
-        guard case .string(let entity)? = members["entity"], case .int(let records)? = members["records"], records >= 0,
-            case .int(let sequence)? = members["sequence"], sequence >= 0
-        else { throw StorageError(.malformedLine, "snapshot header needs \"entity\", \"records\" and \"sequence\"") }
-        return Header(entity: entity, records: Int(records), sequence: UInt64(sequence))
+        guard case .string(let entity)? = members["entity"] else {
+            throw StorageError(.malformedLine, "snapshot header member \"entity\" must be a string")
+        }
+        guard case .int(let records)? = members["records"], records >= 0, let count = Int(exactly: records) else {
+            throw StorageError(.malformedLine, "snapshot header member \"records\" must be a non-negative integer")
+        }
+        guard case .int(let sequence)? = members["sequence"], SequenceLimits.isValid(sequence, allowsZero: true) else {
+            throw StorageError(.malformedLine, "snapshot header member \"sequence\" must be an integer from 0 to 2^62-1")
+        }
+        return Header(entity: entity, records: count, sequence: UInt64(sequence))
     }
 
     private static let idMember: [UInt8] = Array(#","id":"#.utf8)

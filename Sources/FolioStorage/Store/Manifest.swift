@@ -20,7 +20,7 @@ struct Manifest: Hashable, Sendable {
 
     func encoded() throws -> [UInt8] {
         var members: [String: JSONValue] = [
-            "format": .string(Self.formatName), "version": .int(version), "sequence": .int(Int64(sequence)),
+            "format": .string(Self.formatName), "version": .int(version), "sequence": .int(Int64(clamping: sequence)),
             "nextID": .int(nextID),
         ]
         if let schema { members["schema"] = .object(["value": schema]) }
@@ -63,10 +63,12 @@ struct Manifest: Hashable, Sendable {
                 error.line = 1
                 throw error
             }
-            guard case .int(let sequence)? = members["sequence"], sequence >= 0,
-                case .int(let nextID)? = members["nextID"], IdentifierLimits.isValidCounter(nextID)
-            else {
-                throw StorageError(.malformedLine, "manifest needs integer \"sequence\" and \"nextID\"", file: path, line: 1)
+            guard case .int(let sequence)? = members["sequence"], SequenceLimits.isValid(sequence, allowsZero: true) else {
+                throw StorageError(
+                    .malformedLine, "manifest member \"sequence\" must be an integer from 0 to 2^62-1", file: path, line: 1)
+            }
+            guard case .int(let nextID)? = members["nextID"], IdentifierLimits.isValidCounter(nextID) else {
+                throw StorageError(.malformedLine, "manifest member \"nextID\" must be an integer from 1 to 2^62", file: path, line: 1)
             }
             var schema: JSONValue? = nil
             if let box = members["schema"] {

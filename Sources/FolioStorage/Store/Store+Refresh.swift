@@ -46,7 +46,8 @@ extension Store {
         guard let current, let journalFile, current.size != journalEnd + tailLength || tailLength > 0 else { return [] }
         var newState = withState { $0 }
         var fresh: [JournalTransaction] = []
-        let result = try JournalReader.read(fs, journalFile, from: journalEnd, firstLineNumber: journalLines + 1, report: { throw $0 }) {
+        let result = try JournalReader.read(fs, journalFile, from: journalEnd, firstLineNumber: journalLines + 1,
+                                            maximumLineBytes: configuration.maximumLineBytes, report: { throw $0 }) {
             transaction, line in
             let expected = newState.lastSequence + 1
             if transaction.sequence != expected {

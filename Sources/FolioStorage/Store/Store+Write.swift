@@ -104,6 +104,10 @@ extension Store {
 
     /// Validates, appends, syncs and applies. Caller holds the writer lock and the exclusive file lock.
     func commit(_ transaction: inout WriteTransaction, author: String?) throws -> JournalTransaction {
+        guard transaction.base.lastSequence < SequenceLimits.maximum else {
+            throw StorageError(
+                .inconsistentStore, "the store is at sequence \(transaction.base.lastSequence), the largest there is; no transaction can follow it")
+        }
         let committed = transaction.takeJournalTransaction(
             transactionID: UUID().uuidString, timestamp: Timestamp.truncated(Date()), author: author)
         // The transaction's view of the state is no longer needed. Releasing it now lets the state be
@@ -124,6 +128,12 @@ extension Store {
             }
         }
         let line = lineBuffer
+        guard line.count - 1 <= configuration.maximumLineBytes else {
+            throw StorageError(
+                .lineTooLong,
+                "the transaction's journal line would be \(line.count - 1) bytes, more than the configured maximum of \(configuration.maximumLineBytes) that readers accept; save in smaller transactions",
+                file: paths?.journal)
+        }
         if let paths {
             try append(line, paths: paths)
         }

@@ -93,11 +93,13 @@ public final class Store: @unchecked Sendable {
         let fs = configuration.fileSystem
         let paths = StorePaths(directory: directory.path)
         var lockFile: FileDescriptor? = nil
+        if !configuration.readOnly, try fs.status(atPath: paths.directory) == nil {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try fs.syncDirectory(PosixFileSystem.directory(of: paths.directory))
+        }
+        // Before any file is opened, even the lock file: nothing outside the store is ever touched.
+        try StoreFileSafety.check(paths, fileSystem: fs)
         if !configuration.readOnly {
-            if try fs.status(atPath: paths.directory) == nil {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                try fs.syncDirectory(PosixFileSystem.directory(of: paths.directory))
-            }
             lockFile = try fs.open(paths.lock, .readWriteCreate)
         } else if try fs.status(atPath: paths.lock) != nil {
             lockFile = try? fs.open(paths.lock, .read)

@@ -92,6 +92,15 @@ public struct StoreConfiguration: Sendable {
     /// The largest journal tail (bytes after the last complete line) ignored as a torn append; a larger
     /// one makes `open` fail with ``StorageError/Code/tailTooLarge``. The default is 64 MiB.
     public var maximumTornTailBytes: Int64 = 64 << 20
+    /// The longest line any reader accepts, in bytes (without its `\n`): a journal transaction, a
+    /// snapshot record, a history line. A longer line is refused with ``StorageError/Code/lineTooLong``
+    /// after reading at most this many bytes of it, so that a damaged or hostile file (a line without a
+    /// newline, a sparse file) costs at most this much memory per reader; a write whose journal line
+    /// would be longer throws the same error and appends nothing. The default is
+    /// ``defaultMaximumLineBytes`` (256 MiB).
+    public var maximumLineBytes: Int = StoreConfiguration.defaultMaximumLineBytes
+    /// The default ``maximumLineBytes``: 256 MiB.
+    public static let defaultMaximumLineBytes = 256 << 20
     /// The file system seam (fault injection in tests).
     package var fileSystem: any FileSystem = PosixFileSystem()
 

@@ -23,6 +23,7 @@ extension StoreLoader {
 
     private static func peekThrowing(_ paths: StorePaths, configuration: StoreConfiguration) throws -> Peek? {
         let fs = configuration.fileSystem
+        try StoreFileSafety.check(paths, fileSystem: fs)
         guard try fs.status(atPath: paths.manifest) != nil else { return nil }
         let manifest = try Manifest.decode(try fs.readSmallFile(paths.manifest), path: paths.manifest)
         guard !manifest.snapshotBytes.isEmpty else { return nil }
@@ -60,7 +61,7 @@ extension StoreLoader {
             defer { fs.close(file) }
             loaded.journalStatus = try fs.status(file)
             var previous: UInt64? = nil
-            let result = try JournalReader.read(fs, file, report: { throw $0 }) { transaction, _ in
+            let result = try JournalReader.read(fs, file, maximumLineBytes: configuration.maximumLineBytes, report: { throw $0 }) { transaction, _ in
                 let sequence = transaction.sequence
                 if let previous {
                     guard sequence == previous + 1 else { throw StorageError(.missingSequence, "not contiguous") }
@@ -86,6 +87,8 @@ extension StoreLoader {
                 loaded.state.lastSequence = max(loaded.state.lastSequence, sequence)
             }
             guard result.tailLength == 0 else { return nil }
+            // A journal ending before the manifest is a disagreement the full load reports.
+            if let previous, previous < manifest.sequence { return nil }
             loaded.journalValidEnd = result.validEnd
             loaded.journalLines = result.lineCount
         }

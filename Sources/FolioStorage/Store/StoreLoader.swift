@@ -24,12 +24,16 @@ enum StoreLoader {
     ///
     /// - Parameter report: called with every problem; throwing from it stops loading (what `open` does).
     ///   Returning continues past the problem where possible (what verification does).
+    /// - Parameter checkingBlobReferences: also report malformed blob references in records (what
+    ///   verification does; opening leaves that to the read of the blob, which checks the hash).
     static func load(
         _ paths: StorePaths, configuration: StoreConfiguration, includeHistoryFile: Bool = true,
-        report: (StorageError) throws -> Void
+        checkingBlobReferences: Bool = false, report: (StorageError) throws -> Void
     ) throws -> LoadedStore {
         let fs = configuration.fileSystem
         var loaded = LoadedStore()
+        let unsafe = try StoreFileSafety.unsafePaths(paths, fileSystem: fs, report: report)
+        if unsafe.contains(paths.manifest) { return loaded }
         guard try fs.status(atPath: paths.manifest) != nil else {
             let names = try fs.contentsOfDirectory(paths.directory)
             let storeFiles = names.filter { ["journal.jsonl", "history.jsonl", "snapshots"].contains($0) }
@@ -64,19 +68,36 @@ enum StoreLoader {
             return true
         }
 
+        /// Scans a file, reporting a line longer than the limit (which ends the file's scan) like any
+        /// other problem; `nil` after such a line.
+        func scanLines(_ file: FileDescriptor, _ body: (ScannedLine) throws -> Void) throws -> ScanResult? {
+            do {
+                return try LineScanner.scan(fs, file, maximumLineBytes: configuration.maximumLineBytes, body)
+            } catch let error as StorageError where error.code == .lineTooLong && error.file == file.path {
+                try report(error)
+                return nil
+            }
+        }
+
         // Snapshots.
         var bases: [String: UInt64] = [:]
-        for name in try fs.contentsOfDirectory(paths.snapshots) where name.hasSuffix(".jsonl") && !FileSystemNames.isTemporary(name) {
+        // The highest record identifier in a snapshot, which the counters must be past.
+        var highestSnapshotID: (id: Int64, path: String)? = nil
+        let snapshotNames = unsafe.contains(paths.snapshots) ? [] : try fs.contentsOfDirectory(paths.snapshots)
+        for name in snapshotNames where name.hasSuffix(".jsonl") && !FileSystemNames.isTemporary(name) {
             let entity = String(name.dropLast(6))
             let path = "\(paths.snapshots)/\(name)"
+            if unsafe.contains(path) { continue }
             let file = try fs.open(path, .read)
             defer { fs.close(file) }
+            // No count read from the file sizes memory beyond what the file can hold.
+            let fileSize = try fs.status(file).size
             var header: SnapshotFile.Header? = nil
             let position = loaded.state.position(ofEntity: entity)
             var previousID: Int64? = nil
             let reader = JSONReader()
             var entityAccepted = true
-            let result = try LineScanner.scan(fs, file) { line in
+            let scanned = try scanLines(file) { line in
                 do {
                     let fast = line.number > 1 && header != nil ? try SnapshotFile.fastRecord(line.bytes) : nil
                     let members = fast == nil ? try LineFraming.decode(line.bytes, reader: reader) : [:]
@@ -87,8 +108,7 @@ enum StoreLoader {
                         }
                         entityAccepted = try checkEntity(entity, file: path, line: 1, offset: 0)
                         header = decoded
-                        let expected = min(decoded.records, 50_000_000)
-                        loaded.state.reserveCapacity(expected)
+                        loaded.state.reserveCapacity(min(decoded.records, SnapshotFile.maximumRecordCount(inFileOfSize: fileSize)))
                         return
                     }
                     guard header != nil else { return }
@@ -102,6 +122,10 @@ enum StoreLoader {
                             id == previousID ? "record \(id) appears twice" : "record \(id) is out of order (after \(previousID))")
                     }
                     previousID = id
+                    if id > highestSnapshotID?.id ?? 0 { highestSnapshotID = (id, path) }
+                    if checkingBlobReferences, let problem = BlobStore.malformedReference(in: values) {
+                        throw StorageError(.blobNotFound, "record \(id) \(problem)")
+                    }
                     if !entityAccepted { return }
                     if let owner = loaded.state.insert(id: id, entity: position, values: values) {
                         throw StorageError(.inconsistentStore, "identifier \(id) is also used by entity \(owner)")
@@ -114,6 +138,7 @@ enum StoreLoader {
                     try report(error)
                 }
             }
+            guard let result = scanned else { continue }
             if result.tailLength > 0 {
                 try report(
                     StorageError(
@@ -139,14 +164,15 @@ enum StoreLoader {
 
         // Retained history (already contained in the snapshots: never applied). Loaded lazily by stores.
         var historyBySequence: [UInt64: JournalTransaction] = [:]
-        if includeHistoryFile {
+        if includeHistoryFile && !unsafe.contains(paths.history) {
             for transaction in try loadHistoryFile(paths, configuration: configuration, report: report) {
                 historyBySequence[transaction.sequence] = transaction
             }
         }
 
         // Journal.
-        if try fs.status(atPath: paths.journal) != nil {
+        var highestNextID = manifest.nextID
+        if !unsafe.contains(paths.journal), try fs.status(atPath: paths.journal) != nil {
             let file = try fs.open(paths.journal, .read)
             defer { fs.close(file) }
             loaded.journalStatus = try fs.status(file)
@@ -156,59 +182,92 @@ enum StoreLoader {
                 badLineBefore = true
                 try report(error)
             }
-            let result = try JournalReader.read(fs, file, report: reporting) { transaction, line in
-                let sequence = transaction.sequence
-                if let previous {
-                    if sequence <= previous {
-                        try report(
-                            StorageError(
-                                .duplicateSequence,
-                                "sequence \(sequence) comes after \(previous): the journal was merged or edited; keep one copy of each transaction",
-                                file: paths.journal, line: line.number, offset: line.offset))
-                        return
-                    }
-                    if sequence != previous + 1 && !badLineBefore {
+            var lastLine: (sequence: UInt64, line: Int)? = nil
+            let scanned: ScanResult?
+            do {
+                scanned = try JournalReader.read(
+                    fs, file, maximumLineBytes: configuration.maximumLineBytes, report: reporting
+                ) { transaction, line in
+                    let sequence = transaction.sequence
+                    if sequence > lastLine?.sequence ?? 0 { lastLine = (sequence, line.number) }
+                    highestNextID = max(highestNextID, transaction.nextID)
+                    if let previous {
+                        if sequence <= previous {
+                            try report(
+                                StorageError(
+                                    .duplicateSequence,
+                                    "sequence \(sequence) comes after \(previous): the journal was merged or edited; keep one copy of each transaction",
+                                    file: paths.journal, line: line.number, offset: line.offset))
+                            return
+                        }
+                        if sequence != previous + 1 && !badLineBefore {
+                            try report(
+                                StorageError(
+                                    .missingSequence,
+                                    "sequence \(sequence) follows \(previous): transactions \(previous + 1)…\(sequence - 1) are missing; restore them from git or a backup",
+                                    file: paths.journal, line: line.number, offset: line.offset))
+                        }
+                    } else if sequence > manifest.sequence + 1 {
                         try report(
                             StorageError(
                                 .missingSequence,
-                                "sequence \(sequence) follows \(previous): transactions \(previous + 1)…\(sequence - 1) are missing; restore them from git or a backup",
+                                "the journal starts at sequence \(sequence) but the snapshots end at \(manifest.sequence); transactions are missing",
                                 file: paths.journal, line: line.number, offset: line.offset))
                     }
-                } else if sequence > manifest.sequence + 1 {
-                    try report(
-                        StorageError(
-                            .missingSequence,
-                            "the journal starts at sequence \(sequence) but the snapshots end at \(manifest.sequence); transactions are missing",
-                            file: paths.journal, line: line.number, offset: line.offset))
+                    badLineBefore = false
+                    previous = sequence
+                    for entity in transaction.entities {
+                        _ = try checkEntity(entity, file: paths.journal, line: line.number, offset: line.offset)
+                    }
+                    if checkingBlobReferences {
+                        for record in transaction.inserted + transaction.updated {
+                            if let problem = BlobStore.malformedReference(in: record.values) {
+                                try report(
+                                    StorageError(
+                                        .blobNotFound, "transaction \(sequence), record \(record.id) \(problem)", file: paths.journal,
+                                        line: line.number, offset: line.offset))
+                            }
+                        }
+                    }
+                    let problems = loaded.state.apply(
+                        transaction, entityBase: { bases[$0] ?? manifest.sequence }, globalBase: manifest.sequence)
+                    for problem in problems {
+                        try report(
+                            StorageError(
+                                .inconsistentStore, "transaction \(sequence) \(problem)", file: paths.journal, line: line.number,
+                                offset: line.offset))
+                    }
+                    historyBySequence[sequence] = transaction
                 }
-                badLineBefore = false
-                previous = sequence
-                for entity in transaction.entities {
-                    _ = try checkEntity(entity, file: paths.journal, line: line.number, offset: line.offset)
-                }
-                let problems = loaded.state.apply(
-                    transaction, entityBase: { bases[$0] ?? manifest.sequence }, globalBase: manifest.sequence)
-                for problem in problems {
-                    try report(
-                        StorageError(
-                            .inconsistentStore, "transaction \(sequence) \(problem)", file: paths.journal, line: line.number,
-                            offset: line.offset))
-                }
-                historyBySequence[sequence] = transaction
+            } catch let error as StorageError where error.code == .lineTooLong && error.file == file.path {
+                try report(error)
+                scanned = nil
             }
-            loaded.journalValidEnd = result.validEnd
-            loaded.journalLines = result.lineCount
-            loaded.tailLength = result.tailLength
-            if result.tailLength > 0 {
-                if result.tailLength > configuration.maximumTornTailBytes {
-                    try report(
-                        StorageError(
-                            .tailTooLarge,
-                            "the journal ends in \(result.tailLength) bytes that are not a complete line, more than the \(configuration.maximumTornTailBytes)-byte limit for a torn append; run `folio verify`",
-                            file: paths.journal, line: result.lineCount + 1, offset: result.validEnd))
-                } else {
-                    loaded.warnings.append(
-                        "\(paths.journal):\(result.lineCount + 1) (byte \(result.validEnd)): ignored an incomplete last line of \(result.tailLength) bytes (an interrupted append); it will be moved to journal.jsonl.corrupt-tail on the next write")
+            // A journal holds the transactions after the manifest's sequence (and, after an interrupted
+            // compaction, the ones before it): a journal ending before the manifest lost transactions,
+            // and a write after it would leave a gap.
+            if let lastLine, lastLine.sequence < manifest.sequence {
+                try report(
+                    StorageError(
+                        .inconsistentStore,
+                        "the journal ends at sequence \(lastLine.sequence) but manifest member \"sequence\" says the snapshots are at \(manifest.sequence); the manifest or the journal does not belong to this store: restore both from the same commit or backup",
+                        file: paths.journal, line: lastLine.line))
+            }
+            if let result = scanned {
+                loaded.journalValidEnd = result.validEnd
+                loaded.journalLines = result.lineCount
+                loaded.tailLength = result.tailLength
+                if result.tailLength > 0 {
+                    if result.tailLength > configuration.maximumTornTailBytes {
+                        try report(
+                            StorageError(
+                                .tailTooLarge,
+                                "the journal ends in \(result.tailLength) bytes that are not a complete line, more than the \(configuration.maximumTornTailBytes)-byte limit for a torn append; run `folio verify`",
+                                file: paths.journal, line: result.lineCount + 1, offset: result.validEnd))
+                    } else {
+                        loaded.warnings.append(
+                            "\(paths.journal):\(result.lineCount + 1) (byte \(result.validEnd)): ignored an incomplete last line of \(result.tailLength) bytes (an interrupted append); it will be moved to journal.jsonl.corrupt-tail on the next write")
+                    }
                 }
             }
         }
@@ -218,6 +277,13 @@ enum StoreLoader {
                     .inconsistentStore,
                     "snapshot is at sequence \(base) but the journal ends at \(loaded.state.lastSequence); journal transactions are missing",
                     file: paths.snapshot(entity), line: 1, offset: 0))
+        }
+        if let highestSnapshotID, highestSnapshotID.id >= highestNextID {
+            try report(
+                StorageError(
+                    .inconsistentStore,
+                    "record \(highestSnapshotID.id) is at or past the next identifier, \(highestNextID) (manifest member \"nextID\" and the journal's \"nextID\"); a new record would reuse its identifier: restore the manifest from the same commit or backup as the snapshots",
+                    file: highestSnapshotID.path))
         }
         loaded.snapshotBases = bases
         loaded.history = historyBySequence.keys.sorted().compactMap { historyBySequence[$0] }
@@ -236,16 +302,22 @@ extension StoreLoader {
         defer { fs.close(file) }
         var previous: UInt64? = nil
         var transactions: [JournalTransaction] = []
-        let result = try JournalReader.read(fs, file, report: report) { transaction, line in
-            if let previous, transaction.sequence != previous + 1 {
-                try report(
-                    StorageError(
-                        transaction.sequence <= previous ? .duplicateSequence : .missingSequence,
-                        "history sequence \(transaction.sequence) follows \(previous)", file: paths.history, line: line.number,
-                        offset: line.offset))
+        let result: ScanResult
+        do {
+            result = try JournalReader.read(fs, file, maximumLineBytes: configuration.maximumLineBytes, report: report) { transaction, line in
+                if let previous, transaction.sequence != previous + 1 {
+                    try report(
+                        StorageError(
+                            transaction.sequence <= previous ? .duplicateSequence : .missingSequence,
+                            "history sequence \(transaction.sequence) follows \(previous)", file: paths.history, line: line.number,
+                            offset: line.offset))
+                }
+                previous = transaction.sequence
+                transactions.append(transaction)
             }
-            previous = transaction.sequence
-            transactions.append(transaction)
+        } catch let error as StorageError where error.code == .lineTooLong && error.file == file.path {
+            try report(error)
+            return transactions
         }
         if result.tailLength > 0 {
             try report(

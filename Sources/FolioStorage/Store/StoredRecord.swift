@@ -46,6 +46,16 @@ public struct DeletedRecord: Hashable, Sendable {
 }
 
 /// Limits on identifiers, so that no counter arithmetic can overflow, whatever a file says.
+/// The range of sequence numbers: 1…2^62-1, so that every sequence and its successor fit in `Int64`.
+enum SequenceLimits {
+    /// The largest sequence number a transaction may have.
+    static let maximum = UInt64(Int64.max >> 1)
+    /// Whether a sequence number read from a file (0 for "none yet" where `allowsZero`) is in range.
+    static func isValid(_ sequence: Int64, allowsZero: Bool = false) -> Bool {
+        sequence >= (allowsZero ? 0 : 1) && UInt64(sequence) <= maximum
+    }
+}
+
 enum IdentifierLimits {
     /// The largest identifier a record may have (2^62 - 1).
     static let maximum: Int64 = Int64.max >> 1

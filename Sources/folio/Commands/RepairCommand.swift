@@ -31,6 +31,16 @@ enum RepairCommand: FolioSubcommand {
         let url = try StoreAccess.directory(path)
         let options = RepairOptions(moveDamagedLines: !arguments.flag("--safe-only"))
         let before = StoreVerifier.verify(at: url)
+        // A store whose files lead out of it or are not files is not touched at all, not even backed up.
+        let unsafeCodes: Set<StorageError.Code> = [.notRegularFile, .outsideStore]
+        let unsafe: [String] = before.problems.compactMap { (problem: StorageError) -> String? in
+            unsafeCodes.contains(problem.code) ? problem.description : nil
+        }
+        if !unsafe.isEmpty {
+            throw CommandFailure(
+                "The store at \(url.path) was not repaired, nothing was changed: \(unsafe.joined(separator: "; "))",
+                help: "Replace each such entry by the regular file it should be (from git or a backup), then run 'folio repair \(path)' again.")
+        }
         if before.isHealthy && before.warnings.isEmpty {
             console.print("The store at \(url.path) has no problems: nothing to repair.")
             return ExitCode.success
@@ -91,8 +101,9 @@ enum RepairCommand: FolioSubcommand {
             guard let lines = try? fileLines(journal), JournalMerge.needsMerge(lines) else { return }
             let manifest = (try? fileLines(url.appendingPathComponent("manifest.json")))?.first.flatMap { try? JournalMerge.decode($0) }
             let outcome = try JournalMerge.merge(lines, manifest: manifest)
-            // Written beside the journal and renamed over it, so that a crash leaves one or the other.
-            try Data(outcome.lines.flatMap { $0 + [0x0A] }).write(to: journal, options: .atomic)
+            // Written beside the journal, fsynced and renamed over it (then the directory fsynced), so
+            // that a crash leaves one or the other.
+            try PosixFileSystem().replaceFile(at: journal.path, with: outcome.lines.flatMap { $0 + [0x0A] })
             actions += outcome.actions.map { "\($0) in \(journal.path)" }
         }
         if options.moveDamagedLines {
@@ -133,12 +144,35 @@ enum RepairCommand: FolioSubcommand {
         console.print("Repair cannot fix these; see docs/git.md and docs/file-format.md, or restore the backup.")
     }
 
-    /// Copies the files a repair may change (and optionally the blobs) to a new directory.
+    /// Copies the files a repair may change (and optionally the blobs) to a new directory: their
+    /// contents, never links, each file fsynced and then its directory.
     static func copyStore(from source: URL, to destination: URL, includeBlobs: Bool) throws {
         let manager = FileManager.default
         try manager.createDirectory(at: destination, withIntermediateDirectories: true)
         for name in try manager.contentsOfDirectory(atPath: source.path) where name != "lock" && (includeBlobs || name != "blobs") {
-            try manager.copyItem(at: source.appendingPathComponent(name), to: destination.appendingPathComponent(name))
+            try copyContents(of: source.appendingPathComponent(name), to: destination.appendingPathComponent(name))
+        }
+        try PosixFileSystem().syncDirectory(destination.path)
+    }
+
+    /// Copies what `source` leads to (following links) to `destination`: a regular file's bytes, or a
+    /// directory's entries the same way; anything else (a FIFO, a dangling link) is left out.
+    private static func copyContents(of source: URL, to destination: URL) throws {
+        let manager = FileManager.default
+        let fs = PosixFileSystem()
+        let resolved = source.resolvingSymlinksInPath()
+        guard let status = try fs.status(atPath: resolved.path) else { return }
+        if status.isDirectory {
+            try manager.createDirectory(at: destination, withIntermediateDirectories: true)
+            for name in try manager.contentsOfDirectory(atPath: resolved.path) {
+                try copyContents(of: resolved.appendingPathComponent(name), to: destination.appendingPathComponent(name))
+            }
+            try fs.syncDirectory(destination.path)
+        } else if status.isRegularFile {
+            try manager.copyItem(at: resolved, to: destination)
+            let copy = try fs.open(destination.path, .read)
+            defer { fs.close(copy) }
+            try fs.sync(copy)
         }
     }
 }

@@ -147,6 +147,8 @@ enum DateText {
     /// `2026-03-01 09:30:00Z`-style text for people (UTC).
     static func format(_ date: Date, milliseconds: Bool = false) -> String {
         let total = date.timeIntervalSince1970
+        // A date read from a file may hold any double: past a few million years it is shown as seconds.
+        guard total.isFinite, abs(total) < 1e14 else { return "\(total) s since 1970 UTC" }
         let whole = Int64(total.rounded(.down))
         var days = whole / 86400
         var secondsOfDay = whole % 86400

@@ -34,6 +34,17 @@ struct Worker {
             return (sequence, id)
         }
     }
+
+    /// Waits (polling, up to a generous `seconds` for a busy machine) until `condition` holds; whether
+    /// it did. What a test asserts never depends on how fast the machine is, only on this outcome.
+    static func waitUntil(seconds: Double = 120, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(5_000)
+        }
+        return try condition()
+    }
 }
 
 /// Whether the long variants run (`FOLIO_LONG_TESTS=1`).
@@ -55,6 +66,8 @@ struct ProcessTests {
                 if round % 3 == 2 {
                     compactor = try Worker.start(["compact", store.path, "0"], output: root.appending("compact-\(round)"))
                 }
+                // The kill comes at a random moment after the writer is writing, however long it took to start.
+                #expect(try Worker.waitUntil { try !worker.acknowledged().isEmpty }, "round \(round): the writer never wrote")
                 usleep(UInt32.random(in: 40_000...250_000, using: &random))
                 worker.kill()
                 compactor?.kill()
@@ -90,6 +103,14 @@ struct ProcessTests {
                 let store = root.appending("store-\(round)")
                 let writers = try (0..<(round % 2 == 0 ? 1 : 2)).map { index in
                     try Worker.start(["append-compacting", store.path, "0"], output: root.appending("out-\(round)-\(index)"))
+                }
+                // Writing first; in the first two rounds, also past a completed compaction (so that the
+                // check below does not depend on how much a busy machine writes in a few milliseconds).
+                #expect(try Worker.waitUntil { try writers.allSatisfy { try !$0.acknowledged().isEmpty } }, "round \(round): no writes")
+                if round < 2 {
+                    _ = Worker.waitUntil {
+                        ((try? Manifest.decode(readBytes(store.appending("manifest.json")), path: "manifest.json").sequence) ?? 0) > 0
+                    }
                 }
                 usleep(UInt32.random(in: 30_000...150_000, using: &random))
                 for writer in writers { writer.kill() }
@@ -160,7 +181,7 @@ struct ProcessTests {
             // it races with them however the machine schedules the processes.
             let compactor = try Worker.start(["compact", store.path, "0"], output: root.appending("compact"))
             func compactions(atLeast count: Int) throws -> Bool {
-                let deadline = Date().addingTimeInterval(20)
+                let deadline = Date().addingTimeInterval(120)
                 while try compactor.acknowledged().count < count, Date() < deadline { usleep(10_000) }
                 return try compactor.acknowledged().count >= count
             }

@@ -5,7 +5,7 @@ import Testing
 /// Random damage to real store files: the loader never crashes or hangs; it opens (recovering a torn
 /// tail) or throws a ``StorageError``; verification lists problems instead of stopping. 400 cases by
 /// default, 5,000 with `FOLIO_LONG_TESTS=1`. Reproducible: the seed is printed in each failure.
-@Suite("Fuzzing the loader", .timeLimit(.minutes(3)))
+@Suite("Fuzzing the loader", .timeLimit(.minutes(30)))
 struct FuzzTests {
     static func mutate(_ bytes: [UInt8], other: [UInt8], using random: inout SeededGenerator) -> [UInt8] {
         var bytes = bytes
@@ -44,13 +44,7 @@ struct FuzzTests {
     @Test func randomlyDamagedFilesNeverCrashTheLoader() throws {
         try withTemporaryDirectory { root in
             let template = root.appending("template")
-            do {
-                let store = try Store.open(at: template)
-                try writeSampleTransactions(store, count: 15)
-                try store.compact()
-                try writeSampleTransactions(store, count: 10, seed: 8)
-                store.close()
-            }
+            try makeDamageTemplate(at: template)
             let files = ["journal.jsonl", "snapshots/Item.jsonl", "snapshots/Tag.jsonl", "history.jsonl", "manifest.json"]
             let originals = try files.map { try readBytes(template.appending($0)) }
             let seed = UInt64(Date().timeIntervalSince1970)

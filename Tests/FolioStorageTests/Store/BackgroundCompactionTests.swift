@@ -81,7 +81,7 @@ struct BackgroundCompactionTests {
                 _ = try? writeSampleTransactions(store, count: 5, seed: 2)
                 written.signal()
             }
-            let wroteWhileHeld = written.wait(timeout: .now() + 10) == .success
+            let wroteWhileHeld = written.wait(timeout: .now() + 120) == .success
             gate.release()
             if !wroteWhileHeld { written.wait() }
             #expect(wroteWhileHeld, "a write waited for the background compaction")
@@ -112,7 +112,7 @@ struct BackgroundCompactionTests {
             let store = try openStore(url)
             let (held, go) = holdCompactionsBeforeTheyLock(store)
             let planned = try writeUntilACompactionStarts(store)
-            try #require(held.wait(timeout: .now() + 10) == .success, "the compaction's files were not written")
+            try #require(held.wait(timeout: .now() + 120) == .success, "the compaction's files were not written")
             // The compaction's thread is kept from the lock; a write installs its files instead.
             try writeSampleTransactions(store, count: 1, seed: 200)
             #expect(try manifestSequence(url) == planned)
@@ -146,7 +146,7 @@ struct BackgroundCompactionTests {
             let (held, go) = holdCompactionsBeforeTheyLock(store)
             _ = try writeUntilACompactionStarts(store)
             #expect(!store.withState { _ in store.historyFileLoaded }, "the write read the history file")
-            try #require(held.wait(timeout: .now() + 10) == .success, "the compaction's files were not written")
+            try #require(held.wait(timeout: .now() + 120) == .success, "the compaction's files were not written")
             go.signal()
             store.waitForBackgroundCompaction()
             #expect(failureWarnings(store).isEmpty)
@@ -196,7 +196,7 @@ struct BackgroundCompactionTests {
             }
             while !store.withState({ _ in store.backgroundCompactionCancelled }) { usleep(1000) }
             gate.release()
-            #expect(closed.wait(timeout: .now() + 10) == .success, "close did not return")
+            #expect(closed.wait(timeout: .now() + 120) == .success, "close did not return")
 
             #expect(try readBytes(url.appending("manifest.json")) == manifestBefore, "a given-up compaction was installed")
             #expect(try temporaryFiles(url).isEmpty)

@@ -107,3 +107,13 @@ func workerExecutable() throws -> URL {
     }
     return found
 }
+
+/// The store the damage tests start from: 15 sample transactions compacted into snapshots and
+/// history, then 10 more in the journal.
+func makeDamageTemplate(at url: URL) throws {
+    let store = try Store.open(at: url)
+    defer { store.close() }
+    try writeSampleTransactions(store, count: 15)
+    try store.compact()
+    try writeSampleTransactions(store, count: 10, seed: 8)
+}
