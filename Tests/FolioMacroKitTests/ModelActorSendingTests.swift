@@ -35,7 +35,7 @@ struct ModelActorSendingTests {
         }
         """
 
-    @Test func anExecutorRefusesAContextThatIsUsedElsewhere() throws {
+    @Test func anExecutorRefusesAContextThatIsUsedElsewhere() async throws {
         guard let products = BuildProducts.locate() else {
             try Test.cancel("Skipped: the built Folio module and FolioMacros-tool were not found next to the test bundle.")
         }
@@ -48,11 +48,12 @@ struct ModelActorSendingTests {
         let file = directory.appendingPathComponent("Sending.swift")
         try Self.fixture.write(to: file, atomically: true, encoding: .utf8)
 
-        let output = try EndToEndDiagnosticsTests().run(swiftc, [
+        let output = try await Self.compile(swiftc, [
             "-swift-version", "6", "-emit-sil", "-o", "/dev/null", "-diagnostic-style", "llvm",
             "-module-name", "FolioSendingFixture", "-I", products.modules,
-            // A cache of its own: SIL generation loads clang modules the shared cache may hold under another path.
-            "-module-cache-path", directory.appendingPathComponent("ModuleCache").path,
+            // A cache of its own: SIL generation loads clang modules that the shared cache may hold under
+            // another path of the same build directory.
+            "-module-cache-path", products.moduleCache + "-SIL",
             "-load-plugin-executable", products.plugin + "#FolioMacros", file.path,
         ])
         if output.contains("compiled with Swift") || output.contains("cannot load module") {
@@ -67,6 +68,16 @@ struct ModelActorSendingTests {
             let expected = lines[error.line - 1].components(separatedBy: "// expected-error:").last?
                 .trimmingCharacters(in: .whitespaces) ?? "?"
             #expect(error.message.contains(expected), "\(error)")
+        }
+    }
+
+    /// Runs the compiler on a thread of its own and waits for it without holding a thread of the
+    /// concurrency pool: a compile takes minutes on a loaded machine, and the pool has a thread per core.
+    private static func compile(_ swiftc: String, _ arguments: [String]) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try EndToEndDiagnosticsTests().run(swiftc, arguments) })
+            }.start()
         }
     }
 }
