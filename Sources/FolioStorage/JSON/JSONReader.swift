@@ -7,8 +7,9 @@
 /// - nesting deeper than ``maximumDepth`` is rejected (512 by default, as Foundation);
 /// - a number that overflows a `Double` (`1e400`) is rejected;
 /// - an integer that fits in `Int64` becomes ``JSONValue/int(_:)``, every other number
-///   ``JSONValue/double(_:)``; an integer that fits neither exactly (`123456789012345678901234567890`)
-///   is rejected rather than rounded.
+///   ``JSONValue/double(_:)``; an integer that fits neither exactly (`123456789012345678901234567890`),
+///   or a fraction with more digits than its double holds (`0.1000000000000000055`), is rejected
+///   rather than rounded.
 ///
 /// Two keys that Swift considers equal (canonically equivalent Unicode, such as a precomposed and a
 /// decomposed "é") count as duplicates.
@@ -438,6 +439,10 @@ struct _Parser {
             guard ExactIntegerDigits.digits(of: double.magnitude).elementsEqual(digits) else {
                 throw fail("integer \(text) does not fit in 64 bits and no double holds it exactly; Folio does not round numbers", at: start)
             }
+        } else if !DecimalValue.isExact(UnsafeBufferPointer(rebasing: bytes[start..<i]), as: double) {
+            // Up to 15 significant digits always read back exactly (the fast path above); longer texts
+            // are kept only when they are the double's own shortest form.
+            throw fail("number \(text) has more digits than a double holds exactly (it reads as \(double)); Folio does not round numbers", at: start)
         }
         return .double(double)
     }
