@@ -41,6 +41,17 @@ final class Sighting {
     }
 }
 
+/// A group the survey counts only from two animals up.
+@Model
+final class Herd {
+    var label: String = ""
+    @Relationship(minimumModelCount: 2) var members: [Animal]? = []
+
+    init(label: String) {
+        self.label = label
+    }
+}
+
 @Model
 final class Ranger {
     var name: String = ""

@@ -4,7 +4,7 @@ import Folio
 
 @Suite("Sample app: wildlife survey (CloudKit-style optional relationships)")
 struct WildlifeSurveyTests {
-    static var types: [any PersistentModel.Type] { [Habitat.self, Animal.self, Sighting.self, Ranger.self] }
+    static var types: [any PersistentModel.Type] { [Habitat.self, Animal.self, Sighting.self, Ranger.self, Herd.self] }
 
     @Test func optionalToManyRelationshipsKeepBothSidesInStepAndSurviveReopening() throws {
         let store = SampleStore()
@@ -80,5 +80,23 @@ struct WildlifeSurveyTests {
             guard let error = error as? FolioError else { return false }
             return error.code == .invalidModel && error.message.contains("rangers") && error.message.contains("maximumModelCount of 3")
         }
+    }
+
+    @Test func theMinimumModelCountOfAnOptionalToManyRelationshipIsChecked() throws {
+        let container = try ModelContainer(for: Schema(Self.types), configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        let context = ModelContext(container)
+        let herd = Herd(label: "Deer")
+        context.insert(herd)
+        herd.members = [Animal(name: "Dot", species: "Deer")]
+        #expect {
+            try context.save()
+        } throws: { error in
+            guard let error = error as? FolioError else { return false }
+            return error.code == .invalidModel && error.message.contains("members") && error.message.contains("minimumModelCount")
+        }
+        herd.members?.append(Animal(name: "Dash", species: "Deer"))
+        try context.save()
+        let other = ModelContext(container)
+        #expect(try other.fetch(FetchDescriptor<Herd>()).first?.members?.count == 2)
     }
 }
