@@ -1,11 +1,11 @@
 import FolioStorage
 
 /// Fast paths for the value types most properties have, chosen by comparing metatypes instead of by
-/// dynamic casts (which dominated the cost of encoding and decoding records).
+/// dynamic casts, which are slow.
 ///
 /// The fast paths are inlinable: the code the model macros generate calls them from the app's module,
 /// where they are specialized for each property's type, so the metatype comparisons disappear and no
-/// generic metadata is looked up at run time (which otherwise cost a quarter of loading a model).
+/// generic metadata is looked up at run time.
 @usableFromInline
 enum PrimitiveCoding {
     /// Reads a value of a type known (by a metatype comparison) to be `Target`.

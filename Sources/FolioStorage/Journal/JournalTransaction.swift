@@ -174,8 +174,7 @@ extension JournalTransaction {
 
     /// Appends `deleted` as a JSON array of `{"entity":…,"id":…,"tombstone":{…}}` objects: the bytes the
     /// canonical writer gives for those objects (whose member names are already in byte order), without
-    /// making a dictionary for each record and sorting its names, which was most of the cost of a save
-    /// that deletes many records.
+    /// making a dictionary for each record and sorting its names.
     private static func write(_ deleted: [DeletedRecord], with writer: CanonicalJSONWriter,
                               into output: inout [UInt8]) throws(StorageError) {
         var opening = RecordOpening()

@@ -94,8 +94,8 @@ package enum Platform {
     /// changing, and it is never freed. Returns whether it did.
     ///
     /// Retaining an object writes its reference count. When threads on two cores retain and release the
-    /// same object, each write takes the count's cache line away from the other core; for an object
-    /// every record shares (a ``RecordLayout``), a bulk save spent a tenth of its time there. Retaining
+    /// same object, each write takes the count's cache line away from the other core, which for an object
+    /// every record shares (a ``RecordLayout``) happens for every record of a bulk save. Retaining
     /// an immortal object only reads the count. Use this only for objects the process keeps anyway.
     ///
     /// The runtime's entry point, `_swift_stdlib_immortalize`, is found when the process runs rather

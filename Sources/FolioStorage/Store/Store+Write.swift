@@ -110,9 +110,8 @@ extension Store {
         }
         let committed = transaction.takeJournalTransaction(
             transactionID: UUID().uuidString, timestamp: Timestamp.truncated(Date()), author: author)
-        // The transaction's view of the state is no longer needed. Releasing it now lets the state be
-        // changed in place below; while it was shared, applying even a one-record transaction copied
-        // every record dictionary (O(n) per save).
+        // The transaction's view of the state is no longer needed. Releasing it keeps the state uniquely
+        // referenced, so applying the transaction changes it in place instead of copying every table.
         transaction.base = StoreState()
         // Blobs referred to must exist before the transaction that refers to them. The line's records
         // are searched for references as they are written, on the threads that write them.
