@@ -59,6 +59,44 @@ struct DocumentationTests {
         }
     }
 
+    @Test(.timeLimit(.minutes(10)))
+    func everyPublicSymbolOfFolioHasADocComment() throws {
+        let modules = try #require(builtExecutable(named: "folio")).deletingLastPathComponent().appendingPathComponent("Modules")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("folio-symbols-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let extractor = try #require(Self.executable(named: "swift-symbolgraph-extract"), "the toolchain has swift-symbolgraph-extract")
+        let triple = try #require(Self.targetTriple())
+        let run = try run(extractor, arguments: [
+            "-module-name", "Folio", "-I", modules.path, "-target", triple, "-minimum-access-level", "public",
+            "-skip-synthesized-members", "-module-cache-path", output.appendingPathComponent("cache").path,
+            "-output-dir", output.path,
+        ])
+        #expect(run.status == 0, "\(run)")
+        var undocumented: [String] = []
+        var count = 0
+        for file in try FileManager.default.contentsOfDirectory(atPath: output.path) where file.hasSuffix(".symbols.json") {
+            let graph = try JSONSerialization.jsonObject(with: Data(contentsOf: output.appendingPathComponent(file))) as? [String: Any]
+            for symbol in graph?["symbols"] as? [[String: Any]] ?? [] {
+                let path = symbol["pathComponents"] as? [String] ?? []
+                // Underscored names are machinery the macros' generated code uses; DocC hides them.
+                guard !path.contains(where: { $0.hasPrefix("_") }) else { continue }
+                count += 1
+                if symbol["docComment"] == nil { undocumented.append(path.joined(separator: ".")) }
+            }
+        }
+        #expect(count > 300, "the symbol graph lists Folio's public API")
+        #expect(undocumented.isEmpty, "public symbols without a doc comment: \(undocumented.sorted())")
+    }
+
+    static func targetTriple() -> String? {
+        guard let swiftc = executable(named: "swiftc"), let run = try? run(swiftc, arguments: ["-print-target-info"]),
+              let data = run.stdout.data(using: .utf8),
+              let info = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let target = info["target"] as? [String: Any] else { return nil }
+        return target["triple"] as? String
+    }
+
     /// Builds, with `swift build`, a package that depends on this one by path and holds the README's
     /// example as an executable and each article's code as a library: code that uses API which is
     /// internal or `package` by mistake fails here.
@@ -109,8 +147,13 @@ struct DocumentationTests {
     }
 
     static func swiftExecutable() -> URL? {
+        executable(named: "swift")
+    }
+
+    /// The executable `name` on PATH.
+    static func executable(named name: String) -> URL? {
         for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent("swift")
+            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
         return nil

@@ -2,8 +2,11 @@ import FolioStorage
 
 /// One change of a history transaction.
 public enum HistoryChange: Sendable {
+    /// A model was inserted.
     case insert(any HistoryInsert)
+    /// A model was updated.
     case update(any HistoryUpdate)
+    /// A model was deleted.
     case delete(any HistoryDelete)
 
     /// The model the change is about.
@@ -18,27 +21,41 @@ public enum HistoryChange: Sendable {
 
 /// An inserted model.
 public protocol HistoryInsert<Model>: Sendable {
+    /// The class of the changed model.
     associatedtype Model: PersistentModel
+    /// The identifier of the changed model.
     var changedPersistentIdentifier: PersistentIdentifier { get }
+    /// The change's position within its transaction, from 1.
     var changeIdentifier: Int { get }
+    /// The number of the transaction the change belongs to.
     var transactionIdentifier: UInt64 { get }
 }
 
 /// An updated model: which attributes changed. Folio's ``DefaultHistoryUpdate`` also carries the new values.
 public protocol HistoryUpdate<Model>: Sendable {
+    /// The class of the changed model.
     associatedtype Model: PersistentModel
+    /// The identifier of the changed model.
     var changedPersistentIdentifier: PersistentIdentifier { get }
+    /// The change's position within its transaction, from 1.
     var changeIdentifier: Int { get }
+    /// The number of the transaction the change belongs to.
     var transactionIdentifier: UInt64 { get }
+    /// Key paths of the attributes the update changed.
     var updatedAttributes: [any PartialKeyPath<Model> & Sendable] { get }
 }
 
 /// A deleted model, with the values its `.preserveValueOnDeletion` attributes had.
 public protocol HistoryDelete<Model>: Sendable {
+    /// The class of the changed model.
     associatedtype Model: PersistentModel
+    /// The identifier of the changed model.
     var changedPersistentIdentifier: PersistentIdentifier { get }
+    /// The change's position within its transaction, from 1.
     var changeIdentifier: Int { get }
+    /// The number of the transaction the change belongs to.
     var transactionIdentifier: UInt64 { get }
+    /// The deleted model's `.preserveValueOnDeletion` values.
     var tombstone: HistoryTombstone<Model> { get }
 }
 
@@ -64,7 +81,9 @@ public struct HistoryValues<Model: PersistentModel>: Sendable {
 
 /// A history change is identified by its model and its transaction: equal and hashed by those.
 public protocol HistoryChangeIdentity: Hashable {
+    /// The identifier of the changed model.
     var changedPersistentIdentifier: PersistentIdentifier { get }
+    /// The number of the transaction the change belongs to.
     var transactionIdentifier: UInt64 { get }
 }
 

@@ -1,5 +1,6 @@
 /// A position in a store's persistent history, as SwiftData's `HistoryToken`.
 public protocol HistoryToken: Comparable, Codable, Hashable, Identifiable, Sendable {
+    /// The type of the token's value.
     associatedtype TokenType: Codable, Hashable, Sendable
     /// The store this token is a position in.
     var storeIdentifier: String { get }

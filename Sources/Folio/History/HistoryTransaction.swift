@@ -1,12 +1,20 @@
 /// One saved transaction of a store's persistent history, as SwiftData's `HistoryTransaction`.
 public protocol HistoryTransaction: Hashable, Identifiable, Sendable {
+    /// The type of the transaction's position in the history.
     associatedtype TokenType: Comparable, Hashable, Sendable
+    /// The type of the transaction's number.
     associatedtype TransactionIdentifier: Comparable, Hashable, Sendable
+    /// The saving context's `author`, if it had one.
     var author: String? { get }
+    /// The transaction's inserts, updates and deletes, in record order.
     var changes: [HistoryChange] { get }
+    /// The identifier of the store the transaction was saved to.
     var storeIdentifier: String { get }
+    /// When the transaction was saved, to the millisecond.
     var timestamp: Date { get }
+    /// The transaction's position in the history, to continue reading after it.
     var token: TokenType { get }
+    /// The transaction's number in its store.
     var transactionIdentifier: TransactionIdentifier { get }
 }
 

@@ -13,12 +13,14 @@ extension PredicateExpressions {
     /// if they were written in place.
     public struct FolioPredicateEvaluate<Condition: PredicateExpression & Sendable, Input: PredicateExpression & Sendable>:
         PredicateExpression, Sendable where Condition.Output == Predicate<Input.Output> {
+        /// What the expression evaluates to.
         public typealias Output = Bool
         /// The nested predicate, usually a captured value.
         public let predicate: Condition
         /// What the nested predicate is evaluated for.
         public let input: Input
 
+        /// Evaluates the expression for the predicate's inputs in `bindings`.
         public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
             try predicate.evaluate(bindings).evaluate(try input.evaluate(bindings))
         }

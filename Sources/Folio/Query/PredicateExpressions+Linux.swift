@@ -7,15 +7,20 @@ extension PredicateExpressions {
     /// `string.localizedStandardContains(other)`: a case- and diacritic-insensitive search.
     public struct FolioLocalizedStandardContains<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {
+        /// What the expression evaluates to.
         public typealias Output = Bool
+        /// The string searched or compared.
         public let root: Root
+        /// The string searched for, or compared with.
         public let other: Other
 
+        /// An expression over two string expressions.
         public init(root: Root, other: Other) {
             self.root = root
             self.other = other
         }
 
+        /// Evaluates the expression for the predicate's inputs in `bindings`.
         public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
             LocalizedStandard.contains(String(try root.evaluate(bindings)), String(try other.evaluate(bindings)))
         }
@@ -24,15 +29,20 @@ extension PredicateExpressions {
     /// `string.caseInsensitiveCompare(other)`.
     public struct FolioCaseInsensitiveCompare<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {
+        /// What the expression evaluates to.
         public typealias Output = ComparisonResult
+        /// The string searched or compared.
         public let root: Root
+        /// The string searched for, or compared with.
         public let other: Other
 
+        /// An expression over two string expressions.
         public init(root: Root, other: Other) {
             self.root = root
             self.other = other
         }
 
+        /// Evaluates the expression for the predicate's inputs in `bindings`.
         public func evaluate(_ bindings: PredicateBindings) throws -> ComparisonResult {
             String(try root.evaluate(bindings)).caseInsensitiveCompare(String(try other.evaluate(bindings)))
         }
@@ -41,30 +51,38 @@ extension PredicateExpressions {
     /// `string.localizedCompare(other)`.
     public struct FolioLocalizedCompare<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {
+        /// What the expression evaluates to.
         public typealias Output = ComparisonResult
+        /// The string searched or compared.
         public let root: Root
+        /// The string searched for, or compared with.
         public let other: Other
 
+        /// An expression over two string expressions.
         public init(root: Root, other: Other) {
             self.root = root
             self.other = other
         }
 
+        /// Evaluates the expression for the predicate's inputs in `bindings`.
         public func evaluate(_ bindings: PredicateBindings) throws -> ComparisonResult {
             String(try root.evaluate(bindings)).compare(String(try other.evaluate(bindings)), locale: Locale.current)
         }
     }
 
+    /// The node `#Predicate` makes of `root.localizedStandardContains(other)`.
     public static func build_localizedStandardContains<Root, Other>(_ root: Root, _ other: Other)
         -> FolioLocalizedStandardContains<Root, Other> {
         FolioLocalizedStandardContains(root: root, other: other)
     }
 
+    /// The node `#Predicate` makes of `root.caseInsensitiveCompare(other)`.
     public static func build_caseInsensitiveCompare<Root, Other>(_ root: Root, _ other: Other)
         -> FolioCaseInsensitiveCompare<Root, Other> {
         FolioCaseInsensitiveCompare(root: root, other: other)
     }
 
+    /// The node `#Predicate` makes of `root.localizedCompare(other)`.
     public static func build_localizedCompare<Root, Other>(_ root: Root, _ other: Other)
         -> FolioLocalizedCompare<Root, Other> {
         FolioLocalizedCompare(root: root, other: other)
@@ -81,12 +99,14 @@ public protocol _FolioStringPairExpression {
 }
 
 extension _FolioStringPairExpression where Root: Codable, Other: Codable {
+    /// Encodes the two operands as a two-element array.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
         try container.encode(root)
         try container.encode(other)
     }
 
+    /// Decodes the two operands from a two-element array.
     public init(from decoder: any Decoder) throws {
         var container = try decoder.unkeyedContainer()
         self.init(root: try container.decode(Root.self), other: try container.decode(Other.self))

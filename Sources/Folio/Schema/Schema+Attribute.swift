@@ -77,9 +77,13 @@ extension Schema {
             return attribute
         }
 
+        /// Always true for an attribute.
         public var isAttribute: Bool { true }
+        /// Always false for an attribute.
         public var isRelationship: Bool { false }
+        /// Whether the attribute is `.ephemeral`: tracked, never stored.
         public var isTransient: Bool { options.contains(.ephemeral) }
+        /// Whether the property is `.unique`.
         public var isUnique: Bool { options.contains(.unique) }
         /// Whether the value is stored through its own `Codable` as an opaque value.
         public var isCodable: Bool { options.contains(.codable) }

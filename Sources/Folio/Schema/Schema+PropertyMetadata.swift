@@ -34,10 +34,14 @@ extension Schema {
 
     /// A schema version, as in `Schema.Version(2, 0, 0)`.
     public struct Version: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
+        /// The major version: a change that old code cannot read.
         public var major: Int
+        /// The minor version: a change old code can read.
         public var minor: Int
+        /// The patch version.
         public var patch: Int
 
+        /// A version such as `Schema.Version(1, 2, 0)`.
         public init(_ major: Int, _ minor: Int, _ patch: Int) {
             self.major = major
             self.minor = minor

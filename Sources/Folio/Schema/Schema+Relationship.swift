@@ -20,12 +20,19 @@ extension Schema {
             public static let unique = Option(name: "unique")
         }
 
+        /// The property's name.
         public private(set) var name: String
+        /// The property's name in an earlier schema, or its name.
         public let originalName: String
+        /// The options given to `@Relationship`.
         public let options: [Option]
+        /// What deleting the model does to the related ones.
         public let deleteRule: DeleteRule
+        /// The least number of related models a save accepts (to-many; 0 or nil: no minimum).
         public let minimumModelCount: Int?
+        /// The greatest number of related models a save accepts (to-many; 0 or nil: no maximum).
         public let maximumModelCount: Int?
+        /// A value that marks a change of meaning without a change of shape.
         public let hashModifier: String?
         /// The key path of the inverse relationship, as declared with `inverse:`.
         public let inverseKeyPath: AnyKeyPath?
@@ -33,10 +40,13 @@ extension Schema {
         public internal(set) var inverseName: String?
         /// The destination entity's name.
         public internal(set) var destination: String = ""
+        /// The property's declared type.
         public private(set) var valueType: any Any.Type = Any.self
+        /// The key path of the property on its model class.
         public private(set) var keyPath: AnyKeyPath?
         /// Whether the relationship refers to one model rather than a collection.
         public private(set) var isToOneRelationship = true
+        /// Whether the property's type is optional.
         public private(set) var isOptional = false
         /// The destination's model type.
         public internal(set) var destinationType: (any PersistentModel.Type)?
@@ -94,9 +104,13 @@ extension Schema {
             self.hashModifier = hashModifier
         }
 
+        /// Always false for a relationship.
         public var isAttribute: Bool { false }
+        /// Always true for a relationship.
         public var isRelationship: Bool { true }
+        /// Always false: relationships are stored.
         public var isTransient: Bool { false }
+        /// Whether the property is `.unique`.
         public var isUnique: Bool { options.contains(.unique) }
 
         public var description: String {

@@ -9,9 +9,14 @@ public protocol SchemaProperty: AnyObject, Hashable, CustomStringConvertible {
     var originalName: String { get }
     /// The property's declared type.
     var valueType: any Any.Type { get }
+    /// Whether the property is an attribute (a stored value).
     var isAttribute: Bool { get }
+    /// Whether the property is a relationship to other models.
     var isRelationship: Bool { get }
+    /// Whether the property is never written to the store (`.ephemeral`).
     var isTransient: Bool { get }
+    /// Whether the property's type is optional.
     var isOptional: Bool { get }
+    /// Whether the property is unique (`.unique`): inserting a duplicate updates the stored model.
     var isUnique: Bool { get }
 }
