@@ -263,14 +263,14 @@ struct ExpansionTests {
 
     // MARK: _PersistedProperty
 
-    @Test func peerCopiesTypeAndDefaultIntoStorageThatSkipsTheRuntimeExclusivityCheck() {
+    @Test func peerCopiesTypeAndDefaultIntoStorageThatKeepsTheRuntimeExclusivityCheck() {
         let cases: [(String, String)] = [
-            ("\n    var start: Int = 0", "@exclusivity(unchecked) private var _start: Folio._ModelField<Int> = Folio._ModelField(0)"),
-            ("var name: String", "@exclusivity(unchecked) private var _name: Folio._ModelField<String>"),
-            ("var inferred = \"x\"", "@exclusivity(unchecked) private var _inferred = Folio._ModelField(\"x\")"),
-            ("@Attribute(\n    .unique\n)\nvar tags: Set<String> = []", "@exclusivity(unchecked) private var _tags: Folio._ModelField<Set<String>> = Folio._ModelField([])"),
-            ("var `default`: Int = 1", "@exclusivity(unchecked) private var _default: Folio._ModelField<Int> = Folio._ModelField(1)"),
-            ("var d = Dictionary<String, [Int]>()", "@exclusivity(unchecked) private var _d = Folio._ModelField(Dictionary<String, [Int]>())"),
+            ("\n    var start: Int = 0", "private var _start: Folio._ModelField<Int> = Folio._ModelField(0)"),
+            ("var name: String", "private var _name: Folio._ModelField<String>"),
+            ("var inferred = \"x\"", "private var _inferred = Folio._ModelField(\"x\")"),
+            ("@Attribute(\n    .unique\n)\nvar tags: Set<String> = []", "private var _tags: Folio._ModelField<Set<String>> = Folio._ModelField([])"),
+            ("var `default`: Int = 1", "private var _default: Folio._ModelField<Int> = Folio._ModelField(1)"),
+            ("var d = Dictionary<String, [Int]>()", "private var _d = Folio._ModelField(Dictionary<String, [Int]>())"),
         ]
         for (member, expected) in cases {
             expectSource(expander.expand(ModelRequests.persisted(.peer, member)).source, expected)

@@ -29,17 +29,9 @@ public protocol ModelActor: Actor {
 }
 
 extension ModelActor {
-    /// The actor's executor: its model executor, which must be a serial executor.
+    /// The actor's executor: its model executor, which is a serial executor.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
-        // The concrete class first: this runs at every hop onto the actor, and a cast to a class is
-        // cheaper than one to an existential.
-        if let executor = modelExecutor as? DefaultSerialModelExecutor {
-            return executor.asUnownedSerialExecutor()
-        }
-        guard let serial = modelExecutor as? any SerialExecutor else {
-            preconditionFailure("\(Self.self).modelExecutor is a \(type(of: modelExecutor)), which is not a SerialExecutor; use DefaultSerialModelExecutor")
-        }
-        return serial.asUnownedSerialExecutor()
+        modelExecutor.asUnownedSerialExecutor()
     }
 
     /// The context the actor's work uses.

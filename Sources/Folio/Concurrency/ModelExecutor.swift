@@ -2,7 +2,11 @@
 ///
 /// A model actor runs on its model executor, and reaches its context through
 /// ``ModelActor/modelContext`` rather than through the executor.
-public protocol ModelExecutor: Executor {
+///
+/// Unlike SwiftData's, Folio's model executors are serial executors: a context is used from one
+/// thread at a time, so an executor that could run two jobs at once could not own one, and the
+/// compiler, not a check at run time, refuses such an executor.
+public protocol ModelExecutor: SerialExecutor {
     /// The context the executor's work uses.
     var modelContext: ModelContext { get }
 }

@@ -18,10 +18,7 @@ public final class ModelContext {
     /// Live instances of stored records, by record number. The table holds them strongly, and a sweep
     /// drops those nobody else holds (see ``register(_:recordNumber:)``): weak references would give
     /// every model a side table, and make every retain and release of a model take the slow path.
-    /// No access to it spans a call that could reach it again (its reads and writes are single
-    /// subscripts; a sweep's test of each entry looks at that entry only), so it skips the run-time
-    /// exclusivity check, three of which each registration paid.
-    @exclusivity(unchecked) var registered = DenseTable<RegisteredModel>()
+    var registered = DenseTable<RegisteredModel>()
     /// The size of ``registered`` at which dead entries are next swept out.
     var registeredSweepThreshold = 1024
     /// The numbers registered since the last sweep (and those the sweep kept), so that a sweep looks at

@@ -14,13 +14,9 @@ public final class ModelBackingData {
     /// The model's number: its store-wide record number once saved or loaded (positive), or before
     /// that, once asked for its identifier, its temporary number negated; 0 until either. One field,
     /// not two optionals, keeps every model's backing data a size class smaller.
-    ///
-    /// This and the other properties a fetch sets on every model it makes (``storeIdentity``,
-    /// ``loadedVersion``, ``faultValues``) skip the run-time exclusivity check: each is only ever read or replaced whole, never passed `inout` or mutated in place
-    /// across a call, so no two accesses can overlap.
-    @exclusivity(unchecked) private var number: Int64 = 0
+    private var number: Int64 = 0
     /// The store of ``number``, once it is a record number; shared by every model of a container.
-    @exclusivity(unchecked) private var storeIdentity: StoreIdentity?
+    private var storeIdentity: StoreIdentity?
 
     /// The context that manages the model. Contexts hold their models strongly; models point back weakly.
     weak var context: ModelContext?
@@ -36,12 +32,12 @@ public final class ModelBackingData {
     /// Stored values of relationships that have not been resolved into models yet, by property name.
     var unresolvedRelationships: [String: JSONValue] = [:]
     /// The index version of the record the model was last loaded from.
-    @exclusivity(unchecked) var loadedVersion: UInt64 = 0
+    var loadedVersion: UInt64 = 0
     /// The stored values of the record a fetched model was made from, from which its properties are
     /// decoded one by one when first read (until then the model is a *fault*, as in SwiftData). Nil for
     /// a model created by its own initializers or loaded completely.
     /// Only properties never set since are read from it: a set property is loaded.
-    @exclusivity(unchecked) @usableFromInline var faultValues: RecordValues?
+    @usableFromInline var faultValues: RecordValues?
     /// Why the last property that failed to load from ``faultValues`` could not be (the record holds a
     /// value that does not decode as the property's type); the property then reads as its default.
     var loadError: FolioError? {

@@ -25,21 +25,15 @@ struct PersistedPropertyMacro {
         }
     }
 
-    /// Written before the storage. Every access to the storage is the generated code's own and is over
-    /// before another one begins: the accessors read or replace the whole value, and encoding and
-    /// decoding read or write it once. So the run-time check that two accesses to a class's stored
-    /// property do not overlap can never fail here, and is left out, as for a computed property.
-    private var storageAttributes: String { "@exclusivity(unchecked) " }
-
     private func peer(_ property: PersistedProperty) -> String {
         let storage = "_" + property.name
         switch (property.storageType, property.initializer) {
         case let (type?, initializer?):
-            return "\(storageAttributes)private var \(storage): Folio._ModelField<\(type)> = Folio._ModelField(\(initializer))"
+            return "private var \(storage): Folio._ModelField<\(type)> = Folio._ModelField(\(initializer))"
         case let (type?, nil):
-            return "\(storageAttributes)private var \(storage): Folio._ModelField<\(type)>"
+            return "private var \(storage): Folio._ModelField<\(type)>"
         case let (nil, initializer?):
-            return "\(storageAttributes)private var \(storage) = Folio._ModelField(\(initializer))"
+            return "private var \(storage) = Folio._ModelField(\(initializer))"
         case (nil, nil):
             return ""
         }
