@@ -22,7 +22,7 @@ public enum BlobStore {
     }
 
     /// Whether `hash` is 64 lowercase hexadecimal digits.
-    public static func isValidHash(_ hash: String) -> Bool {
+    package static func isValidHash(_ hash: String) -> Bool {
         hash.utf8.count == 64 && hash.utf8.allSatisfy(isLowercaseHexDigit)
     }
 

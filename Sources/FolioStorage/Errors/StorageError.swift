@@ -25,7 +25,7 @@ public struct StorageError: Error, Hashable, Sendable, CustomStringConvertible {
     public var errno: Int32?
 
     /// Creates an error.
-    public init(
+    package init(
         _ code: Code, _ message: String, file: String? = nil, line: Int? = nil, offset: Int64? = nil,
         errno: Int32? = nil
     ) {

@@ -8,14 +8,14 @@
 /// - strings as raw UTF-8, escaping only `"`, `\`, the C0 and C1 control characters and DEL
 ///   (`\b \f \n \r \t` where they exist, `\u00XX` otherwise) and U+2028/U+2029 (`\u2028`, `\u2029`),
 ///   so that no tool splitting on Unicode line breaks can cut a line in two.
-public struct CanonicalJSONWriter: Sendable {
+package struct CanonicalJSONWriter: Sendable {
     /// Creates a writer.
-    public init() {}
+    package init() {}
 
     /// Returns the canonical bytes of `value`.
     ///
     /// - Throws: ``StorageError/Code/unencodableValue`` for a non-finite double.
-    public func bytes(_ value: JSONValue) throws(StorageError) -> [UInt8] {
+    package func bytes(_ value: JSONValue) throws(StorageError) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(128)
         try write(value, into: &output)
@@ -23,12 +23,12 @@ public struct CanonicalJSONWriter: Sendable {
     }
 
     /// Returns the canonical text of `value`.
-    public func string(_ value: JSONValue) throws(StorageError) -> String {
+    package func string(_ value: JSONValue) throws(StorageError) -> String {
         String(decoding: try bytes(value), as: UTF8.self)
     }
 
     /// Appends the canonical bytes of `value` to `output`.
-    public func write(_ value: JSONValue, into output: inout [UInt8]) throws(StorageError) {
+    package func write(_ value: JSONValue, into output: inout [UInt8]) throws(StorageError) {
         switch value {
         case .null: output.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
         case .bool(true): output.append(contentsOf: [0x74, 0x72, 0x75, 0x65])
@@ -67,7 +67,7 @@ public struct CanonicalJSONWriter: Sendable {
     }
 
     /// Appends the canonical bytes of an object holding `values`, without building a dictionary.
-    public func write(_ values: RecordValues, into output: inout [UInt8]) throws(StorageError) {
+    package func write(_ values: RecordValues, into output: inout [UInt8]) throws(StorageError) {
         guard values.layout.isInByteOrder else {
             try write(.object(values.dictionary), into: &output)
             return
@@ -229,17 +229,17 @@ let _hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
 extension JSONValue {
     /// The canonical JSON bytes of this value (see ``CanonicalJSONWriter``).
-    public func canonicalBytes() throws(StorageError) -> [UInt8] {
+    package func canonicalBytes() throws(StorageError) -> [UInt8] {
         try CanonicalJSONWriter().bytes(self)
     }
 
     /// The canonical JSON text of this value (see ``CanonicalJSONWriter``).
-    public func canonicalString() throws(StorageError) -> String {
+    package func canonicalString() throws(StorageError) -> String {
         try CanonicalJSONWriter().string(self)
     }
 
     /// Parses one strict JSON text (see ``JSONReader``).
-    public init(parsing text: String) throws(StorageError) {
+    package init(parsing text: String) throws(StorageError) {
         self = try JSONReader().parse(text)
     }
 

@@ -13,12 +13,12 @@
 ///
 /// Two keys that Swift considers equal (canonically equivalent Unicode, such as a precomposed and a
 /// decomposed "é") count as duplicates.
-public struct JSONReader: Sendable {
+package struct JSONReader: Sendable {
     /// The deepest nesting of arrays and objects accepted. The default is 512.
-    public var maximumDepth: Int
+    package var maximumDepth: Int
 
     /// Creates a reader.
-    public init(maximumDepth: Int = 512) {
+    package init(maximumDepth: Int = 512) {
         self.maximumDepth = maximumDepth
     }
 
@@ -26,7 +26,7 @@ public struct JSONReader: Sendable {
     ///
     /// - Throws: ``StorageError`` with code ``StorageError/Code/invalidJSON`` whose ``StorageError/offset``
     ///   is the byte offset of the problem within `bytes`.
-    public func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(StorageError) -> JSONValue {
+    package func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(StorageError) -> JSONValue {
         var parser = _Parser(bytes: bytes, maximumDepth: maximumDepth)
         do throws(_SyntaxError) {
             parser.skipWhitespace()
@@ -40,7 +40,7 @@ public struct JSONReader: Sendable {
     }
 
     /// Parses one JSON text from any contiguous bytes.
-    public func parse(_ bytes: some Collection<UInt8>) throws(StorageError) -> JSONValue {
+    package func parse(_ bytes: some Collection<UInt8>) throws(StorageError) -> JSONValue {
         if let result = bytes.withContiguousStorageIfAvailable({ buffer in
             Result { () throws(StorageError) in try parse(buffer) }
         }) {
@@ -51,7 +51,7 @@ public struct JSONReader: Sendable {
     }
 
     /// Parses one JSON text from a string.
-    public func parse(_ text: String) throws(StorageError) -> JSONValue {
+    package func parse(_ text: String) throws(StorageError) -> JSONValue {
         try parse(Array(text.utf8))
     }
 }

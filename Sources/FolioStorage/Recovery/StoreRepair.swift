@@ -1,29 +1,29 @@
 import Foundation
 
 /// What ``StoreRepair/repair(at:options:)`` may do.
-public struct RepairOptions: Sendable {
+package struct RepairOptions: Sendable {
     /// Also move damaged journal and snapshot lines (bad checksum, bad JSON, conflict markers) to side
     /// files. This loses the data on those lines; the default (`false`) only does what loses nothing.
-    public var moveDamagedLines: Bool
+    package var moveDamagedLines: Bool
 
     /// Creates options. The default repairs only what is safe.
-    public init(moveDamagedLines: Bool = false) {
+    package init(moveDamagedLines: Bool = false) {
         self.moveDamagedLines = moveDamagedLines
     }
 }
 
 /// What a repair did.
-public struct RepairReport: Sendable {
+package struct RepairReport: Sendable {
     /// Each action taken, in order, in words (file names, line numbers, byte counts).
-    public var actions: [String]
+    package var actions: [String]
     /// Backups written before any file was changed.
-    public var backups: [String]
+    package var backups: [String]
     /// Problems left after the repair (an empty list means the store opens).
-    public var remainingProblems: [StorageError]
+    package var remainingProblems: [StorageError]
 }
 
 /// Repairs a store directory: the library side of `folio repair`.
-public enum StoreRepair {
+package enum StoreRepair {
     /// Repairs what can be repaired, under the writer lock.
     ///
     /// Always safe: moves a torn last journal line to `journal.jsonl.corrupt-tail` and truncates it,
@@ -37,7 +37,7 @@ public enum StoreRepair {
     /// store. Everything it writes is fsynced, and so is the directory it is written in.
     ///
     /// - Throws: ``StorageError`` (`notRegularFile`, `outsideStore`, I/O errors).
-    public static func repair(at directory: URL, options: RepairOptions = RepairOptions()) throws -> RepairReport {
+    package static func repair(at directory: URL, options: RepairOptions = RepairOptions()) throws -> RepairReport {
         let fs: any FileSystem = PosixFileSystem()
         let paths = StorePaths(directory: directory.path)
         try StoreFileSafety.check(paths, fileSystem: fs)

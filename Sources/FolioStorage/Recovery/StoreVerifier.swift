@@ -1,22 +1,22 @@
 import Foundation
 
 /// The result of checking a store directory: every problem found, not just the first.
-public struct StoreVerification: Sendable {
+package struct StoreVerification: Sendable {
     /// Problems that make `open` fail, in the order found (each names file, line and what is wrong).
-    public var problems: [StorageError]
+    package var problems: [StorageError]
     /// Problems `open` tolerates (a torn last journal line, leftover temporary files).
-    public var warnings: [String]
+    package var warnings: [String]
     /// Whether the store opens and nothing is wrong.
-    public var isHealthy: Bool { problems.isEmpty }
+    package var isHealthy: Bool { problems.isEmpty }
 }
 
 /// Checks a store without modifying it: the library side of `folio verify`.
-public enum StoreVerifier {
+package enum StoreVerifier {
     /// Reads every file of the store at `directory` and lists every problem found.
     ///
     /// Unlike ``Store/open(at:configuration:)``, which stops at the first problem, verification carries on
     /// past damaged lines so that one run shows everything that needs repair.
-    public static func verify(at directory: URL, configuration: StoreConfiguration = StoreConfiguration()) -> StoreVerification {
+    package static func verify(at directory: URL, configuration: StoreConfiguration = StoreConfiguration()) -> StoreVerification {
         var configuration = configuration
         configuration.readOnly = true
         let paths = StorePaths(directory: directory.path)
