@@ -83,7 +83,8 @@ enum RepairCommand: FolioSubcommand {
         return report.remainingProblems.isEmpty ? ExitCode.success : ExitCode.failure
     }
 
-    /// Resolves a merged journal (see ``JournalMerge``), then lets the storage engine repair the rest.
+    /// Resolves a merged journal (with the storage layer's `JournalMerge`), then lets the storage engine
+    /// repair the rest.
     static func repair(_ url: URL, options: RepairOptions, path: String) throws -> RepairReport {
         var actions: [String] = []
         var mergeLater = false
@@ -98,16 +99,16 @@ enum RepairCommand: FolioSubcommand {
                     close(lock)
                 }
             }
-            guard let lines = try? fileLines(journal), JournalMerge.needsMerge(lines) else { return }
-            let manifest = (try? fileLines(url.appendingPathComponent("manifest.json")))?.first.flatMap { try? JournalMerge.decode($0) }
-            let outcome = try JournalMerge.merge(lines, manifest: manifest)
+            guard let lines = try? fileLines(journal), ConflictedJournal.needsMerge(lines) else { return }
+            let base = JournalMergeBase(manifestLine: (try? fileLines(url.appendingPathComponent("manifest.json")))?.first)
+            let outcome = try JournalMerge.merge(try ConflictedJournal(lines: lines), base: base)
             // Written beside the journal, fsynced and renamed over it (then the directory fsynced), so
             // that a crash leaves one or the other.
-            try PosixFileSystem().replaceFile(at: journal.path, with: outcome.lines.flatMap { $0 + [0x0A] })
-            actions += outcome.actions.map { "\($0) in \(journal.path)" }
+            try PosixFileSystem().replaceFile(at: journal.path, with: try outcome.journalBytes())
+            actions += outcome.resolutions.map { "\($0) in \(journal.path)" }
         }
         if options.moveDamagedLines {
-            do { try mergeJournal() } catch JournalMerge.Failure.damagedLine {
+            do { try mergeJournal() } catch JournalMergeFailure.damagedLine {
                 mergeLater = true
             } catch {
                 actions.append("could not resolve the merged journal: \(error)")

@@ -1,0 +1,18 @@
+/// Why a merged journal cannot be resolved.
+package enum JournalMergeFailure: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The 1-based line is not a valid transaction line (damaged, not JSON, not a transaction).
+    case damagedLine(Int, String)
+    /// Records must be renumbered but the store records no schema, so references to them cannot be found.
+    case noSchema
+    /// A transaction's sequence number skips ahead of the one before it.
+    case missingTransactions(sequence: UInt64, line: Int, after: UInt64)
+
+    package var description: String {
+        switch self {
+        case .damagedLine(let line, let why): return "line \(line) is not a valid transaction (\(why))"
+        case .noSchema: return "the store records no schema, so references to renumbered records cannot be rewritten"
+        case .missingTransactions(let sequence, let line, let after):
+            return "sequence \(sequence) on line \(line) follows \(after): transactions are missing"
+        }
+    }
+}
