@@ -12,7 +12,9 @@ struct SortedIndexMaintenanceTests {
 
     /// Where two lists of pairs first differ (their common length when one is longer), or nil.
     static func firstDifference(_ lhs: [(key: QueryKey, id: Int64)], _ rhs: [(key: QueryKey, id: Int64)]) -> Int? {
-        if let position = zip(lhs, rhs).firstIndex(where: { $0.id != $1.id || $0.key != $1.key }) { return position }
+        for position in 0..<min(lhs.count, rhs.count) where lhs[position].id != rhs[position].id || lhs[position].key != rhs[position].key {
+            return position
+        }
         return lhs.count == rhs.count ? nil : min(lhs.count, rhs.count)
     }
 
