@@ -49,9 +49,7 @@ extension ModelContext {
         let found = try rows(descriptor)
         expecting(found.count)
         // Unsaved models are looked up once, not per row.
-        let unsaved = found.contains(where: { $0 < 0 })
-            ? Dictionary(insertedModelsArray.map { (PendingOverlay.rowID(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
-            : [:]
+        let unsaved = found.contains(where: { $0 < 0 }) ? unsavedModelsByRow() : [:]
         let loadingValues = !descriptor.propertiesToFetch.isEmpty
         prepareToRegister(found.count)
         // Models are made from the index, which saves on other threads change: read it under the lock.
@@ -113,8 +111,9 @@ extension ModelContext {
         container.lock.lock()
         defer { container.lock.unlock() }
         let index = try container.index
+        let unsaved = found.contains(where: { $0 < 0 }) ? unsavedModelsByRow() : [:]
         return found.compactMap { id in
-            if id < 0 { return row(id)?.persistentModelID }
+            if id < 0 { return unsaved[id]?.persistentModelID }
             guard let record = index.records[id] else { return nil }
             return PersistentIdentifier(entityName: record.entity, storeIdentifier: container.storeIdentifier, recordNumber: id)
         }
@@ -122,13 +121,14 @@ extension ModelContext {
 
     /// How a descriptor would be carried out: whether an index serves it and whether the predicate and
     /// sort run over records.
+    ///
+    /// The plan is chosen from the container's index without running the query: no record is read,
+    /// no predicate is evaluated and no model is made.
     public func queryPlan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> QueryPlan {
-        var planner = QueryPlanner(context: self, descriptor: descriptor)
         container.lock.lock()
         defer { container.lock.unlock() }
         container.syncIndex(fromDisk: true)
-        _ = try planner.run()
-        return planner.plan
+        return try physicalPlan(descriptor).reported
     }
 
     /// Calls `block` with each matching model, creating them in batches of `batchSize` so that memory
@@ -172,16 +172,34 @@ extension ModelContext {
 
     /// The matching rows of a descriptor.
     func rows<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [RowID] {
+        try runQuery(descriptor).rows
+    }
+
+    /// Compiles, plans and runs a descriptor; returns the matching rows and the executor that found them.
+    func runQuery<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> (rows: [RowID], executor: QueryExecutor) {
         container.lock.lock()
         defer { container.lock.unlock() }
         container.syncIndex(fromDisk: true)
-        var planner = QueryPlanner(context: self, descriptor: descriptor)
-        return try planner.run()
+        let executor = QueryExecutor(plan: try physicalPlan(descriptor), context: self, index: try container.index)
+        return (try executor.run(), executor)
+    }
+
+    /// The plan for a descriptor, chosen from the index; the container's lock must be held.
+    private func physicalPlan<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> PhysicalPlan {
+        let query = try LogicalQuery.compile(descriptor, schema: schema)
+        let index = try container.index
+        let pending = query.includePendingChanges && PendingOverlay.touches(self, entities: query.entities)
+        return QueryPlanner.plan(query, index: index, hasPendingChanges: pending)
     }
 
     /// The model of a row: a stored record's instance, or an unsaved inserted model.
     func row(_ id: RowID) -> (any PersistentModel)? {
         if id >= 0 { return model(forRecordNumber: id) }
         return insertedModelsArray.first { PendingOverlay.rowID(of: $0) == id }
+    }
+
+    /// The unsaved inserted models by row, for finding many rows' models without a search each.
+    func unsavedModelsByRow() -> [RowID: any PersistentModel] {
+        Dictionary(insertedModelsArray.map { (PendingOverlay.rowID(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -147,13 +147,13 @@ extension ModelContext {
 
     /// Calls `body` with the stored values of each matching row, unsaved changes included.
     private func forEachStoredRow<T: PersistentModel>(_ predicate: Predicate<T>?, _ body: (RecordValues) throws -> Void) throws {
-        let ids = try rows(FetchDescriptor<T>(predicate: predicate))
-        let entities = Set(schema.entitiesByName[T._folioEntityName]?.selfAndDescendants.map(\.name) ?? [])
+        // The executor's overlay holds the unsaved values of every row it found.
+        let (ids, executor) = try runQuery(FetchDescriptor<T>(predicate: predicate))
         // The index is shared with contexts on other threads, whose saves change it.
         container.lock.lock()
         defer { container.lock.unlock() }
         let index = try container.index
-        let overlay = PendingOverlay(context: self, entities: entities)
+        let overlay = executor.overlay
         for id in ids {
             try body(overlay.rows[id]?.values ?? index.records[id]?.values ?? [:])
         }

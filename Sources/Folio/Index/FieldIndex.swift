@@ -1,7 +1,11 @@
 @_spi(FolioEngine) import FolioStorage
 
 /// The index on one field of one entity: a hash table from key to identifiers, and the same pairs in
-/// key order, rebuilt lazily after changes.
+/// key order.
+///
+/// The sorted pairs are made on first use; from then on each change is kept as a pair to add or remove,
+/// and the next read merges the kept pairs into the sorted ones in one pass (or, for a few, inserts and
+/// removes them in place by binary search) instead of sorting every pair again.
 ///
 /// The table keeps a key's hash and, for a key of one record, that record's number: 16 bytes an entry.
 /// It does not keep the key itself, which is the indexed record's value; a lookup that finds a record
@@ -30,7 +34,16 @@ final class FieldIndex {
     /// The number of distinct keys.
     private(set) var keyCount = 0
     private var sorted: [(key: QueryKey, id: Int64)] = []
-    private var isSortedStale = true
+    /// Whether ``sorted`` holds every pair once ``pendingAdditions`` and ``pendingRemovals`` are applied;
+    /// false until it is first made, and after changes outnumber its pairs (it is then made again).
+    private var isSortedKept = false
+    /// Pairs the table gained or lost since ``sorted`` was last brought up to date, in the order they
+    /// changed. Only pairs the table really gained or lost are kept, so a removal always matches a pair
+    /// in ``sorted`` or an earlier addition.
+    private var pendingAdditions: [(key: QueryKey, id: Int64)] = []
+    private var pendingRemovals: [(key: QueryKey, id: Int64)] = []
+    /// How many times ``sorted`` was made from the whole table, for tests.
+    private(set) var sortedRebuilds = 0
     /// While a store loads, for a declared index whose keys are (nearly) all different: each key as it
     /// was worked out for the table, with its record. The sorted entries are then these, sorted, instead
     /// of every key being read back from its record and converted again, in hash order. Nil otherwise,
@@ -78,8 +91,7 @@ final class FieldIndex {
         groups = []
         freeGroups = []
         keyCount = 0
-        sorted = []
-        isSortedStale = true
+        forgetSorted()
         loadedEntries = nil
     }
 
@@ -87,6 +99,7 @@ final class FieldIndex {
     /// about to be filled by a store's open, whose ``sortedEntries()`` then sorts them and stops.
     func beginLoading(expectedRecords: Int) {
         guard isDeclared else { return }
+        forgetSorted()
         loadedEntries = []
         loadedEntries?.reserveCapacity(isUnique ? expectedRecords : 0)
     }
@@ -102,23 +115,26 @@ final class FieldIndex {
     }
 
     func insert(_ id: Int64, _ values: RecordValues) {
-        isSortedStale = true
         let key = keyOf(values)
         loadedEntries?.append((key, id))
         // One hash lookup: the slot is changed in place through the dictionary's accessor.
-        insert(id, key, into: &slots[KeyHash(key, hashing)])
+        if insert(id, key, into: &slots[KeyHash(key, hashing)]), isSortedKept {
+            pendingAdditions.append((key, id))
+            dropSortedIfOutnumbered()
+        }
     }
 
-    private func insert(_ id: Int64, _ key: QueryKey, into slot: inout Int64?) {
+    /// Adds the pair to the table; false if it was there already.
+    private func insert(_ id: Int64, _ key: QueryKey, into slot: inout Int64?) -> Bool {
         guard let current = slot else {
             slot = id >= 0 ? id : makeGroup(KeyGroup(key, [id]))
             keyCount += 1
-            return
+            return true
         }
         if current >= 0 {
             if current == id {
                 loadedEntries = nil  // inserted again: the kept pairs now hold it twice
-                return
+                return false
             }
             let existing = keyOfRecord(current)
             if existing == key {
@@ -129,36 +145,42 @@ final class FieldIndex {
                 slot = makeGroup(group)
                 keyCount += 1
             }
-            return
+            return true
         }
         let position = Self.groupPosition(current)
         if let member = groups[position].keys.firstIndex(of: key) {
+            let before = groups[position].ids[member].count
             groups[position].ids[member].insert(id)
-        } else {
-            groups[position].append(key, [id])
-            keyCount += 1
+            return groups[position].ids[member].count != before
         }
+        groups[position].append(key, [id])
+        keyCount += 1
+        return true
     }
 
     func remove(_ id: Int64, _ values: RecordValues) {
-        isSortedStale = true
         loadedEntries = nil
         let key = keyOf(values)
-        remove(id, key, from: &slots[KeyHash(key, hashing)])
+        if remove(id, key, from: &slots[KeyHash(key, hashing)]), isSortedKept {
+            pendingRemovals.append((key, id))
+            dropSortedIfOutnumbered()
+        }
     }
 
-    private func remove(_ id: Int64, _ key: QueryKey, from slot: inout Int64?) {
-        guard let current = slot else { return }
+    /// Removes the pair from the table; false if it was not there.
+    private func remove(_ id: Int64, _ key: QueryKey, from slot: inout Int64?) -> Bool {
+        guard let current = slot else { return false }
         if current >= 0 {
-            if current == id {
-                slot = nil
-                keyCount -= 1
-            }
-            return
+            guard current == id else { return false }
+            slot = nil
+            keyCount -= 1
+            return true
         }
         let position = Self.groupPosition(current)
-        guard let member = groups[position].keys.firstIndex(of: key) else { return }
+        guard let member = groups[position].keys.firstIndex(of: key) else { return false }
+        let before = groups[position].ids[member].count
         groups[position].ids[member].remove(id)
+        guard groups[position].ids[member].count != before else { return false }
         if groups[position].ids[member].isEmpty {
             groups[position].remove(at: member)
             keyCount -= 1
@@ -173,6 +195,7 @@ final class FieldIndex {
             freeGroup(position)
             slot = only
         }
+        return true
     }
 
     /// The identifiers of the records whose value is `key`, in increasing order.
@@ -202,13 +225,18 @@ final class FieldIndex {
         return counts
     }
 
+    /// Every pair of the table, by key and then identifier.
     func sortedEntries() -> [(key: QueryKey, id: Int64)] {
-        guard isSortedStale else { return sorted }
+        if isSortedKept {
+            applyPendingChanges()
+            return sorted
+        }
+        sortedRebuilds += 1
         if var entries = loadedEntries {
             loadedEntries = nil
-            entries.sort { $0.key < $1.key || ($0.key == $1.key && $0.id < $1.id) }
+            entries.sort(by: Self.precedes)
             sorted = entries
-            isSortedStale = false
+            isSortedKept = true
             return sorted
         }
         // Sort the distinct keys, then list each key's identifiers: cheaper than sorting every pair when
@@ -239,8 +267,33 @@ final class FieldIndex {
             }
         }
         sorted = entries
-        isSortedStale = false
+        isSortedKept = true
         return sorted
+    }
+
+    /// Brings ``sorted`` up to date with the pairs changed since it last was.
+    private func applyPendingChanges() {
+        guard !pendingAdditions.isEmpty || !pendingRemovals.isEmpty else { return }
+        SortedEntries.apply(additions: pendingAdditions, removals: pendingRemovals, to: &sorted)
+        pendingAdditions = []
+        pendingRemovals = []
+    }
+
+    /// Stops keeping ``sorted`` once more pairs changed than it holds: making it again then costs about
+    /// what the merge would, and the changes kept meanwhile would outgrow it.
+    private func dropSortedIfOutnumbered() {
+        if pendingAdditions.count + pendingRemovals.count > sorted.count + 4_096 { forgetSorted() }
+    }
+
+    private func forgetSorted() {
+        sorted = []
+        isSortedKept = false
+        pendingAdditions = []
+        pendingRemovals = []
+    }
+
+    private static func precedes(_ lhs: (key: QueryKey, id: Int64), _ rhs: (key: QueryKey, id: Int64)) -> Bool {
+        SortedEntries.precedes(lhs, rhs)
     }
 
     // MARK: Groups

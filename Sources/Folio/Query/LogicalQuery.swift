@@ -1,0 +1,111 @@
+import Foundation
+
+/// A fetch descriptor compiled for planning: the entities it reads, its predicate and sort as nodes over
+/// stored records where they translate, and the window. It has no generic parameter; what only the
+/// model type can do (evaluate an untranslated predicate, compare by an untranslated sort, recognise a
+/// model of the fetched type) is kept as closures that capture it.
+struct LogicalQuery {
+    /// The fetched entity and its subentities.
+    var entities: Set<String>
+    /// The predicate over stored records; nil when there is none or it does not translate.
+    var filter: QueryNode?
+    /// Whether the descriptor has a predicate at all.
+    var hasPredicate: Bool
+    /// The sort over stored fields (empty: identifier order); nil when some descriptor does not translate.
+    var sortKeys: [SortKey]?
+    var fetchLimit: Int?
+    var fetchOffset: Int?
+    var includePendingChanges: Bool
+
+    /// Whether a model is of the fetched type.
+    var isFetchedType: (any PersistentModel) -> Bool
+    /// The whole predicate on a model, for a predicate that does not translate (true without one).
+    var evaluateOnModel: (any PersistentModel) throws -> Bool
+    /// The descriptor's sort on two models of the fetched type, for a sort that does not translate.
+    var compareModels: (any PersistentModel, any PersistentModel) -> ComparisonResult
+
+    /// Whether the predicate is evaluated on models rather than records.
+    var filtersModels: Bool { hasPredicate && filter == nil }
+
+    /// How many rows the window keeps at most from the front of the sorted result, offset included.
+    var wanted: Int? { fetchLimit.map { $0 + max(0, fetchOffset ?? 0) } }
+
+    /// Compiles `descriptor` against `schema`.
+    ///
+    /// - Throws: ``FolioError/Code/invalidFetchDescriptor`` when `T` is not in the schema, or when an
+    ///   untranslated predicate or sort reaches inside a `.codable` attribute.
+    static func compile<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, schema: Schema) throws -> LogicalQuery {
+        guard let entity = schema.entitiesByName[T._folioEntityName] else {
+            throw FolioError(.invalidFetchDescriptor, "\(T.self) is not in the container's schema; add it to the ModelContainer")
+        }
+        var translation = TranslationContext(schema: schema)
+        var filter: QueryNode?
+        if let predicate = descriptor.predicate, let translatable = predicate.expression as? any QueryTranslatable {
+            filter = try? translatable.translate(&translation)
+        }
+        let sortKeys = sortKeys(descriptor.sortBy, schema: schema)
+        // A translated predicate or sort only names stored properties that are not `.codable` (the
+        // translator refuses the rest), so only untranslated ones need the check that nothing reaches
+        // inside an opaque value; it reflects over the expression tree, which costs more than a fetch.
+        if let predicate = descriptor.predicate, filter == nil {
+            try OpaqueAttributeCheck.check(predicateExpression: predicate.expression, schema: schema)
+        }
+        if sortKeys == nil {
+            for sort in descriptor.sortBy {
+                if let keyPath = sort.keyPath { try OpaqueAttributeCheck.check(sortKeyPath: keyPath, schema: schema) }
+            }
+        }
+        let predicate = descriptor.predicate
+        let sortBy = descriptor.sortBy
+        return LogicalQuery(
+            entities: Set(entity.selfAndDescendants.map(\.name)),
+            filter: filter,
+            hasPredicate: predicate != nil,
+            sortKeys: sortKeys,
+            fetchLimit: descriptor.fetchLimit,
+            fetchOffset: descriptor.fetchOffset,
+            includePendingChanges: descriptor.includePendingChanges,
+            isFetchedType: { $0 is T },
+            evaluateOnModel: { model in
+                guard let predicate else { return true }
+                guard let model = model as? T else { return false }
+                return try predicate.evaluate(model)
+            },
+            compareModels: { lhs, rhs in
+                guard let lhs = lhs as? T, let rhs = rhs as? T else { return .orderedSame }
+                for sort in sortBy {
+                    let order = sort.compare(lhs, rhs)
+                    if order != .orderedSame { return order }
+                }
+                return .orderedSame
+            })
+    }
+
+    /// The sort descriptors as stored fields, or nil when one of them cannot be done over records.
+    private static func sortKeys<T: PersistentModel>(_ sortBy: [SortDescriptor<T>], schema: Schema) -> [SortKey]? {
+        var keys: [SortKey] = []
+        var translation = TranslationContext(schema: schema)
+        for sort in sortBy {
+            guard let keyPath = sort.keyPath, let (name, conversion) = try? translation.field(of: T.self, keyPath: keyPath) else {
+                return nil
+            }
+            if conversion == .toOne || conversion == .toMany { return nil }
+            keys.append(SortKey(name: name, conversion: conversion, forward: sort.order == .forward))
+        }
+        return keys
+    }
+}
+
+/// A sort descriptor as a stored field.
+struct SortKey {
+    var name: String
+    var conversion: FieldConversion
+    var forward: Bool
+
+    /// Foundation's order: nil first, then values in ascending order.
+    static func ascending(_ a: QueryValue, _ b: QueryValue) -> Bool {
+        if a.isNull { return !b.isNull }
+        if b.isNull { return false }
+        return QueryValue.less(a, b, strings: .standard) ?? false
+    }
+}

@@ -1,0 +1,83 @@
+@_spi(FolioEngine) import FolioStorage
+
+extension QueryExecutor {
+    /// `candidates` in the order of `sortKeys` (ties in identifier order), only as many as the window
+    /// needs. Reads keys from the column table or the values a scan kept when there are any, else from
+    /// each row.
+    func sortOnRecords(_ candidates: [RowID], by sortKeys: [SortKey], values candidateValues: [RecordValues]?,
+                       columnRows: (table: ColumnTable, rows: [Int])?,
+                       lookup: (Int64) -> (entity: String, values: RecordValues)?) -> [RowID] {
+        let forward = sortKeys.map(\.forward)
+        let wanted = query.wanted
+        let columns = columnRows.map { table, _ in
+            sortKeys.map { key in
+                key.conversion == .date || key.conversion == .plain ? table.numbers(key.name, key.conversion) : nil
+            }
+        }
+        if let (table, rows) = columnRows, let columns = columns?.compactMap({ $0 }), columns.count == sortKeys.count {
+            // Every sort key is a column: compare numbers in place (no per-row key arrays).
+            let ids = table.ids
+            if columns.count == 1, let column = columns.first, let ascending = forward.first {
+                return Self.first(wanted, of: rows) { a, b in
+                    let x = column[a], y = column[b]
+                    if x == y { return ids[a] < ids[b] }
+                    return ascending ? x < y : y < x
+                }.map { ids[$0] }
+            }
+            return Self.first(wanted, of: rows) { a, b in
+                for position in columns.indices {
+                    let x = columns[position][a], y = columns[position][b]
+                    if x == y { continue }
+                    return forward[position] ? x < y : y < x
+                }
+                return ids[a] < ids[b]
+            }.map { ids[$0] }
+        }
+        let keyed: [(id: RowID, keys: [QueryValue])]
+        if let (table, rows) = columnRows {
+            keyed = rows.map { row in
+                (table.ids[row], sortKeys.map { key in QueryValue(stored: table.values[row][key.name], conversion: key.conversion) })
+            }
+        } else if let candidateValues {
+            keyed = zip(candidates, candidateValues).map { id, values in
+                (id, sortKeys.map { key in QueryValue(stored: values[key.name], conversion: key.conversion) })
+            }
+        } else {
+            keyed = candidates.map { id in
+                (id, sortKeys.map { key in QueryValue(stored: lookup(id)?.values[key.name], conversion: key.conversion) })
+            }
+        }
+        func precedes(_ lhs: (id: RowID, keys: [QueryValue]), _ rhs: (id: RowID, keys: [QueryValue])) -> Bool {
+            for position in 0..<forward.count {
+                let a = lhs.keys[position]
+                let b = rhs.keys[position]
+                if QueryValue.equal(a, b) { continue }
+                let ascending = SortKey.ascending(a, b)
+                return forward[position] ? ascending : !ascending
+            }
+            return lhs.id < rhs.id
+        }
+        return Self.first(wanted, of: keyed, by: precedes).map(\.id)
+    }
+
+    /// The first `wanted` elements in the order `precedes` gives (all of them, sorted, when `wanted` is
+    /// nil or not much smaller): a top-k selection, O(n log k), when a limit makes it worthwhile.
+    static func first<Element>(_ wanted: Int?, of elements: [Element], by precedes: (Element, Element) -> Bool) -> [Element] {
+        guard let wanted, wanted < elements.count / 4 else { return elements.sorted(by: precedes) }
+        var top: [Element] = []
+        top.reserveCapacity(wanted + 1)
+        for element in elements {
+            // Indexing, not `top.last`: `last` is not specialized here.
+            if top.count == wanted, wanted > 0, !precedes(element, top[wanted - 1]) { continue }
+            var low = 0
+            var high = top.count
+            while low < high {
+                let middle = (low + high) / 2
+                if precedes(top[middle], element) { low = middle + 1 } else { high = middle }
+            }
+            top.insert(element, at: low)
+            if top.count > wanted { top.removeLast() }
+        }
+        return top
+    }
+}

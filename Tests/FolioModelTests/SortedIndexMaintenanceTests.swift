@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import Folio
+@_spi(FolioEngine) import FolioStorage
+
+@Suite("Sorted index maintenance")
+struct SortedIndexMaintenanceTests {
+    /// Every pair of `records`, sorted by brute force: what the sorted index must hold.
+    static func bruteForce(_ records: IndexedRecords, _ field: String) -> [(key: QueryKey, id: Int64)] {
+        records.values.map { (QueryKey($0.value[field], .plain), $0.key) }.sorted(by: SortedEntries.precedes)
+    }
+
+    /// Where two lists of pairs first differ (their common length when one is longer), or nil.
+    static func firstDifference(_ lhs: [(key: QueryKey, id: Int64)], _ rhs: [(key: QueryKey, id: Int64)]) -> Int? {
+        for position in 0..<min(lhs.count, rhs.count) where lhs[position].id != rhs[position].id || lhs[position].key != rhs[position].key {
+            return position
+        }
+        return lhs.count == rhs.count ? nil : min(lhs.count, rhs.count)
+    }
+
+    /// Random inserts, updates and deletes, read back after batches of every size from one change to
+    /// many: a few keys shared by many records, and (with few hash bits) keys whose hashes collide.
+    @Test(arguments: [KeyHash.Hashing.standard, .keepingLowBits(3)])
+    func sortedEntriesFollowInterleavedChangesWithoutASortOfEveryPair(hashing: KeyHash.Hashing) {
+        var generator = SplitMix64(state: 26)
+        let records = IndexedRecords(field: "city", hashing: hashing)
+        let index = records.index!
+        func randomValues() -> RecordValues {
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0: return [:]                                                   // nil key
+            case 1: return ["city": .int(Int64.random(in: 0..<5, using: &generator))]
+            case 2: return ["city": .double(Double(Int.random(in: 0..<5, using: &generator)))]  // equal to an int
+            case 3, 4: return ["city": .string("unique \(generator.next())")]
+            default: return ["city": .string("city \(Int.random(in: 0..<8, using: &generator))")]
+            }
+        }
+        for id in 0..<300 { records.insert(Int64(id), randomValues()) }
+        #expect(Self.firstDifference(index.sortedEntries(), Self.bruteForce(records, "city")) == nil)
+        var nextID: Int64 = 300
+        for round in 0..<200 {
+            let changes = round % 3 == 0 ? Int.random(in: 1...4, using: &generator) : Int.random(in: 5...60, using: &generator)
+            for _ in 0..<changes {
+                let existing = records.values.keys.randomElement(using: &generator)
+                switch (Int.random(in: 0..<3, using: &generator), existing) {
+                case (0, let id?):
+                    records.update(id, randomValues())
+                case (1, let id?):
+                    records.remove(id)
+                    if Bool.random(using: &generator) { records.insert(id, randomValues()) }  // back under a new key
+                default:
+                    records.insert(nextID, randomValues())
+                    nextID += 1
+                }
+            }
+            let expected = Self.bruteForce(records, "city")
+            #expect(Self.firstDifference(index.sortedEntries(), expected) == nil, "round \(round)")
+        }
+        #expect(index.sortedRebuilds == 1)
+    }
+
+    @Test func aRecordInsertedAndRemovedBetweenReadsLeavesNoEntry() {
+        let records = IndexedRecords(field: "code")
+        let index = records.index!
+        records.insert(1, ["code": .string("b")])
+        #expect(index.sortedEntries().map(\.id) == [1])
+        records.insert(2, ["code": .string("a")])
+        records.remove(2)
+        records.update(1, ["code": .string("b")])  // removed and added under the same key
+        #expect(index.sortedEntries().map(\.id) == [1])
+        records.insert(3, ["code": .string("c")])
+        index.insert(3, ["code": .string("c")])     // again: the table already has it
+        #expect(index.sortedEntries().map(\.id) == [1, 3])
+        #expect(index.sortedRebuilds == 1)
+    }
+
+    /// Saves move records in a store's declared sorted index; ranges and ordered walks over it must
+    /// match a sort of every model after each save.
+    @Test func rangesAndOrderedWalksStayRightAcrossSaves() throws {
+        var generator = SplitMix64(state: 7)
+        let (container, context) = try QueryTests.tripContainer(count: 200)
+        let base = QueryTests.base
+        func day() -> Date { base.addingTimeInterval(Double(Int.random(in: 0..<400, using: &generator)) * QueryTests.day) }
+        for round in 0..<12 {
+            let all = try context.fetch(FetchDescriptor<Trip>())
+            for trip in all.shuffled(using: &generator).prefix(15) { trip.startDate = day() }
+            for trip in all.shuffled(using: &generator).prefix(5) { context.delete(trip) }
+            for number in 0..<8 {
+                context.insert(Trip(name: "New \(round)-\(number)", destination: "Oslo", startDate: day(), price: 1))
+            }
+            try context.save()
+
+            let remaining = try context.fetch(FetchDescriptor<Trip>())
+            let cutoff = base.addingTimeInterval(150 * QueryTests.day)
+            let early = FetchDescriptor<Trip>(predicate: #Predicate { $0.startDate < cutoff })
+            #expect(try context.queryPlan(for: early).access == .index("startDate"))
+            #expect(Set(try context.fetch(early).map(\.name)) == Set(remaining.filter { $0.startDate < cutoff }.map(\.name)))
+
+            var latest = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.startDate, order: .reverse)])
+            latest.fetchLimit = 10
+            #expect(try context.queryPlan(for: latest).access == .orderedIndex("startDate"))
+            let byDate = remaining.map { ($0.startDate, $0.persistentModelID.recordNumber ?? 0, $0.name) }
+                .sorted { $0.0 != $1.0 ? $0.0 > $1.0 : $0.1 < $1.1 }
+            #expect(try context.fetch(latest).map(\.name) == byDate.prefix(10).map(\.2), "round \(round)")
+        }
+        let startDates = try #require(container.recordIndex.fieldIndex("Trip", "startDate"))
+        #expect(startDates.sortedRebuilds == 1)
+    }
+}
