@@ -25,21 +25,21 @@ public enum MigrationStage: Sendable {
                 didMigrate: (@Sendable (ModelContext) throws -> Void)?)
 
     /// The versioned schema the stage starts from.
-    var fromVersion: any VersionedSchema.Type {
+    package var fromVersion: any VersionedSchema.Type {
         switch self {
         case .lightweight(let from, _), .custom(let from, _, _, _): return from
         }
     }
 
     /// The versioned schema the stage ends at.
-    var toVersion: any VersionedSchema.Type {
+    package var toVersion: any VersionedSchema.Type {
         switch self {
         case .lightweight(_, let to), .custom(_, let to, _, _): return to
         }
     }
 
     /// `lightweight` or `custom`, for messages.
-    var kindName: String {
+    package var kindName: String {
         switch self {
         case .lightweight: return "lightweight"
         case .custom: return "custom"

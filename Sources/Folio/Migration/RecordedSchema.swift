@@ -26,6 +26,21 @@ package struct RecordedSchema: Hashable, Sendable {
         /// The name values were stored under in an earlier version, if the property was renamed.
         package var originalName: String?
 
+        package init(name: String, kind: Kind, type: String? = nil, isOptional: Bool = false, options: [String] = [],
+                     destination: String? = nil, isToMany: Bool = false, inverse: String? = nil,
+                     deleteRule: String? = nil, originalName: String? = nil) {
+            self.name = name
+            self.kind = kind
+            self.type = type
+            self.isOptional = isOptional
+            self.options = options
+            self.destination = destination
+            self.isToMany = isToMany
+            self.inverse = inverse
+            self.deleteRule = deleteRule
+            self.originalName = originalName
+        }
+
         package var isRelationship: Bool { kind == .relationship }
         /// Ephemeral properties are recorded but never stored, so they take no part in migrations.
         package var isTransient: Bool { options.contains("ephemeral") }
@@ -48,6 +63,15 @@ package struct RecordedSchema: Hashable, Sendable {
         /// `#Unique` groups and `.unique` attributes, inherited ones included.
         package var uniqueness: [[String]] = []
         package var indices: [[String]] = []
+
+        package init(name: String, superentity: String? = nil, properties: [String: Property],
+                     uniqueness: [[String]] = [], indices: [[String]] = []) {
+            self.name = name
+            self.superentity = superentity
+            self.properties = properties
+            self.uniqueness = uniqueness
+            self.indices = indices
+        }
 
         /// The stored properties (not ephemeral), by name.
         package var storedProperties: [String: Property] {
@@ -80,7 +104,7 @@ package struct RecordedSchema: Hashable, Sendable {
 
 extension Schema.Version {
     /// Reads `major.minor.patch` (each a non-negative decimal number), as ``description`` writes it.
-    init?(parsing text: String) {
+    package init?(parsing text: String) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.count <= 9 && $0.allSatisfy(\.isASCII) }),
               let major = Int(parts[0]), let minor = Int(parts[1]), let patch = Int(parts[2]),
