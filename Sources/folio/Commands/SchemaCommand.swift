@@ -43,7 +43,11 @@ enum SchemaCommand: FolioSubcommand {
             }
             let lines = entity.properties.isEmpty ? ["  (no properties)"] : table.render(width: console.width.map { $0 - 2 })
             for line in lines { console.print("  " + line) }
-            let groups: ([[String]]) -> String = { $0.map { "(" + $0.joined(separator: ", ") + ")" }.joined(separator: " ") }
+            // A `.unique` attribute also declared in `#Unique` is one constraint: show it once.
+            let groups: ([[String]]) -> String = { groups in
+                var seen: Set<[String]> = []
+                return groups.filter { seen.insert($0).inserted }.map { "(" + $0.joined(separator: ", ") + ")" }.joined(separator: " ")
+            }
             if !entity.uniqueness.isEmpty { console.print("  unique: \(groups(entity.uniqueness))") }
             if !entity.indices.isEmpty { console.print("  indexed: \(groups(entity.indices))") }
         }
