@@ -89,6 +89,43 @@ struct SchemaCommandTests {
         #expect(info.stdout.contains("Checksum    \(root["checksum"]?.stringValue ?? "-")"))
     }
 
+    /// The fingerprint `docs/file-format.md` ("The schema checksum") spells out, built from a printed description.
+    static func documentedFingerprint(_ description: [String: JSONValue]) -> JSONValue {
+        var entities: [String: JSONValue] = [:]
+        for (name, entity) in description["entities"]?.objectValue ?? [:] {
+            let members = entity.objectValue ?? [:]
+            var properties: [String: JSONValue] = [:]
+            for (propertyName, property) in members["properties"]?.objectValue ?? [:] {
+                let p = property.objectValue ?? [:]
+                let options = p["options"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                if options.contains("ephemeral") { continue }
+                var fingerprint: [String: JSONValue] = ["kind": p["kind"] ?? .null, "optional": .bool(p["optional"]?.boolValue ?? false),
+                                                        "unique": .bool(options.contains("unique"))]
+                if p["kind"]?.stringValue == "relationship" {
+                    fingerprint["destination"] = p["destination"]
+                    fingerprint["toMany"] = p["toMany"]
+                } else {
+                    fingerprint["type"] = p["type"]
+                }
+                properties[propertyName] = .object(fingerprint)
+            }
+            let groups = Set((members["uniqueness"]?.arrayValue ?? []).map { ($0.arrayValue ?? []).compactMap(\.stringValue).sorted() })
+            var entry: [String: JSONValue] = [
+                "properties": .object(properties),
+                "uniqueness": .array(groups.sorted { $0.lexicographicallyPrecedes($1) }.map { .array($0.map { .string($0) }) }),
+            ]
+            if let superentity = members["superentity"] { entry["superentity"] = superentity }
+            entities[name] = .object(entry)
+        }
+        return .object(["algorithm": .string("folio-schema-checksum-1"), "entities": .object(entities)])
+    }
+
+    @Test func theChecksumIsTheSHA256OfTheDocumentedFingerprint() throws {
+        let root = try #require(try folio("schema", DemoStore.path, "--json").jsonLines().first?.objectValue)
+        let bytes = try CanonicalJSONWriter().bytes(Self.documentedFingerprint(root))
+        #expect(SHA256.hexDigest(bytes) == root["checksum"]?.stringValue)
+    }
+
     @Test func aStoreWithoutSchemaFailsWithAHelpLine() throws {
         let scratch = ScratchDirectory()
         defer { scratch.remove() }
