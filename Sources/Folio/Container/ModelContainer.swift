@@ -300,9 +300,3 @@ public final class ModelContainer: @unchecked Sendable {
         }
     }
 }
-
-/// A plan for migrating a store between schema versions. Folio does not run migrations yet.
-public protocol SchemaMigrationPlan {
-    /// The schema versions, oldest first.
-    static var schemas: [any VersionedSchema.Type] { get }
-}

@@ -2,50 +2,19 @@ import FolioStorage
 
 /// The schema as a store records it in its manifest, so that tools without the model types (the
 /// `folio` command, a Python script) can interpret records: each entity's superentity, and each
-/// property's kind, type, options, relationship destination and inverse.
+/// property's kind, type, options, relationship destination and inverse; and the schema's version
+/// identifier and checksum (``SchemaChecksum``), by which a migration finds the store's version.
 ///
 /// ```json
-/// {"entities":{"Recipe":{"properties":{"name":{"kind":"attribute","type":"String","unique":true}, …},
+/// {"checksum":"3f…","entities":{"Recipe":{"properties":{"name":{"kind":"attribute","type":"String","options":["unique"]}, …},
 ///   "indices":[["name"]],"uniqueness":[["name"]]},
 ///  "BakedGood":{"superentity":"Recipe", …}},"version":"1.0.0"}
 /// ```
+///
+/// ``RecordedSchema`` is the value form; it reads a recorded description back.
 enum SchemaDescription {
     static func make(_ schema: Schema) -> JSONValue {
-        var entities: [String: JSONValue] = [:]
-        for entity in schema.entities {
-            var properties: [String: JSONValue] = [:]
-            for property in entity.properties {
-                var description: [String: JSONValue] = [:]
-                if let attribute = property as? Schema.Attribute {
-                    description["kind"] = .string("attribute")
-                    description["type"] = .string(typeName(attribute.valueType))
-                    if attribute.isOptional { description["optional"] = .bool(true) }
-                    let options = attribute.options.map { JSONValue.string(String($0.description.dropFirst())) }
-                    if !options.isEmpty { description["options"] = .array(options) }
-                } else if let relationship = property as? Schema.Relationship {
-                    description["kind"] = .string("relationship")
-                    description["destination"] = .string(relationship.destination)
-                    description["toMany"] = .bool(!relationship.isToOneRelationship)
-                    description["deleteRule"] = .string(relationship.deleteRule.rawValue)
-                    if relationship.isOptional { description["optional"] = .bool(true) }
-                    if let inverse = relationship.inverseName { description["inverse"] = .string(inverse) }
-                }
-                if property.originalName != property.name { description["originalName"] = .string(property.originalName) }
-                properties[property.name] = .object(description)
-            }
-            var entry: [String: JSONValue] = ["properties": .object(properties)]
-            if let superentity = entity.superentity { entry["superentity"] = .string(superentity.name) }
-            let groups: ([[String]]) -> JSONValue = { .array($0.map { .array($0.map(JSONValue.string)) }) }
-            if !entity.indices.isEmpty { entry["indices"] = groups(entity.indices) }
-            if !entity.uniquenessConstraints.isEmpty { entry["uniqueness"] = groups(entity.uniquenessConstraints) }
-            entities[entity.name] = .object(entry)
-        }
-        return .object(["entities": .object(entities), "version": .string(schema.version.description)])
-    }
-
-    static func typeName(_ type: any Any.Type) -> String {
-        if let optional = type as? any _OptionalValue.Type { return typeName(optional._wrappedType) }
-        return String(describing: type)
+        RecordedSchema(schema).jsonValue
     }
 }
 

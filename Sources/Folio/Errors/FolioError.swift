@@ -5,10 +5,15 @@
 public struct FolioError: Error, CustomStringConvertible, Sendable {
     /// The kinds of error.
     public enum Code: String, Sendable, Hashable {
-        /// The model declarations cannot make a usable schema.
+        /// The model declarations cannot make a usable schema, or a migration plan cannot be used (its
+        /// stages do not chain from the store's version to the newest).
         case invalidSchema
-        /// The store's records do not match the schema (migration is not supported yet).
+        /// The store's records do not match the schema, or the store was written by a schema version the
+        /// migration plan does not know (such as a newer one).
         case schemaMismatch
+        /// Opening the store needs a schema change Folio cannot infer (such as a type change); the
+        /// message names the entity, the property, the old and new types and the migration stage to write.
+        case migrationRequired
         /// A fetch descriptor cannot be used: for example it filters or sorts inside a `.codable` attribute.
         case invalidFetchDescriptor
         /// A save was refused by a `.deny` delete rule.

@@ -59,11 +59,3 @@ public final class Schema: CustomStringConvertible, @unchecked Sendable {
         entities.map(\.description).joined(separator: "\n")
     }
 }
-
-/// A versioned set of models, for migrations, as in SwiftData.
-public protocol VersionedSchema {
-    /// The version, such as `Schema.Version(2, 0, 0)`.
-    static var versionIdentifier: Schema.Version { get }
-    /// The model classes of this version.
-    static var models: [any PersistentModel.Type] { get }
-}

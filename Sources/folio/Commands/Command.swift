@@ -24,7 +24,7 @@ enum FolioCommand {
     }
 
     nonisolated(unsafe) static let subcommands: [any FolioSubcommand.Type] = [
-        DemoCommand.self, InfoCommand.self, LogCommand.self, CatCommand.self, ShowCommand.self, VerifyCommand.self,
+        DemoCommand.self, InfoCommand.self, SchemaCommand.self, LogCommand.self, CatCommand.self, ShowCommand.self, VerifyCommand.self,
         CompactCommand.self, RepairCommand.self, ExportCommand.self, ImportCommand.self, CompletionsCommand.self,
         HelpCommand.self,
     ]

@@ -1,4 +1,5 @@
 import Foundation
+import Folio
 import FolioStorage
 
 /// `folio info STORE`: format, entities and counts, sizes, journal, last transaction, compaction.
@@ -16,6 +17,7 @@ enum InfoCommand: FolioSubcommand {
         defer { store.close() }
         let statistics = try store.statistics()
         let schema = SchemaInfo(store.schema)
+        let recorded = store.schema.flatMap { try? RecordedSchema(parsing: $0) }
         let directory = store.directory ?? URL(fileURLWithPath: path)
         let manifestVersion = Self.manifestVersion(directory)
         let totalBytes = statistics.fileSizes.values.reduce(0, +)
@@ -39,6 +41,7 @@ enum InfoCommand: FolioSubcommand {
                 "warnings": .array(store.warnings.map { .string($0) }),
             ]
             if let version = schema?.version { object["schemaVersion"] = .string(version) }
+            if let recorded { object["schemaChecksum"] = .string(recorded.checksum) }
             if let last = statistics.lastTransaction { object["lastTransaction"] = LogCommand.summaryJSON(last) }
             console.print(ValueFormatting.json(.object(object)))
             return ExitCode.success
@@ -50,6 +53,7 @@ enum InfoCommand: FolioSubcommand {
         row("Format", "folio-store version \(manifestVersion ?? statistics.formatVersion)")
         if let schema {
             row("Schema", "version \(schema.version ?? "?"), \(schema.entities.count) entit\(schema.entities.count == 1 ? "y" : "ies")")
+            if let recorded { row("Checksum", SchemaCommand.checksumText(recorded)) }
         } else {
             row("Schema", "none recorded (records are shown without property kinds)")
         }

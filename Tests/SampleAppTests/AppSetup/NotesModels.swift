@@ -21,4 +21,5 @@ enum NotesSchemaV1: VersionedSchema {
 
 enum NotesMigrationPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [NotesSchemaV1.self] }
+    static var stages: [MigrationStage] { [] }
 }
