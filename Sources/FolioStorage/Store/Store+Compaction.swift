@@ -12,19 +12,19 @@ extension Store {
     /// ``StoreConfiguration/compactsInBackground``).
     public func compact() throws {
         waitForBackgroundCompaction()
-        writerLock.lock()
-        defer { writerLock.unlock() }
-        try checkWritable()
-        try loadDeferredRecordsLocked()
-        guard paths != nil else {
-            let kept = try retainedHistory(withState { _ in retained })
-            withStateMutation { _ in retained = kept.map(\.transaction) }
-            return
+        try writer.withLock("Store.compact()") { journal in
+            try journal.checkWritable(readOnly: configuration.readOnly)
+            try loadDeferredRecordsLocked(&journal)
+            guard paths != nil else {
+                let kept = try retainedHistory(withReadState { $0.retained })
+                withReadState { $0.retained = kept.map(\.transaction) }
+                return
+            }
+            try journal.takeFileLock(fs, exclusive: true)
+            defer { journal.releaseFileLock(fs) }
+            _ = try catchUp(&journal)
+            try compactLocked(&journal)
         }
-        try lockExclusive()
-        defer { unlockFile() }
-        _ = try catchUp()
-        try compactLocked()
     }
 
     /// A transaction the retention policy keeps, with where its journal line comes from.
@@ -71,17 +71,17 @@ extension Store {
     ///
     /// - Parameter historyFloor: when set, transactions up to and including this sequence are removed
     ///   from the history before the retention policy is applied (``deleteHistory(through:)``).
-    func compactLocked(droppingHistoryThrough historyFloor: UInt64? = nil) throws {
+    func compactLocked(_ journal: inout JournalWriter, droppingHistoryThrough historyFloor: UInt64? = nil) throws {
         guard let paths else { return }
         let plan: CompactionPlan
         do {
-            plan = try makeCompactionPlan(droppingHistoryThrough: historyFloor)
+            plan = try makeCompactionPlan(&journal, droppingHistoryThrough: historyFloor)
         } catch {
-            forgetJournalPosition()
+            forgetJournalPosition(&journal)
             throw error
         }
         let prepared = try prepareCompaction(plan, paths: paths)
-        try installCompaction(prepared, plan: plan, paths: paths)
+        try installCompaction(prepared, plan: plan, paths: paths, journal: &journal)
     }
 
     /// What a compaction will write, taken from the current state. Caller holds the writer lock and the
@@ -89,26 +89,26 @@ extension Store {
     ///
     /// Syncs the journal first, whatever the durability policy: the journal must be durable before any
     /// snapshot that contains its transactions is, or a power cut could leave snapshots ahead of it.
-    func makeCompactionPlan(droppingHistoryThrough historyFloor: UInt64?) throws -> CompactionPlan {
-        if let journalFile {
+    func makeCompactionPlan(_ journal: inout JournalWriter, droppingHistoryThrough historyFloor: UInt64?) throws -> CompactionPlan {
+        if let journalFile = journal.journalFile {
             try fs.sync(journalFile)
-            unsyncedWrites = false
+            journal.unsyncedWrites = false
         }
-        return withState { state in
+        return withReadState { read in
             CompactionPlan(
-                state: state,
-                retained: retained, historyFileLoaded: historyFileLoaded, historyFloor: historyFloor,
-                snapshotBases: snapshotBases, journalIdentity: journalIdentity, journalEnd: journalEnd, journalLines: journalLines,
-                insertedSpans: insertedSpans)
+                state: read.state,
+                retained: read.retained, historyFileLoaded: read.historyFileLoaded, historyFloor: historyFloor,
+                snapshotBases: read.snapshotBases, journalIdentity: read.journalIdentity, journalEnd: read.journalEnd,
+                journalLines: read.journalLines, insertedSpans: read.insertedSpans)
         }
     }
 
     /// Forgets where the journal ends, so that the next operation reloads the store from its files
     /// (after a compaction step failed half way).
-    func forgetJournalPosition() {
-        if let journalFile { fs.close(journalFile) }
-        journalFile = nil
-        withStateMutation { _ in journalIdentity = nil }
+    func forgetJournalPosition(_ journal: inout JournalWriter) {
+        if let file = journal.journalFile { fs.close(file) }
+        journal.journalFile = nil
+        withReadState { $0.journalIdentity = nil }
     }
 
     /// The snapshot file of `entity` on disk, written at `base`, with the identifiers that transactions

@@ -9,12 +9,12 @@ extension Store {
     /// (journal lines at or before its sequence are skipped), journal. If a step fails, the remaining
     /// temporary files are removed and the store forgets its journal position, so that the next
     /// operation reloads from the files.
-    func installCompaction(_ prepared: PreparedCompaction, plan: CompactionPlan, paths: StorePaths) throws {
+    func installCompaction(_ prepared: PreparedCompaction, plan: CompactionPlan, paths: StorePaths, journal: inout JournalWriter) throws {
         do {
-            try installSteps(prepared, plan: plan, paths: paths)
+            try installSteps(prepared, plan: plan, paths: paths, journal: &journal)
         } catch {
             prepared.discard(fs)
-            forgetJournalPosition()
+            forgetJournalPosition(&journal)
             throw error
         }
     }
@@ -22,20 +22,17 @@ extension Store {
     /// Whether `plan` can still be installed: its journal is still the store's (no compaction, here or
     /// in another process, replaced it since) and still holds the plan's transactions.
     func isCurrent(_ plan: CompactionPlan) -> Bool {
-        withState { _ in
-            guard let known = journalIdentity, let planned = plan.journalIdentity else { return false }
-            return known.inode == planned.inode && known.device == planned.device && journalEnd >= plan.journalEnd
-        }
+        withReadState { $0.isCurrent(plan) }
     }
 
-    private func installSteps(_ prepared: PreparedCompaction, plan: CompactionPlan, paths: StorePaths) throws {
-        if tailLength > 0, let journalFile { try moveTornTail(paths: paths, journal: journalFile) }
+    private func installSteps(_ prepared: PreparedCompaction, plan: CompactionPlan, paths: StorePaths, journal: inout JournalWriter) throws {
+        if withReadState({ $0.tailLength }) > 0 { try moveTornTail(paths: paths, journal: &journal) }
         // 1. Snapshots of the entities that changed.
         for snapshot in prepared.snapshots {
             try fs.installTemporaryFile(snapshot.temporary, at: paths.snapshot(snapshot.entity), syncingDirectory: false)
         }
         if !prepared.snapshots.isEmpty { try fs.syncDirectory(paths.snapshots) }
-        withStateMutation { _ in snapshotBases = prepared.snapshotBases }
+        withReadState { $0.snapshotBases = prepared.snapshotBases }
         // 2. Retained history.
         if let history = prepared.history { try fs.installTemporaryFile(history, at: paths.history) }
         // 3. Manifest: the snapshots now stand at the plan's sequence.
@@ -47,24 +44,24 @@ extension Store {
         try fs.replaceFile(at: paths.manifest, with: try manifest.encoded())
         // 4. Journal: the lines committed after the plan (none for a compaction that ran under the
         //    lock), copied into a new file. Other processes see its new identity and reload.
-        let carried = try replaceJournal(keepingFrom: plan.journalEnd, paths: paths)
-        try openJournal()
-        unsyncedWrites = false
-        withStateMutation { _ in
+        let carried = try replaceJournal(keepingFrom: plan.journalEnd, paths: paths, file: journal.journalFile)
+        try openJournal(&journal)
+        journal.unsyncedWrites = false
+        withReadState { read in
             // The kept transactions are the whole new history file: nothing of it is left to read.
-            retained = prepared.kept + retained.filter { $0.sequence > plan.sequence }
-            insertedSpans = insertedSpans.filter { $0.key > plan.sequence }
-            historyFileLoaded = true
-            journalEnd = carried
-            journalLines -= plan.journalLines
-            tailLength = 0
+            read.retained = prepared.kept + read.retained.filter { $0.sequence > plan.sequence }
+            read.insertedSpans = read.insertedSpans.filter { $0.key > plan.sequence }
+            read.historyFileLoaded = true
+            read.journalEnd = carried
+            read.journalLines -= plan.journalLines
+            read.tailLength = 0
         }
         // 5. Snapshot files of entities with no records left at the plan's sequence (safe only now that
         //    the manifest is past every journal line that put records in them).
         if !prepared.emptied.isEmpty {
             for entity in prepared.emptied { try fs.unlink(paths.snapshot(entity)) }
             try fs.syncDirectory(paths.snapshots)
-            withStateMutation { _ in for entity in prepared.emptied { snapshotBases[entity] = nil } }
+            withReadState { read in for entity in prepared.emptied { read.snapshotBases[entity] = nil } }
         }
         // 6. Temporary files left by interrupted replacements or by compactions this one supersedes.
         try removeTemporaryFiles(paths)
@@ -72,10 +69,10 @@ extension Store {
         try removeUnreferencedBlobs(paths)
     }
 
-    /// Replaces the journal with a synced copy of its bytes from `start` to ``journalEnd``; returns how
-    /// many bytes the new journal has.
-    private func replaceJournal(keepingFrom start: Int64, paths: StorePaths) throws -> Int64 {
-        let end = withState { _ in journalEnd }
+    /// Replaces the journal with a synced copy of the bytes of `file` from `start` to the journal's
+    /// known end; returns how many bytes the new journal has.
+    private func replaceJournal(keepingFrom start: Int64, paths: StorePaths, file journalFile: FileDescriptor?) throws -> Int64 {
+        let end = withReadState { $0.journalEnd }
         guard end > start, let journalFile else {
             try fs.replaceFile(at: paths.journal, with: [])
             return 0
@@ -104,7 +101,7 @@ extension Store {
         let shards = try fs.contentsOfDirectory(paths.blobs)
         if shards.isEmpty { return }
         var referenced = withState { $0.referencedBlobs() }
-        for transaction in withState({ _ in retained }) {
+        for transaction in withReadState({ $0.retained }) {
             for record in transaction.inserted + transaction.updated { BlobStore.collectReferences(in: record.values, into: &referenced) }
             for record in transaction.deleted { BlobStore.collectReferences(in: record.tombstone, into: &referenced) }
         }

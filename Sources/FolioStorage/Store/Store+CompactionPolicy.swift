@@ -3,15 +3,16 @@ import Foundation
 extension Store {
     /// Whether an automatic compaction is due: the journal is past
     /// ``StoreConfiguration/compactionThreshold`` and has grown as large as what the compaction would
-    /// write again, and no compaction is running in the background already. Caller holds the writer lock.
+    /// write again, and no compaction is running in the background already.
     ///
     /// A compaction rewrites the snapshots and the retained history. Waiting until the journal is as
     /// large as the snapshots plus the history keeps the bytes compactions write proportional to the
     /// bytes saved. The history counts only up to the snapshots' size, so a small store with a long
     /// history still compacts once its journal is twice its snapshots (or past the threshold).
     func isCompactionDue() -> Bool {
+        let journalEnd = withReadState { $0.journalEnd }
         guard let threshold = configuration.compactionThreshold, let paths, journalEnd > threshold else { return false }
-        if withState({ _ in backgroundCompactionRunning }) { return false }
+        if compactions.isRunning { return false }
         let snapshots = snapshotBytes(paths)
         // Most writes past the threshold stop here, without looking at the history file.
         guard journalEnd >= snapshots else { return false }
@@ -20,7 +21,7 @@ extension Store {
 
     /// The total size of the snapshot files.
     func snapshotBytes(_ paths: StorePaths) -> Int64 {
-        let entities = withState { _ in Array(snapshotBases.keys) }
+        let entities = withReadState { Array($0.snapshotBases.keys) }
         var total: Int64 = 0
         for entity in entities {
             if let status = try? fs.status(atPath: paths.snapshot(entity)) { total += status.size }

@@ -9,17 +9,15 @@
 extension Store {
     /// Whether the records are in memory: always, except after opening with
     /// ``StoreConfiguration/defersLoadingRecords`` until something needed them.
-    public var hasLoadedRecords: Bool { withState { _ in deferredRecordCounts == nil } }
+    package var hasLoadedRecords: Bool { withReadState { $0.deferredRecordCounts == nil } }
 
     /// Reads the records now if opening deferred them; does nothing otherwise.
     ///
     /// - Throws: what opening without deferral would have thrown for these files (``StorageError``
     ///   naming the file, line and problem), or ``StorageError/Code/closed``.
-    public func loadRecords() throws {
-        guard withState({ _ in deferredRecordCounts != nil || deferredLoadError != nil }) else { return }
-        writerLock.lock()
-        defer { writerLock.unlock() }
-        try loadDeferredRecordsLocked()
+    package func loadRecords() throws {
+        guard withReadState({ $0.deferredRecordCounts != nil || $0.deferredLoadError != nil }) else { return }
+        try writer.withLock("Store.loadRecords()") { try loadDeferredRecordsLocked(&$0) }
     }
 
     /// ``loadRecords()`` for the calls that cannot throw: after a failure they see no records.
@@ -34,62 +32,50 @@ extension Store {
     /// When the files cannot be counted that way the records are loaded.
     ///
     /// - Throws: what ``loadRecords()`` throws, when it had to load them.
-    public func recordCounts() throws -> [String: Int] {
-        if withState({ _ in deferredRecordCounts != nil }) && hasExternalChanges() {
-            writerLock.lock()
-            defer { writerLock.unlock() }
-            if isClosed { throw StorageError(.closed, "the store is closed") }
-            if let paths, withState({ _ in deferredRecordCounts != nil }) {
-                if let lockFile { _ = try fs.lock(lockFile, exclusive: false, wait: true) }
+    package func recordCounts() throws -> [String: Int] {
+        if withReadState({ $0.deferredRecordCounts != nil }) && hasExternalChanges() {
+            try writer.withLock("Store.recordCounts()") { journal in
+                try journal.checkOpen()
+                guard let paths, withReadState({ $0.deferredRecordCounts != nil }) else { return }
+                try journal.takeFileLock(fs, exclusive: false)
                 let peek = StoreLoader.peek(paths, configuration: configuration)
-                unlockFile()
+                journal.releaseFileLock(fs)
                 if let peek {
-                    install(peek.loaded)
-                    withStateMutation { _ in deferredRecordCounts = peek.recordCounts }
-                    try openJournal()
+                    withReadState { read in
+                        read.install(peek.loaded)
+                        read.deferredRecordCounts = peek.recordCounts
+                    }
+                    try openJournal(&journal)
                 } else {
-                    try loadDeferredRecordsLocked()
+                    try loadDeferredRecordsLocked(&journal)
                 }
             }
         }
-        if let error = withState({ _ in deferredLoadError }) { throw error }
-        return withState { state in deferredRecordCounts ?? state.recordCounts }
-    }
-
-    /// Reads the deferred records. Caller holds the writer lock and no file lock.
-    func loadDeferredRecordsLocked() throws {
-        if let error = withState({ _ in deferredLoadError }) { throw error }
-        guard withState({ _ in deferredRecordCounts != nil }), let paths else { return }
-        if isClosed { throw StorageError(.closed, "the store is closed") }
-        do {
-            if let lockFile { _ = try fs.lock(lockFile, exclusive: false, wait: true) }
-            defer { unlockFile() }
-            let loaded = try StoreLoader.load(paths, configuration: configuration, includeHistoryFile: false, report: { throw $0 })
-            install(loaded)
-            withStateMutation { _ in
-                openWarnings = loaded.warnings
-                deferredRecordCounts = nil
-            }
-            try openJournal()
-        } catch let error as StorageError {
-            withStateMutation { _ in deferredLoadError = error }
-            throw error
+        return try withReadState { read in
+            if let error = read.deferredLoadError { throw error }
+            return read.deferredRecordCounts ?? read.state.recordCounts
         }
     }
 
-    /// Takes the state and file positions of a load (or a peek).
-    func install(_ loaded: LoadedStore) {
-        withStateMutation { state in
-            state = loaded.state
-            retained = loaded.history
-            // Lines folded by another process's compaction are no longer in the journal to copy from.
-            let firstInJournal = loaded.history.first?.sequence ?? .max
-            insertedSpans = insertedSpans.filter { $0.key >= firstInJournal }
-            historyFileLoaded = false
-            journalEnd = loaded.journalValidEnd
-            journalLines = loaded.journalLines
-            tailLength = loaded.tailLength
-            snapshotBases = loaded.snapshotBases
+    /// Reads the deferred records. Caller holds the writer lock and no file lock.
+    func loadDeferredRecordsLocked(_ journal: inout JournalWriter) throws {
+        let (failure, deferred) = withReadState { ($0.deferredLoadError, $0.deferredRecordCounts != nil) }
+        if let failure { throw failure }
+        guard deferred, let paths else { return }
+        try journal.checkOpen()
+        do {
+            try journal.takeFileLock(fs, exclusive: false)
+            defer { journal.releaseFileLock(fs) }
+            let loaded = try StoreLoader.load(paths, configuration: configuration, includeHistoryFile: false, report: { throw $0 })
+            withReadState { read in
+                read.install(loaded)
+                read.warnings = loaded.warnings
+                read.deferredRecordCounts = nil
+            }
+            try openJournal(&journal)
+        } catch let error as StorageError {
+            withReadState { $0.deferredLoadError = error }
+            throw error
         }
     }
 }

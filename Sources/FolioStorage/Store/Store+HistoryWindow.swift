@@ -6,7 +6,7 @@ extension Store {
     public var oldestRetainedSequence: UInt64 {
         loadRecordsIfDeferred()
         try? loadHistoryFileIfNeeded()
-        return withState { state in retained.first?.sequence ?? (state.lastSequence + 1) }
+        return withReadState { $0.oldestRetainedSequence }
     }
 
     /// Deletes the persistent history up to and including `sequence`, keeping the records themselves.
@@ -17,17 +17,17 @@ extension Store {
     /// A reader asking for history older than what remains gets ``StorageError/Code/historyExpired``.
     public func deleteHistory(through sequence: UInt64) throws {
         waitForBackgroundCompaction()
-        writerLock.lock()
-        defer { writerLock.unlock() }
-        try checkWritable()
-        try loadDeferredRecordsLocked()
-        guard paths != nil else {
-            withStateMutation { _ in retained.removeAll { $0.sequence <= sequence } }
-            return
+        try writer.withLock("Store.deleteHistory(through:)") { journal in
+            try journal.checkWritable(readOnly: configuration.readOnly)
+            try loadDeferredRecordsLocked(&journal)
+            guard paths != nil else {
+                withReadState { read in read.retained.removeAll { $0.sequence <= sequence } }
+                return
+            }
+            try journal.takeFileLock(fs, exclusive: true)
+            defer { journal.releaseFileLock(fs) }
+            _ = try catchUp(&journal)
+            try compactLocked(&journal, droppingHistoryThrough: sequence)
         }
-        try lockExclusive()
-        defer { unlockFile() }
-        _ = try catchUp()
-        try compactLocked(droppingHistoryThrough: sequence)
     }
 }

@@ -8,20 +8,23 @@ extension Store {
     /// returned (the state is still complete: compare ``lastSequence`` with the last one returned).
     @discardableResult
     public func refresh() throws -> [JournalTransaction] {
-        writerLock.lock()
-        defer { writerLock.unlock() }
-        if isClosed { throw StorageError(.closed, "the store is closed") }
-        guard paths != nil else { return [] }
-        try loadDeferredRecordsLocked()
-        if let lockFile { _ = try fs.lock(lockFile, exclusive: false, wait: true) }
-        defer { unlockFile() }
-        return try catchUp()
+        try writer.withLock("Store.refresh()") { journal in
+            try journal.checkOpen()
+            guard paths != nil else { return [] }
+            try loadDeferredRecordsLocked(&journal)
+            try journal.takeFileLock(fs, exclusive: false)
+            defer { journal.releaseFileLock(fs) }
+            return try catchUp(&journal)
+        }
     }
 
     /// Reads what other processes appended (or reloads after they compacted). Caller holds a file lock.
-    func catchUp() throws -> [JournalTransaction] {
+    func catchUp(_ journal: inout JournalWriter) throws -> [JournalTransaction] {
         guard let paths else { return [] }
         let current = try fs.status(atPath: paths.journal)
+        let (journalIdentity, journalEnd, journalLines, tailLength) = withReadState {
+            ($0.journalIdentity, $0.journalEnd, $0.journalLines, $0.tailLength)
+        }
         let replaced: Bool
         if let current, let known = journalIdentity {
             replaced = current.inode != known.inode || current.device != known.device || current.size < journalEnd
@@ -34,16 +37,16 @@ extension Store {
         if replaced {
             let oldLast = lastSequence
             let loaded = try StoreLoader.load(paths, configuration: configuration, includeHistoryFile: false, report: { throw $0 })
-            install(loaded)
-            try openJournal()
+            withReadState { $0.install(loaded) }
+            try openJournal(&journal)
             let firstInJournal = loaded.history.first?.sequence ?? (loaded.state.lastSequence + 1)
             if firstInJournal > oldLast + 1 {
                 // Another process compacted transactions this store had not seen: take them from history.
                 try loadHistoryFileIfNeeded()
             }
-            return withState { _ in retained.filter { $0.sequence > oldLast } }
+            return withReadState { read in read.retained.filter { $0.sequence > oldLast } }
         }
-        guard let current, let journalFile, current.size != journalEnd + tailLength || tailLength > 0 else { return [] }
+        guard let current, let journalFile = journal.journalFile, current.size != journalEnd + tailLength || tailLength > 0 else { return [] }
         var newState = withState { $0 }
         var fresh: [JournalTransaction] = []
         let result = try JournalReader.read(fs, journalFile, from: journalEnd, firstLineNumber: journalLines + 1,
@@ -64,12 +67,12 @@ extension Store {
             }
             fresh.append(transaction)
         }
-        withStateMutation { state in
-            state = newState
-            retained.append(contentsOf: fresh)
-            journalEnd = result.validEnd
-            journalLines = result.lineCount
-            tailLength = result.tailLength
+        withReadState { read in
+            read.state = newState
+            read.retained.append(contentsOf: fresh)
+            read.journalEnd = result.validEnd
+            read.journalLines = result.lineCount
+            read.tailLength = result.tailLength
         }
         return fresh
     }

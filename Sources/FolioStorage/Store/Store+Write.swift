@@ -14,41 +14,41 @@ extension Store {
     ///   with ``StorageError/Code/storePoisoned`` until it is reopened: the file is then the truth.
     @discardableResult
     public func write(author: String? = nil, _ body: (inout WriteTransaction) throws -> Void) throws -> JournalTransaction? {
-        writerLock.lock()
-        defer { writerLock.unlock() }
-        try checkWritable()
-        try loadDeferredRecordsLocked()
-        try lockExclusive()
-        defer { unlockFile() }
-        _ = try catchUp()
-        let paths = self.paths
-        let fs = self.fs
-        var transaction = WriteTransaction(
-            base: withState { $0 }, knownEntities: configuration.knownEntities,
-            blobWriter: { [unowned self] data in
-                if let paths { return try BlobStore.write(data, directory: paths.directory, fileSystem: fs) }
-                let hash = SHA256.hexDigest([UInt8](data))
-                self.withStateMutation { _ in self.memoryBlobs[hash] = data }
-                return hash
-            })
-        transaction.reserved = withState { _ in reservedIDs }
-        try body(&transaction)
-        if transaction.isEmpty { return nil }
-        let committed = try commit(&transaction, author: author)
-        withStateMutation { _ in
-            // Most stores reserve nothing: then no inserted identifier needs looking up.
-            guard !reservedIDs.isEmpty else { return }
-            for record in committed.inserted { reservedIDs.remove(record.id) }
-        }
-        installPendingCompaction()
-        if isCompactionDue() {
-            do {
-                if configuration.compactsInBackground { try startBackgroundCompaction() } else { try compactLocked() }
-            } catch {
-                withStateMutation { _ in openWarnings.append("automatic compaction failed: \(error)") }
+        try writer.withLock("Store.write(author:_:)") { journal in
+            try journal.checkWritable(readOnly: configuration.readOnly)
+            try loadDeferredRecordsLocked(&journal)
+            try journal.takeFileLock(fs, exclusive: true)
+            defer { journal.releaseFileLock(fs) }
+            _ = try catchUp(&journal)
+            let paths = self.paths
+            let fs = self.fs
+            var transaction = WriteTransaction(
+                base: withState { $0 }, knownEntities: configuration.knownEntities,
+                blobWriter: { [unowned self] data in
+                    if let paths { return try BlobStore.write(data, directory: paths.directory, fileSystem: fs) }
+                    let hash = SHA256.hexDigest([UInt8](data))
+                    self.withReadState { $0.memoryBlobs[hash] = data }
+                    return hash
+                })
+            transaction.reserved = withReadState { $0.reservedIDs }
+            try body(&transaction)
+            if transaction.isEmpty { return nil }
+            let committed = try commit(&transaction, author: author, journal: &journal)
+            withReadState { read in
+                // Most stores reserve nothing: then no inserted identifier needs looking up.
+                guard !read.reservedIDs.isEmpty else { return }
+                for record in committed.inserted { read.reservedIDs.remove(record.id) }
             }
+            installPendingCompaction(&journal)
+            if isCompactionDue() {
+                do {
+                    if configuration.compactsInBackground { try startBackgroundCompaction(&journal) } else { try compactLocked(&journal) }
+                } catch {
+                    withReadState { $0.warnings.append("automatic compaction failed: \(error)") }
+                }
+            }
+            return committed
         }
-        return committed
     }
 
     /// Reserves `count` new identifiers for records this process will insert later (for example objects
@@ -56,7 +56,7 @@ extension Store {
     /// no other process or later session can allocate them; unused reservations are simply skipped.
     ///
     /// - Returns: the reserved identifiers, consecutive.
-    public func reserveIDs(_ count: Int) throws -> ClosedRange<Int64> {
+    package func reserveIDs(_ count: Int) throws -> ClosedRange<Int64> {
         guard count > 0, count <= 1_000_000 else {
             throw StorageError(.invalidTransaction, "reserve between 1 and 1,000,000 identifiers at a time, not \(count)")
         }
@@ -67,8 +67,8 @@ extension Store {
             last = first
             for _ in 1..<count { last = tx.allocateID() }
         }
-        withStateMutation { _ in
-            for id in first...last { reservedIDs.insert(id) }
+        withReadState { read in
+            for id in first...last { read.reservedIDs.insert(id) }
         }
         return first...last
     }
@@ -76,34 +76,8 @@ extension Store {
 
     // MARK: Internals
 
-    func checkWritable() throws {
-        if isClosed { throw StorageError(.closed, "the store is closed") }
-        if configuration.readOnly { throw StorageError(.readOnly, "the store was opened read-only") }
-        if let poisonError {
-            throw StorageError(
-                .storePoisoned,
-                "an earlier write failed (\(poisonError.message)); reopen the store to continue from what is on disk",
-                file: poisonError.file, errno: poisonError.errno)
-        }
-    }
-
-    func lockExclusive() throws {
-        if let lockFile { _ = try fs.lock(lockFile, exclusive: true, wait: true) }
-    }
-
-    func unlockFile() {
-        if let lockFile { fs.unlock(lockFile) }
-    }
-
-    func withStateMutation<T>(_ body: (inout StoreState) throws -> T) rethrows -> T {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        return try body(&state)
-    }
-
-
     /// Validates, appends, syncs and applies. Caller holds the writer lock and the exclusive file lock.
-    func commit(_ transaction: inout WriteTransaction, author: String?) throws -> JournalTransaction {
+    func commit(_ transaction: inout WriteTransaction, author: String?, journal: inout JournalWriter) throws -> JournalTransaction {
         guard transaction.base.lastSequence < SequenceLimits.maximum else {
             throw StorageError(
                 .inconsistentStore, "the store is at sequence \(transaction.base.lastSequence), the largest there is; no transaction can follow it")
@@ -116,17 +90,17 @@ extension Store {
         // Blobs referred to must exist before the transaction that refers to them. The line's records
         // are searched for references as they are written, on the threads that write them.
         var spans: InsertedRecordSpans? = nil
-        let hashes = try committed.encodeLine(into: &lineBuffer, spans: &spans, collectingBlobReferences: true)
+        let hashes = try committed.encodeLine(into: &journal.lineBuffer, spans: &spans, collectingBlobReferences: true)
         for hash in hashes {
             if let paths {
                 guard try fs.status(atPath: "\(paths.directory)/\(BlobStore.relativePath(hash))") != nil else {
                     throw StorageError(.blobNotFound, "a record refers to blob \(hash), which was not stored; call putBlob first")
                 }
-            } else if withState({ _ in memoryBlobs[hash] }) == nil {
+            } else if withReadState({ $0.memoryBlobs[hash] }) == nil {
                 throw StorageError(.blobNotFound, "a record refers to blob \(hash), which was not stored; call putBlob first")
             }
         }
-        let line = lineBuffer
+        let line = journal.lineBuffer
         guard line.count - 1 <= configuration.maximumLineBytes else {
             throw StorageError(
                 .lineTooLong,
@@ -134,67 +108,46 @@ extension Store {
                 file: paths?.journal)
         }
         if let paths {
-            try append(line, paths: paths)
+            try append(line, paths: paths, journal: &journal)
         }
-        withStateMutation { state in
-            _ = state.apply(committed)
-            retained.append(committed)
+        withReadState { read in
+            _ = read.state.apply(committed)
+            read.retained.append(committed)
             if paths != nil {
-                if let spans { insertedSpans[committed.sequence] = spans }
-                journalEnd += Int64(line.count)
-                journalLines += 1
+                if let spans { read.insertedSpans[committed.sequence] = spans }
+                read.journalEnd += Int64(line.count)
+                read.journalLines += 1
             }
         }
         return committed
     }
 
-    private func append(_ line: [UInt8], paths: StorePaths) throws {
-        if journalFile == nil {
+    /// Appends `line` to the journal, creating the file first if there is none, and moving a torn
+    /// tail aside first if there is one.
+    private func append(_ line: [UInt8], paths: StorePaths, journal: inout JournalWriter) throws {
+        if journal.journalFile == nil {
             let file = try fs.open(paths.journal, .readWriteCreate)
-            journalFile = file
-            do {
-                try fs.syncDirectory(paths.directory)
-                let identity = try fs.status(file)
-                withStateMutation { _ in journalIdentity = identity }
-            } catch {
-                // The next catch-up sees the identity change and reloads.
-                throw error
-            }
+            journal.journalFile = file
+            // If this fails, the next catch-up sees the identity change and reloads.
+            try fs.syncDirectory(paths.directory)
+            let identity = try fs.status(file)
+            withReadState { $0.journalIdentity = identity }
         }
-        guard let journalFile else { return }
-        if tailLength > 0 {
-            try moveTornTail(paths: paths, journal: journalFile)
+        if withReadState({ $0.tailLength }) > 0 {
+            try moveTornTail(paths: paths, journal: &journal)
         }
-        do {
-            try fs.writeAll(journalFile, line, at: journalEnd)
-        } catch {
-            do {
-                try fs.truncate(journalFile, to: journalEnd)
-            } catch let truncateError as StorageError {
-                poisonError = truncateError
-            }
-            throw error
-        }
-        switch configuration.durability {
-        case .always:
-            do { try fs.sync(journalFile) } catch let error as StorageError {
-                poisonError = error
-                throw error
-            }
-        case .batched:
-            unsyncedWrites = true
-        case .none:
-            break
-        }
+        try journal.append(line, at: withReadState { $0.journalEnd }, fs: fs, durability: configuration.durability)
     }
 
     /// Moves an incomplete last line to `journal.jsonl.corrupt-tail`, then truncates it away.
-    func moveTornTail(paths: StorePaths, journal: FileDescriptor) throws {
+    func moveTornTail(paths: StorePaths, journal: inout JournalWriter) throws {
+        guard let file = journal.journalFile else { return }
+        let (journalEnd, tailLength) = withReadState { ($0.journalEnd, $0.tailLength) }
         var tail = [UInt8](repeating: 0, count: Int(tailLength))
         var filled = 0
         while filled < tail.count {
             let count = try tail.withUnsafeMutableBytes { raw in
-                try fs.read(journal, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]), at: journalEnd + Int64(filled))
+                try fs.read(file, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]), at: journalEnd + Int64(filled))
             }
             if count == 0 { break }
             filled += count
@@ -206,17 +159,16 @@ extension Store {
         try fs.writeAll(side, tail, at: try fs.status(side).size)
         try fs.sync(side)
         do {
-            try fs.truncate(journal, to: journalEnd)
-            try fs.sync(journal)
+            try fs.truncate(file, to: journalEnd)
+            try fs.sync(file)
         } catch let error as StorageError {
             // The journal's length on disk is now unknown: refuse writes until reopened.
-            poisonError = error
+            journal.poisonError = error
             throw error
         }
-        withStateMutation { _ in
-            openWarnings.append("moved a \(filled)-byte incomplete journal line to \(paths.corruptTail)")
-            tailLength = 0
+        withReadState { read in
+            read.warnings.append("moved a \(filled)-byte incomplete journal line to \(paths.corruptTail)")
+            read.tailLength = 0
         }
     }
-
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// A Folio store: records kept in a directory of JSON-lines files, or in memory.
 ///
@@ -10,10 +11,11 @@ import Foundation
 /// history up to the snapshots' size), a write starts a compaction, which by default
 /// runs on a background thread (``StoreConfiguration/compactsInBackground``).
 ///
-/// A `Store` is safe to use from several threads. Do not call `write`, `refresh`, `compact`, `sync`
-/// or `waitForBackgroundCompaction` from inside a `write` body (they wait for the write to finish);
-/// read through the ``WriteTransaction`` instead.
-public final class Store: @unchecked Sendable {
+/// A `Store` is safe to use from several threads. Do not call `write`, `refresh`, `compact`, `sync`,
+/// `close` or `waitForBackgroundCompaction` from inside a `write` body: the writer lock is not
+/// recursive, and such a call stops on a precondition that names it. Read through the
+/// ``WriteTransaction`` instead.
+public final class Store: Sendable {
     /// The store directory, or `nil` for an in-memory store.
     public let directory: URL?
     /// The configuration the store was opened with.
@@ -21,67 +23,25 @@ public final class Store: @unchecked Sendable {
 
     let paths: StorePaths?
     let fs: any FileSystem
-    /// Protects the mutable state below.
-    let stateLock = NSLock()
-    /// Serialises writes, refreshes and compactions within this process.
-    let writerLock = NSLock()
+    /// What readers see: records, history and journal position, changed together.
+    let readState: Mutex<StoreReadState>
+    /// The journal and lock files. Holding it serialises writes, refreshes, compactions, syncs and
+    /// closing within this process (the lock file serialises them between processes).
+    let writer: NonReentrantMutex<JournalWriter>
+    /// The automatic compaction running in the background, if any.
+    let compactions = BackgroundCompactions()
 
-    var state: StoreState
-    /// Retained transactions: the journal's, plus `history.jsonl`'s once ``historyFileLoaded``.
-    var retained: [JournalTransaction]
-    /// Whether `history.jsonl` has been read into ``retained`` (it is read on first use: it can be large).
-    var historyFileLoaded: Bool
-    /// Where the inserted records are in the journal lines this process wrote since the last compaction,
-    /// by sequence: the next compaction copies them from there (see ``JournalRecordCopies``).
-    var insertedSpans: [UInt64: InsertedRecordSpans] = [:]
-    var journalFile: FileDescriptor?
-    var journalIdentity: FileStatus?
-    var journalEnd: Int64 = 0
-    var journalLines = 0
-    var tailLength: Int64 = 0
-    var snapshotBases: [String: UInt64]
-    var lockFile: FileDescriptor?
-    var poisonError: StorageError?
-    var unsyncedWrites = false
-    var openWarnings: [String]
-    var memoryBlobs: [String: Data] = [:]
-    var batchTimer: (any DispatchSourceTimer)?
-    /// Identifiers reserved by ``reserveIDs(_:)`` and not yet inserted.
-    var reservedIDs: Set<Int64> = []
-    var isClosed = false
-    /// The buffer journal lines are encoded into, kept between writes (used under the writer lock).
-    var lineBuffer: [UInt8] = []
-    /// Each entity's record count while the records are not read yet (see
-    /// ``StoreConfiguration/defersLoadingRecords``); `nil` once they are.
-    var deferredRecordCounts: [String: Int]?
-    /// Why reading the deferred records failed; thrown again by every later call that needs them.
-    var deferredLoadError: StorageError?
-    /// Whether an automatic compaction is being prepared or installed in the background.
-    var backgroundCompactionRunning = false
-    /// Set by ``close()`` to make a background compaction stop writing and give up.
-    var backgroundCompactionCancelled = false
-    /// A background compaction whose files are written, waiting for the writer lock to be installed:
-    /// by the next write (which holds the lock anyway), or by its own thread, whichever comes first.
-    var pendingCompaction: (prepared: PreparedCompaction, plan: CompactionPlan)?
-    /// Tests only: called on a background compaction's thread once its files are ready, before it
-    /// waits for the writer lock.
-    var backgroundCompactionWillLock: (@Sendable () -> Void)?
-    /// Entered while a background compaction runs (``waitForBackgroundCompaction()``).
-    let backgroundCompactions = DispatchGroup()
-
-    private init(directory: URL?, configuration: StoreConfiguration, loaded: LoadedStore) {
+    private init(directory: URL?, configuration: StoreConfiguration, loaded: LoadedStore, deferredRecordCounts: [String: Int]? = nil) {
         self.directory = directory
         self.configuration = configuration
         self.paths = directory.map { StorePaths(directory: $0.path) }
         self.fs = configuration.fileSystem
-        self.state = loaded.state
-        self.retained = loaded.history
-        self.historyFileLoaded = directory == nil
-        self.journalEnd = loaded.journalValidEnd
-        self.journalLines = loaded.journalLines
-        self.tailLength = loaded.tailLength
-        self.snapshotBases = loaded.snapshotBases
-        self.openWarnings = loaded.warnings
+        var read = StoreReadState(loaded, historyFileLoaded: directory == nil)
+        read.deferredRecordCounts = deferredRecordCounts
+        self.readState = Mutex(read)
+        self.writer = NonReentrantMutex(
+            JournalWriter(),
+            advice: "Do not call write, refresh, compact, sync, close, deleteHistory or waitForBackgroundCompaction from inside a Store.write body: read through the WriteTransaction it is given, and write again after it returns.")
     }
 
     /// Opens (creating if needed) the store in `directory`.
@@ -106,16 +66,14 @@ public final class Store: @unchecked Sendable {
         }
         func load() throws -> Store {
             if configuration.defersLoadingRecords, let peek = StoreLoader.peek(paths, configuration: configuration) {
-                let store = Store(directory: directory, configuration: configuration, loaded: peek.loaded)
-                store.deferredRecordCounts = peek.recordCounts
-                return store
+                return Store(directory: directory, configuration: configuration, loaded: peek.loaded, deferredRecordCounts: peek.recordCounts)
             }
             let loaded = try StoreLoader.load(paths, configuration: configuration, includeHistoryFile: false, report: { throw $0 })
             return Store(directory: directory, configuration: configuration, loaded: loaded)
         }
         guard let lockFile else {
             let store = try load()
-            try store.openJournal()
+            try store.writer.withLock("Store.open(at:configuration:)") { try store.openJournal(&$0) }
             return store
         }
         do {
@@ -128,9 +86,11 @@ public final class Store: @unchecked Sendable {
                 }
             }
             let store = try load()
-            store.lockFile = lockFile
-            try store.openJournal()
-            store.startBatchTimer()
+            try store.writer.withLock("Store.open(at:configuration:)") { journal in
+                journal.lockFile = lockFile
+                try store.openJournal(&journal)
+                store.startBatchTimer(&journal)
+            }
             return store
         } catch {
             fs.close(lockFile)
@@ -151,19 +111,11 @@ public final class Store: @unchecked Sendable {
     /// A compaction being prepared in the background is given up (its temporary files removed); one
     /// whose files are ready is installed first. Further calls throw ``StorageError/Code/closed``.
     public func close() {
-        cancelBackgroundCompaction()
-        writerLock.lock()
-        defer { writerLock.unlock() }
-        if isClosed { return }
-        batchTimer?.cancel()
-        batchTimer = nil
-        if unsyncedWrites, let journalFile, poisonError == nil { try? fs.sync(journalFile) }
-        unsyncedWrites = false
-        if let journalFile { fs.close(journalFile) }
-        if let lockFile { fs.close(lockFile) }
-        journalFile = nil
-        lockFile = nil
-        isClosed = true
+        if writer.isHeldByCurrentThread {
+            fatalError("Store.close() was called from inside a Store.write body; close the store after the write returns.")
+        }
+        compactions.cancelAndWait()
+        writer.withLock("Store.close()") { $0.close(fs) }
     }
 
     // MARK: Reading
@@ -171,7 +123,7 @@ public final class Store: @unchecked Sendable {
     /// Warnings from opening: for example a torn last journal line that was ignored.
     public var warnings: [String] {
         loadRecordsIfDeferred()
-        return withState { _ in openWarnings }
+        return withReadState { $0.warnings }
     }
 
     /// The record with this identifier, whatever its entity.
@@ -233,14 +185,14 @@ public final class Store: @unchecked Sendable {
     public func history(after sequence: UInt64) throws -> [JournalTransaction] {
         try loadRecords()
         try loadHistoryFileIfNeeded()
-        return try withState { _ in
-            let available = retained.first?.sequence ?? (state.lastSequence + 1)
+        return try withReadState { read in
+            let available = read.oldestRetainedSequence
             if sequence + 1 < available {
                 throw StorageError(
                     .historyExpired,
                     "history after sequence \(sequence) was compacted away; the oldest retained transaction is \(available). Refetch everything instead.")
             }
-            return retained.filter { $0.sequence > sequence }
+            return read.retained.filter { $0.sequence > sequence }
         }
     }
 
@@ -249,49 +201,51 @@ public final class Store: @unchecked Sendable {
     /// - Throws: ``StorageError/Code/blobNotFound`` if the hash is malformed or the blob missing or damaged.
     public func blob(_ hash: String) throws -> Data {
         guard let paths else {
-            if let data = withState({ _ in memoryBlobs[hash] }) { return data }
+            if let data = withReadState({ $0.memoryBlobs[hash] }) { return data }
             throw StorageError(.blobNotFound, "no blob \(hash) in this in-memory store")
         }
         return try BlobStore.read(hash, directory: paths.directory, fileSystem: fs)
     }
 
-    /// Reads `history.jsonl` into ``retained`` on first use.
+    /// Reads `history.jsonl` into the retained history on first use.
     func loadHistoryFileIfNeeded() throws {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        guard !historyFileLoaded, let paths else { return }
-        retained = try StoreLoader.merging(retained, withHistoryFileIn: paths, configuration: configuration)
-        historyFileLoaded = true
+        guard let paths else { return }
+        try withReadState { read in
+            guard !read.historyFileLoaded else { return }
+            read.retained = try StoreLoader.merging(read.retained, withHistoryFileIn: paths, configuration: configuration)
+            read.historyFileLoaded = true
+        }
     }
 
-    func withState<T>(_ body: (StoreState) throws -> T) rethrows -> T {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        return try body(state)
+    /// Calls `body` with the current state, holding the read mutex.
+    func withState<T, E: Error>(_ body: (StoreState) throws(E) -> T) throws(E) -> T {
+        try readState.withLock { (read: inout sending StoreReadState) throws(E) -> T in try body(read.state) }
+    }
+
+    /// Calls `body` with everything readers see, holding the read mutex: what it changes, readers see
+    /// all at once.
+    func withReadState<T, E: Error>(_ body: (inout StoreReadState) throws(E) -> T) throws(E) -> T {
+        try readState.withLock { (read: inout sending StoreReadState) throws(E) -> T in try body(&read) }
     }
 
     // MARK: Journal file
 
-    func openJournal() throws {
+    /// Opens the journal file, if there is one, and records its identity.
+    func openJournal(_ journal: inout JournalWriter) throws {
         guard let paths else { return }
-        if let journalFile { fs.close(journalFile) }
-        journalFile = nil
-        withStateMutation { _ in journalIdentity = nil }
+        if let file = journal.journalFile { fs.close(file) }
+        journal.journalFile = nil
+        withReadState { $0.journalIdentity = nil }
         guard try fs.status(atPath: paths.journal) != nil else { return }
         let file = try fs.open(paths.journal, configuration.readOnly ? .read : .readWriteCreate)
-        journalFile = file
+        journal.journalFile = file
         let identity = try fs.status(file)
-        withStateMutation { _ in journalIdentity = identity }
+        withReadState { $0.journalIdentity = identity }
     }
 
     /// Whether another process has changed the journal since this store last read it.
-    public func hasExternalChanges() -> Bool {
-        guard let paths, let current = try? fs.status(atPath: paths.journal) else {
-            return withState { _ in journalIdentity != nil }
-        }
-        return withState { _ in
-            guard let known = journalIdentity else { return true }
-            return known.inode != current.inode || known.device != current.device || current.size != journalEnd + tailLength
-        }
+    package func hasExternalChanges() -> Bool {
+        let current = paths.flatMap { (try? fs.status(atPath: $0.journal)) ?? nil }
+        return withReadState { $0.journalChanged(current: current) }
     }
 }

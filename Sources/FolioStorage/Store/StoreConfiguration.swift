@@ -84,11 +84,11 @@ public struct StoreConfiguration: Sendable {
     /// The default is `false`.
     public var readOnly = false
     /// Open without reading the records: only the manifest, the first line of each snapshot file and
-    /// the journal are read, enough for ``Store/recordCountsWithoutLoading()``. The records are read
+    /// the journal are read, enough for ``Store/recordCounts()``. The records are read
     /// by ``Store/loadRecords()``, or by the first call that needs them. A store that cannot be opened
     /// this way (an older manifest, a large journal, anything unusual) is loaded at open as usual.
     /// The default is `false`.
-    public var defersLoadingRecords = false
+    package var defersLoadingRecords = false
     /// The largest journal tail (bytes after the last complete line) ignored as a torn append; a larger
     /// one makes `open` fail with ``StorageError/Code/tailTooLarge``. The default is 64 MiB.
     public var maximumTornTailBytes: Int64 = 64 << 20

@@ -51,13 +51,13 @@ extension Store {
             if blobBytes > 0 { sizes["blobs"] = blobBytes }
         }
         let compactionDue = isCompactionDue()
-        return withState { state in
+        return withReadState { read in
             StoreStatistics(
                 formatVersion: Manifest.currentVersion,
-                recordCounts: state.recordCounts,
-                fileSizes: sizes, journalTransactions: journalLines, journalBytes: journalEnd + tailLength,
-                lastTransaction: retained.last.flatMap { $0.sequence == state.lastSequence ? $0 : nil },
-                lastSequence: state.lastSequence, retainedTransactions: retained.count,
+                recordCounts: read.state.recordCounts,
+                fileSizes: sizes, journalTransactions: read.journalLines, journalBytes: read.journalEnd + read.tailLength,
+                lastTransaction: read.retained.last.flatMap { $0.sequence == read.state.lastSequence ? $0 : nil },
+                lastSequence: read.state.lastSequence, retainedTransactions: read.retained.count,
                 isCompactionDue: compactionDue)
         }
     }

@@ -109,7 +109,7 @@ public struct WriteTransaction {
 
     /// Makes room for `count` more inserted records, so that a large transaction does not grow its
     /// table step by step.
-    public mutating func reserveCapacity(inserting count: Int) {
+    package mutating func reserveCapacity(inserting count: Int) {
         inserted.reserveCapacity(count)
     }
 

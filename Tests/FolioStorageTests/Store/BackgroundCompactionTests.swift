@@ -36,7 +36,7 @@ struct BackgroundCompactionTests {
     /// compaction point.
     func writeUntilACompactionStarts(_ store: Store, started: () -> Bool = { false }) throws -> UInt64 {
         var seed: UInt64 = 10
-        while !store.withState({ _ in store.backgroundCompactionRunning }) && !started() {
+        while !store.compactions.isRunning && !started() {
             try writeSampleTransactions(store, count: 1, seed: seed)
             seed += 1
             try #require(seed < 100, "no compaction started")
@@ -49,11 +49,9 @@ struct BackgroundCompactionTests {
     func holdCompactionsBeforeTheyLock(_ store: Store) -> (held: DispatchSemaphore, go: DispatchSemaphore) {
         let held = DispatchSemaphore(value: 0)
         let go = DispatchSemaphore(value: 0)
-        store.withStateMutation { _ in
-            store.backgroundCompactionWillLock = {
-                held.signal()
-                go.wait()
-            }
+        store.compactions.setWillLock {
+            held.signal()
+            go.wait()
         }
         return (held, go)
     }
@@ -117,7 +115,7 @@ struct BackgroundCompactionTests {
             try writeSampleTransactions(store, count: 1, seed: 200)
             #expect(try manifestSequence(url) == planned)
             #expect(try journalSequences(url) == [planned + 1])
-            #expect(!store.withState { _ in store.backgroundCompactionRunning })
+            #expect(!store.compactions.isRunning)
             go.signal()
             store.waitForBackgroundCompaction()
             #expect(try manifestSequence(url) == planned)
@@ -142,15 +140,15 @@ struct BackgroundCompactionTests {
                 first.close()
             }
             let store = try openStore(url)
-            #expect(!store.withState { _ in store.historyFileLoaded })
+            #expect(!store.withReadState { $0.historyFileLoaded })
             let (held, go) = holdCompactionsBeforeTheyLock(store)
             _ = try writeUntilACompactionStarts(store)
-            #expect(!store.withState { _ in store.historyFileLoaded }, "the write read the history file")
+            #expect(!store.withReadState { $0.historyFileLoaded }, "the write read the history file")
             try #require(held.wait(timeout: .now() + 120) == .success, "the compaction's files were not written")
             go.signal()
             store.waitForBackgroundCompaction()
             #expect(failureWarnings(store).isEmpty)
-            #expect(store.withState { _ in store.historyFileLoaded })
+            #expect(store.withReadState { $0.historyFileLoaded })
             let all = try store.history(after: 0).map(\.sequence)
             #expect(all == Array(1...store.lastSequence))
             #expect(Array(all.prefix(committed.count)) == committed)
@@ -194,7 +192,7 @@ struct BackgroundCompactionTests {
                 store.close()
                 closed.signal()
             }
-            while !store.withState({ _ in store.backgroundCompactionCancelled }) { usleep(1000) }
+            while !store.compactions.isCancelled { usleep(1000) }
             gate.release()
             #expect(closed.wait(timeout: .now() + 120) == .success, "close did not return")
 

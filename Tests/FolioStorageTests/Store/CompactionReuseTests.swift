@@ -165,7 +165,7 @@ struct CompactionReuseTests {
             try store.compact()
             let second = try writeSampleTransactions(store, count: 10, seed: 6)
             let paths = try #require(store.paths)
-            let stored = store.storedLines(paths, journalLimit: store.withState { _ in store.journalEnd })
+            let stored = store.storedLines(paths, journalLimit: store.withReadState { $0.journalEnd })
             #expect(Set(stored.keys) == Set((first + second).map(\.sequence)))
             #expect(stored.values.filter(\.inJournal).count == second.count)
             let kept = try store.retainedHistory(try store.history(after: 0), stored: stored)
@@ -183,14 +183,14 @@ struct CompactionReuseTests {
             try writeSampleTransactions(store, count: 30, seed: 11)
             try store.compact()
             let paths = try #require(store.paths)
-            let base = try #require(store.snapshotBases["Item"])
+            let base = try #require(store.withReadState { $0.snapshotBases["Item"] })
             let later = try writeSampleTransactions(store, count: 12, seed: 12)
             var touched = Set<Int64>()
             for transaction in later {
                 for record in transaction.inserted + transaction.updated where record.entity == "Item" { touched.insert(record.id) }
                 for record in transaction.deleted where record.entity == "Item" { touched.insert(record.id) }
             }
-            let retained = store.withState { _ in store.retained }
+            let retained = store.withReadState { $0.retained }
             let earlier = try #require(store.earlierSnapshot(of: "Item", at: base, through: store.lastSequence, paths: paths, transactions: retained))
             #expect(earlier.changedIDs == touched)
             #expect(earlier.sequence == base)

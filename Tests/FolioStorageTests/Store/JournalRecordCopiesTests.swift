@@ -10,7 +10,7 @@ struct JournalRecordCopiesTests {
     /// The copier a compaction of `store` at this moment would use.
     private func copies(of store: Store) throws -> JournalRecordCopies {
         let paths = try #require(store.paths)
-        let (transactions, spans, end) = store.withState { _ in (store.retained, store.insertedSpans, store.journalEnd) }
+        let (transactions, spans, end) = store.withReadState { ($0.retained, $0.insertedSpans, $0.journalEnd) }
         return JournalRecordCopies(
             transactions: transactions, spans: spans, storedLines: store.storedLines(paths, journalLimit: end),
             fileSystem: PosixFileSystem(), journalPath: paths.journal)
@@ -61,7 +61,7 @@ struct JournalRecordCopiesTests {
             let header = try readBytes(url.appending("snapshots/Item.jsonl")).split(separator: 0x0A)[0]
             let sequence = try Array(header).withUnsafeBufferPointer { try SnapshotFile.decodeHeader(LineFraming.decode($0)).sequence }
             #expect(try readBytes(url.appending("snapshots/Item.jsonl")) == SnapshotFile.encode(entity: "Item", sequence: sequence, records: records))
-            #expect(store.withState { _ in store.insertedSpans.isEmpty })
+            #expect(store.withReadState { $0.insertedSpans.isEmpty })
         }
     }
 
@@ -119,15 +119,15 @@ struct JournalRecordCopiesTests {
         try withTemporaryDirectory { url in
             let store = try Store.open(at: url)
             _ = try insertItems(store, 1...30)
-            #expect(store.withState { _ in store.insertedSpans.count } == 1)
+            #expect(store.withReadState { $0.insertedSpans.count } == 1)
             // Another store on the directory (as another process) compacts: the line leaves the journal.
             let other = try Store.open(at: url)
             try other.compact()
             _ = try store.refresh()
-            #expect(store.withState { _ in store.insertedSpans.isEmpty })
+            #expect(store.withReadState { $0.insertedSpans.isEmpty })
             // Lines written after the reload are noted again.
             _ = try insertItems(store, 31...40)
-            #expect(store.withState { _ in store.insertedSpans.count } == 1)
+            #expect(store.withReadState { $0.insertedSpans.count } == 1)
             other.close()
         }
     }
