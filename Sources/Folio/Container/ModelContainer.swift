@@ -30,7 +30,7 @@ public final class ModelContainer: @unchecked Sendable {
     let store: Store
     /// The index of the store's records; empty until ``loadRecords()`` (see ``index``). Reading it first
     /// waits for a save's changes still being applied to it on another thread, if any (see
-    /// ``ConcurrentIndexApplication``).
+    /// ``ConcurrentIndexApplication``). Read it holding ``lock``.
     var recordIndex: RecordIndex {
         finishIndexing()
         return indexStorage
@@ -40,7 +40,8 @@ public final class ModelContainer: @unchecked Sendable {
     private var pendingIndexing: ConcurrentIndexApplication?
     /// Whether ``recordIndex`` holds the store's records. Changed under ``lock``.
     private(set) var isIndexLoaded = false
-    let lock = NSRecursiveLock()
+    /// Held to read or change the index and to save; not recursive (see ``ContainerLock``).
+    let lock = ContainerLock()
     private var mainContextStorage: ModelContext?
     var changeHubStorage: StoreChangeHub?
     /// How soon a change saved by another process reaches this container's observers, at most (on
@@ -156,13 +157,13 @@ public final class ModelContainer: @unchecked Sendable {
     /// The context bound to the main actor, with autosave on.
     @MainActor
     public var mainContext: ModelContext {
-        lock.lock()
-        defer { lock.unlock() }
-        if let context = mainContextStorage { return context }
-        let context = ModelContext(self)
-        context.autosaveEnabled = true
-        mainContextStorage = context
-        return context
+        lock.withLock("ModelContainer.mainContext") {
+            if let context = mainContextStorage { return context }
+            let context = ModelContext(self)
+            context.autosaveEnabled = true
+            mainContextStorage = context
+            return context
+        }
     }
 
     /// Deletes every model from the store, in one transaction.
@@ -178,35 +179,35 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     private func eraseLocked() throws {
-        lock.lock()
-        defer { lock.unlock() }
-        let written: JournalTransaction?
-        do {
-            written = try store.write(author: nil) { transaction in
-                for entity in schema.entities {
-                    for record in transaction.records(of: entity.name) {
-                        try transaction.delete(entity: record.entity, id: record.id)
+        try lock.withLock("ModelContainer.erase()") {
+            let written: JournalTransaction?
+            do {
+                written = try store.write(author: nil) { transaction in
+                    for entity in schema.entities {
+                        for record in transaction.records(of: entity.name) {
+                            try transaction.delete(entity: record.entity, id: record.id)
+                        }
                     }
                 }
+            } catch {
+                throw FolioError(.storage, "The store could not be erased", underlying: error)
             }
-        } catch {
-            throw FolioError(.storage, "The store could not be erased", underlying: error)
+            syncIndexLocked(committed: written.map { [$0] } ?? [])
         }
-        syncIndex(committed: written.map { [$0] } ?? [])
     }
 
     /// Compacts the store now: rewrites the snapshots, empties the journal and applies the history
     /// retention policy. Stores also compact by themselves, in the background, past
     /// ``ModelConfiguration/compactionThreshold``; this waits for such a compaction first.
     public func compact() throws {
-        lock.lock()
-        defer { lock.unlock() }
-        do {
-            try store.compact()
-        } catch {
-            throw FolioError(.storage, "The store could not be compacted", underlying: error)
+        try lock.withLock("ModelContainer.compact()") {
+            do {
+                try store.compact()
+            } catch {
+                throw FolioError(.storage, "The store could not be compacted", underlying: error)
+            }
+            syncIndexLocked()
         }
-        syncIndex()
     }
 
     /// The identifier of the store of the configuration named `name`.
@@ -221,8 +222,11 @@ public final class ModelContainer: @unchecked Sendable {
     ///   cannot be read, or ``FolioError/Code/schemaMismatch`` naming the entity and property when its
     ///   records do not match the schema. Each later call that needs the records throws it again.
     public func loadRecords() throws {
-        lock.lock()
-        defer { lock.unlock() }
+        try lock.withLock("ModelContainer.loadRecords()") { try loadRecordsLocked() }
+    }
+
+    /// ``loadRecords()`` for a caller that holds ``lock``.
+    func loadRecordsLocked() throws {
         if isIndexLoaded { return }
         do {
             try store.loadRecords()
@@ -237,27 +241,32 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     /// Lets a save return while its changes are still being applied to the index: the next use of
-    /// ``recordIndex`` (a fetch, a save, an observer) waits for them.
+    /// ``recordIndex`` (a fetch, a save, an observer) waits for them. Call with ``lock`` held.
     func finishIndexingLater(_ indexing: ConcurrentIndexApplication) {
-        lock.lock()
-        defer { lock.unlock() }
         finishIndexing()
         pendingIndexing = indexing
     }
 
-    /// Waits for the changes of the last save still being applied to the index, if any.
+    /// Waits for the changes of the last save still being applied to the index, if any. Call with
+    /// ``lock`` held.
     func finishIndexing() {
-        lock.lock()
-        defer { lock.unlock() }
         guard let pending = pendingIndexing else { return }
         pendingIndexing = nil
         pending.waitUntilApplied()
     }
 
-    /// The index, its records read first if they were not yet (see ``loadRecords()``).
+    /// The index, its records read first if they were not yet (see ``loadRecords()``). Takes ``lock``;
+    /// ``indexLocked`` is for its holders.
     var index: RecordIndex {
         get throws {
-            try loadRecords()
+            try lock.withLock("ModelContainer.index") { try indexLocked }
+        }
+    }
+
+    /// ``index`` for a caller that holds ``lock``.
+    var indexLocked: RecordIndex {
+        get throws {
+            try loadRecordsLocked()
             return recordIndex
         }
     }
@@ -277,10 +286,13 @@ public final class ModelContainer: @unchecked Sendable {
     /// Brings the index up to date with the store: applies `committed` (a transaction this process just
     /// wrote), then, when `fromDisk` is set, what other processes appended. Only when the index missed
     /// something in between (another process wrote just before this one) does it read the retained
-    /// history, or reload. Call with the lock held or from a context.
+    /// history, or reload. Takes ``lock``; ``syncIndexLocked(fromDisk:committed:)`` is for its holders.
     func syncIndex(fromDisk: Bool = false, committed: [JournalTransaction] = []) {
-        lock.lock()
-        defer { lock.unlock() }
+        lock.withLock("ModelContainer.syncIndex") { syncIndexLocked(fromDisk: fromDisk, committed: committed) }
+    }
+
+    /// ``syncIndex(fromDisk:committed:)`` for a caller that holds ``lock``.
+    func syncIndexLocked(fromDisk: Bool = false, committed: [JournalTransaction] = []) {
         // An index not loaded yet has nothing to bring up to date: loading reads the latest files.
         guard isIndexLoaded else { return }
         let index = recordIndex

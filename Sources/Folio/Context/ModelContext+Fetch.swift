@@ -53,13 +53,13 @@ extension ModelContext {
         let loadingValues = !descriptor.propertiesToFetch.isEmpty
         prepareToRegister(found.count)
         // Models are made from the index, which saves on other threads change: read it under the lock.
-        container.lock.lock()
-        defer { container.lock.unlock() }
-        let index = try container.index
-        // A batch's records are fetched into the cache together, not one miss after another.
-        try forEachReadingAhead(found, readAhead: { index.touchValues(of: $0) }) { id in
-            if let model = try (id < 0 ? unsaved[id] : loadedModelLocked(forRecordNumber: id, loadingValues: loadingValues)) as? T {
-                try body(model)
+        return try container.lock.withLock("ModelContext.fetch(_:)") {
+            let index = try container.indexLocked
+            // A batch's records are fetched into the cache together, not one miss after another.
+            try forEachReadingAhead(found, readAhead: { index.touchValues(of: $0) }) { id in
+                if let model = try (id < 0 ? unsaved[id] : loadedModelLocked(forRecordNumber: id, loadingValues: loadingValues)) as? T {
+                    try body(model)
+                }
             }
         }
     }
@@ -99,23 +99,23 @@ extension ModelContext {
     /// container has not read the records and this context has no unsaved changes; nil otherwise.
     private func storedCountWithoutLoading<T: PersistentModel>(_ type: T.Type) throws -> Int? {
         guard !hasChanges, let entity = schema.entitiesByName[T._folioEntityName] else { return nil }
-        container.lock.lock()
-        defer { container.lock.unlock() }
-        guard let counts = try container.recordCountsWithoutLoading() else { return nil }
-        return entity.selfAndDescendants.reduce(0) { $0 + (counts[$1.name] ?? 0) }
+        return try container.lock.withLock("ModelContext.fetchCount(_:)") {
+            guard let counts = try container.recordCountsWithoutLoading() else { return nil }
+            return entity.selfAndDescendants.reduce(0) { $0 + (counts[$1.name] ?? 0) }
+        }
     }
 
     /// The identifiers of the models that match a descriptor, without creating the models.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
         let found = try rows(descriptor)
-        container.lock.lock()
-        defer { container.lock.unlock() }
-        let index = try container.index
-        let unsaved = found.contains(where: { $0 < 0 }) ? unsavedModelsByRow() : [:]
-        return found.compactMap { id in
-            if id < 0 { return unsaved[id]?.persistentModelID }
-            guard let record = index.records[id] else { return nil }
-            return PersistentIdentifier(entityName: record.entity, storeIdentifier: container.storeIdentifier, recordNumber: id)
+        return try container.lock.withLock("ModelContext.fetchIdentifiers(_:)") {
+            let index = try container.indexLocked
+            let unsaved = found.contains(where: { $0 < 0 }) ? unsavedModelsByRow() : [:]
+            return found.compactMap { id in
+                if id < 0 { return unsaved[id]?.persistentModelID }
+                guard let record = index.records[id] else { return nil }
+                return PersistentIdentifier(entityName: record.entity, storeIdentifier: container.storeIdentifier, recordNumber: id)
+            }
         }
     }
 
@@ -125,10 +125,10 @@ extension ModelContext {
     /// The plan is chosen from the container's index without running the query: no record is read,
     /// no predicate is evaluated and no model is made.
     public func queryPlan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> QueryPlan {
-        container.lock.lock()
-        defer { container.lock.unlock() }
-        container.syncIndex(fromDisk: true)
-        return try physicalPlan(descriptor).reported
+        return try container.lock.withLock("ModelContext.queryPlan(for:)") {
+            container.syncIndexLocked(fromDisk: true)
+            return try physicalPlan(descriptor).reported
+        }
     }
 
     /// Calls `block` with each matching model, creating them in batches of `batchSize` so that memory
@@ -177,17 +177,17 @@ extension ModelContext {
 
     /// Compiles, plans and runs a descriptor; returns the matching rows and the executor that found them.
     func runQuery<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> (rows: [RowID], executor: QueryExecutor) {
-        container.lock.lock()
-        defer { container.lock.unlock() }
-        container.syncIndex(fromDisk: true)
-        let executor = QueryExecutor(plan: try physicalPlan(descriptor), context: self, index: try container.index)
-        return (try executor.run(), executor)
+        return try container.lock.withLock("ModelContext.fetch(_:)") {
+            container.syncIndexLocked(fromDisk: true)
+            let executor = QueryExecutor(plan: try physicalPlan(descriptor), context: self, index: try container.indexLocked)
+            return (try executor.run(), executor)
+        }
     }
 
     /// The plan for a descriptor, chosen from the index; the container's lock must be held.
     private func physicalPlan<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> PhysicalPlan {
         let query = try LogicalQuery.compile(descriptor, schema: schema)
-        let index = try container.index
+        let index = try container.indexLocked
         let pending = query.includePendingChanges && PendingOverlay.touches(self, entities: query.entities)
         return QueryPlanner.plan(query, index: index, hasPendingChanges: pending)
     }

@@ -18,15 +18,7 @@ extension ModelContext {
             throw FolioError(.saveNotAllowed, "The container's configuration does not allow saving (allowsSave is false)")
         }
         postWillSave()
-        container.lock.lock()
-        let committed: JournalTransaction?
-        do {
-            committed = try saveLocked()
-        } catch {
-            container.lock.unlock()
-            throw error
-        }
-        container.lock.unlock()
+        let committed = try container.lock.withLock("ModelContext.save()") { try saveLocked() }
         // Observers hear of the transaction after the lock is released: they may fetch.
         container.changeHub.publish()
         postDidSave(committed)
@@ -35,7 +27,7 @@ extension ModelContext {
     /// Saves, and returns the transaction written (nil when the changes came to nothing); the caller
     /// holds the container's lock.
     private func saveLocked() throws -> JournalTransaction? {
-        container.syncIndex(fromDisk: true)
+        container.syncIndexLocked(fromDisk: true)
         try applyDeleteRules()
         try checkRelationshipCounts()
 
@@ -141,15 +133,15 @@ extension ModelContext {
         } catch {
             throw FolioError(.storage, "The changes could not be saved", underlying: error)
         }
-        if !indexIsApplying { container.syncIndex(committed: committed.map { [$0] } ?? []) }
-        let version = try committed?.sequence ?? container.index.lastSequence
+        if !indexIsApplying { container.syncIndexLocked(committed: committed.map { [$0] } ?? []) }
+        let version = try committed?.sequence ?? container.indexLocked.lastSequence
 
         // The store has the changes: bring the models in step.
         for (model, number) in zip(insertedModels, numberAt) {
             let backing = model.persistentBackingData
             if let previous = registered[number]?.model as? any PersistentModel, previous !== model {
                 // An upsert replaced a registered instance: load the merged values into it.
-                try? reload(previous, recordNumber: number)
+                try? reloadLocked(previous, recordNumber: number)
             }
             if !upsertsIntoSubclassRecords.isEmpty, upsertsIntoSubclassRecords.contains(number) {
                 // An upsert into a record of a subclass: the record keeps its class, and the inserted
@@ -314,7 +306,7 @@ extension ModelContext {
         var lastType: (type: ObjectIdentifier, plan: Int?)? = nil
         var planOfModel: [Int?] = []
         planOfModel.reserveCapacity(models.count)
-        let recordIndex = try container.index
+        let recordIndex = try container.indexLocked
         for model in models {
             let type = ObjectIdentifier(Swift.type(of: model))
             if let lastType, lastType.type == type {

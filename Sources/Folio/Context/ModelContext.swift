@@ -294,8 +294,15 @@ public final class ModelContext {
     }
 
     /// The instance of a stored record: the registered one, or a new one loaded from the index.
+    ///
+    /// Relationship getters call it from the app's code and also from code that runs under the
+    /// container's lock (decoding a required relationship, delete rules during a save): there the
+    /// caller's hold of the lock covers the lookup, which only reads the index.
     func model(forRecordNumber number: Int64) -> (any PersistentModel)? {
-        try? loadedModel(forRecordNumber: number)
+        if container.lock.isHeldByCurrentThread {
+            return try? loadedModelLocked(forRecordNumber: number, loadingValues: false)
+        }
+        return try? loadedModel(forRecordNumber: number)
     }
 
     /// The instance of a stored record, or an error saying why its record cannot be loaded.
@@ -305,9 +312,9 @@ public final class ModelContext {
     /// here, with a typed error.
     func loadedModel(forRecordNumber number: Int64, loadingValues: Bool = false) throws -> (any PersistentModel)? {
         // The index is shared with contexts on other threads, whose saves change it.
-        container.lock.lock()
-        defer { container.lock.unlock() }
-        return try loadedModelLocked(forRecordNumber: number, loadingValues: loadingValues)
+        try container.lock.withLock("ModelContext's model lookup") {
+            try loadedModelLocked(forRecordNumber: number, loadingValues: loadingValues)
+        }
     }
 
     /// ``loadedModel(forRecordNumber:loadingValues:)`` for a caller that holds the container's lock.
@@ -315,10 +322,10 @@ public final class ModelContext {
         if let model = registered[number]?.model as? any PersistentModel {
             let backing = model.persistentBackingData
             guard !backing.hasChanges else { return model }
-            if let version = try container.index.version(of: number), version > backing.loadedVersion {
-                try reload(model, recordNumber: number)
+            if let version = try container.indexLocked.version(of: number), version > backing.loadedVersion {
+                try reloadLocked(model, recordNumber: number)
             } else if loadingValues, backing.faultValues != nil {
-                try reload(model, recordNumber: number)
+                try reloadLocked(model, recordNumber: number)
             }
             return model
         }
@@ -328,7 +335,7 @@ public final class ModelContext {
     /// Creates and registers the instance of a stored record: a fault, whose properties are decoded
     /// when first read, unless `loadingValues` or its entity asks for every property now.
     func materialize(_ number: Int64, loadingValues: Bool = false) throws -> (any PersistentModel)? {
-        guard let record = try container.index.records[number], let entity = entity(named: record.entity) else { return nil }
+        guard let record = try container.indexLocked.records[number], let entity = entity(named: record.entity) else { return nil }
         let backing = ModelBackingData()
         backing.assignRecordNumber(number, store: container.storeIdentity)
         // Set before the instance is made: its `let` properties are read from them.
@@ -376,9 +383,12 @@ public final class ModelContext {
 
     /// Loads a model's stored values again.
     func reload(_ model: any PersistentModel, recordNumber number: Int64) throws {
-        container.lock.lock()
-        defer { container.lock.unlock() }
-        let index = try container.index
+        try container.lock.withLock("ModelContext's model reload") { try reloadLocked(model, recordNumber: number) }
+    }
+
+    /// ``reload(_:recordNumber:)`` for a caller that holds the container's lock.
+    func reloadLocked(_ model: any PersistentModel, recordNumber number: Int64) throws {
+        let index = try container.indexLocked
         guard let record = index.records[number], let entity = entity(of: model) else { return }
         model.persistentBackingData.loadedVersion = index.version(of: number) ?? 0
         try decode(model, from: record.values, entity: entity, number: number)

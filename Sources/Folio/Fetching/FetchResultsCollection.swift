@@ -22,7 +22,7 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
     init(rows: [RowID], context: ModelContext, batchSize: Int, loaded: [Element]? = nil) {
         self.rows = rows
         let container = context.container
-        self.fetchedValues = container.lock.withLock {
+        self.fetchedValues = container.lock.withLock("FetchResultsCollection") {
             // The fetch that found `rows` loaded the index. Its table is read once, not once per row.
             let records = container.recordIndex.records
             return rows.map { id in records[id].map { ($0.entity, $0.values) } }

@@ -150,12 +150,12 @@ extension ModelContext {
         // The executor's overlay holds the unsaved values of every row it found.
         let (ids, executor) = try runQuery(FetchDescriptor<T>(predicate: predicate))
         // The index is shared with contexts on other threads, whose saves change it.
-        container.lock.lock()
-        defer { container.lock.unlock() }
-        let index = try container.index
-        let overlay = executor.overlay
-        for id in ids {
-            try body(overlay.rows[id]?.values ?? index.records[id]?.values ?? [:])
+        return try container.lock.withLock("ModelContext's aggregate fetch") {
+            let index = try container.indexLocked
+            let overlay = executor.overlay
+            for id in ids {
+                try body(overlay.rows[id]?.values ?? index.records[id]?.values ?? [:])
+            }
         }
     }
 
@@ -167,23 +167,23 @@ extension ModelContext {
     ) throws -> [Group: Int]? {
         guard !hasChanges, let entity = schema.entitiesByName[T._folioEntityName] else { return nil }
         let field = try storedField(group, of: T.self)
-        container.lock.lock()
-        defer { container.lock.unlock() }
-        container.syncIndex(fromDisk: true)
-        let index = try container.index
-        var buckets: [(id: Int64, count: Int)] = []
-        for member in entity.selfAndDescendants {
-            // An entity with no records has no index entries to miss.
-            guard index.idsByEntity[member.name]?.isEmpty == false else { continue }
-            guard let counts = index.keyCounts(member.name, field) else { return nil }
-            buckets += counts
+        return try container.lock.withLock("ModelContext's grouped count") {
+            container.syncIndexLocked(fromDisk: true)
+            let index = try container.indexLocked
+            var buckets: [(id: Int64, count: Int)] = []
+            for member in entity.selfAndDescendants {
+                // An entity with no records has no index entries to miss.
+                guard index.idsByEntity[member.name]?.isEmpty == false else { continue }
+                guard let counts = index.keyCounts(member.name, field) else { return nil }
+                buckets += counts
+            }
+            var counts: [Group: Int] = [:]
+            for bucket in buckets {
+                let stored = index.records[bucket.id]?.values[field]
+                counts[try StoredValue.decode(Group.self, stored, field: field, of: T.self), default: 0] += bucket.count
+            }
+            return counts
         }
-        var counts: [Group: Int] = [:]
-        for bucket in buckets {
-            let stored = index.records[bucket.id]?.values[field]
-            counts[try StoredValue.decode(Group.self, stored, field: field, of: T.self), default: 0] += bucket.count
-        }
-        return counts
     }
 }
 

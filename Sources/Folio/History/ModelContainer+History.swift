@@ -79,29 +79,29 @@ extension ModelContext {
         guard T.self == DefaultHistoryTransaction.self else {
             throw FolioError(.invalidFetchDescriptor, "Folio's history is made of DefaultHistoryTransaction")
         }
-        container.lock.lock()
-        defer { container.lock.unlock() }
-        container.syncIndex(fromDisk: true)
-        let oldest = container.store.oldestRetainedSequence
-        if let predicate = descriptor.predicate {
-            for token in Self.tokens(in: predicate.expression) where token.storeIdentifier == container.storeIdentifier {
-                if token.sequence + 1 < oldest {
-                    throw FolioError(.historyExpired,
-                        "History after \(token) is no longer retained (the oldest kept transaction is #\(oldest)); fetch the current state again and continue from the newest token")
+        return try container.lock.withLock("ModelContext.fetchHistory(_:)") {
+            container.syncIndexLocked(fromDisk: true)
+            let oldest = container.store.oldestRetainedSequence
+            if let predicate = descriptor.predicate {
+                for token in Self.tokens(in: predicate.expression) where token.storeIdentifier == container.storeIdentifier {
+                    if token.sequence + 1 < oldest {
+                        throw FolioError(.historyExpired,
+                            "History after \(token) is no longer retained (the oldest kept transaction is #\(oldest)); fetch the current state again and continue from the newest token")
+                    }
                 }
             }
+            var transactions = try container.historyTransactions(after: oldest > 0 ? oldest - 1 : 0).compactMap { $0 as? T }
+            if let predicate = descriptor.predicate {
+                transactions = try transactions.filter { try predicate.evaluate($0) }
+            }
+            if !descriptor.sortBy.isEmpty {
+                transactions.sort(using: descriptor.sortBy)
+            }
+            if descriptor.fetchLimit > 0, transactions.count > descriptor.fetchLimit {
+                transactions = Array(transactions.prefix(descriptor.fetchLimit))
+            }
+            return transactions
         }
-        var transactions = try container.historyTransactions(after: oldest > 0 ? oldest - 1 : 0).compactMap { $0 as? T }
-        if let predicate = descriptor.predicate {
-            transactions = try transactions.filter { try predicate.evaluate($0) }
-        }
-        if !descriptor.sortBy.isEmpty {
-            transactions.sort(using: descriptor.sortBy)
-        }
-        if descriptor.fetchLimit > 0, transactions.count > descriptor.fetchLimit {
-            transactions = Array(transactions.prefix(descriptor.fetchLimit))
-        }
-        return transactions
     }
 
     /// Deletes the history transactions that match the descriptor and every older one (history is a
@@ -109,14 +109,14 @@ extension ModelContext {
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
         let matching = try fetchHistory(descriptor).compactMap { $0 as? DefaultHistoryTransaction }
         guard let newest = matching.map(\.transactionIdentifier).max() else { return }
-        container.lock.lock()
-        defer { container.lock.unlock() }
-        do {
-            try container.store.deleteHistory(through: newest)
-        } catch {
-            throw FolioError(.storage, "The history could not be deleted", underlying: error)
+        return try container.lock.withLock("ModelContext.deleteHistory(_:)") {
+            do {
+                try container.store.deleteHistory(through: newest)
+            } catch {
+                throw FolioError(.storage, "The history could not be deleted", underlying: error)
+            }
+            container.syncIndexLocked(fromDisk: true)
         }
-        container.syncIndex(fromDisk: true)
     }
 
     /// The history tokens a predicate compares against.

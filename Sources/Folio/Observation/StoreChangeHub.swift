@@ -72,26 +72,25 @@ final class StoreChangeHub: @unchecked Sendable {
             return true
         }
         if idle { return }
-        let event: Event?
-        let handlers: [(Event) -> Void]
-        container.lock.lock()
-        container.syncIndex(fromDisk: readingDisk)
-        lock.lock()
-        let from = lastDelivered
-        let last = container.store.lastSequence
-        if last > from {
-            if let transactions = try? container.store.history(after: from), transactions.first?.sequence == from + 1 {
-                event = Event(transactions: transactions.filter { $0.sequence <= last }, isReset: false)
+        let (event, handlers) = container.lock.withLock("StoreChangeHub's delivery") { () -> (Event?, [(Event) -> Void]) in
+            container.syncIndexLocked(fromDisk: readingDisk)
+            lock.lock()
+            defer { lock.unlock() }
+            let from = lastDelivered
+            let last = container.store.lastSequence
+            let event: Event?
+            if last > from {
+                if let transactions = try? container.store.history(after: from), transactions.first?.sequence == from + 1 {
+                    event = Event(transactions: transactions.filter { $0.sequence <= last }, isReset: false)
+                } else {
+                    event = Event(transactions: [], isReset: true)
+                }
+                lastDelivered = last
             } else {
-                event = Event(transactions: [], isReset: true)
+                event = nil
             }
-            lastDelivered = last
-        } else {
-            event = nil
+            return (event, Array(subscribers.values))
         }
-        handlers = Array(subscribers.values)
-        lock.unlock()
-        container.lock.unlock()
         guard let event else { return }
         for handler in handlers { handler(event) }
     }
@@ -100,12 +99,12 @@ final class StoreChangeHub: @unchecked Sendable {
 extension ModelContainer {
     /// The container's change hub, created on first use.
     var changeHub: StoreChangeHub {
-        lock.lock()
-        defer { lock.unlock() }
-        if let hub = changeHubStorage { return hub }
-        let hub = StoreChangeHub(container: self, startingAt: store.lastSequence, latency: changeNotificationLatency)
-        changeHubStorage = hub
-        return hub
+        lock.withLock("ModelContainer's change hub") {
+            if let hub = changeHubStorage { return hub }
+            let hub = StoreChangeHub(container: self, startingAt: store.lastSequence, latency: changeNotificationLatency)
+            changeHubStorage = hub
+            return hub
+        }
     }
 }
 

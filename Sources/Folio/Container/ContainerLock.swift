@@ -1,0 +1,20 @@
+import FolioStorage
+
+/// The lock a container's contexts take to read and change its index, and to save: not recursive.
+///
+/// Code that runs while it is held calls the `…Locked` variants (``ModelContainer/syncIndexLocked(fromDisk:committed:)``,
+/// ``ModelContext/loadedModelLocked(forRecordNumber:loadingValues:)``); a thread that takes it again
+/// stops on a precondition naming the call, instead of deadlocking.
+struct ContainerLock: ~Copyable, Sendable {
+    private let mutex = NonReentrantMutex(
+        (),
+        advice: "The container's lock is held while a context saves, fetches or reads the index: do not save, fetch, erase or compact from inside a save (a model's encoding, a delete rule) or a fetch; do it after the call returns.")
+
+    /// Calls `body` holding the lock; `operation` names the caller's API for the reentrancy message.
+    func withLock<Result, E: Error>(_ operation: @autoclosure () -> String, _ body: () throws(E) -> Result) throws(E) -> Result {
+        try mutex.withLock(operation()) { (_: inout sending Void) throws(E) -> Result in try body() }
+    }
+
+    /// Whether the calling thread holds the lock.
+    var isHeldByCurrentThread: Bool { mutex.isHeldByCurrentThread }
+}
