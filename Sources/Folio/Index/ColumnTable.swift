@@ -16,12 +16,11 @@ final class ColumnTable {
     let defaults: [String: JSONValue]
     private var columns: [String: [Double]?] = [:]
 
-    init(ids: [Int64], values: [RecordValues], defaults: [String: JSONValue] = [:]) {
+    init(ids: [Int64], values: [RecordValues], defaults: [String: JSONValue]) {
         self.ids = ids
         self.values = values
         self.defaults = defaults
     }
-
 
     /// The values of `field` as numbers in row order (a record without one reads its stored default),
     /// or nil when some record's value is not a number that a `Double` holds exactly (null, missing

@@ -11,11 +11,6 @@ struct StoredDefaults {
     /// Default stored values by entity name, then by attribute name; entities without any are absent.
     private let byEntity: [String: [String: JSONValue]]
 
-    /// No defaults.
-    init() {
-        byEntity = [:]
-    }
-
     init(schema: Schema) {
         var byEntity: [String: [String: JSONValue]] = [:]
         for entity in schema.entities {

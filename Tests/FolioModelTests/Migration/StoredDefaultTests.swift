@@ -31,6 +31,29 @@ enum StoredDefaultsV2 {
     }
 }
 
+/// A model whose added properties have defaults of many kinds.
+enum StoredDefaultsKinds {
+    enum Mood: String, Codable { case calm, busy }
+    struct Size: Codable, Hashable {
+        var width = 2
+        var height = 3
+    }
+
+    @Model
+    final class Card {
+        var title: String
+        var score: Double = 1.5
+        var when: Date = Date(timeIntervalSinceReferenceDate: 86_400.25)
+        var mood: Mood = .busy
+        var size: Size = Size()
+        var labels: [String] = ["b", "a"]
+        var note: String? = "hello"
+        var count: Int? = nil
+        var summary: String?
+        init(title: String) { self.title = title }
+    }
+}
+
 /// A store written by version 1 (notes "old0"…"old2"), opened by version 2, which adds "newPinned"
 /// (pinned, rank 5, tag "work", priority 9) and "newPlain" (rank 1, priority 0, its other properties at
 /// their defaults).
@@ -68,6 +91,31 @@ private struct TwoVersionStore {
 @Suite("Records written before a property existed read its declared default")
 struct StoredDefaultTests {
     typealias Note = StoredDefaultsV2.Note
+
+    @Test func aStoredDefaultIsWhatTheEncoderWritesForAModelLeftAtItsDefaults() throws {
+        typealias Card = StoredDefaultsKinds.Card
+        let defaults = StoredDefaults(schema: Schema([Card.self]))
+        let stored = try ModelRecordCoding.encode(Card(title: "x"), recordNumber: { _ in 0 })
+        for name in ["score", "when", "mood", "size", "labels", "note", "count"] {
+            #expect(defaults.value(of: name, in: "Card") == stored[name], "\(name)")
+        }
+        #expect(defaults.value(of: "mood", in: "Card") == .string("busy"))
+        // No declared default: a required property has none, an optional one reads as null anyway.
+        #expect(defaults.value(of: "title", in: "Card") == nil)
+        #expect(defaults.value(of: "summary", in: "Card") == nil)
+    }
+
+    @Test func subentitiesReadTheDefaultsTheyInherit() throws {
+        let defaults = StoredDefaults(schema: Schema(recipeTypes))
+        let stored = try ModelRecordCoding.encode(BakedGood(name: "bun", ovenTemperature: 200), recordNumber: { _ in 0 })
+        #expect(defaults.value(of: "servings", in: "BakedGood") == .int(2))
+        #expect(defaults.value(of: "createdAt", in: "BakedGood") == stored["createdAt"])
+        #expect(defaults.value(of: "servings", inAnyOf: ["Recipe", "BakedGood", "Beverage"]) == .int(2))
+        #expect(defaults.value(of: "ovenTemperature", in: "BakedGood") == .int(180))
+        #expect(defaults.value(of: "ovenTemperature", in: "Recipe") == nil)
+        #expect(defaults.value(of: "glutenFree", in: "BakedGood") == nil)
+        #expect(defaults.value(of: "ingredients", in: "Recipe") == nil)
+    }
 
     @Test func booleanPredicatesOnAnAddedPropertyReadOldRecordsAsItsDefault() throws {
         let notes = try TwoVersionStore()
