@@ -146,15 +146,17 @@ extension ModelContext {
     }
 
     /// Calls `body` with the stored values of each matching row, unsaved changes included.
-    private func forEachStoredRow<T: PersistentModel>(_ predicate: Predicate<T>?, _ body: (RecordValues) throws -> Void) throws {
+    private func forEachStoredRow<T: PersistentModel>(_ predicate: Predicate<T>?, _ body: (StoredRow) throws -> Void) throws {
         // The executor's overlay holds the unsaved values of every row it found.
         let (ids, executor) = try runQuery(FetchDescriptor<T>(predicate: predicate))
         // The index is shared with contexts on other threads, whose saves change it.
         return try container.lock.withLock("ModelContext's aggregate fetch") {
             let index = try container.indexLocked
             let overlay = executor.overlay
+            let defaults = index.storedDefaults
             for id in ids {
-                try body(overlay.rows[id]?.values ?? index.records[id]?.values ?? [:])
+                let row = overlay.rows[id] ?? index.records[id].map { ($0.entity, $0.values) } ?? ("", [:])
+                try body(StoredRow(entity: row.entity, values: row.values, defaults: defaults))
             }
         }
     }
@@ -179,7 +181,7 @@ extension ModelContext {
             }
             var counts: [Group: Int] = [:]
             for bucket in buckets {
-                let stored = index.records[bucket.id]?.values[field]
+                let stored = index.storedValue(of: field, record: bucket.id)
                 counts[try StoredValue.decode(Group.self, stored, field: field, of: T.self), default: 0] += bucket.count
             }
             return counts

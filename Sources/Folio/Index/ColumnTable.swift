@@ -12,28 +12,33 @@ final class ColumnTable {
     let ids: [Int64]
     /// The records' values, in the same order (for the rest of a predicate and for fields not laid out).
     let values: [RecordValues]
+    /// The stored defaults of the entity's attributes, which records without a value for one read.
+    let defaults: [String: JSONValue]
     private var columns: [String: [Double]?] = [:]
 
-    init(ids: [Int64], values: [RecordValues]) {
+    init(ids: [Int64], values: [RecordValues], defaults: [String: JSONValue]) {
         self.ids = ids
         self.values = values
+        self.defaults = defaults
     }
 
-    /// The values of `field` as numbers in row order, or nil when some record's value is not a number
-    /// that a `Double` holds exactly (null, missing, text, an integer beyond 2^53): scans then take the
-    /// general path, which has the exact semantics for those.
+    /// The values of `field` as numbers in row order (a record without one reads its stored default),
+    /// or nil when some record's value is not a number that a `Double` holds exactly (null, missing
+    /// without a default, text, an integer beyond 2^53): scans then take the general path, which has the
+    /// exact semantics for those.
     func numbers(_ field: String, _ conversion: FieldConversion) -> [Double]? {
         if let known = columns[field] { return known }
-        let made = Self.makeColumn(values, field, conversion)
+        let made = Self.makeColumn(values, field, conversion, missing: defaults[field])
         columns[field] = .some(made)
         return made
     }
 
-    private static func makeColumn(_ values: [RecordValues], _ field: String, _ conversion: FieldConversion) -> [Double]? {
+    private static func makeColumn(_ values: [RecordValues], _ field: String, _ conversion: FieldConversion,
+                                   missing: JSONValue?) -> [Double]? {
         var column: [Double] = []
         column.reserveCapacity(values.count)
         for record in values {
-            guard let number = number(record[field], conversion) else { return nil }
+            guard let number = number(record[field] ?? missing, conversion) else { return nil }
             column.append(number)
         }
         return column

@@ -23,6 +23,8 @@ final class FieldIndex {
     let isUnique: Bool
     /// Whether the model declares `#Index` on the field (otherwise it is indexed for uniqueness only).
     let isDeclared: Bool
+    /// The stored value a record without one for the field is indexed under: the field's declared default.
+    private let missing: JSONValue?
     /// The current values of an indexed record, from which the keys the table does not keep are read.
     private let valuesOf: (Int64) -> RecordValues?
     /// For each hash of a key: the one record whose key has it (a record number, never negative), or
@@ -54,12 +56,14 @@ final class FieldIndex {
     private let hashing: KeyHash.Hashing
 
     init(field: String, conversion: QueryKey.Conversion, isUnique: Bool, isDeclared: Bool,
-         hashing: KeyHash.Hashing = .standard, valuesOf: @escaping (Int64) -> RecordValues?) {
+         hashing: KeyHash.Hashing = .standard, missing: JSONValue? = nil,
+         valuesOf: @escaping (Int64) -> RecordValues?) {
         self.field = field
         self.conversion = conversion
         self.isUnique = isUnique
         self.isDeclared = isDeclared
         self.hashing = hashing
+        self.missing = missing
         self.valuesOf = valuesOf
     }
 
@@ -106,7 +110,8 @@ final class FieldIndex {
 
     /// The key `values` are indexed under.
     private func keyOf(_ values: RecordValues?) -> QueryKey {
-        QueryKey(values?[field], conversion)
+        guard let values else { return .null }
+        return QueryKey(values[field] ?? missing, conversion)
     }
 
     /// The key of an indexed record, read back from its values.

@@ -24,8 +24,12 @@ final class RecordIndex {
     private var fieldIndexes: [String: [FieldIndex]] = [:]
     /// Column tables made by scans, dropped when their entity changes.
     private var columnTables: [String: ColumnTable] = [:]
+    /// What records written before an attribute existed read for it.
+    let storedDefaults: StoredDefaults
 
     init(schema: Schema) {
+        let storedDefaults = StoredDefaults(schema: schema)
+        self.storedDefaults = storedDefaults
         // The field indexes read back the keys they do not store from this index's records.
         let valuesOf: (Int64) -> RecordValues? = { [unowned self] id in self.records[id]?.values }
         var fields: [String: [FieldIndex]] = [:]
@@ -36,7 +40,8 @@ final class RecordIndex {
             let declared = Set(entity.indices.compactMap(\.first))
             fields[entity.name] = names.filter { !$0.contains(".") }.sorted().map {
                 FieldIndex(field: $0, conversion: FieldTypes.conversion(of: entity, $0), isUnique: unique.contains($0),
-                           isDeclared: declared.contains($0), valuesOf: valuesOf)
+                           isDeclared: declared.contains($0), missing: storedDefaults.value(of: $0, in: entity.name),
+                           valuesOf: valuesOf)
             }
         }
         self.fieldIndexes = fields
@@ -225,9 +230,15 @@ final class RecordIndex {
             ids.append(id)
             values.append(recordValues)
         }
-        let table = ColumnTable(ids: ids, values: values)
+        let table = ColumnTable(ids: ids, values: values, defaults: storedDefaults.values(of: entity))
         columnTables[entity] = table
         return table
+    }
+
+    /// The stored value of `field` in record `id`, or the field's stored default when the record has none.
+    func storedValue(of field: String, record id: Int64) -> JSONValue? {
+        guard let entry = records[id] else { return nil }
+        return entry.values[field] ?? storedDefaults.value(of: field, in: entry.entity)
     }
 
     /// The identifiers of `entity` records whose `field` equals `key`, or nil without an index.

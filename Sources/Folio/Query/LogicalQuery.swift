@@ -1,4 +1,5 @@
 import Foundation
+import FolioStorage
 
 /// A fetch descriptor compiled for planning: the entities it reads, its predicate and sort as nodes over
 /// stored records where they translate, and the window. It has no generic parameter; what only the
@@ -101,6 +102,15 @@ struct SortKey {
     var name: String
     var conversion: FieldConversion
     var forward: Bool
+    /// The stored value records without one for the field sort as: its stored default, which the
+    /// executor fills in from the index (see ``StoredDefaults``).
+    var missing: JSONValue? = nil
+
+    /// The key of a record's values.
+    func value(in values: RecordValues?) -> QueryValue {
+        guard let values else { return .null }
+        return QueryValue(stored: values[name] ?? missing, conversion: conversion)
+    }
 
     /// Foundation's order: nil first, then values in ascending order.
     static func ascending(_ a: QueryValue, _ b: QueryValue) -> Bool {

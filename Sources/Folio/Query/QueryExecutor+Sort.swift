@@ -4,9 +4,15 @@ extension QueryExecutor {
     /// `candidates` in the order of `sortKeys` (ties in identifier order), only as many as the window
     /// needs. Reads keys from the column table or the values a scan kept when there are any, else from
     /// each row.
-    func sortOnRecords(_ candidates: [RowID], by sortKeys: [SortKey], values candidateValues: [RecordValues]?,
+    func sortOnRecords(_ candidates: [RowID], by descriptorKeys: [SortKey], values candidateValues: [RecordValues]?,
                        columnRows: (table: ColumnTable, rows: [Int])?,
                        lookup: (Int64) -> (entity: String, values: RecordValues)?) -> [RowID] {
+        // Sort keys are fields of the fetched type, whose subentities inherit them with their defaults.
+        let sortKeys = descriptorKeys.map { key in
+            var key = key
+            key.missing = index.storedDefaults.value(of: key.name, inAnyOf: query.entities)
+            return key
+        }
         let forward = sortKeys.map(\.forward)
         let wanted = query.wanted
         let columns = columnRows.map { table, _ in
@@ -36,15 +42,15 @@ extension QueryExecutor {
         let keyed: [(id: RowID, keys: [QueryValue])]
         if let (table, rows) = columnRows {
             keyed = rows.map { row in
-                (table.ids[row], sortKeys.map { key in QueryValue(stored: table.values[row][key.name], conversion: key.conversion) })
+                (table.ids[row], sortKeys.map { key in key.value(in: table.values[row]) })
             }
         } else if let candidateValues {
             keyed = zip(candidates, candidateValues).map { id, values in
-                (id, sortKeys.map { key in QueryValue(stored: values[key.name], conversion: key.conversion) })
+                (id, sortKeys.map { key in key.value(in: values) })
             }
         } else {
             keyed = candidates.map { id in
-                (id, sortKeys.map { key in QueryValue(stored: lookup(id)?.values[key.name], conversion: key.conversion) })
+                (id, sortKeys.map { key in key.value(in: lookup(id)?.values) })
             }
         }
         func precedes(_ lhs: (id: RowID, keys: [QueryValue]), _ rhs: (id: RowID, keys: [QueryValue])) -> Bool {

@@ -39,7 +39,7 @@ struct QueryExecutor {
                 if let row = overlay.rows[id] { return row }
                 return index.records[id].map { ($0.entity, $0.values) }
             }
-        let evaluator = QueryEvaluator(record: lookup)
+        let evaluator = QueryEvaluator(record: lookup, defaults: index.storedDefaults)
         let filter = query.filter
 
         var candidates: [RowID]

@@ -51,10 +51,12 @@ struct QueryEvaluationError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// Evaluates translated predicates against the records a closure provides.
+/// Evaluates translated predicates against the records a closure provides. A field a record has no
+/// value for reads its stored default (see ``StoredDefaults``).
 struct QueryEvaluator {
     /// The entity and stored values of a record.
     let record: (Int64) -> (entity: String, values: RecordValues)?
+    let defaults: StoredDefaults
     var strings = StringOrdering.standard
     /// The record being tested, already looked up: reads of its fields need no lookup.
     let current = CurrentRow()
@@ -66,8 +68,9 @@ struct QueryEvaluator {
         var values = RecordValues()
     }
 
-    init(record: @escaping (Int64) -> (entity: String, values: RecordValues)?) {
+    init(record: @escaping (Int64) -> (entity: String, values: RecordValues)?, defaults: StoredDefaults) {
         self.record = record
+        self.defaults = defaults
     }
 
     /// Whether `filter` holds for record `id`, whose entity and values are given.
@@ -101,9 +104,11 @@ struct QueryEvaluator {
                 if value.isNull { return .null }
                 throw QueryEvaluationError(description: "'\(name)' read from a value that is not a model")
             }
-            if id == current.id { return QueryValue(stored: current.values[name], conversion: conversion) }
+            if id == current.id {
+                return QueryValue(stored: current.values[name] ?? defaults.value(of: name, in: current.entity), conversion: conversion)
+            }
             guard let row = record(id) else { return .null }
-            return QueryValue(stored: row.values[name], conversion: conversion)
+            return QueryValue(stored: row.values[name] ?? defaults.value(of: name, in: row.entity), conversion: conversion)
         case .count(let base):
             switch try evaluate(base, &slots) {
             case .string(let text): return .int(Int64(text.count))
