@@ -17,6 +17,7 @@ import FolioStorage
 /// save that needs them (or by ``loadRecords()``). Counting every model of a type
 /// (`fetchCount(FetchDescriptor<Trip>())`) does not need them. A store written with another schema is
 /// read and checked at once, so that a mismatch is reported by the initializer.
+// Sendable: its mutable state (the index, the main context, the hub) is changed only while holding `lock`.
 public final class ModelContainer: @unchecked Sendable {
     /// The schema of the container's models.
     public let schema: Schema

@@ -13,6 +13,7 @@ import Foundation
 /// A `Store` is safe to use from several threads. Do not call `write`, `refresh`, `compact`, `sync`
 /// or `waitForBackgroundCompaction` from inside a `write` body (they wait for the write to finish);
 /// read through the ``WriteTransaction`` instead.
+// Sendable: the mutable state is changed only under `stateLock` and the writer lock (see below).
 public final class Store: @unchecked Sendable {
     /// The store directory, or `nil` for an in-memory store.
     public let directory: URL?
