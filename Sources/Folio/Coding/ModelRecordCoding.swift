@@ -1,4 +1,3 @@
-import Synchronization
 import FolioStorage
 
 /// Turns whole models into stored values and back.
@@ -56,7 +55,7 @@ enum ModelRecordCoding {
     }
 
     /// Each model type's names when it encodes every property, by type.
-    private static let arrangements = Mutex<[ObjectIdentifier: RecordArrangement]>([:])
+    private static let arrangements = LockedState<[ObjectIdentifier: RecordArrangement]>([:])
 
     /// A new instance of `type` holding `values`.
     static func decode(_ type: any PersistentModel.Type, from values: RecordValues,
