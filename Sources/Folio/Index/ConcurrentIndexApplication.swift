@@ -27,8 +27,7 @@ final class ConcurrentIndexApplication: @unchecked Sendable {
     func start(committed: JournalTransaction, baseSequence: UInt64, index: RecordIndex?) -> Bool {
         guard let index, committed.changedRecordCount >= Self.minimumRecords, index.lastSequence == baseSequence else { return false }
         isStarted = true
-        // Sendable: only this thread touches the index until `waitUntilApplied` has waited (the saving
-        // thread holds the container's lock and does not read it meanwhile).
+        // Sendable: only this thread touches the index until `waitUntilApplied`; the saver holds the lock.
         nonisolated(unsafe) let target = index
         group.enter()
         DispatchQueue.global(qos: .userInitiated).async {
