@@ -8,6 +8,7 @@ enum Workloads {
     /// Containers and contexts kept until the process exits, as an app keeps its container: the
     /// operating system reclaims their memory at exit, and the harness does not spend the process's
     /// wall time (W2 measures it) freeing a million records one by one.
+    // Sendable: the benchmark runs its workloads on the main thread only.
     nonisolated(unsafe) static var keepAlive: [AnyObject] = []
 
     static func storeURL(_ path: String) -> URL {

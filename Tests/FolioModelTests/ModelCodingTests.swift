@@ -211,7 +211,7 @@ struct ModelCodingTests {
         let expected = try #require(RecordArrangement(names: ["title", "author", "year"]))
         for arrangement in [expected, nil] {
             var encoder = ModelRecordEncoder(entityName: "Book", backingData: ModelBackingData(),
-                                             arrangement: arrangement.map { Unmanaged.passUnretained($0) },
+                                             arrangement: arrangement,
                                              recordNumber: Self.noRelationships)
             for (position, name) in names.enumerated() { encoder.append(.int(Int64(position)), forKey: name) }
             var dictionary: [String: JSONValue] = [:]

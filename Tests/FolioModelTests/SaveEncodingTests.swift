@@ -90,20 +90,20 @@ struct SaveEncodingTests {
         #expect(letters.map(\.stamp.text) == ["old a", "new b", "old c", "new d"])
     }
 
-    @Test func aLargeSaveEncodedOnSeveralThreadsGivesWhatOneThreadGives() throws {
+    @Test func aLargeSaveEncodesEveryModelAtItsPlaceAndLeavesOutOnlyThoseAskedFor() throws {
         let letters = (0..<5_000).map { Letter(code: "code \($0)", stamp: PostageStamp(text: "stamp \($0) é \u{2028}")) }
         let everyOne = Array(repeating: true, count: letters.count)
-        let oneThread = try InsertEncoding(models: letters, encodesHere: everyOne).encode(threads: 1)
-        let fourThreads = try InsertEncoding(models: letters, encodesHere: everyOne).encode(threads: 4)
-        #expect(fourThreads.count == 5_000)
-        #expect(fourThreads == oneThread)
-        #expect(fourThreads[4_321]?["stamp"] == .string("stamp 4321 é \u{2028}"))
+        let oneThread = try InsertEncoding(models: letters, encodesHere: everyOne).encode()
+        #expect(oneThread.count == 5_000)
+        #expect(oneThread.allSatisfy { $0 != nil })
+        #expect(oneThread[4_321]?["stamp"] == .string("stamp 4321 é \u{2028}"))
+        #expect(oneThread[4_321]?["code"] == .string("code 4321"))
 
         // Models not encoded ahead keep their place, as nil.
         var some = everyOne
         some[10] = false
         some[4_999] = false
-        let partial = try InsertEncoding(models: letters, encodesHere: some).encode(threads: 3)
+        let partial = try InsertEncoding(models: letters, encodesHere: some).encode()
         #expect(partial[10] == nil && partial[4_999] == nil && partial[11] == oneThread[11])
 
         // Saved through a context, the records read back as inserted.
@@ -122,8 +122,7 @@ struct SaveEncodingTests {
             if index % 3 != 0 { return Letter(code: "code \(index)", stamp: PostageStamp(text: "stamp \(index)")) }
             return Parcel(label: "parcel \(index)", grams: index, sentOn: Date(timeIntervalSince1970: Double(index)))
         }
-        let encoded = try InsertEncoding(models: models, encodesHere: Array(repeating: true, count: models.count))
-            .encode(threads: 4)
+        let encoded = try InsertEncoding(models: models, encodesHere: Array(repeating: true, count: models.count)).encode()
         for (index, values) in encoded.enumerated() {
             var expected: [String: JSONValue] = ["code": .string("code \(index)"), "stamp": .string("stamp \(index)")]
             if index % 3 == 0 {
@@ -136,12 +135,12 @@ struct SaveEncodingTests {
         #expect(ModelRecordCoding.learnedArrangement(of: Letter.self)?.names == ["code", "stamp"])
     }
 
-    @Test func whenModelsOnSeveralThreadsFailTheFirstInInsertionOrderIsReported() throws {
+    @Test func whenSeveralModelsFailTheFirstInInsertionOrderIsReported() throws {
         var letters = (0..<4_000).map { Letter(code: "code \($0)", stamp: PostageStamp(text: "stamp \($0)")) }
         letters[3_900] = Letter(code: "late", stamp: PostageStamp(text: "!late"))
         letters[1_234] = Letter(code: "early", stamp: PostageStamp(text: "!early"))
         let encoding = InsertEncoding(models: letters, encodesHere: Array(repeating: true, count: letters.count))
-        let error = try #require(throws: ModelCodingError.self) { try encoding.encode(threads: 4) }
+        let error = try #require(throws: ModelCodingError.self) { try encoding.encode() }
         #expect(error.property == "stamp")
         #expect("\(error)".contains("!early"))
         #expect(!"\(error)".contains("!late"))
@@ -173,8 +172,8 @@ struct SaveEncodingTests {
     }
 
     /// The uniqueness check goes constraint by constraint over runs of models; with no index on the
-    /// first field it scans the entity's records once per run. Both ways, with the models' values
-    /// encoded already or read from the models, on one thread or several, give the same matches.
+    /// first field it scans the entity's records once per run. Both ways, with the models' whole
+    /// records or only their constrained values, on one thread or several, give the same matches.
     @Test func theUniquenessCheckFindsTheSameMatchesWithOrWithoutAnIndexOnAnyNumberOfThreads() throws {
         let container = try ModelContainer(for: Letter.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
@@ -185,12 +184,12 @@ struct SaveEncodingTests {
 
         // Every third code of 0..<6000 is stored already: 1,000 of the 2,000 models match.
         let letters = stride(from: 0, to: 6_000, by: 3).map { Letter(code: "code \($0)", stamp: PostageStamp(text: "new \($0)")) }
-        let encoded = try InsertEncoding(models: letters, encodesHere: Array(repeating: true, count: letters.count)).encode(threads: 1)
+        let encoded = try InsertEncoding(models: letters, encodesHere: Array(repeating: true, count: letters.count)).encode()
         func matches(index fieldIndex: FieldIndex?, encoded: [RecordValues?], threads: Int) throws -> [Int64?] {
             let plan = UniqueMatching.Plan(names: ["code"], constraints: [
                 UniqueMatching.Constraint(fields: [("code", .plain)], firstFieldIndexes: [("Letter", fieldIndex)]),
             ])
-            return try UniqueMatching(models: letters, encoded: encoded, plans: [plan],
+            return try UniqueMatching(records: encoded, plans: [plan],
                                       planOfModel: Array(repeating: 0, count: letters.count), index: index).matches(threads: threads)
         }
         let expected = try matches(index: indexed, encoded: encoded, threads: 1)
@@ -200,7 +199,7 @@ struct SaveEncodingTests {
             let stored = indexed.lookup(QueryKey(.string(letter.code), .plain))
             #expect(match == stored.first, "\(letter.code)")
         }
-        let unencoded = [RecordValues?](repeating: nil, count: letters.count)
+        let unencoded: [RecordValues?] = letters.map { RecordValues(["code": .string($0.code)]) }
         for threads in [1, 4] {
             #expect(try matches(index: indexed, encoded: encoded, threads: threads) == expected)
             #expect(try matches(index: nil, encoded: encoded, threads: threads) == expected)

@@ -1,4 +1,3 @@
-import Synchronization
 import FolioStorage
 
 /// Turns whole models into stored values and back.
@@ -12,28 +11,25 @@ enum ModelRecordCoding {
             try model._folioEncode(to: &encoder)
             return encoder.values
         }
-        let arrangement = learnedArrangement(of: type(of: model))
-        return try withExtendedLifetime(arrangement) {
-            try encode(model, following: arrangement, recordNumber: recordNumber)
-        }
+        return try encode(model, following: learnedArrangement(of: type(of: model)), recordNumber: recordNumber)
     }
 
     /// The stored values of every persisted property of `model`, encoded following `arrangement`, the
-    /// arrangement ``learnedArrangement(of:)`` gave for its type (or nil), which the caller keeps alive
-    /// for the call. A caller that encodes many models asks for the arrangement once for all of them.
+    /// arrangement ``learnedArrangement(of:)`` gave for its type (or nil). A caller that encodes many
+    /// models asks for the arrangement once for all of them.
     static func encode(_ model: any PersistentModel, following arrangement: RecordArrangement?,
                        recordNumber: @escaping (AnyObject) throws -> Int64) throws -> RecordValues {
         var encoder = ModelRecordEncoder(entityName: type(of: model)._folioEntityName, backingData: model.persistentBackingData,
-                                         arrangement: arrangement.map { Unmanaged.passUnretained($0) }, recordNumber: recordNumber)
+                                         arrangement: arrangement, recordNumber: recordNumber)
         try model._folioEncode(to: &encoder)
         if !encoder.followsArrangement {
             // Learn the type's names; keep the longest seen (a model may leave out a relationship it
             // has not loaded, and then does not follow the arrangement).
             let names = encoder.encodedNames
-            if names.count > (arrangement?.nameStorage.count ?? -1), let learned = RecordArrangement(names: names) {
+            if names.count > (arrangement?.names.count ?? -1), let learned = RecordArrangement(names: names) {
                 let typeKey = ObjectIdentifier(type(of: model))
                 arrangements.withLock { known in
-                    if names.count > (known[typeKey]?.nameStorage.count ?? -1) { known[typeKey] = learned }
+                    if names.count > (known[typeKey]?.names.count ?? -1) { known[typeKey] = learned }
                 }
             }
         }
@@ -59,7 +55,7 @@ enum ModelRecordCoding {
     }
 
     /// Each model type's names when it encodes every property, by type.
-    private static let arrangements = Mutex<[ObjectIdentifier: RecordArrangement]>([:])
+    private static let arrangements = LockedState<[ObjectIdentifier: RecordArrangement]>([:])
 
     /// A new instance of `type` holding `values`.
     static func decode(_ type: any PersistentModel.Type, from values: RecordValues,

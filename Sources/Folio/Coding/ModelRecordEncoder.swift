@@ -16,18 +16,11 @@ public struct ModelRecordEncoder {
     /// How many values were encoded while following ``arrangement``.
     @usableFromInline var filled: Int
     /// The names this model's type encoded last time it encoded every property, with their layout.
-    ///
-    /// Not retained: the encoder lives only for one call of ``ModelRecordCoding``, whose caller keeps the
-    /// arrangement alive meanwhile. Every model of a type shares its arrangement, on every thread that
-    /// encodes, and retaining it for each model would make the cores contend for its reference count.
-    /// Kept unmanaged and used through `_withUnsafeGuaranteedRef`, since even an `unowned(unsafe)`
-    /// reference is retained around each call of one of its methods.
-    @usableFromInline let arrangement: Unmanaged<RecordArrangement>?
-    /// ``arrangement``'s names and where each one's value goes in the record (empty without one), read
-    /// from the arrangement's own storage (``RecordArrangement/nameStorage``), so that appending a value
-    /// retains nothing.
-    @usableFromInline let expectedNames: UnsafeBufferPointer<String>
-    @usableFromInline let sortedPositions: UnsafeBufferPointer<Int>
+    let arrangement: RecordArrangement?
+    /// ``arrangement``'s names and where each one's value goes in the record (empty without one), held
+    /// here so that appending a value reads them without going through the arrangement.
+    @usableFromInline let expectedNames: [String]
+    @usableFromInline let sortedPositions: [Int]
     /// Whether the names encoded so far are the first names of ``arrangement``: then they are not
     /// collected one by one, and the record is made without sorting them.
     @usableFromInline var followsArrangement: Bool
@@ -35,7 +28,7 @@ public struct ModelRecordEncoder {
     /// The encoded values, by property name.
     public var values: RecordValues {
         if followsArrangement, filled == expectedNames.count,
-           let record = arrangement?._withUnsafeGuaranteedRef({ $0.record(sortedValues: self.encoded) }) {
+           let record = arrangement?.record(sortedValues: encoded) {
             return record
         }
         let (names, encoded) = (encodedNames, encodedValues)
@@ -84,17 +77,16 @@ public struct ModelRecordEncoder {
     /// Returns the record number of a related model; the context assigns numbers before encoding.
     let recordNumber: (AnyObject) throws -> Int64
 
-    /// - Parameter arrangement: the arrangement to follow, which the caller keeps alive for as long as it
-    ///   uses the encoder (see ``arrangement``); passed unmanaged, so that making the encoder does not
-    ///   retain it either.
+    /// - Parameter arrangement: the arrangement to follow, ``ModelRecordCoding/learnedArrangement(of:)``'s
+    ///   for the model's type.
     ///
     /// Not inlined, and each stored property is set once, from values worked out first: an inlined
     /// initializer builds the encoder in a temporary and copies it, retaining each reference again.
     @inline(never)
     init(entityName: String, backingData: ModelBackingData, onlyProperties: Set<String>? = nil,
-         arrangement: Unmanaged<RecordArrangement>? = nil, recordNumber: @escaping (AnyObject) throws -> Int64) {
+         arrangement: RecordArrangement? = nil, recordNumber: @escaping (AnyObject) throws -> Int64) {
         let followed = onlyProperties == nil ? arrangement : nil
-        let expectedNames = followed?._withUnsafeGuaranteedRef { $0.nameStorage } ?? UnsafeBufferPointer(start: nil, count: 0)
+        let expectedNames = followed?.names ?? []
         var names: [String] = []
         var encoded = ContiguousArray<JSONValue>()
         if followed != nil {
@@ -112,7 +104,7 @@ public struct ModelRecordEncoder {
         self.arrangement = followed
         self.followsArrangement = followed != nil
         self.expectedNames = expectedNames
-        self.sortedPositions = followed?._withUnsafeGuaranteedRef { $0.sortedPositionStorage } ?? UnsafeBufferPointer(start: nil, count: 0)
+        self.sortedPositions = followed?.sortedPositions ?? []
         self.names = names
         self.encoded = encoded
         self.filled = 0

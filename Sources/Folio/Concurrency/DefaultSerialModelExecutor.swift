@@ -21,6 +21,7 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor {
     private let queue: DispatchQueue
     /// The context, touched only by work on ``queue``: the initializer takes it over (`sending`), and
     /// ``modelContext`` checks the queue, so no two threads ever use it at once.
+    // Sendable: the context is used only on `queue` (the initializer takes it over, `modelContext` checks).
     private nonisolated(unsafe) let context: ModelContext
     /// Marks ``queue``, so that work can tell whether it runs there.
     private let queueKey = DispatchSpecificKey<UInt8>()

@@ -17,9 +17,8 @@ import FolioStorage
 /// save that needs them (or by ``loadRecords()``). Counting every model of a type
 /// (`fetchCount(FetchDescriptor<Trip>())`) does not need them. A store written with another schema is
 /// read and checked at once, so that a mismatch is reported by the initializer.
-///
-/// `@unchecked Sendable` because its mutable state (index, pending indexing, main context, change hub)
-/// is read and changed only while holding its non-recursive `lock`.
+// Sendable: its mutable state (index, pending indexing, main context, change hub) is read and changed
+// only while holding its non-recursive `lock`.
 public final class ModelContainer: @unchecked Sendable {
     /// The schema of the container's models.
     public let schema: Schema

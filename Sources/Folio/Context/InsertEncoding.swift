@@ -1,14 +1,14 @@
 import FolioStorage
 
-/// Encodes the models a save inserts, ahead of the write, spreading a large save over several cores.
+/// Encodes the models a save inserts that have no relationships, ahead of the write.
 ///
 /// A model without relationships encodes the same whatever record numbers the save hands out, so it is
-/// encoded once, before the write, for both the uniqueness check and the write itself. Encoding is most
-/// of a bulk save's work, and it only reads the models: from ``ParallelRuns/minimumCount`` models on,
-/// they are split into consecutive runs encoded on separate threads (the saving thread takes one), while the
-/// saving thread waits for the others. Nothing else touches the models meanwhile: the context's save
-/// holds the container's lock, and models are not shared across threads.
-final class InsertEncoding: @unchecked Sendable {
+/// encoded once, before the write, for both the uniqueness check and the write itself. Encoding reads
+/// the models, so it runs on the saving thread, the context's own: models are not `Sendable`, and they
+/// may belong to an actor (the main actor, a model actor) whose code could change them on that thread
+/// only. What does run on several cores afterwards (the uniqueness lookups, writing the journal line)
+/// reads only the records made here.
+struct InsertEncoding {
     private let models: [any PersistentModel]
     /// For each model, whether it is encoded here (its entity has no relationships).
     private let encodesHere: [Bool]
@@ -22,23 +22,26 @@ final class InsertEncoding: @unchecked Sendable {
     /// The encoded values, at the models' positions; nil for the models not encoded here.
     ///
     /// - Throws: ``ModelCodingError`` of the first model, in order, that cannot be encoded.
-    func encode(threads: Int = ParallelRuns.processorCount) throws -> [RecordValues?] {
-        try ParallelRuns.map(count: models.count, threads: threads, runState: LastArrangement.init) { position, last in
-            guard encodesHere[position] else { return nil }
-            let model = models[position]
-            let type = ObjectIdentifier(Swift.type(of: model))
-            if last.type != type || last.arrangement == nil {
-                last = LastArrangement(type: type, arrangement: ModelRecordCoding.learnedArrangement(of: Swift.type(of: model)))
-            }
-            return try ModelRecordCoding.encode(model, following: last.arrangement, recordNumber: Self.refusingRelationships)
-        }
-    }
-
-    /// The arrangement of the last model type a run encoded, which the run keeps alive while it encodes
-    /// the models of that type (asked again while the type has none yet: its first model teaches it).
-    private struct LastArrangement {
-        var type: ObjectIdentifier?
+    func encode() throws -> [RecordValues?] {
+        var encoded: [RecordValues?] = []
+        encoded.reserveCapacity(models.count)
+        // Models come in runs of one type: the arrangement of the type seen last is asked for again
+        // only when the type changes (or while the type has none yet: its first model teaches it).
+        var lastType: ObjectIdentifier?
         var arrangement: RecordArrangement?
+        for (model, encodes) in zip(models, encodesHere) {
+            guard encodes else {
+                encoded.append(nil)
+                continue
+            }
+            let type = ObjectIdentifier(Swift.type(of: model))
+            if lastType != type || arrangement == nil {
+                lastType = type
+                arrangement = ModelRecordCoding.learnedArrangement(of: Swift.type(of: model))
+            }
+            encoded.append(try ModelRecordCoding.encode(model, following: arrangement, recordNumber: Self.refusingRelationships))
+        }
+        return encoded
     }
 
     /// Stands in for the record numbers of related models, which the models encoded here do not have.

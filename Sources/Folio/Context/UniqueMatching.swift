@@ -3,9 +3,10 @@
 /// Finds, for each model a save inserts, the stored record with the same unique values, if any (the
 /// record the insert updates instead: SwiftData's upsert).
 ///
-/// It only reads the models and the container's index, which nothing changes while the save holds the
-/// container's lock, so a large save splits the models into runs checked on separate threads, as
-/// ``InsertEncoding`` does.
+/// It reads only the models' values, read from them on the saving thread beforehand, and the
+/// container's index, which nothing changes while the save holds the container's lock, so a large save
+/// splits the models into runs checked on separate threads.
+// Sendable: its properties are immutable; the index (not `Sendable`) is only read, under the container's lock.
 final class UniqueMatching: @unchecked Sendable {
     /// One uniqueness constraint of an entity, as checking it needs it.
     struct Constraint {
@@ -20,18 +21,17 @@ final class UniqueMatching: @unchecked Sendable {
         var constraints: [Constraint]
     }
 
-    private let models: [any PersistentModel]
-    private let encoded: [RecordValues?]
+    private let records: [RecordValues?]
     private let plans: [Plan]
     private let planOfModel: [Int?]
     private let index: RecordIndex
 
     /// - Parameters:
-    ///   - encoded: for each model, its stored values if they were encoded already.
+    ///   - records: for each model, its stored values, or at least those its constraints compare (nil
+    ///     for a model without constraints).
     ///   - planOfModel: for each model, the position of its entity's plan in `plans` (nil: no constraint).
-    init(models: [any PersistentModel], encoded: [RecordValues?], plans: [Plan], planOfModel: [Int?], index: RecordIndex) {
-        self.models = models
-        self.encoded = encoded
+    init(records: [RecordValues?], plans: [Plan], planOfModel: [Int?], index: RecordIndex) {
+        self.records = records
         self.plans = plans
         self.planOfModel = planOfModel
         self.index = index
@@ -39,13 +39,8 @@ final class UniqueMatching: @unchecked Sendable {
 
     /// For each model, the number of the stored record it matches, or nil.
     func matches(threads: Int = ParallelRuns.processorCount) throws -> [Int64?] {
-        let runs = try ParallelRuns.runs(count: models.count, threads: threads) { try matches(in: $0) }
+        let runs = try ParallelRuns.runs(count: records.count, threads: threads) { matches(in: $0) }
         return runs.count == 1 ? runs[0] : Array(runs.joined())
-    }
-
-    /// The record number of a related model that has one (-1 otherwise: a new model matches nothing).
-    private static func storedRecordNumber(_ object: AnyObject) -> Int64 {
-        (object as? any PersistentModel)?.persistentBackingData.storedRecordNumber ?? -1
     }
 
     /// The matches of the models at `positions`, in order.
@@ -54,17 +49,16 @@ final class UniqueMatching: @unchecked Sendable {
     /// model, so that what every thread shares (the plans, field names and indexes) is retained once
     /// per run instead of once per model: retaining the same object on two cores at once moves its
     /// cache line between them each time.
-    private func matches(in positions: Range<Int>) throws -> [Int64?] {
+    private func matches(in positions: Range<Int>) -> [Int64?] {
         var found = [Int64?](repeating: nil, count: positions.count)
         for (planPosition, members) in membersByPlan(positions) {
             let plan = plans[planPosition]
-            let values = try ConstrainedValues(members: members, encoded: encoded, models: models, names: plan.names)
             for constraint in plan.constraints {
                 guard let first = constraint.fields.first else { continue }
                 // The members no earlier constraint matched.
                 let open = members.indices.filter { found[members[$0] - positions.lowerBound] == nil }
                 if open.isEmpty { break }
-                let keys = open.map { QueryKey(values.value(first.name, of: $0), first.conversion) }
+                let keys = open.map { QueryKey(records[members[$0]]?[first.name], first.conversion) }
                 var candidates = [[Int64]](repeating: [], count: open.count)
                 for (entity, fieldIndex) in constraint.firstFieldIndexes {
                     if let fieldIndex {
@@ -89,7 +83,7 @@ final class UniqueMatching: @unchecked Sendable {
                         guard let record = index.records[id] else { return false }
                         return constraint.fields.allSatisfy { field in
                             QueryKey(record.values[field.name], field.conversion)
-                                == QueryKey(values.value(field.name, of: member), field.conversion)
+                                == QueryKey(records[members[member]]?[field.name], field.conversion)
                         }
                     }
                     if let match { found[members[member] - positions.lowerBound] = match }
@@ -114,29 +108,5 @@ final class UniqueMatching: @unchecked Sendable {
             }
         }
         return groups
-    }
-
-    /// The constrained values of a group of models: their encoded values, or, for a model not encoded
-    /// yet (one with relationships), the constrained properties read from it once.
-    private struct ConstrainedValues {
-        private let members: [Int]
-        private let encoded: [RecordValues?]
-        private let read: [(names: [String], values: ContiguousArray<JSONValue>)?]
-
-        init(members: [Int], encoded: [RecordValues?], models: [any PersistentModel], names: Set<String>) throws {
-            self.members = members
-            self.encoded = encoded
-            self.read = try members.map { position in
-                encoded[position] == nil
-                    ? try ModelRecordCoding.encodedProperties(models[position], only: names, recordNumber: UniqueMatching.storedRecordNumber)
-                    : nil
-            }
-        }
-
-        /// The value of `name` of the group's `member`th model.
-        func value(_ name: String, of member: Int) -> JSONValue? {
-            if let known = encoded[members[member]] { return known[name] }
-            return read[member].flatMap { read in read.names.firstIndex(of: name).map { read.values[$0] } }
-        }
     }
 }

@@ -12,6 +12,7 @@ import FolioStorage
 ///
 /// It starts after the commit, so that it does not retain records' values while the saving thread and
 /// the threads writing the journal line retain them.
+// Sendable: `isStarted` is used only by the saving thread and by readers that hold the container's lock.
 final class ConcurrentIndexApplication: @unchecked Sendable {
     /// Saves of fewer records apply them after the commit on the saving thread: handing a few records to
     /// another thread costs more than applying them.
@@ -26,8 +27,7 @@ final class ConcurrentIndexApplication: @unchecked Sendable {
     func start(committed: JournalTransaction, baseSequence: UInt64, index: RecordIndex?) -> Bool {
         guard let index, committed.changedRecordCount >= Self.minimumRecords, index.lastSequence == baseSequence else { return false }
         isStarted = true
-        // The index is not Sendable: only this thread touches it until `waitUntilApplied` has waited (the
-        // saving thread holds the container's lock and does not read it meanwhile).
+        // Sendable: only this thread touches the index until `waitUntilApplied`; the saver holds the lock.
         nonisolated(unsafe) let target = index
         group.enter()
         DispatchQueue.global(qos: .userInitiated).async {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import FolioStorage
 
 /// The value a property reads as on an instance that has nothing to load it from: the placeholder
@@ -87,7 +86,7 @@ enum PlaceholderValue {
 
     /// The answers of ``canStandIn(_:)`` by class, and the classes being checked with the threads
     /// checking each.
-    private static let standIns = Mutex<(answers: [ObjectIdentifier: Bool], checking: [ObjectIdentifier: Set<ObjectIdentifier>])>(([:], [:]))
+    private static let standIns = LockedState<(answers: [ObjectIdentifier: Bool], checking: [ObjectIdentifier: Set<ObjectIdentifier>])>(([:], [:]))
 
     /// The deepest nesting of types followed; a type that decodes itself without end gives no value.
     private static let maximumDepth = 32

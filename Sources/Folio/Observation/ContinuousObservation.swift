@@ -22,6 +22,7 @@ public struct ObservationEvent: Sendable {
 }
 
 /// Keeps a continuous observation alive; the observation ends when the token is cancelled or released.
+// Sendable: `cancelled`, the only mutable state, is read and written only while holding `lock`.
 public final class ObservationToken: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled = false
@@ -62,6 +63,7 @@ public func withContinuousObservation(options: ObservationOptions = .didSet, iso
 }
 
 /// The state of one continuous observation.
+// Sendable: `count` is changed only by the observation's `onChange`, which runs once per tracking, one at a time.
 private final class ContinuousObservation: @unchecked Sendable {
     weak var token: ObservationToken?
     let options: ObservationOptions

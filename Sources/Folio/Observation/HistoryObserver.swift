@@ -137,6 +137,7 @@ extension ModelContainer {
 }
 
 /// The sequence number a history stream has delivered up to, shared between the backlog and the hub.
+// Sendable: `sequence`, the only mutable state, is read and written only while holding `lock`.
 final class PositionBox: @unchecked Sendable {
     private let lock = NSLock()
     private var sequence: UInt64

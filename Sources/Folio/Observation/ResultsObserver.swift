@@ -30,6 +30,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     /// The context the results live in.
     public let modelContext: ModelContext
 
+    // Sendable: every mutable property is read and written only while holding `lock`.
     final class PendingWork: @unchecked Sendable {
         let lock = NSLock()
         var transactions: [JournalTransaction] = []
@@ -301,6 +302,7 @@ extension ResultsObserver where SectionTitle == String {
 }
 
 /// A key path presented as sendable: key paths to stored properties are immutable.
+// Sendable: a key path to a stored property is immutable once made.
 struct UncheckedKeyPath<Root, Value>: @unchecked Sendable {
     let keyPath: KeyPath<Root, Value>
     init(_ keyPath: KeyPath<Root, Value>) { self.keyPath = keyPath }

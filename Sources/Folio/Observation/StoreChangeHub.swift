@@ -7,6 +7,7 @@ import FolioStorage
 /// Saves in this process publish as they commit. For other processes the hub watches the store's
 /// journal (inotify on Linux, a 250 ms check elsewhere) while it has subscribers, and publishes what
 /// they appended; there is no polling while nobody observes.
+// Sendable: the mutable properties are read and written only while holding `lock`; `container` is weak.
 final class StoreChangeHub: @unchecked Sendable {
     /// What subscribers receive: the new transactions, or a reset when history was compacted away
     /// before it could be read (subscribers then refetch everything).
@@ -111,6 +112,7 @@ extension ModelContainer {
 /// Runs a closure isolated to an actor, or right away without one.
 enum Isolation {
     /// Carries a non-sendable value to the actor it belongs to.
+    // Sendable: the value is only handed to the actor it belongs to and used there, never where it was made.
     struct Carrier<Value>: @unchecked Sendable {
         let value: Value
     }

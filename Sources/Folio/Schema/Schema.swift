@@ -9,6 +9,7 @@
 /// and superclasses), as SwiftData does. Problems that the compiler cannot see — a property whose type
 /// is neither `Codable` nor a model, an `inverse:` that does not point back, two entities with one name —
 /// are collected in ``problems``, and a container refuses to open with such a schema.
+// Sendable: a schema is not changed once built; its entities are classes that only the builder fills in.
 public final class Schema: CustomStringConvertible, @unchecked Sendable {
     /// The entities, ordered by name.
     public let entities: [Entity]

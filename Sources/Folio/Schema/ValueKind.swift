@@ -103,5 +103,5 @@ extension Optional: _ModelCollection where Wrapped: _ModelCollection {
     public var _elements: [Any] { self?._elements ?? [] }
 }
 
-// Metatypes are immutable; sharing them between threads is safe.
+// Sendable: it holds only metatypes, which are immutable and safe to share between threads.
 extension ValueKind: @unchecked Sendable {}

@@ -6,6 +6,7 @@ import Foundation
 /// fsync". A fault is an `errno` (EIO, ENOSPC...) or a short write (half the bytes reach the file,
 /// then ENOSPC). A persistent fault also fails every later watched call. Every call is logged, so tests
 /// can also check the order of steps (write temp → fsync → rename → fsync directory).
+// Sendable: the armed faults, the counts and the log are read and written only while holding `lock`.
 package final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     /// What an armed fault does.
     package enum Fault: Sendable, Hashable {

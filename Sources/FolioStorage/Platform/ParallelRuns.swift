@@ -37,6 +37,7 @@ package enum ParallelRuns {
         guard count > 0 else { return [] }
         return try [Element](unsafeUninitializedCapacity: count) { results, initializedCount in
             guard let base = results.baseAddress else { return }
+            // Sendable: each run writes only its own positions, and the caller waits for every run.
             nonisolated(unsafe) let output = base
             // Each run initializes only its own positions; a failed run leaves none of them behind.
             let outcomes = perform(count: count, threads: threads) { positions in
@@ -88,8 +89,10 @@ package enum ParallelRuns {
             _ = outcomes.deinitialize()
             outcomes.deallocate()
         }
+        // Sendable: each run writes only its own element, and `concurrentPerform` returns after every run.
         nonisolated(unsafe) let shared = outcomes
         withoutActuallyEscaping(run) { run in
+            // Sendable: `run` only reads what the caller keeps still until `concurrentPerform` returns.
             nonisolated(unsafe) let work = run
             DispatchQueue.concurrentPerform(iterations: runCount) { index in
                 shared[index] = Swift.Result { try work(bounds[index]..<bounds[index + 1]) }

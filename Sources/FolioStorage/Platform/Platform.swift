@@ -89,29 +89,6 @@ package enum Platform {
         return ResourceUsage(userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime),
                              minorFaults: Int(usage.ru_minflt))
     }
-
-    /// Makes `object` immortal, if this process's Swift runtime can: its reference count stops
-    /// changing, and it is never freed. Returns whether it did.
-    ///
-    /// Retaining an object writes its reference count. When threads on two cores retain and release the
-    /// same object, each write takes the count's cache line away from the other core, which for an object
-    /// every record shares (a ``RecordLayout``) happens for every record of a bulk save. Retaining
-    /// an immortal object only reads the count. Use this only for objects the process keeps anyway.
-    ///
-    /// The runtime's entry point, `_swift_stdlib_immortalize`, is found when the process runs rather
-    /// than when it links, so that a runtime without it (an older Apple system) only goes without.
-    @discardableResult
-    package static func makeImmortal(_ object: AnyObject) -> Bool {
-        guard let immortalize = immortalizeEntryPoint else { return false }
-        withExtendedLifetime(object) { immortalize(Unmanaged.passUnretained(object).toOpaque()) }
-        return true
-    }
-
-    /// The runtime's `_swift_stdlib_immortalize(void *)`, declared with the Swift calling convention.
-    private static let immortalizeEntryPoint: (@convention(thin) (UnsafeMutableRawPointer) -> Void)? = {
-        guard let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "_swift_stdlib_immortalize") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(thin) (UnsafeMutableRawPointer) -> Void).self)
-    }()
 }
 
 /// CPU time and page faults of a process (``Platform/resourceUsage()``).

@@ -5,7 +5,7 @@ import Foundation
 /// Most records of an entity have the same names, so a store of a million records holds a handful of
 /// layouts and each record only its values (see ``RecordValues``). Layouts are interned: the same names
 /// give the same instance, so comparing two records' layouts is usually a pointer comparison.
-public final class RecordLayout: @unchecked Sendable {
+public final class RecordLayout: Sendable {
     /// The names, sorted with `String`'s `<` (no duplicates).
     public let names: [String]
     /// Slots by name, for layouts too wide for a linear search.
@@ -49,11 +49,7 @@ public final class RecordLayout: @unchecked Sendable {
     }
 
     /// The empty layout.
-    public static let empty: RecordLayout = {
-        let layout = RecordLayout(sortedNames: [])
-        Platform.makeImmortal(layout)
-        return layout
-    }()
+    public static let empty = RecordLayout(sortedNames: [])
 
     /// The layout for `sortedNames`, which must be sorted and free of duplicates.
     static func interned(sortedNames: [String]) -> RecordLayout {
@@ -80,23 +76,16 @@ public final class RecordLayout: @unchecked Sendable {
 ///
 /// It holds at most ``capacity`` layouts. When a new one would go past that (a process that has seen a
 /// pathological mix of property sets), the table starts again empty, so that the layouts in use from
-/// then on are shared again; records keep the layouts they have. Two instances with the same names
-/// then exist, which costs memory but never correctness: records compare their layouts' names when
-/// the instances differ.
-///
-/// The first ``immortalLayouts`` layouts it makes are immortal (``Platform/makeImmortal(_:)``): every
-/// record of an entity shares its layout, and saves, the index and compaction copy records on several
-/// cores at once, each copy a retain. The table keeps them for the life of the process anyway; the
-/// limit keeps a process that goes through many property sets from keeping every one of them.
+/// then on are shared again; records keep the layouts they have, and a layout nothing refers to any
+/// more is freed. Two instances with the same names then exist, which costs memory but never
+/// correctness: records compare their layouts' names when the instances differ.
+// Sendable: every stored property but `capacity` is read and written only while holding `lock`.
 final class LayoutTable: @unchecked Sendable {
     static let shared = LayoutTable()
     let capacity: Int
-    /// How many more layouts are made immortal.
-    private(set) var immortalLayoutsLeft: Int
 
-    init(capacity: Int = 4096, immortalLayouts: Int = 4096) {
+    init(capacity: Int = 4096) {
         self.capacity = capacity
-        self.immortalLayoutsLeft = immortalLayouts
     }
 
     private let lock = NSLock()
@@ -139,7 +128,6 @@ final class LayoutTable: @unchecked Sendable {
             return found
         }
         let layout = RecordLayout(sortedNames: names)
-        if immortalLayoutsLeft > 0, Platform.makeImmortal(layout) { immortalLayoutsLeft -= 1 }
         if layouts.count >= capacity { layouts.removeAll() }
         layouts[names] = layout
         last = layout

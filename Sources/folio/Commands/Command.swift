@@ -23,6 +23,7 @@ enum FolioCommand {
             """
     }
 
+    // Sendable: an immutable list of metatypes, which are never changed.
     nonisolated(unsafe) static let subcommands: [any FolioSubcommand.Type] = [
         DemoCommand.self, InfoCommand.self, SchemaCommand.self, LogCommand.self, CatCommand.self, ShowCommand.self, VerifyCommand.self,
         CompactCommand.self, RepairCommand.self, ExportCommand.self, ImportCommand.self, CompletionsCommand.self,

@@ -103,6 +103,7 @@ final class Trip {
 }
 
 /// Every model type of the demo.
+// Sendable: an immutable list of metatypes, which are never changed.
 nonisolated(unsafe) let demoModelTypes: [any PersistentModel.Type] = [
     Recipe.self, BakedGood.self, Beverage.self, Ingredient.self, Cookbook.self, Trip.self,
 ]

@@ -41,25 +41,21 @@ struct RecordValuesTests {
         #expect(RecordValues(names: ["z", marker + "-after"], values: [.int(1), .int(2)])?.keys == [marker + "-after", "z"])
     }
 
-    /// The first layouts a table makes are immortal: copying records on several cores then only reads
-    /// their reference count. Those past the table's limit are ordinary objects, freed once nothing
-    /// refers to them, so that a process going through many property sets does not keep them all.
-    @Test func theFirstLayoutsATableMakesAreImmortalAndLaterOnesAreFreedWhenUnused() {
-        final class Probe {}
-        let runtimeImmortalizes = Platform.makeImmortal(Probe())
-        #if os(Linux)
-        #expect(runtimeImmortalizes, "the Swift runtime on Linux exports _swift_stdlib_immortalize")
-        #endif
-        let table = LayoutTable(capacity: 1, immortalLayouts: 1)
+    /// A table that goes past its capacity starts again empty, and a layout it no longer holds is an
+    /// ordinary object, freed once nothing refers to it: a process going through many property sets
+    /// does not keep them all.
+    @Test func aLayoutTheTableNoLongerHoldsIsFreedOnceUnused() {
+        let table = LayoutTable(capacity: 1)
         var first = table.layout(forSortedNames: ["a"])
         // The table holds one layout: this empties it, so only `first` refers to the first layout.
         var second = table.layout(forSortedNames: ["b"])
         _ = table.layout(forSortedNames: ["c"])
-        #expect(table.immortalLayoutsLeft == (runtimeImmortalizes ? 0 : 1))
-        // An immortal object is never uniquely referenced; an ordinary one held once is.
-        #expect(isKnownUniquelyReferenced(&first) == !runtimeImmortalizes)
+        #expect(isKnownUniquelyReferenced(&first))
         #expect(isKnownUniquelyReferenced(&second))
         #expect(first.names == ["a"] && second.names == ["b"])
+        weak let released: RecordLayout? = table.layout(forSortedNames: ["d"])
+        _ = table.layout(forSortedNames: ["e"])
+        #expect(released == nil)
     }
 
     /// Whether `second` gets the layout instance `first` got, with another layout asked for between the
