@@ -75,6 +75,22 @@ struct QueryPipelineTests {
         #expect(try context.fetchIdentifiers(descriptor).count == expected.count)
     }
 
+    @Test func enumerationVisitsEachUnsavedModelOnceAndSkipsOneTheBlockDeleted() throws {
+        let (_, context) = try Self.ledger(saved: 20, unsaved: 300)
+        let doomedAmount = Decimal(250)
+        var visited: [Decimal] = []
+        try context.enumerate(FetchDescriptor<LedgerEntry>(sortBy: [SortDescriptor(\.amount)]), batchSize: 64,
+                              allowEscapingMutations: true) { entry in
+            visited.append(entry.amount)
+            guard visited.count == 1 else { return }
+            // An unsaved model deleted by the block before its row comes up is not visited.
+            let doomed = try context.fetch(FetchDescriptor<LedgerEntry>(predicate: #Predicate { $0.amount == doomedAmount }))
+            #expect(doomed.count == 1)
+            doomed.forEach(context.delete)
+        }
+        #expect(visited == (0..<320).filter { $0 != 250 }.map { Decimal($0) })
+    }
+
     @Test func pendingInsertsChangesAndDeletesAreOverlaidOnAnIndexLookup() throws {
         let (_, context) = try Self.ledger(saved: 70, unsaved: 10)
         let stored = try context.fetch(FetchDescriptor<LedgerEntry>(predicate: #Predicate { $0.account == "A1" }))

@@ -145,10 +145,19 @@ extension ModelContext {
         let ids = try rows(descriptor)
         let size = max(1, batchSize)
         var start = 0
+        // Unsaved models by row, made when the first one is needed rather than searched for each row.
+        var unsaved: [RowID: any PersistentModel]?
         while start < ids.count {
             let end = min(start + size, ids.count)
             for id in ids[start..<end] {
-                guard let model = row(id) as? T else { continue }
+                let found: (any PersistentModel)?
+                if id >= 0 {
+                    found = model(forRecordNumber: id)
+                } else {
+                    if unsaved == nil { unsaved = unsavedModelsByRow() }
+                    found = unsaved?[id].flatMap { isStillUnsaved($0, row: id) ? $0 : nil }
+                }
+                guard let model = found as? T else { continue }
                 try block(model)
             }
             if !allowEscapingMutations && hasChanges {
@@ -196,6 +205,11 @@ extension ModelContext {
     func row(_ id: RowID) -> (any PersistentModel)? {
         if id >= 0 { return model(forRecordNumber: id) }
         return insertedModelsArray.first { PendingOverlay.rowID(of: $0) == id }
+    }
+
+    /// Whether an unsaved model found for `row` still is that row: the block may have saved or deleted it.
+    private func isStillUnsaved(_ model: any PersistentModel, row: RowID) -> Bool {
+        inserted[ObjectIdentifier(model)] != nil && PendingOverlay.rowID(of: model) == row
     }
 
     /// The unsaved inserted models by row, for finding many rows' models without a search each.
