@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 
 /// Splits work over positions `0..<count` into consecutive runs done on separate threads, for the parts
-/// of a large save that only read: encoding the models and checking their unique values (in the model
-/// layer), and writing the records of the journal line.
+/// of a large save that only read records: checking their unique values (in the model layer) and
+/// writing the records of the journal line.
 package enum ParallelRuns {
     /// The number of positions from which the work is split at all.
     package static let minimumCount = 2_000
@@ -12,58 +12,6 @@ package enum ParallelRuns {
     /// The cores this process may use, asked once (asking costs a system call or a file read, which a
     /// save of one model should not pay).
     package static let processorCount = ProcessInfo.processInfo.activeProcessorCount
-
-    /// The results of `element` for each position in `0..<count`, in position order. The positions are
-    /// split into consecutive runs (see ``runCount(_:threads:)``) done on the cores this process may use,
-    /// the calling thread among them; each result is written straight into its place in the returned
-    /// array.
-    ///
-    /// - Throws: the error of the first position, in order, whose `element` throws (a run stops at its
-    ///   first error).
-    package static func map<Element>(count: Int, threads: Int = processorCount,
-                                     _ element: (Int) throws -> Element) throws -> [Element] {
-        try map(count: count, threads: threads, runState: {}) { position, _ in try element(position) }
-    }
-
-    /// The results of `element` for each position in `0..<count`, in position order, like
-    /// ``map(count:threads:_:)``; each run makes its own state with `runState` and hands it to `element`
-    /// for each of its positions, in order. A run keeps there what its positions share and no other
-    /// thread should touch (so that reading it costs no atomic operation shared with another core).
-    package static func map<Element, RunState>(count: Int, threads: Int = processorCount,
-                                               runState: () -> RunState,
-                                               _ element: (Int, inout RunState) throws -> Element) throws -> [Element] {
-        // With no capacity, `unsafeUninitializedCapacity` writes the count of the empty array storage
-        // that every thread shares.
-        guard count > 0 else { return [] }
-        return try [Element](unsafeUninitializedCapacity: count) { results, initializedCount in
-            guard let base = results.baseAddress else { return }
-            // Sendable: each run writes only its own positions, and the caller waits for every run.
-            nonisolated(unsafe) let output = base
-            // Each run initializes only its own positions; a failed run leaves none of them behind.
-            let outcomes = perform(count: count, threads: threads) { positions in
-                var position = positions.lowerBound
-                var state = runState()
-                do {
-                    while position < positions.upperBound {
-                        (output + position).initialize(to: try element(position, &state))
-                        position += 1
-                    }
-                } catch {
-                    (output + positions.lowerBound).deinitialize(count: position - positions.lowerBound)
-                    throw error
-                }
-                return positions
-            }
-            for outcome in outcomes {
-                guard case .failure(let error) = outcome else { continue }
-                for case .success(let positions) in outcomes {
-                    (base + positions.lowerBound).deinitialize(count: positions.count)
-                }
-                throw error
-            }
-            initializedCount = count
-        }
-    }
 
     /// The result of `run` for each run of consecutive positions covering `0..<count`, in position order
     /// (see ``runCount(_:threads:)``), the runs done on the cores this process may use, the calling thread

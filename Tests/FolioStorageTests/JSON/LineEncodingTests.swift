@@ -88,26 +88,6 @@ struct LineEncodingTests {
     }
 }
 
-@Suite("Parallel runs")
-struct ParallelRunsTests {
-    /// Each run makes its own state and hands it to its positions in order: every position sees the
-    /// positions of its run before it, and none of another run's.
-    @Test func eachRunKeepsItsOwnStateAndSeesItsPositionsInOrder() throws {
-        let count = 4 * ParallelRuns.minimumCount
-        let seen = try ParallelRuns.map(count: count, threads: 4, runState: { (first: -1, visited: 0) }) { position, run in
-            if run.first < 0 { run.first = position }
-            run.visited += 1
-            return run
-        }
-        for (position, run) in seen.enumerated() {
-            #expect(run.first + run.visited - 1 == position, "position \(position)")
-        }
-        let runStarts = Set(seen.map(\.first))
-        #expect(runStarts.count == ParallelRuns.runCount(count, threads: 4))
-        #expect(runStarts.count > 1)
-    }
-}
-
 @Suite("Line framing in place")
 struct LineFramingInPlaceTests {
     @Test func appendingALineGivesTheSameBytesAsFramingABody() throws {
