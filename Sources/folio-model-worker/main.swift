@@ -8,9 +8,6 @@
 //                                                              CPU seconds the process used meanwhile
 //   folio-model-worker STORE import COUNT BATCH                imports COUNT trips in batches, a new context per
 //                                                              batch; prints records/s and peak RSS per batch
-//   folio-model-worker STORE save-inside-save                  saves a model whose encoding saves again, which
-//                                                              stops the process on the container lock's
-//                                                              reentrancy precondition
 
 import Folio
 import FolioStorage
@@ -61,10 +58,6 @@ let arguments = CommandLine.arguments
 guard arguments.count >= 3 else { fail("usage: folio-model-worker STORE insert|count|rename …") }
 let url = URL(fileURLWithPath: arguments[1], isDirectory: true)
 do {
-    if arguments[2] == "save-inside-save" {
-        try saveInsideSave(url)
-        exit(0)
-    }
     let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
     let context = ModelContext(container)
     context.author = "worker"

@@ -11,8 +11,6 @@
 //                                                 page cache), so that compactions run all the time; it
 //                                                 pauses 0.5 ms per transaction so as not to take a whole
 //                                                 core from the tests running beside it
-//   folio-storage-worker write-inside-write DIR 1 calls write from inside a write body, which stops the
-//                                                 process on the writer lock's reentrancy precondition
 //
 // Each acknowledged transaction prints "ack SEQUENCE ID" after `write` returned. A worker whose parent
 // (the test) has gone exits, so that a test run that is itself killed leaves no worker behind.
@@ -75,11 +73,6 @@ do {
                 }
             }
             acknowledge("ack \(committed?.sequence ?? 0) \(newID)")
-        case "write-inside-write":
-            try store.write(author: "worker") { _ in
-                try store.write(author: "worker") { _ in }
-            }
-            acknowledge("the inner write returned")
         case "compact":
             try store.compact()
             acknowledge("ack \(store.lastSequence) 0")

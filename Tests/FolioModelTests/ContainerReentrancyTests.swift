@@ -1,6 +1,45 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Folio
+
+/// A value whose encoding runs a call on the container while a save holds its lock: what an app does
+/// by mistake when a `Codable` attribute's `encode(to:)` reaches back into the store.
+struct ReachesBackWhenEncoded: Codable {
+    /// What the encoding calls, when set; the error it throws is kept in ``thrown``.
+    static let call = Mutex<(@Sendable () throws -> Void)?>(nil)
+    static let thrown = Mutex<FolioError?>(nil)
+
+    var text = "payload"
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        text = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        if let call = Self.call.withLock({ $0 }) {
+            do {
+                try call()
+            } catch let error as FolioError {
+                Self.thrown.withLock { $0 = error }
+                throw error
+            }
+        }
+        var single = encoder.singleValueContainer()
+        try single.encode(text)
+    }
+}
+
+@Model
+final class ReentrantMemo {
+    @Attribute(.codable) var payload: ReachesBackWhenEncoded?
+
+    init(payload: ReachesBackWhenEncoded?) {
+        self.payload = payload
+    }
+}
 
 @Model
 final class Rack {
@@ -23,35 +62,83 @@ final class Binder {
     }
 }
 
-@Suite("The container's lock is not recursive")
+@Suite("The container's lock is not recursive", .serialized)
 struct ContainerReentrancyTests {
-    @Test func aSaveInsideASaveStopsTheProcessWithAMessageNamingIt() throws {
+    /// Saves a memo whose encoding runs `call`; returns the error the call threw and the one the save threw.
+    func saveReachingBack(_ container: ModelContainer, _ call: @escaping @Sendable () throws -> Void)
+        -> (inner: FolioError?, outer: (any Error)?, context: ModelContext)
+    {
+        ReachesBackWhenEncoded.thrown.withLock { $0 = nil }
+        ReachesBackWhenEncoded.call.withLock { $0 = call }
+        defer { ReachesBackWhenEncoded.call.withLock { $0 = nil } }
+        let context = ModelContext(container)
+        context.insert(ReentrantMemo(payload: ReachesBackWhenEncoded()))
+        do {
+            try context.save()
+            return (ReachesBackWhenEncoded.thrown.withLock { $0 }, nil, context)
+        } catch {
+            return (ReachesBackWhenEncoded.thrown.withLock { $0 }, error, context)
+        }
+    }
+
+    @Test func aSaveInsideASaveThrowsAnErrorNamingItAndLosesNothing() throws {
         let store = TemporaryStore()
         defer { store.cleanUp() }
-        let worker = try #require(modelWorkerURL(), "folio-model-worker was not built next to the tests")
-        let process = Process()
-        process.executableURL = worker
-        process.arguments = [store.url.path, "save-inside-save"]
-        var environment = ProcessInfo.processInfo.environment
-        // The message is what the test reads; a backtrace would only slow the crash down.
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        let ended = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in ended.signal() }
-        try process.run()
-        let timedOut = ended.wait(timeout: .now() + 120) == .timedOut
-        if timedOut {
-            process.terminate()
-            ended.wait()
+        let container = try store.container(ReentrantMemo.self)
+        let run = saveReachingBack(container) {
+            let other = ModelContext(container)
+            other.insert(ReentrantMemo(payload: nil))
+            try other.save()
         }
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(!timedOut, "the inner save deadlocked")
-        #expect(process.terminationReason == .uncaughtSignal)
-        #expect(message.contains("ModelContext.save() was called on a thread that is already inside it"))
-        #expect(message.contains("do not save, fetch, erase or compact from inside a save"))
+        let inner = try #require(run.inner, "the inner save did not throw")
+        #expect(inner.code == .reentrantCall)
+        #expect(inner.message.contains("ModelContext.save() was called on a thread that is already inside it"))
+        #expect(inner.message.contains("do not save, fetch, erase or compact from inside a save"))
+        #expect((run.outer as? FolioError)?.code == .reentrantCall)
+        // Nothing was written, the outer save's changes are still pending and save once the encoding
+        // no longer reaches back.
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<ReentrantMemo>()) == 0)
+        #expect(run.context.hasChanges)
+        try run.context.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<ReentrantMemo>()) == 1)
+    }
+
+    @Test func aFetchInsideASaveThrowsAnErrorNamingIt() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        let container = try store.container(ReentrantMemo.self)
+        let run = saveReachingBack(container) {
+            _ = try ModelContext(container).fetchCount(FetchDescriptor<ReentrantMemo>())
+        }
+        let inner = try #require(run.inner, "the fetch inside the save did not throw")
+        #expect(inner.code == .reentrantCall)
+        #expect(inner.message.contains("ModelContext.fetchCount(_:) was called on a thread that is already inside it"))
+        #expect(run.outer != nil)
+    }
+
+    @Test func compactingInsideASaveThrowsAnErrorNamingIt() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        let container = try store.container(ReentrantMemo.self)
+        let run = saveReachingBack(container) { try container.compact() }
+        #expect(run.inner?.code == .reentrantCall)
+        #expect(run.inner?.message.contains("ModelContainer.compact()") == true)
+    }
+
+    @MainActor
+    @Test func theMainContextCanBeReachedFromInsideASave() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        let container = try store.container(ReentrantMemo.self)
+        let reached = Mutex(false)
+        let run = saveReachingBack(container) {
+            MainActor.assumeIsolated {
+                let context = container.mainContext
+                reached.withLock { $0 = context === container.mainContext }
+            }
+        }
+        #expect(run.outer == nil)
+        #expect(reached.withLock { $0 })
     }
 
     @Test func aRequiredRelationshipIsResolvedWhileAFetchHoldsTheLock() throws {

@@ -49,6 +49,9 @@ public struct ModelRecordDecoder {
             return try ValueDecoder.decode(type, from: stored)
         } catch let error as ModelCodingError {
             throw error
+        } catch let error as FolioError where error.code == .reentrantCall {
+            // A save or fetch the value's own coding called: the caller's mistake, reported as is.
+            throw error
         } catch {
             throw ModelCodingError(entityName: entityName, identifier: identifier, property: key, error: error)
         }
@@ -122,6 +125,9 @@ public struct ModelRecordDecoder {
                 }
                 return .loaded(typed)
             } catch let error as ModelCodingError {
+                throw error
+            } catch let error as FolioError where error.code == .reentrantCall {
+                // A save or fetch the value's own coding called: the caller's mistake, reported as is.
                 throw error
             } catch {
                 throw ModelCodingError(entityName: entityName, identifier: identifier, property: key, error: error)

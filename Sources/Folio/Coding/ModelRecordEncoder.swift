@@ -154,6 +154,9 @@ public struct ModelRecordEncoder {
             return true
         } catch let error as ModelCodingError {
             throw error
+        } catch let error as FolioError where error.code == .reentrantCall {
+            // A save or fetch the value's own coding called: the caller's mistake, reported as is.
+            throw error
         } catch {
             throw ModelCodingError(entityName: entityName, identifier: nil, property: key, error: error)
         }
@@ -173,6 +176,9 @@ public struct ModelRecordEncoder {
                 let stored = try encodeValue(value)
                 append(stored, forKey: key)
             } catch let error as ModelCodingError {
+                throw error
+            } catch let error as FolioError where error.code == .reentrantCall {
+                // A save or fetch the value's own coding called: the caller's mistake, reported as is.
                 throw error
             } catch {
                 throw ModelCodingError(entityName: entityName, identifier: nil, property: key, error: error)

@@ -3,8 +3,10 @@ import FolioStorage
 /// The lock a container's contexts take to read and change its index, and to save: not recursive.
 ///
 /// Code that runs while it is held calls the `…Locked` variants (``ModelContainer/syncIndexLocked(fromDisk:committed:)``,
-/// ``ModelContext/loadedModelLocked(forRecordNumber:loadingValues:)``); a thread that takes it again
-/// stops on a precondition naming the call, instead of deadlocking.
+/// ``ModelContext/loadedModelLocked(forRecordNumber:loadingValues:)``). A thread that takes it again
+/// gets ``FolioError/Code/reentrantCall`` naming the call from the public calls that throw
+/// (``withLock(refusingReentry:_:)``), and stops on a precondition saying the same from the internal
+/// ones that cannot, instead of deadlocking.
 struct ContainerLock: ~Copyable, Sendable {
     private let mutex = NonReentrantMutex(
         (),
@@ -13,6 +15,15 @@ struct ContainerLock: ~Copyable, Sendable {
     /// Calls `body` holding the lock; `operation` names the caller's API for the reentrancy message.
     func withLock<Result, E: Error>(_ operation: @autoclosure () -> String, _ body: () throws(E) -> Result) throws(E) -> Result {
         try mutex.withLock(operation()) { (_: inout sending Void) throws(E) -> Result in try body() }
+    }
+
+    /// Calls `body` holding the lock. On a thread that already holds it (a save or a fetch reached from
+    /// inside another, through a model's encoding or decoding), throws ``FolioError/Code/reentrantCall``
+    /// naming `operation` instead.
+    func withLock<Result>(refusingReentry operation: @autoclosure () -> String, _ body: () throws -> Result) throws -> Result {
+        try mutex.withLock(operation(), reentrancyError: { FolioError(.reentrantCall, $0) }) { (_: inout sending Void) throws -> Result in
+            try body()
+        }
     }
 
     /// Whether the calling thread holds the lock.

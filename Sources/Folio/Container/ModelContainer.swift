@@ -44,7 +44,8 @@ public final class ModelContainer: @unchecked Sendable {
     private(set) var isIndexLoaded = false
     /// Held to read or change the index and to save; not recursive (see ``ContainerLock``).
     let lock = ContainerLock()
-    private var mainContextStorage: ModelContext?
+    /// Read and set on the main actor only, so that a save or fetch holding ``lock`` may reach it.
+    @MainActor private var mainContextStorage: ModelContext?
     var changeHubStorage: StoreChangeHub?
     /// How soon a change saved by another process reaches this container's observers, at most (on
     /// Linux, inotify delivers it within milliseconds). The default is 250 ms.
@@ -159,13 +160,11 @@ public final class ModelContainer: @unchecked Sendable {
     /// The context bound to the main actor, with autosave on.
     @MainActor
     public var mainContext: ModelContext {
-        lock.withLock("ModelContainer.mainContext") {
-            if let context = mainContextStorage { return context }
-            let context = ModelContext(self)
-            context.autosaveEnabled = true
-            mainContextStorage = context
-            return context
-        }
+        if let context = mainContextStorage { return context }
+        let context = ModelContext(self)
+        context.autosaveEnabled = true
+        mainContextStorage = context
+        return context
     }
 
     /// Deletes every model from the store, in one transaction.
@@ -181,7 +180,7 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     private func eraseLocked() throws {
-        try lock.withLock("ModelContainer.erase()") {
+        try lock.withLock(refusingReentry: "ModelContainer.erase()") {
             let written: JournalTransaction?
             do {
                 written = try store.write(author: nil) { transaction in
@@ -202,7 +201,7 @@ public final class ModelContainer: @unchecked Sendable {
     /// retention policy. Stores also compact by themselves, in the background, past
     /// ``ModelConfiguration/compactionThreshold``; this waits for such a compaction first.
     public func compact() throws {
-        try lock.withLock("ModelContainer.compact()") {
+        try lock.withLock(refusingReentry: "ModelContainer.compact()") {
             do {
                 try store.compact()
             } catch {
@@ -224,7 +223,7 @@ public final class ModelContainer: @unchecked Sendable {
     ///   cannot be read, or ``FolioError/Code/schemaMismatch`` naming the entity and property when its
     ///   records do not match the schema. Each later call that needs the records throws it again.
     public func loadRecords() throws {
-        try lock.withLock("ModelContainer.loadRecords()") { try loadRecordsLocked() }
+        try lock.withLock(refusingReentry: "ModelContainer.loadRecords()") { try loadRecordsLocked() }
     }
 
     /// ``loadRecords()`` for a caller that holds ``lock``.
@@ -261,7 +260,7 @@ public final class ModelContainer: @unchecked Sendable {
     /// ``indexLocked`` is for its holders.
     var index: RecordIndex {
         get throws {
-            try lock.withLock("ModelContainer.index") { try indexLocked }
+            try lock.withLock(refusingReentry: "ModelContainer.index") { try indexLocked }
         }
     }
 

@@ -53,7 +53,7 @@ extension ModelContext {
         let loadingValues = !descriptor.propertiesToFetch.isEmpty
         prepareToRegister(found.count)
         // Models are made from the index, which saves on other threads change: read it under the lock.
-        return try container.lock.withLock("ModelContext.fetch(_:)") {
+        return try container.lock.withLock(refusingReentry: "ModelContext.fetch(_:)") {
             let index = try container.indexLocked
             // A batch's records are fetched into the cache together, not one miss after another.
             try forEachReadingAhead(found, readAhead: { index.touchValues(of: $0) }) { id in
@@ -99,7 +99,7 @@ extension ModelContext {
     /// container has not read the records and this context has no unsaved changes; nil otherwise.
     private func storedCountWithoutLoading<T: PersistentModel>(_ type: T.Type) throws -> Int? {
         guard !hasChanges, let entity = schema.entitiesByName[T._folioEntityName] else { return nil }
-        return try container.lock.withLock("ModelContext.fetchCount(_:)") {
+        return try container.lock.withLock(refusingReentry: "ModelContext.fetchCount(_:)") {
             guard let counts = try container.recordCountsWithoutLoading() else { return nil }
             return entity.selfAndDescendants.reduce(0) { $0 + (counts[$1.name] ?? 0) }
         }
@@ -108,7 +108,7 @@ extension ModelContext {
     /// The identifiers of the models that match a descriptor, without creating the models.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
         let found = try rows(descriptor)
-        return try container.lock.withLock("ModelContext.fetchIdentifiers(_:)") {
+        return try container.lock.withLock(refusingReentry: "ModelContext.fetchIdentifiers(_:)") {
             let index = try container.indexLocked
             let unsaved = found.contains(where: { $0 < 0 }) ? unsavedModelsByRow() : [:]
             return found.compactMap { id in
@@ -125,7 +125,7 @@ extension ModelContext {
     /// The plan is chosen from the container's index without running the query: no record is read,
     /// no predicate is evaluated and no model is made.
     public func queryPlan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> QueryPlan {
-        return try container.lock.withLock("ModelContext.queryPlan(for:)") {
+        return try container.lock.withLock(refusingReentry: "ModelContext.queryPlan(for:)") {
             container.syncIndexLocked(fromDisk: true)
             return try physicalPlan(descriptor).reported
         }
@@ -186,7 +186,7 @@ extension ModelContext {
 
     /// Compiles, plans and runs a descriptor; returns the matching rows and the executor that found them.
     func runQuery<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> (rows: [RowID], executor: QueryExecutor) {
-        return try container.lock.withLock("ModelContext.fetch(_:)") {
+        return try container.lock.withLock(refusingReentry: "ModelContext.fetch(_:)") {
             container.syncIndexLocked(fromDisk: true)
             let executor = QueryExecutor(plan: try physicalPlan(descriptor), context: self, index: try container.indexLocked)
             return (try executor.run(), executor)

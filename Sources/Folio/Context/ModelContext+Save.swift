@@ -18,7 +18,7 @@ extension ModelContext {
             throw FolioError(.saveNotAllowed, "The container's configuration does not allow saving (allowsSave is false)")
         }
         postWillSave()
-        let committed = try container.lock.withLock("ModelContext.save()") { try saveLocked() }
+        let committed = try container.lock.withLock(refusingReentry: "ModelContext.save()") { try saveLocked() }
         // Observers hear of the transaction after the lock is released: they may fetch.
         container.changeHub.publish()
         postDidSave(committed)

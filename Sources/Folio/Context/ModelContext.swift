@@ -312,7 +312,7 @@ public final class ModelContext {
     /// here, with a typed error.
     func loadedModel(forRecordNumber number: Int64, loadingValues: Bool = false) throws -> (any PersistentModel)? {
         // The index is shared with contexts on other threads, whose saves change it.
-        try container.lock.withLock("ModelContext's model lookup") {
+        try container.lock.withLock(refusingReentry: "ModelContext's model lookup") {
             try loadedModelLocked(forRecordNumber: number, loadingValues: loadingValues)
         }
     }
@@ -383,7 +383,7 @@ public final class ModelContext {
 
     /// Loads a model's stored values again.
     func reload(_ model: any PersistentModel, recordNumber number: Int64) throws {
-        try container.lock.withLock("ModelContext's model reload") { try reloadLocked(model, recordNumber: number) }
+        try container.lock.withLock(refusingReentry: "ModelContext's model reload") { try reloadLocked(model, recordNumber: number) }
     }
 
     /// ``reload(_:recordNumber:)`` for a caller that holds the container's lock.

@@ -26,6 +26,10 @@ public struct FolioError: Error, CustomStringConvertible, Sendable {
         case invalidModel
         /// The persistent history a token asks for is no longer retained.
         case historyExpired
+        /// A save, fetch, erase or compaction was called from inside another one on the same thread (for
+        /// example from a `Codable` attribute's `encode(to:)`, which a save runs), where it would wait for
+        /// itself forever; the message names both. Make the call after the outer one returns.
+        case reentrantCall
         /// The storage engine failed; ``underlying`` holds its error.
         case storage
     }

@@ -150,7 +150,7 @@ extension ModelContext {
         // The executor's overlay holds the unsaved values of every row it found.
         let (ids, executor) = try runQuery(FetchDescriptor<T>(predicate: predicate))
         // The index is shared with contexts on other threads, whose saves change it.
-        return try container.lock.withLock("ModelContext's aggregate fetch") {
+        return try container.lock.withLock(refusingReentry: "ModelContext's aggregate fetch") {
             let index = try container.indexLocked
             let overlay = executor.overlay
             let defaults = index.storedDefaults
@@ -169,7 +169,7 @@ extension ModelContext {
     ) throws -> [Group: Int]? {
         guard !hasChanges, let entity = schema.entitiesByName[T._folioEntityName] else { return nil }
         let field = try storedField(group, of: T.self)
-        return try container.lock.withLock("ModelContext's grouped count") {
+        return try container.lock.withLock(refusingReentry: "ModelContext's grouped count") {
             container.syncIndexLocked(fromDisk: true)
             let index = try container.indexLocked
             var buckets: [(id: Int64, count: Int)] = []

@@ -79,7 +79,7 @@ extension ModelContext {
         guard T.self == DefaultHistoryTransaction.self else {
             throw FolioError(.invalidFetchDescriptor, "Folio's history is made of DefaultHistoryTransaction")
         }
-        return try container.lock.withLock("ModelContext.fetchHistory(_:)") {
+        return try container.lock.withLock(refusingReentry: "ModelContext.fetchHistory(_:)") {
             container.syncIndexLocked(fromDisk: true)
             let oldest = container.store.oldestRetainedSequence
             if let predicate = descriptor.predicate {
@@ -109,7 +109,7 @@ extension ModelContext {
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
         let matching = try fetchHistory(descriptor).compactMap { $0 as? DefaultHistoryTransaction }
         guard let newest = matching.map(\.transactionIdentifier).max() else { return }
-        return try container.lock.withLock("ModelContext.deleteHistory(_:)") {
+        return try container.lock.withLock(refusingReentry: "ModelContext.deleteHistory(_:)") {
             do {
                 try container.store.deleteHistory(through: newest)
             } catch {

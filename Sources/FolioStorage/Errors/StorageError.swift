@@ -118,6 +118,10 @@ extension StorageError {
         public static let ioFailure = Code(rawValue: "ioFailure")
         /// The store is closed.
         public static let closed = Code(rawValue: "closed")
+        /// A call that takes the store's writer lock (a write, a refresh, a compaction, a sync, waiting
+        /// for a compaction) was made from inside a ``Store/write(author:_:)`` body on the same thread,
+        /// where it would wait for itself forever. Make it after the write returns.
+        public static let reentrantCall = Code(rawValue: "reentrantCall")
     }
 }
 

@@ -2,11 +2,20 @@ import Dispatch
 
 extension Store {
     /// Waits until an automatic compaction running in the background, if any, has been installed or
-    /// given up (see ``StoreConfiguration/compactsInBackground``). Do not call it from inside a
-    /// ``write(author:_:)`` body: the compaction needs the writer lock to finish.
-    public func waitForBackgroundCompaction() {
+    /// given up (see ``StoreConfiguration/compactsInBackground``).
+    ///
+    /// - Throws: ``StorageError/Code/reentrantCall`` when called inside a ``write(author:_:)`` body, where
+    ///   it would wait forever: the compaction needs the writer lock to finish. Call it after the write returns.
+    public func waitForBackgroundCompaction() throws {
+        try waitForBackgroundCompaction(before: "Store.waitForBackgroundCompaction()")
+    }
+
+    /// ``waitForBackgroundCompaction()`` for `operation`, which the error names.
+    func waitForBackgroundCompaction(before operation: String) throws {
         if writer.isHeldByCurrentThread {
-            fatalError("Store.waitForBackgroundCompaction() (or compact, or deleteHistory) was called from inside a Store.write body, where it would wait forever: the compaction needs the writer lock to finish. Call it after the write returns.")
+            throw StorageError(
+                .reentrantCall,
+                "\(operation) was called from inside a Store.write body, where it would wait forever: the background compaction it waits for needs the writer lock to finish. Call it after the write returns.")
         }
         compactions.wait()
     }

@@ -11,8 +11,8 @@ extension Store {
     /// Waits first for an automatic compaction running in the background (see
     /// ``StoreConfiguration/compactsInBackground``).
     public func compact() throws {
-        waitForBackgroundCompaction()
-        try writer.withLock("Store.compact()") { journal in
+        try waitForBackgroundCompaction(before: "Store.compact()")
+        try withWriter("Store.compact()") { journal in
             try journal.checkWritable(readOnly: configuration.readOnly)
             try loadDeferredRecordsLocked(&journal)
             guard paths != nil else {

@@ -17,7 +17,7 @@ extension Store {
     ///   naming the file, line and problem), or ``StorageError/Code/closed``.
     package func loadRecords() throws {
         guard withReadState({ $0.deferredRecordCounts != nil || $0.deferredLoadError != nil }) else { return }
-        try writer.withLock("Store.loadRecords()") { try loadDeferredRecordsLocked(&$0) }
+        try withWriter("Store.loadRecords()") { try loadDeferredRecordsLocked(&$0) }
     }
 
     /// ``loadRecords()`` for the calls that cannot throw: after a failure they see no records.
@@ -34,7 +34,7 @@ extension Store {
     /// - Throws: what ``loadRecords()`` throws, when it had to load them.
     package func recordCounts() throws -> [String: Int] {
         if withReadState({ $0.deferredRecordCounts != nil }) && hasExternalChanges() {
-            try writer.withLock("Store.recordCounts()") { journal in
+            try withWriter("Store.recordCounts()") { journal in
                 try journal.checkOpen()
                 guard let paths, withReadState({ $0.deferredRecordCounts != nil }) else { return }
                 try journal.takeFileLock(fs, exclusive: false)

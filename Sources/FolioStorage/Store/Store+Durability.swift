@@ -15,7 +15,7 @@ extension Store {
 
     /// Syncs writes made under ``StoreConfiguration/Durability/batched(_:)``; a failure poisons the store.
     public func sync() throws {
-        try writer.withLock("Store.sync()") { try $0.syncBatched(fs) }
+        try withWriter("Store.sync()") { try $0.syncBatched(fs) }
     }
 
     private func syncBatch() {

@@ -16,8 +16,8 @@ extension Store {
     /// what remains is also bounded by ``StoreConfiguration/historyRetention``.
     /// A reader asking for history older than what remains gets ``StorageError/Code/historyExpired``.
     public func deleteHistory(through sequence: UInt64) throws {
-        waitForBackgroundCompaction()
-        try writer.withLock("Store.deleteHistory(through:)") { journal in
+        try waitForBackgroundCompaction(before: "Store.deleteHistory(through:)")
+        try withWriter("Store.deleteHistory(through:)") { journal in
             try journal.checkWritable(readOnly: configuration.readOnly)
             try loadDeferredRecordsLocked(&journal)
             guard paths != nil else {

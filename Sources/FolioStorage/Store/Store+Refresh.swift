@@ -8,7 +8,7 @@ extension Store {
     /// returned (the state is still complete: compare ``lastSequence`` with the last one returned).
     @discardableResult
     public func refresh() throws -> [JournalTransaction] {
-        try writer.withLock("Store.refresh()") { journal in
+        try withWriter("Store.refresh()") { journal in
             try journal.checkOpen()
             guard paths != nil else { return [] }
             try loadDeferredRecordsLocked(&journal)

@@ -9,12 +9,15 @@ extension Store {
     /// ``StoreConfiguration/durability``, applies it, and unlocks.
     ///
     /// - Returns: the committed transaction, or `nil` if `body` changed nothing.
-    /// - Throws: what `body` throws (nothing is written), or a ``StorageError``. After a failed fsync
+    /// - Throws: what `body` throws (nothing is written), or a ``StorageError``:
+    ///   ``StorageError/Code/reentrantCall`` when called inside another write's body. After a failed fsync
     ///   under ``StoreConfiguration/Durability/always`` (or a batched fsync) the store refuses writes
     ///   with ``StorageError/Code/storePoisoned`` until it is reopened: the file is then the truth.
     @discardableResult
     public func write(author: String? = nil, _ body: (inout WriteTransaction) throws -> Void) throws -> JournalTransaction? {
-        try writer.withLock("Store.write(author:_:)") { journal in
+        // A `close()` in `body` is kept for here: closing needs the writer lock this write holds.
+        defer { if closesAfterWrite.exchange(false, ordering: .relaxed) { close() } }
+        return try withWriter("Store.write(author:_:)") { journal in
             try journal.checkWritable(readOnly: configuration.readOnly)
             try loadDeferredRecordsLocked(&journal)
             try journal.takeFileLock(fs, exclusive: true)

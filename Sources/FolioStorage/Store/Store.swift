@@ -11,10 +11,10 @@ import Synchronization
 /// history up to the snapshots' size), a write starts a compaction, which by default
 /// runs on a background thread (``StoreConfiguration/compactsInBackground``).
 ///
-/// A `Store` is safe to use from several threads. Do not call `write`, `refresh`, `compact`, `sync`,
-/// `close` or `waitForBackgroundCompaction` from inside a `write` body: the writer lock is not
-/// recursive, and such a call stops on a precondition that names it. Read through the
-/// ``WriteTransaction`` instead.
+/// A `Store` is safe to use from several threads. Inside a `write` body, read through the
+/// ``WriteTransaction``: the writer lock is not recursive, so `write`, `refresh`, `compact`, `sync`,
+/// `deleteHistory` and `waitForBackgroundCompaction` called there throw
+/// ``StorageError/Code/reentrantCall`` naming the call, and `close` takes effect when the write returns.
 public final class Store: Sendable {
     /// The store directory, or `nil` for an in-memory store.
     public let directory: URL?
@@ -30,6 +30,9 @@ public final class Store: Sendable {
     let writer: NonReentrantMutex<JournalWriter>
     /// The automatic compaction running in the background, if any.
     let compactions = BackgroundCompactions()
+    /// Set by ``close()`` called inside a write body on the writer's thread; that write closes the store
+    /// once it has released the writer lock.
+    let closesAfterWrite = Atomic<Bool>(false)
 
     private init(directory: URL?, configuration: StoreConfiguration, loaded: LoadedStore, deferredRecordCounts: [String: Int]? = nil) {
         self.directory = directory
@@ -41,7 +44,7 @@ public final class Store: Sendable {
         self.readState = Mutex(read)
         self.writer = NonReentrantMutex(
             JournalWriter(),
-            advice: "Do not call write, refresh, compact, sync, close, deleteHistory or waitForBackgroundCompaction from inside a Store.write body: read through the WriteTransaction it is given, and write again after it returns.")
+            advice: "Do not call write, refresh, compact, sync, deleteHistory or waitForBackgroundCompaction from inside a Store.write body: read through the WriteTransaction it is given, and write again after it returns.")
     }
 
     /// Opens (creating if needed) the store in `directory`.
@@ -110,12 +113,23 @@ public final class Store: Sendable {
     /// Syncs unsynced writes (under ``StoreConfiguration/Durability/batched(_:)``) and releases files.
     /// A compaction being prepared in the background is given up (its temporary files removed); one
     /// whose files are ready is installed first. Further calls throw ``StorageError/Code/closed``.
+    ///
+    /// Called inside a ``write(author:_:)`` body, it takes effect when that write returns, committed or not.
     public func close() {
         if writer.isHeldByCurrentThread {
-            fatalError("Store.close() was called from inside a Store.write body; close the store after the write returns.")
+            closesAfterWrite.store(true, ordering: .relaxed)
+            return
         }
         compactions.cancelAndWait()
         writer.withLock("Store.close()") { $0.close(fs) }
+    }
+
+    /// Runs `body` holding the writer lock. Called on a thread that already holds it (from inside a
+    /// write body), throws ``StorageError/Code/reentrantCall`` naming `operation` instead of deadlocking.
+    func withWriter<Result>(
+        _ operation: @autoclosure () -> String, _ body: (inout sending JournalWriter) throws -> sending Result
+    ) throws -> sending Result {
+        try writer.withLock(operation(), reentrancyError: { StorageError(.reentrantCall, $0) }, body)
     }
 
     // MARK: Reading

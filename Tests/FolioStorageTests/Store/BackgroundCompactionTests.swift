@@ -83,7 +83,7 @@ struct BackgroundCompactionTests {
             gate.release()
             if !wroteWhileHeld { written.wait() }
             #expect(wroteWhileHeld, "a write waited for the background compaction")
-            store.waitForBackgroundCompaction()
+            try store.waitForBackgroundCompaction()
 
             #expect(try manifestSequence(url) == planned)
             #expect(try journalSequences(url) == Array(planned + 1...planned + 5))
@@ -117,7 +117,7 @@ struct BackgroundCompactionTests {
             #expect(try journalSequences(url) == [planned + 1])
             #expect(!store.compactions.isRunning)
             go.signal()
-            store.waitForBackgroundCompaction()
+            try store.waitForBackgroundCompaction()
             #expect(try manifestSequence(url) == planned)
             #expect(try temporaryFiles(url).isEmpty)
             #expect(failureWarnings(store).isEmpty)
@@ -146,7 +146,7 @@ struct BackgroundCompactionTests {
             #expect(!store.withReadState { $0.historyFileLoaded }, "the write read the history file")
             try #require(held.wait(timeout: .now() + 120) == .success, "the compaction's files were not written")
             go.signal()
-            store.waitForBackgroundCompaction()
+            try store.waitForBackgroundCompaction()
             #expect(failureWarnings(store).isEmpty)
             #expect(store.withReadState { $0.historyFileLoaded })
             let all = try store.history(after: 0).map(\.sequence)
@@ -168,7 +168,7 @@ struct BackgroundCompactionTests {
             try other.compact()
             let compactedAt = try manifestSequence(url)
             gate.release()
-            store.waitForBackgroundCompaction()
+            try store.waitForBackgroundCompaction()
 
             #expect(try manifestSequence(url) == compactedAt, "the overtaken compaction was installed")
             #expect(try temporaryFiles(url).isEmpty)
@@ -215,7 +215,7 @@ struct BackgroundCompactionTests {
             // The fault fires inside the compaction, which may fail and end before the loop sees it run;
             // writing on would then start a second compaction, which would succeed.
             _ = try writeUntilACompactionStarts(store, started: { faults.didFire })
-            store.waitForBackgroundCompaction()
+            try store.waitForBackgroundCompaction()
             #expect(faults.didFire)
             let failures = failureWarnings(store)
             #expect(failures.count == 1)
@@ -227,7 +227,7 @@ struct BackgroundCompactionTests {
             var seed: UInt64 = 300
             while (try manifestSequence(url)) == 0 {
                 try writeSampleTransactions(store, count: 1, seed: seed)
-                store.waitForBackgroundCompaction()
+                try store.waitForBackgroundCompaction()
                 seed += 1
                 try #require(seed < 600, "no compaction succeeded after the failure")
             }
@@ -242,7 +242,7 @@ struct BackgroundCompactionTests {
         try withTemporaryDirectory { url in
             let store = try openStore(url)
             let committed = try writeSampleTransactions(store, count: 400, seed: 5)
-            store.waitForBackgroundCompaction()
+            try store.waitForBackgroundCompaction()
             #expect(try manifestSequence(url) > 0, "no compaction ran")
             #expect(failureWarnings(store).isEmpty)
             let expected = StoreContent(store)

@@ -4,40 +4,74 @@ import Testing
 
 @Suite("The store's writer lock is not recursive")
 struct WriterReentrancyTests {
-    /// Runs the storage worker with `arguments` until it ends (killing it after `timeout` seconds);
-    /// returns whether it had to be killed, how it ended and what it wrote to standard error.
-    func runWorkerToItsEnd(_ arguments: [String], timeout: TimeInterval = 120) throws
-        -> (timedOut: Bool, reason: Process.TerminationReason, standardError: String)
-    {
-        let process = Process()
-        process.executableURL = try workerExecutable()
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        // The message is what the test reads; a backtrace would only slow the crash down.
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        let ended = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in ended.signal() }
-        try process.run()
-        let timedOut = ended.wait(timeout: .now() + timeout) == .timedOut
-        if timedOut {
-            process.terminate()
-            ended.wait()
+    /// Runs `call` inside a write body and returns the error it threw, letting the write commit.
+    func errorInsideWrite(_ store: Store, _ call: () throws -> Void) throws -> StorageError? {
+        var thrown: (any Error)?
+        try store.write { transaction in
+            do { try call() } catch { thrown = error }
+            try transaction.insert(entity: "Item", id: transaction.allocateID(), values: ["title": .string("outer")])
         }
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (timedOut, process.terminationReason, message)
+        return thrown as? StorageError
     }
 
-    @Test func aWriteInsideAWriteStopsTheProcessWithAMessageNamingIt() throws {
+    @Test func aWriteInsideAWriteThrowsAnErrorNamingIt() throws {
         try withTemporaryDirectory { url in
-            let run = try runWorkerToItsEnd(["write-inside-write", url.path, "1"])
-            #expect(!run.timedOut, "the inner write deadlocked")
-            #expect(run.reason == .uncaughtSignal)
-            #expect(run.standardError.contains("Store.write(author:_:) was called on a thread that is already inside it"))
-            #expect(run.standardError.contains("read through the WriteTransaction"))
+            let store = try Store.open(at: url)
+            defer { store.close() }
+            let error = try #require(try errorInsideWrite(store) {
+                try store.write { transaction in
+                    try transaction.insert(entity: "Item", id: transaction.allocateID(), values: ["title": .string("inner")])
+                }
+            })
+            #expect(error.code == .reentrantCall)
+            #expect(error.message.contains("Store.write(author:_:) was called on a thread that is already inside it"))
+            #expect(error.message.contains("read through the WriteTransaction"))
+            // The outer write committed; the inner one wrote nothing.
+            #expect(store.records(of: "Item").map { $0.values["title"] } == [.string("outer")])
+            #expect(store.lastSequence == 1)
+        }
+    }
+
+    @Test(arguments: ["refresh", "compact", "sync", "deleteHistory", "waitForBackgroundCompaction"])
+    func aCallNeedingTheWriterLockThrowsInsideAWriteBody(_ call: String) throws {
+        try withTemporaryDirectory { url in
+            let store = try Store.open(at: url)
+            defer { store.close() }
+            let error = try #require(try errorInsideWrite(store) {
+                switch call {
+                case "refresh": _ = try store.refresh()
+                case "compact": try store.compact()
+                case "sync": try store.sync()
+                case "deleteHistory": try store.deleteHistory(through: 0)
+                default: try store.waitForBackgroundCompaction()
+                }
+            })
+            #expect(error.code == .reentrantCall)
+            #expect(error.message.contains("Store.\(call)"))
+            #expect(store.lastSequence == 1)
+            // Outside the write the same call works.
+            try store.compact()
+            #expect(store.count(of: "Item") == 1)
+        }
+    }
+
+    @Test func closingInsideAWriteBodyClosesTheStoreWhenTheWriteReturns() throws {
+        try withTemporaryDirectory { url in
+            let store = try Store.open(at: url)
+            let committed = try store.write { transaction in
+                store.close()
+                try transaction.insert(entity: "Item", id: transaction.allocateID(), values: ["title": .string("kept")])
+            }
+            #expect(committed?.sequence == 1)
+            let late = #expect(throws: StorageError.self) {
+                try store.write { transaction in
+                    try transaction.insert(entity: "Item", id: transaction.allocateID(), values: ["title": .string("late")])
+                }
+            }
+            #expect(late?.code == .closed)
+            let reopened = try Store.open(at: url)
+            defer { reopened.close() }
+            #expect(reopened.records(of: "Item").map { $0.values["title"] } == [.string("kept")])
         }
     }
 
