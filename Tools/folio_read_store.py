@@ -13,6 +13,7 @@ import sys
 import zlib
 
 SUPPORTED_VERSION = 1
+LINE_MEMBERS = {"seq", "id", "time", "nextID", "author", "migrate", "inserted", "updated", "deleted", "schema"}
 
 
 class StoreError(Exception):
@@ -60,6 +61,23 @@ def lines(path):
                 yield number, part
 
 
+def migrated(values, migration):
+    """A record's values after a "migrate" element: "remove" names dropped, then "rename" applied all at
+    once; a renamed member replaces a kept member of the same name."""
+    removed = set(migration.get("remove", []))
+    renames = {old: new for old, new in migration.get("rename", {}).items() if old != new}
+    kept, renamed = {}, {}
+    for name in sorted(values):
+        if name in removed:
+            continue
+        if name in renames:
+            renamed.setdefault(renames[name], values[name])
+        else:
+            kept[name] = values[name]
+    kept.update(renamed)
+    return kept
+
+
 def read_store(directory):
     manifest_path = os.path.join(directory, "manifest.json")
     with open(manifest_path, "rb") as handle:
@@ -95,6 +113,9 @@ def read_store(directory):
     if os.path.exists(journal):
         for number, line in lines(journal):
             tx = decode_line(line, journal, number)
+            unknown = sorted(set(tx) - LINE_MEMBERS)
+            if unknown:
+                raise StoreError("%s:%d: unknown member %r (written by a newer Folio?)" % (journal, number, unknown[0]))
             seq = tx["seq"]
             if seq > state["lastSequence"] + 1:
                 raise StoreError("%s:%d: missing sequence %d" % (journal, number, state["lastSequence"] + 1))
@@ -102,6 +123,16 @@ def read_store(directory):
             def applies(entity):
                 return seq > bases.get(entity, base)
 
+            for migration in tx.get("migrate", []):
+                entity = migration["entity"]
+                if not applies(entity) or entity not in records:
+                    continue
+                if migration.get("removeEntity"):
+                    records[entity] = {}
+                else:
+                    table = records[entity]
+                    for i in table:
+                        table[i] = migrated(table[i], migration)
             for item in tx.get("deleted", []):
                 if applies(item["entity"]):
                     records.get(item["entity"], {}).pop(item["id"], None)

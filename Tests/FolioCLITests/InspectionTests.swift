@@ -62,6 +62,31 @@ struct InspectionTests {
         #expect(try folio("log", store.path, "--since", "1h", "--oneline").stdout.split(separator: "\n").count == 2)
     }
 
+    @Test func logShowsAMigrationReadably() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let path = scratch.appending("migrated")
+        let store = try Store.open(at: path)
+        try store.write { tx in
+            try tx.insert(entity: "Trip", id: tx.allocateID(), values: ["name": .string("Oslo"), "legacy": .int(1)])
+            try tx.insert(entity: "Old", id: tx.allocateID(), values: [:])
+        }
+        try store.write(author: "migration") { tx in
+            try tx.migrate(RecordMigration(entity: "Trip", renamedMembers: ["name": "title"], removedMembers: ["legacy"]))
+            try tx.migrate(RecordMigration(entity: "Old", removesEntity: true))
+        }
+        store.close()
+        let log = try folio("log", path.path)
+        #expect(log.status == 0, "\(log)")
+        #expect(log.stdout.contains("2 migrations (Old, Trip)"))
+        #expect(log.stdout.contains("migrate Trip: remove legacy; rename name → title"))
+        #expect(log.stdout.contains("migrate Old: remove the entity and its records"))
+        let trips = try folio("log", path.path, "--entity", "Trip", "--oneline")
+        #expect(trips.stdout.split(separator: "\n").count == 2, "\(trips)")
+        let json = try folio("log", path.path, "-n", "1", "--json").jsonLines()
+        #expect(json.first?.objectValue?["migrations"]?.arrayValue?.count == 2)
+    }
+
     @Test func catPrintsJSONLinesWhenPipedAndFiltersSortsLimits() throws {
         let path = DemoStore.path
         let run = try folio("cat", path, "Trip", "--where", "destination == Rome and price < 600", "--sort", "-price", "--limit", "3")

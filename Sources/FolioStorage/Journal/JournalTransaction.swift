@@ -10,6 +10,9 @@ public struct JournalTransaction: Hashable, Sendable {
     public var timestamp: Date
     /// Who wrote it (SwiftData's `transactionAuthor`), if set.
     public var author: String?
+    /// Changes of the stored shape of whole entities, applied in order before ``inserted``, ``updated``
+    /// and ``deleted`` (a schema migration's line). Inserted and updated records use the new names.
+    public var migrations: [RecordMigration]
     /// Records inserted, with all their values. Sorted by identifier.
     public var inserted: [StoredRecord]
     /// Records updated, with only the changed values. Sorted by identifier.
@@ -23,13 +26,14 @@ public struct JournalTransaction: Hashable, Sendable {
 
     /// Creates a transaction value.
     public init(
-        sequence: UInt64, transactionID: String, timestamp: Date, author: String?, inserted: [StoredRecord],
-        updated: [StoredRecord], deleted: [DeletedRecord], schema: JSONValue? = nil, nextID: Int64
+        sequence: UInt64, transactionID: String, timestamp: Date, author: String?, migrations: [RecordMigration] = [],
+        inserted: [StoredRecord], updated: [StoredRecord], deleted: [DeletedRecord], schema: JSONValue? = nil, nextID: Int64
     ) {
         self.sequence = sequence
         self.transactionID = transactionID
         self.timestamp = timestamp
         self.author = author
+        self.migrations = migrations
         self.inserted = inserted
         self.updated = updated
         self.deleted = deleted
@@ -40,10 +44,23 @@ public struct JournalTransaction: Hashable, Sendable {
     /// How many records this transaction inserts, updates or deletes.
     public var changedRecordCount: Int { inserted.count + updated.count + deleted.count }
 
-    /// The entities this transaction touches.
+    /// The entities this transaction touches, migrated ones included.
     public var entities: Set<String> {
-        Set(inserted.map(\.entity)).union(updated.map(\.entity)).union(deleted.map(\.entity))
+        Set(inserted.map(\.entity)).union(updated.map(\.entity)).union(deleted.map(\.entity)).union(migrations.map(\.entity))
     }
+
+    /// The entities a reader must know (``StoreConfiguration/knownEntities``) to apply this transaction:
+    /// ``entities`` without those that appear only in a migration removing them, which a store opened
+    /// with the new schema's entities applies without knowing the old one.
+    var entitiesNeedingKnown: Set<String> {
+        guard migrations.contains(where: \.removesEntity) else { return entities }
+        var result = Set(inserted.map(\.entity)).union(updated.map(\.entity)).union(deleted.map(\.entity))
+        for migration in migrations where !migration.removesEntity { result.insert(migration.entity) }
+        return result
+    }
+
+    /// The migrations that are written: those that change something.
+    var writtenMigrations: [RecordMigration] { migrations.filter { !$0.isEmpty } }
 }
 
 extension JournalTransaction {
@@ -57,6 +74,8 @@ extension JournalTransaction {
             "nextID": .int(nextID),
         ]
         if let author { members["author"] = .string(author) }
+        let written = writtenMigrations
+        if !written.isEmpty { members["migrate"] = .array(written.map { $0.jsonValue() }) }
         if !inserted.isEmpty {
             members["inserted"] = .array(inserted.map { .object(["entity": .string($0.entity), "id": .int($0.id), "values": .object($0.values.dictionary)]) })
         }
@@ -134,7 +153,7 @@ extension JournalTransaction {
                 }
                 body.append(UInt8(ascii: "]"))
             }
-            // Members in byte order: author, deleted, id, inserted, nextID, schema, seq, time, updated.
+            // Members in byte order: author, deleted, id, inserted, migrate, nextID, schema, seq, time, updated.
             if let author {
                 member("author")
                 CanonicalJSONWriter.writeString(author, into: &body)
@@ -148,6 +167,11 @@ extension JournalTransaction {
             if !inserted.isEmpty {
                 member("inserted")
                 try records(inserted, noting: noteSpans)
+            }
+            let migrations = writtenMigrations
+            if !migrations.isEmpty {
+                member("migrate")
+                try writer.write(.array(migrations.map { $0.jsonValue() }), into: &body)
             }
             member("nextID")
             CanonicalJSONWriter.writeInteger(nextID, into: &body)
@@ -253,6 +277,13 @@ extension JournalTransaction {
             StorageError(.malformedLine, "not a journal transaction: \(what)")
         }
         if members.isEmpty { throw bad("the line holds only its checksum member, no \"seq\", \"id\", \"time\" or records") }
+        // A member this reader does not know would be silently ignored, and a store replayed without it
+        // would differ from the one its writer had.
+        if let unknown = members.keys.sorted().first(where: { !Self.lineMembers.contains($0) }) {
+            throw StorageError(
+                .malformedLine,
+                "journal line member \"\(unknown)\" is not one this version of Folio knows; the line may come from a newer Folio: open the store with that version")
+        }
         guard case .int(let seq)? = members["seq"], SequenceLimits.isValid(seq) else {
             throw bad("\"seq\" must be an integer from 1 to 2^62-1")
         }
@@ -278,18 +309,26 @@ extension JournalTransaction {
                 return (entity, id, values)
             }
         }
+        var migrations: [RecordMigration] = []
+        if let value = members["migrate"] {
+            guard case .array(let elements) = value else { throw bad("\"migrate\" must be an array") }
+            migrations = try elements.map { try RecordMigration(jsonValue: $0) }
+        }
         var schema: JSONValue? = nil
         if let value = members["schema"] {
             guard case .object(let box) = value, let inner = box["value"] else { throw bad("\"schema\" must be {\"value\":…}") }
             schema = inner
         }
         self.init(
-            sequence: UInt64(seq), transactionID: id, timestamp: date, author: author,
+            sequence: UInt64(seq), transactionID: id, timestamp: date, author: author, migrations: migrations,
             inserted: try records("inserted", valuesKey: "values").map { StoredRecord(entity: $0.0, id: $0.1, values: $0.2) },
             updated: try records("updated", valuesKey: "values").map { StoredRecord(entity: $0.0, id: $0.1, values: $0.2) },
             deleted: try records("deleted", valuesKey: "tombstone").map { DeletedRecord(entity: $0.0, id: $0.1, tombstone: $0.2) },
             schema: schema, nextID: nextID)
     }
+
+    /// The members a journal line may have besides `$crc` (which framing removes).
+    static let lineMembers: Set<String> = ["seq", "id", "time", "nextID", "author", "migrate", "inserted", "updated", "deleted", "schema"]
 }
 
 /// ISO 8601 UTC timestamps with milliseconds (`2026-01-31T12:00:00.000Z`), without Foundation's

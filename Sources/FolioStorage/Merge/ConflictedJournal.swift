@@ -23,13 +23,15 @@ package struct ConflictedJournal: Sendable, Hashable {
     package var markerLineCount: Int
     /// The transactions of diff3 common-ancestor sections (between `|||||||` and `=======`), which
     /// both sides already hold; lines there that do not read as transactions are left out.
-    package var ancestor: [JournalTransaction]
+    package var ancestor: [JournalTransaction] { ancestorEntries.map(\.transaction) }
+    /// ``ancestor``'s transactions with the lines they were read from.
+    package var ancestorEntries: [Entry]
 
     /// A journal of `transactions` on lines 1, 2, … without markers.
     package init(transactions: [JournalTransaction]) {
         entries = transactions.enumerated().map { Entry(line: $0.offset + 1, transaction: $0.element) }
         markerLineCount = 0
-        ancestor = []
+        ancestorEntries = []
     }
 
     /// Reads journal lines (without their `\n`; a trailing `\r` is ignored).
@@ -39,7 +41,7 @@ package struct ConflictedJournal: Sendable, Hashable {
     package init(lines: [[UInt8]]) throws(JournalMergeFailure) {
         entries = []
         markerLineCount = 0
-        ancestor = []
+        ancestorEntries = []
         var inAncestor = false
         for (index, line) in lines.enumerated() {
             if Self.isMarker(line) {
@@ -49,7 +51,7 @@ package struct ConflictedJournal: Sendable, Hashable {
                 continue
             }
             if inAncestor {
-                if let transaction = try? Self.transaction(in: line) { ancestor.append(transaction) }
+                if let transaction = try? Self.transaction(in: line) { ancestorEntries.append(Entry(line: index + 1, transaction: transaction)) }
                 continue
             }
             do {

@@ -12,10 +12,17 @@ package enum JournalMerge {
     ///
     /// - Throws: ``JournalMergeFailure/missingTransactions(sequence:line:after:)`` when a sequence
     ///   number skips ahead, ``JournalMergeFailure/noSchema`` when records must be renumbered but no
-    ///   schema says where the references to them are.
+    ///   schema says where the references to them are, ``JournalMergeFailure/migratedStore(line:entity:)``
+    ///   when a line of either side or of the common ancestor migrates records.
     package static func merge(_ journal: ConflictedJournal, base: JournalMergeBase) throws(JournalMergeFailure) -> JournalMergeResult {
         var resolutions: [JournalMergeResolution] = []
         if journal.markerLineCount > 0 { resolutions.append(.removedConflictMarkers(count: journal.markerLineCount)) }
+        // The first line with a migration, in file order, whichever section it is in.
+        let migrated = (journal.entries + journal.ancestorEntries).sorted { $0.line < $1.line }
+            .first { !$0.transaction.writtenMigrations.isEmpty }
+        if let migrated, let migration = migrated.transaction.writtenMigrations.first {
+            throw .migratedStore(line: migrated.line, entity: migration.entity)
+        }
         var seenIDs = Set<String>()
         var entries: [ConflictedJournal.Entry] = []
         for entry in journal.entries {

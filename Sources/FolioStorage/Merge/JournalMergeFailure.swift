@@ -6,6 +6,10 @@ package enum JournalMergeFailure: Error, Hashable, Sendable, CustomStringConvert
     case noSchema
     /// A transaction's sequence number skips ahead of the one before it.
     case missingTransactions(sequence: UInt64, line: Int, after: UInt64)
+    /// The transaction on the 1-based `line` of `journal.jsonl` migrates `entity`'s records (see
+    /// `RecordMigration`): renumbering the other side's records across a change of their shape is not
+    /// done yet.
+    case migratedStore(line: Int, entity: String)
 
     package var description: String {
         switch self {
@@ -13,6 +17,8 @@ package enum JournalMergeFailure: Error, Hashable, Sendable, CustomStringConvert
         case .noSchema: return "the store records no schema, so references to renumbered records cannot be rewritten"
         case .missingTransactions(let sequence, let line, let after):
             return "sequence \(sequence) on line \(line) follows \(after): transactions are missing"
+        case .migratedStore(let line, let entity):
+            return "journal.jsonl line \(line) migrates the records of \(entity): a migrated store cannot be merged yet: migrate both clones to the same schema first"
         }
     }
 }

@@ -15,7 +15,8 @@ struct InsertedRecordSpans: Sendable {
 /// journal lines, which is cheaper than encoding their values again (after a bulk load,
 /// that is most of what a compaction writes).
 ///
-/// A record is copied only if its last change before the compaction point is its insert, by a
+/// A record is copied only if its last change before the compaction point is its insert (no later
+/// migration of its entity included), by a
 /// transaction this process committed (so it knows where the record lies in the line), and its values
 /// in memory are equal to the inserted ones. The journal line is read back and its checksum verified
 /// before anything is copied out of it, so damage on disk is never copied forward, and the copied
@@ -68,12 +69,23 @@ final class JournalRecordCopies {
               transactions.count < Int(Int32.max)
         else { return }
         firstID = first
+        // A migration rewrites every record of its entity, so a record inserted before the last migration
+        // of its entity is never copied from its line (one inserted by the migration's own transaction
+        // already has the new names). Checked per record only when some transaction migrates.
+        var lastMigration: [String: Int] = [:]
+        for (index, transaction) in transactions.enumerated() {
+            for migration in transaction.migrations where !migration.isEmpty { lastMigration[migration.entity] = index }
+        }
         // The records are read in place: iterating over them would retain and release each one's
         // entity name and values, from another thread than the writer's, for every record of a bulk load.
         for (index, transaction) in transactions.enumerated() {
             transaction.inserted.withUnsafeBufferPointer { inserted in
                 for position in inserted.indices where inserted[position].id >= first {
-                    origins[inserted[position].id - first] = copyable[index] ? Origin(transaction: Int32(index), position: Int32(position)) : nil
+                    var copies = copyable[index]
+                    if copies, !lastMigration.isEmpty, let migrated = lastMigration[inserted[position].entity], migrated > index {
+                        copies = false
+                    }
+                    origins[inserted[position].id - first] = copies ? Origin(transaction: Int32(index), position: Int32(position)) : nil
                 }
             }
             transaction.updated.withUnsafeBufferPointer { updated in

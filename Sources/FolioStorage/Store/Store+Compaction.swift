@@ -112,7 +112,8 @@ extension Store {
     }
 
     /// The snapshot file of `entity` on disk, written at `base`, with the identifiers that transactions
-    /// `base + 1 ... sequence` touched; `nil` unless every one of those transactions is in `transactions`.
+    /// `base + 1 ... sequence` touched; `nil` unless every one of those transactions is in `transactions`,
+    /// and `nil` when one of them migrates the entity (which changes every record).
     func earlierSnapshot(
         of entity: String, at base: UInt64, through sequence: UInt64, paths: StorePaths, transactions: [JournalTransaction]
     ) -> SnapshotFile.EarlierFile? {
@@ -121,6 +122,8 @@ extension Store {
         for transaction in transactions.drop(while: { $0.sequence <= base }) {
             guard transaction.sequence == expected else { return nil }
             expected += 1
+            // A migration rewrites every record of its entity: no line of the earlier file is current.
+            if transaction.migrations.contains(where: { $0.entity == entity && !$0.isEmpty }) { return nil }
             for record in transaction.inserted where record.entity == entity { changed.insert(record.id) }
             for record in transaction.updated where record.entity == entity { changed.insert(record.id) }
             for record in transaction.deleted where record.entity == entity { changed.insert(record.id) }

@@ -59,7 +59,7 @@ extension Store {
                     "expected sequence \(expected) but found \(transaction.sequence)", file: paths.journal, line: line.number,
                     offset: line.offset)
             }
-            if let known = configuration.knownEntities, let unknown = transaction.entities.first(where: { !known.contains($0) }) {
+            if let known = configuration.knownEntities, let unknown = transaction.entitiesNeedingKnown.first(where: { !known.contains($0) }) {
                 throw StorageError(.unknownEntity, "record of unknown entity \"\(unknown)\"", file: paths.journal, line: line.number, offset: line.offset)
             }
             if let problem = newState.apply(transaction).first {

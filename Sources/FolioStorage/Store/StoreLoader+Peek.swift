@@ -4,7 +4,8 @@
 /// A snapshot header's record count is trusted only when the file has the size the manifest recorded
 /// for it at the last compaction (`snapshotBytes`), so a truncated or edited file is never counted
 /// from its header. Everything that cannot be settled this cheaply (no manifest, an old manifest
-/// without sizes, a journal larger than ``peekJournalLimit``, a torn journal tail, any problem at all)
+/// without sizes, a journal larger than ``peekJournalLimit``, a torn journal tail, a journal line with
+/// a migration, any problem at all)
 /// gives `nil`, and the caller loads the store the usual way, which reports the problem precisely.
 extension StoreLoader {
     /// The largest journal read when peeking; a larger one is cheaper to load once than to read twice.
@@ -69,7 +70,10 @@ extension StoreLoader {
                     guard sequence <= manifest.sequence + 1 else { throw StorageError(.missingSequence, "not contiguous") }
                 }
                 previous = sequence
-                for entity in transaction.entities where !isKnown(entity) { throw StorageError(.unknownEntity, entity) }
+                // A migration changes counts (and removes entities) in ways only replaying the records
+                // shows: such a journal is loaded in full, until a compaction folds the migration in.
+                if !transaction.writtenMigrations.isEmpty { throw StorageError(.malformedLine, "a migration: load in full") }
+                for entity in transaction.entitiesNeedingKnown where !isKnown(entity) { throw StorageError(.unknownEntity, entity) }
                 for record in transaction.inserted where sequence > bases[record.entity] ?? manifest.sequence {
                     counts[record.entity, default: 0] += 1
                 }

@@ -216,7 +216,7 @@ enum StoreLoader {
                     }
                     badLineBefore = false
                     previous = sequence
-                    for entity in transaction.entities {
+                    for entity in transaction.entitiesNeedingKnown {
                         _ = try checkEntity(entity, file: paths.journal, line: line.number, offset: line.offset)
                     }
                     if checkingBlobReferences {

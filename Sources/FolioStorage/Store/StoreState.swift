@@ -102,7 +102,29 @@ struct StoreState: Sendable {
         return nil
     }
 
-    /// Applies a transaction.
+    /// Applies a migration to every record of its entity: rewrites their values, or removes them all
+    /// when it removes the entity. Changes no ``lastModified`` (``apply(_:entityBase:globalBase:)`` does).
+    mutating func migrate(_ migration: RecordMigration) {
+        guard let position = entityPositions[migration.entity], counts[Int(position)] > 0 else { return }
+        var ids: [Int64] = []
+        ids.reserveCapacity(counts[Int(position)])
+        records.forEachInNumberOrder { id, entry in
+            if entry.entity == position { ids.append(id) }
+        }
+        if migration.removesEntity {
+            for id in ids { records[id] = nil }
+            counts[Int(position)] = 0
+            return
+        }
+        var applier = RecordMigrationApplier(migration)
+        for id in ids {
+            guard var entry = records[id] else { continue }
+            entry.values = applier.apply(to: entry.values)
+            records[id] = entry
+        }
+    }
+
+    /// Applies a transaction: its migrations first, then its deletes, inserts and updates.
     ///
     /// - Parameters:
     ///   - entityBase: ops on an entity are skipped when the transaction is not newer than this base
@@ -133,6 +155,10 @@ struct StoreState: Sendable {
             let found = self.position(ofEntity: name)
             run = (name, found)
             return found
+        }
+        for migration in transaction.migrations where !migration.isEmpty && applies(migration.entity) {
+            migrate(migration)
+            modified(migration.entity)
         }
         for deleted in transaction.deleted where applies(deleted.entity) {
             let entity = entityPosition(deleted.entity)

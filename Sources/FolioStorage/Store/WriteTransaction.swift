@@ -7,7 +7,11 @@ import Foundation
 /// insert, an update then delete is one delete, an insert then delete is nothing at all (the identifier
 /// stays used).
 public struct WriteTransaction {
+    /// The state the transaction builds on, with its ``migrations`` applied (they come before any
+    /// other change, so reads and later changes see the migrated records through it).
     var base: StoreState
+    /// The migrations added with ``migrate(_:)``, in order.
+    var migrations: [RecordMigration] = []
     var inserted: InsertedRecords
     var updated: [Int64: StoredRecord] = [:]
     var deleted: [Int64: DeletedRecord] = [:]
@@ -107,6 +111,63 @@ public struct WriteTransaction {
         inserted[id] = record
     }
 
+    /// Changes the stored shape of every record of one entity: removes members, renames members, or
+    /// deletes every record of the entity (see ``RecordMigration``). Several migrations apply in the
+    /// order they are added; afterwards this transaction's reads see the migrated records, and its
+    /// inserts, updates and deletes use the new names. A migration that changes nothing is not added.
+    ///
+    /// - Throws: ``StorageError/Code/invalidTransaction`` if the transaction already inserted, updated
+    ///   or deleted a record (a migration must come first), if a member name is empty, if two members
+    ///   are renamed onto one name, or if a member is renamed onto a name that a record of the entity
+    ///   already has and that is neither removed nor renamed away; ``StorageError/Code/invalidEntityName``;
+    ///   ``StorageError/Code/unknownEntity`` if the entity is not in the store's known entities (unless
+    ///   the migration removes it).
+    public mutating func migrate(_ migration: RecordMigration) throws {
+        guard inserted.isEmpty && updated.isEmpty && deleted.isEmpty else {
+            throw StorageError(
+                .invalidTransaction,
+                "cannot migrate \(migration.entity) after this transaction inserted, updated or deleted records: a migration must come first in its transaction")
+        }
+        try checkEntityName(migration.entity)
+        if !migration.removesEntity, let knownEntities, !knownEntities.contains(migration.entity) {
+            throw StorageError(.unknownEntity, "entity \"\(migration.entity)\" is not in the store's known entities")
+        }
+        if let problem = migration.contentProblem() {
+            throw StorageError(.invalidTransaction, "cannot migrate \(migration.entity): the migration \(problem)")
+        }
+        if migration.isEmpty { return }
+        if !migration.removesEntity {
+            try checkRenameTargets(of: migration)
+        }
+        base.migrate(migration)
+        migrations.append(migration)
+    }
+
+    /// Refuses a rename onto a member that some record of the entity has and that the migration neither
+    /// removes nor renames away: the two values would collide.
+    private func checkRenameTargets(of migration: RecordMigration) throws {
+        let renames = migration.effectiveRenames
+        guard !renames.isEmpty else { return }
+        let vacated = Set(migration.removedMembers).union(renames.keys)
+        let targets = renames.filter { !vacated.contains($0.value) }
+        guard !targets.isEmpty else { return }
+        // Records share a handful of layouts: each one is checked once.
+        var checked = Set<ObjectIdentifier>()
+        var collision: (id: Int64, old: String, new: String)? = nil
+        base.records(of: migration.entity).forEach { id, values in
+            guard collision == nil, checked.insert(ObjectIdentifier(values.layout)).inserted else { return }
+            for (old, new) in targets.sorted(by: { $0.key < $1.key }) where values.layout.slot(of: new) != nil {
+                collision = (id, old, new)
+                return
+            }
+        }
+        if let collision {
+            throw StorageError(
+                .invalidTransaction,
+                "cannot migrate \(migration.entity): renaming \"\(collision.old)\" to \"\(collision.new)\" would overwrite member \"\(collision.new)\" of \(migration.entity) \(collision.id); remove or rename that member in the same migration")
+        }
+    }
+
     /// Makes room for `count` more inserted records, so that a large transaction does not grow its
     /// table step by step.
     package mutating func reserveCapacity(inserting count: Int) {
@@ -176,9 +237,9 @@ public struct WriteTransaction {
         try blobWriter(data)
     }
 
-    /// Whether the transaction changes nothing (no records, no schema, no identifiers allocated).
+    /// Whether the transaction changes nothing (no migrations, no records, no schema, no identifiers allocated).
     public var isEmpty: Bool {
-        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && schemaChange == nil && allocatedCount == 0
+        migrations.isEmpty && inserted.isEmpty && updated.isEmpty && deleted.isEmpty && schemaChange == nil && allocatedCount == 0
     }
 
     /// The journal transaction that committing this write appends: sequence `lastSequence + 1`, the
@@ -190,7 +251,7 @@ public struct WriteTransaction {
     mutating func takeJournalTransaction(transactionID: String, timestamp: Date, author: String?) -> JournalTransaction {
         JournalTransaction(
             sequence: base.lastSequence + 1, transactionID: transactionID, timestamp: timestamp,
-            author: author, inserted: inserted.removeAllInIdentifierOrder(),
+            author: author, migrations: migrations, inserted: inserted.removeAllInIdentifierOrder(),
             updated: updated.values.filter { !$0.values.isEmpty }.sorted { $0.id < $1.id },
             deleted: deleted.values.sorted { $0.id < $1.id },
             schema: schemaChange.map { $0 ?? .null }, nextID: nextID)
@@ -201,13 +262,17 @@ public struct WriteTransaction {
     }
 
     private func checkEntity(_ entity: String) throws {
+        try checkEntityName(entity)
+        if let knownEntities, !knownEntities.contains(entity) {
+            throw StorageError(.unknownEntity, "entity \"\(entity)\" is not in the store's known entities")
+        }
+    }
+
+    private func checkEntityName(_ entity: String) throws {
         guard EntityName.isValid(entity) else {
             throw StorageError(
                 .invalidEntityName,
                 "\"\(entity)\" cannot be an entity name: use 1–200 ASCII letters, digits, '_', '-', '.' (not starting with '.')")
-        }
-        if let knownEntities, !knownEntities.contains(entity) {
-            throw StorageError(.unknownEntity, "entity \"\(entity)\" is not in the store's known entities")
         }
     }
 }

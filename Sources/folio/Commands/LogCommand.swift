@@ -63,6 +63,8 @@ enum LogCommand: FolioSubcommand {
             if let since, transaction.timestamp < since { return false }
             if let until, transaction.timestamp > until { return false }
             if selection.entities != nil || selection.id != nil {
+                // A migration changes every record of its entity, so it matches the entity and any id of it.
+                if let entities = selection.entities, transaction.migrations.contains(where: { entities.contains($0.entity) }) { return true }
                 return changes(of: transaction).contains { selection.includes($0.entity, $0.id) }
             }
             return true
@@ -75,6 +77,9 @@ enum LogCommand: FolioSubcommand {
         if arguments.flag("--json") {
             for transaction in transactions {
                 var object = summaryJSON(transaction).objectValue ?? [:]
+                if !transaction.migrations.isEmpty {
+                    object["migrations"] = .array(transaction.migrations.map { .string(migrationText($0)) })
+                }
                 if showPatch {
                     object["changes"] = .array(changes(of: transaction).filter { selection.includes($0.entity, $0.id) }.map { change in
                         .object(["kind": .string(change.kind), "entity": .string(change.entity), "id": .int(change.id), "values": .object(change.values)])
@@ -103,6 +108,9 @@ enum LogCommand: FolioSubcommand {
             console.print("Date:   \(DateText.format(transaction.timestamp, milliseconds: true))")
             console.print()
             console.print("    \(summary(all, transaction))")
+            for migration in transaction.migrations where selection.entities?.contains(migration.entity) ?? true {
+                console.print("    " + console.styled(migrationText(migration), .magenta))
+            }
             if showStat, !shown.isEmpty {
                 console.print()
                 var counts: [String: (Int, Int, Int)] = [:]
@@ -160,10 +168,24 @@ enum LogCommand: FolioSubcommand {
         if inserted > 0 { parts.append("\(inserted) inserted") }
         if updated > 0 { parts.append("\(updated) updated") }
         if deleted > 0 { parts.append("\(deleted) deleted") }
+        if !transaction.migrations.isEmpty {
+            parts.append("\(transaction.migrations.count) migration\(transaction.migrations.count == 1 ? "" : "s")")
+        }
         if transaction.schema != nil { parts.append("schema recorded") }
         if parts.isEmpty { return transaction.author?.hasPrefix("folio repair") == true ? "empty (placeholder left by repair)" : "no changes" }
-        let entities = Set(changes.map(\.entity)).sorted()
+        let entities = Set(changes.map(\.entity)).union(transaction.migrations.map(\.entity)).sorted()
         return parts.joined(separator: ", ") + (entities.isEmpty ? "" : " (\(entities.joined(separator: ", ")))")
+    }
+
+    /// "migrate Trip: remove legacy; rename name → title", or "migrate Old: remove the entity and its records".
+    static func migrationText(_ migration: RecordMigration) -> String {
+        var parts: [String] = []
+        if migration.removesEntity { parts.append("remove the entity and its records") }
+        if !migration.removedMembers.isEmpty { parts.append("remove " + migration.removedMembers.joined(separator: ", ")) }
+        if !migration.renamedMembers.isEmpty {
+            parts.append("rename " + migration.renamedMembers.sorted { $0.key < $1.key }.map { "\($0.key) → \($0.value)" }.joined(separator: ", "))
+        }
+        return "migrate \(migration.entity): " + parts.joined(separator: "; ")
     }
 
     static func summaryJSON(_ transaction: JournalTransaction) -> JSONValue {

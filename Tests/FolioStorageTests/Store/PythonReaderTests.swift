@@ -60,4 +60,28 @@ struct PythonReaderTests {
             #expect(try runScript(url) == engineState(store))
         }
     }
+
+    @Test(.enabled(if: python != nil, "python3 is not installed"))
+    func pythonAppliesMigrationsAsTheEngineDoes() throws {
+        try withTemporaryDirectory { url in
+            let store = try Store.open(at: url)
+            try writeSampleTransactions(store, count: 20)
+            try store.compact()
+            try writeSampleTransactions(store, count: 10, seed: 5)
+            try store.write { tx in
+                try tx.migrate(RecordMigration(entity: "Item", renamedMembers: ["title": "name", "count": "flag", "flag": "count"],
+                                               removedMembers: ["score"]))
+                try tx.migrate(RecordMigration(entity: "Tag", removesEntity: true))
+                try tx.insert(entity: "Item", id: tx.allocateID(), values: ["name": .string("after the migration")])
+            }
+            let migrated = engineState(store)
+            #expect(migrated.objectValue?["records"]?.objectValue?["Tag"] == nil)
+            #expect(migrated.objectValue?["records"]?.objectValue?["Item"]?.arrayValue?.first?.objectValue?["values"]?.objectValue?["name"] != nil)
+            #expect(try runScript(url) == migrated)
+            try writeSampleTransactions(store, count: 5, seed: 6)
+            #expect(try runScript(url) == engineState(store))
+            try store.compact()
+            #expect(try runScript(url) == engineState(store))
+        }
+    }
 }
