@@ -8,6 +8,9 @@
 //                                                              CPU seconds the process used meanwhile
 //   folio-model-worker STORE import COUNT BATCH                imports COUNT trips in batches, a new context per
 //                                                              batch; prints records/s and peak RSS per batch
+//   folio-model-worker STORE migrate-v2                        opens the store with the next version of Trip
+//                                                              (see TripVersion2.swift), which migrates it;
+//                                                              prints "migrated N"
 
 import Folio
 import FolioStorage
@@ -58,6 +61,10 @@ let arguments = CommandLine.arguments
 guard arguments.count >= 3 else { fail("usage: folio-model-worker STORE insert|count|rename …") }
 let url = URL(fileURLWithPath: arguments[1], isDirectory: true)
 do {
+    if arguments[2] == "migrate-v2" {
+        try migrateToVersion2(url)
+        exit(0)
+    }
     let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
     let context = ModelContext(container)
     context.author = "worker"

@@ -176,6 +176,29 @@ struct VerifyRepairTests {
         #expect(run.stdout.contains("'folio repair' does not change records"))
     }
 
+    @Test func valuesNotOfTheirDeclaredTypesAreProblems() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let store = scratch.appending("library")
+        try LibraryStore.write(to: store)
+        #expect(try folio("verify", store.path).status == 0)
+        try LibraryStore.append(to: store) { t in
+            try t.update(entity: "Book", id: 3, values: ["pages": .string("many"), "price": .bool(true), "published": .int(1)])
+            let id = t.allocateID()
+            try t.insert(entity: "Book", id: id, values: ["title": .null, "pages": .int(1), "price": .string("NaN"),
+                                                         "published": .string("yesterday"), "cover": .string("not base64!")])
+        }
+        let run = try folio("verify", store.path)
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stdout.contains("Book 3: [wrongType] 'pages' holds \"many\" is not a stored Int"))
+        #expect(run.stdout.contains("Book 3: [wrongType] 'price' holds true is not a stored Double"))
+        #expect(!run.stdout.contains("'published' holds 1"), "a date no text holds exactly is stored as seconds")
+        #expect(run.stdout.contains("[wrongType] 'title' holds null, but String is not optional"))
+        #expect(run.stdout.contains("[wrongType] 'published' holds \"yesterday\" is not a stored Date"))
+        #expect(run.stdout.contains("[wrongType] 'cover' holds \"not base64!\" is not a stored Data"))
+        #expect(!run.stdout.contains("'price' holds \"NaN\""), "non-finite doubles are stored as text")
+    }
+
     @Test func missingAndDamagedBlobsAreProblems() throws {
         let scratch = ScratchDirectory()
         defer { scratch.remove() }

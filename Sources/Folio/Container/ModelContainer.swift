@@ -42,6 +42,9 @@ public final class ModelContainer: @unchecked Sendable {
     private var pendingIndexing: ConcurrentIndexApplication?
     /// Whether ``recordIndex`` holds the store's records. Changed under ``lock``.
     private(set) var isIndexLoaded = false
+    /// Whether loading checks the records against the schema; not for a migration's staging copy, whose
+    /// records the stage's `didMigrate` is still filling in (the migration checks them before it commits).
+    private var checksLoadedRecords = true
     /// Held to read or change the index and to save; not recursive (see ``ContainerLock``).
     let lock = ContainerLock()
     /// Read and set on the main actor only, so that a save or fetch holding ``lock`` may reach it.
@@ -82,10 +85,16 @@ public final class ModelContainer: @unchecked Sendable {
     ///
     /// A container keeps one store: pass at most one configuration (none uses the default one).
     ///
+    /// A store written by another version of the models is migrated first, in one transaction: by the
+    /// stages of `migrationPlan` from the store's version to the newest, or, without a plan, by the
+    /// changes Folio infers (see `docs/migration.md`).
+    ///
     /// - Throws: ``FolioError`` with ``FolioError/Code/invalidSchema`` when the models cannot make a
-    ///   schema or several configurations are given, ``FolioError/Code/schemaMismatch`` naming the
-    ///   entity and property when the store's records do not match it, and
-    ///   ``FolioError/Code/storage`` when the store cannot be opened.
+    ///   schema, several configurations are given or the plan cannot be used;
+    ///   ``FolioError/Code/migrationRequired`` naming entity, property and types when the store needs a
+    ///   change Folio cannot infer; ``FolioError/Code/schemaMismatch`` when the plan does not know the
+    ///   store's version or the store's records do not match the schema; ``FolioError/Code/storage``
+    ///   when the store cannot be opened. The store is left unchanged.
     public init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
                 configurations: [ModelConfiguration]) throws {
         guard givenSchema.problems.isEmpty else {
@@ -110,7 +119,8 @@ public final class ModelContainer: @unchecked Sendable {
         let retention = configuration.historyRetention
         storeConfiguration.historyRetention = StoreConfiguration.HistoryRetention(
             maximumCount: retention.maximumCount, maximumAge: retention.maximumAge, maximumBytes: retention.maximumBytes)
-        storeConfiguration.knownEntities = Set(givenSchema.entities.map(\.name))
+        // No list of known entities: a store may hold records of an entity the models removed, which the
+        // migration deletes; any other unknown entity is refused by the check of the loaded records.
         storeConfiguration.readOnly = !configuration.allowsSave
         storeConfiguration.defersLoadingRecords = true
         if let fileSystem = configuration.fileSystem { storeConfiguration.fileSystem = fileSystem }
@@ -133,6 +143,7 @@ public final class ModelContainer: @unchecked Sendable {
         // Records written with this very schema need no check before they are used: read them when a
         // fetch or save first needs them. Any other store is read and checked now.
         if !store.hasLoadedRecords && store.schema == description { return }
+        try migrateStoreIfNeeded(to: description)
         try loadRecords()
         if configuration.allowsSave {
             if store.schema != description {
@@ -142,6 +153,33 @@ public final class ModelContainer: @unchecked Sendable {
                 } catch {
                     throw FolioError(.storage, "The store at \(configuration.url.path) could not record its schema", underlying: error)
                 }
+            }
+        }
+    }
+
+    /// A container over `store`, an in-memory staging copy (``Store/stagingCopy(of:)``) on which a
+    /// migration's custom stage runs its code with `schema`'s models. It migrates nothing itself.
+    init(stagingSchema schema: Schema, store: Store) throws {
+        guard schema.problems.isEmpty else {
+            throw FolioError(.invalidSchema, "The models cannot be stored:\n  " + schema.problems.joined(separator: "\n  "))
+        }
+        let configuration = ModelConfiguration(isStoredInMemoryOnly: true)
+        self.migrationPlan = nil
+        self.schema = schema
+        self.configurations = [configuration]
+        self.configuration = configuration
+        self.store = store
+        self.storeIdentity = StoreIdentity("memory:\(UUID().uuidString)")
+        self.indexStorage = RecordIndex(schema: schema)
+        self.checksLoadedRecords = false
+        try loadRecords()
+        let description = SchemaDescription.make(schema)
+        if store.schema != description {
+            do {
+                let written = try store.write(author: nil) { transaction in transaction.setSchema(description) }
+                syncIndex(committed: written.map { [$0] } ?? [])
+            } catch {
+                throw FolioError(.storage, "The migration's staging copy could not record its schema", underlying: error)
             }
         }
     }
@@ -237,7 +275,9 @@ public final class ModelContainer: @unchecked Sendable {
             throw FolioError(.storage, "The store at \(configuration.url.path) could not be read", underlying: error)
         }
         recordIndex.load(from: store)
-        try SchemaCheck.verify(index: recordIndex, schema: schema, storeDescription: configuration.url.path)
+        if checksLoadedRecords {
+            try SchemaCheck.verify(index: recordIndex, schema: schema, storeDescription: configuration.url.path)
+        }
         isIndexLoaded = true
     }
 
@@ -297,19 +337,23 @@ public final class ModelContainer: @unchecked Sendable {
         // An index not loaded yet has nothing to bring up to date: loading reads the latest files.
         guard isIndexLoaded else { return }
         let index = recordIndex
-        for transaction in committed where transaction.sequence == index.lastSequence + 1 {
-            index.apply(transaction)
-        }
-        if fromDisk, store.hasExternalChanges() {
-            for transaction in (try? store.refresh()) ?? [] where transaction.sequence == index.lastSequence + 1 {
-                index.apply(transaction)
+        // A migration (another process opened the store with other models) changes every record of
+        // its entities: the index reads them again rather than applying it.
+        var migrated = false
+        func apply(_ transactions: [JournalTransaction]) {
+            for transaction in transactions where !migrated && transaction.sequence == index.lastSequence + 1 {
+                if transaction.migrations.isEmpty { index.apply(transaction) } else { migrated = true }
             }
         }
-        guard store.lastSequence > index.lastSequence else { return }
-        if let missing = try? store.history(after: index.lastSequence), missing.first?.sequence == index.lastSequence + 1 {
-            for transaction in missing { index.apply(transaction) }
-        } else {
-            index.reload(from: store)
+        apply(committed)
+        if fromDisk, store.hasExternalChanges() { apply((try? store.refresh()) ?? []) }
+        if !migrated {
+            guard store.lastSequence > index.lastSequence else { return }
+            if let missing = try? store.history(after: index.lastSequence), missing.first?.sequence == index.lastSequence + 1 {
+                apply(missing)
+                if !migrated { return }
+            }
         }
+        index.reload(from: store)
     }
 }

@@ -46,22 +46,28 @@ enum SchemaCheck {
             }
             var known = Set(entity.properties.map(\.name))
             known.formUnion(entity.properties.map(\.originalName))
-            let required = entity.properties.filter { property in
-                guard !property.isOptional, !property.isTransient, let metadata = entity.metadataByName[property.name] else { return false }
-                if metadata.defaultValue != nil { return false }
-                if let relationship = property as? Schema.Relationship { return relationship.isToOneRelationship }
-                return true
-            }
+            let required = requiredProperties(of: entity)
             for (id, values) in kinds.map(\.value).sorted(by: { $0.id < $1.id }) {
                 for key in values.keys where !known.contains(key) {
                     throw FolioError(.schemaMismatch,
-                        "\(entityName) record \(id) in \(storeDescription) has a property '\(key)' that \(entityName) does not declare; the schema changed (migration is not supported yet)")
+                        "\(entityName) record \(id) in \(storeDescription) has a property '\(key)' that \(entityName) does not declare, and the schema the store records does not account for it (the store records no schema, or was written outside Folio)")
                 }
                 for property in required where values[property.name] == nil && values[property.originalName] == nil {
                     throw FolioError(.schemaMismatch,
-                        "\(entityName) record \(id) in \(storeDescription) has no value for '\(property.name)', which is neither optional nor defaulted; the schema changed (migration is not supported yet)")
+                        "\(entityName) record \(id) in \(storeDescription) has no value for '\(property.name)', which is neither optional nor defaulted; a migration that adds it needs a MigrationStage.custom that fills it in")
                 }
             }
+        }
+    }
+
+    /// The properties every stored record of `entity` must have a value for: not optional, not
+    /// ephemeral, without a declared default; of the relationships, the to-one ones.
+    static func requiredProperties(of entity: Schema.Entity) -> [any SchemaProperty] {
+        entity.properties.filter { property in
+            guard !property.isOptional, !property.isTransient, let metadata = entity.metadataByName[property.name] else { return false }
+            if metadata.defaultValue != nil { return false }
+            if let relationship = property as? Schema.Relationship { return relationship.isToOneRelationship }
+            return true
         }
     }
 }

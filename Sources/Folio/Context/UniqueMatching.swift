@@ -71,7 +71,10 @@ final class UniqueMatching: @unchecked Sendable {
                         var wanted: [QueryKey: [Int]] = [:]
                         for k in open.indices { wanted[keys[k], default: []].append(k) }
                         for id in index.idsByEntity[entity] ?? [] {
-                            guard let ks = wanted[QueryKey(index.records[id]?.values[first.name], first.conversion)] else { continue }
+                            guard let entry = index.records[id],
+                                  let ks = wanted[QueryKey(StoredRow(entity: entry.entity, values: entry.values, defaults: index.storedDefaults)[first.name],
+                                                           first.conversion)]
+                            else { continue }
                             for k in ks { candidates[k].append(id) }
                         }
                     }
@@ -81,8 +84,10 @@ final class UniqueMatching: @unchecked Sendable {
                     let member = open[k]
                     let match = candidates[k].sorted().first { id in
                         guard let record = index.records[id] else { return false }
+                        // A stored record written before a field existed reads the field's default.
+                        let stored = StoredRow(entity: record.entity, values: record.values, defaults: index.storedDefaults)
                         return constraint.fields.allSatisfy { field in
-                            QueryKey(record.values[field.name], field.conversion)
+                            QueryKey(stored[field.name], field.conversion)
                                 == QueryKey(records[members[member]]?[field.name], field.conversion)
                         }
                     }

@@ -40,6 +40,16 @@ package enum SchemaChange: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether a custom stage can carry the change out: the property is added (or made required) and
+    /// the stage's `didMigrate` gives every old record its value. A change of a stored value's type or
+    /// arity it cannot.
+    package var isFilledByCustomStage: Bool {
+        switch self {
+        case .attributeAdded, .relationshipAdded, .madeRequired: return true
+        default: return isLightweight
+        }
+    }
+
     /// The entity the change is about.
     package var entity: String {
         switch self {

@@ -36,13 +36,22 @@ package enum SchemaDifference {
         let blocking = needingCustomStage(changes)
         guard !blocking.isEmpty else { return }
         let list = blocking.map { "  \($0)" }.joined(separator: "\n")
+        let advice = blocking.allSatisfy(\.isFilledByCustomStage)
+            ? """
+              Write a MigrationStage.custom from \(from) to \(to) in a SchemaMigrationPlan whose didMigrate sets \
+              these values (willMigrate sees the old models, didMigrate the new ones), and open the container \
+              with ModelContainer(for:migrationPlan:configurations:).
+              """
+            : """
+              Folio does not change a stored value's type or arity in place. Declare a new property of the new \
+              shape instead. Write a MigrationStage.custom from \(from) to \(to) whose didMigrate fills it from \
+              the old property, and remove the old property in a later version.
+              """
         throw FolioError(.migrationRequired, """
             The store at \(store) was written by schema \(from), and opening it with schema \(to) needs \
             \(blocking.count == 1 ? "a change" : "changes") Folio cannot infer:
             \(list)
-            Write a MigrationStage.custom from \(from) to \(to) in a SchemaMigrationPlan that converts these \
-            values (willMigrate sees the old models, didMigrate the new ones), and open the container with \
-            ModelContainer(for:migrationPlan:configurations:).
+            \(advice)
             """)
     }
 

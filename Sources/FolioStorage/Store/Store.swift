@@ -34,7 +34,13 @@ public final class Store: Sendable {
     /// once it has released the writer lock.
     let closesAfterWrite = Atomic<Bool>(false)
 
-    private init(directory: URL?, configuration: StoreConfiguration, loaded: LoadedStore, deferredRecordCounts: [String: Int]? = nil) {
+    /// Where an in-memory store reads the blobs it does not hold: the directory of the store it copies
+    /// (see ``stagingCopy(of:)``); nil otherwise.
+    let blobFallbackDirectory: String?
+
+    init(directory: URL?, configuration: StoreConfiguration, loaded: LoadedStore, deferredRecordCounts: [String: Int]? = nil,
+         blobFallbackDirectory: String? = nil) {
+        self.blobFallbackDirectory = blobFallbackDirectory
         self.directory = directory
         self.configuration = configuration
         self.paths = directory.map { StorePaths(directory: $0.path) }
@@ -216,6 +222,7 @@ public final class Store: Sendable {
     public func blob(_ hash: String) throws -> Data {
         guard let paths else {
             if let data = withReadState({ $0.memoryBlobs[hash] }) { return data }
+            if let blobFallbackDirectory { return try BlobStore.read(hash, directory: blobFallbackDirectory, fileSystem: fs) }
             throw StorageError(.blobNotFound, "no blob \(hash) in this in-memory store")
         }
         return try BlobStore.read(hash, directory: paths.directory, fileSystem: fs)

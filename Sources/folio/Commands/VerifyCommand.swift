@@ -8,8 +8,8 @@ enum VerifyCommand: FolioSubcommand {
         discussion: """
             The storage checks read every line of every file: checksums, JSON, line structure, merge-conflict
             markers, the manifest, contiguous sequence numbers, snapshot record counts and order. When the store
-            opens, the model checks use the schema it records: entities and properties the schema knows,
-            relationships that point at existing records of the right entity, unique constraints, and blobs that
+            opens, the model checks use the schema it records: entities and properties the schema knows, values
+            of the stored form of their declared type (String, Int, Double, Date, Data, …), relationships that point at existing records of the right entity, unique constraints, and blobs that
             exist with the right SHA-256. Exits with 1 when any problem is found, 0 otherwise (warnings do not
             fail). Nothing is changed.
             """,
@@ -99,9 +99,17 @@ enum VerifyCommand: FolioSubcommand {
                     progress.advance()
                     collectBlobs(.object(record.values.dictionary), place: "\(entity) \(record.id)", into: &blobs)
                     if let schema, entitySchema != nil {
-                        for key in record.values.keys.sorted() where schema.property(key, of: entity) == nil {
-                            problems.append(Problem(check: "schema", location: "\(entity) \(record.id)", code: "unknownProperty",
-                                                    message: "property '\(key)' is not declared by \(entity) in the store's schema"))
+                        for key in record.values.keys.sorted() {
+                            guard let property = schema.property(key, of: entity) else {
+                                problems.append(Problem(check: "schema", location: "\(entity) \(record.id)", code: "unknownProperty",
+                                                        message: "property '\(key)' is not declared by \(entity) in the store's schema"))
+                                continue
+                            }
+                            guard !property.isRelationship, let type = property.type, let value = record.values[key],
+                                  let problem = StoredValueCheck.problem(with: value, type: type, isOptional: property.isOptional)
+                            else { continue }
+                            problems.append(Problem(check: "schema", location: "\(entity) \(record.id)", code: "wrongType",
+                                                    message: "'\(key)' holds \(problem)"))
                         }
                     }
                     for relationship in relationships {

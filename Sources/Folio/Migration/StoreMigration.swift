@@ -1,0 +1,87 @@
+/// Finds the steps that bring a store written by an older schema to the container's schema: the plan's
+/// stages from the store's version to the newest, or, without a plan, the one step Folio infers.
+enum StoreMigration {
+    /// The steps from the schema the store records to `schema`, in the order they run; empty when the
+    /// stored shape already is `schema`'s.
+    ///
+    /// - Throws: ``FolioError/Code/migrationRequired`` when a step needs a change Folio cannot infer,
+    ///   naming each change and the stage to write; ``FolioError/Code/schemaMismatch`` when the plan does
+    ///   not know the store's version (a newer store, or a shipped version's models changed);
+    ///   ``FolioError/Code/invalidSchema`` for a plan that cannot be used.
+    static func steps(from recorded: RecordedSchema, to schema: Schema, plan: (any SchemaMigrationPlan.Type)?,
+                      store: String) throws -> [MigrationStep] {
+        guard let plan else {
+            if recorded.checksum == schema.checksum { return [] }
+            // Models that keep none of the store's entities would have every record deleted: far more
+            // likely the wrong store than the next version of the app.
+            let kept = Set(recorded.entities.keys).intersection(schema.entities.map(\.name))
+            if kept.isEmpty, !recorded.entities.isEmpty {
+                let stored = recorded.entities.keys.sorted().joined(separator: ", ")
+                let models = schema.entities.map(\.name).sorted().joined(separator: ", ")
+                throw FolioError(.schemaMismatch, """
+                    The store at \(store) records the entities \(stored), and the models (\(models)) keep none of \
+                    them: it is not this app's store. Open it with its own models, or, if the app really \
+                    replaced all of its models, remove the store. Nothing was changed.
+                    """)
+            }
+            var from = recorded.version ?? "(no version recorded)"
+            var to = schema.version.description
+            if from == to {
+                // Models changed without a new version identifier: the checksums tell the two apart.
+                from += " (\(recorded.checksum.prefix(8)))"
+                to += " (\(schema.checksum.prefix(8)))"
+            }
+            return [try inferredStep(from: recorded, to: schema, fromName: from, toName: to, store: store)]
+        }
+        let schemas = plan.schemas
+        let source = try MigrationPlanning.sourceIndex(of: recorded, in: schemas, store: store)
+        var steps: [MigrationStep] = []
+        for stage in try MigrationPlanning.stages(of: plan, from: source) {
+            let from = stage.fromVersion, to = stage.toVersion
+            let fromSchema = Schema(versionedSchema: from), toSchema = Schema(versionedSchema: to)
+            let name = "\(MigrationPlanning.label(from)) → \(MigrationPlanning.label(to))"
+            let changes = SchemaDifference.changes(from: RecordedSchema(fromSchema), to: toSchema)
+            switch stage {
+            case .lightweight:
+                try SchemaDifference.requireLightweight(changes, from: MigrationPlanning.label(from),
+                                                        to: MigrationPlanning.label(to), store: store)
+                steps.append(MigrationStep(name: name, changes: changes))
+            case .custom(_, _, let willMigrate, let didMigrate):
+                try requireStoredShapeKept(changes, stage: name, store: store)
+                steps.append(MigrationStep(name: name, changes: changes, custom: MigrationStep.CustomStage(
+                    from: fromSchema, to: toSchema, willMigrate: willMigrate, didMigrate: didMigrate)))
+            }
+        }
+        // The container's models may differ from the plan's newest schema in what Folio infers (an
+        // added index, an added optional property): that difference is one more inferred step.
+        let reached = steps.isEmpty ? recorded : RecordedSchema(Schema(versionedSchema: schemas[schemas.count - 1]))
+        if reached.checksum != schema.checksum {
+            steps.append(try inferredStep(from: reached, to: schema, fromName: reached.version ?? "(no version recorded)",
+                                          toName: schema.version.description, store: store))
+        }
+        return steps
+    }
+
+    /// Refuses a custom stage whose changes Folio cannot carry out even with the stage's code: a change
+    /// of a stored value's type or arity. Added required properties are allowed: `didMigrate` fills them.
+    private static func requireStoredShapeKept(_ changes: [SchemaChange], stage: String, store: String) throws {
+        let blocking = changes.filter { !$0.isFilledByCustomStage }
+        guard !blocking.isEmpty else { return }
+        let list = blocking.map { "  \($0)" }.joined(separator: "\n")
+        throw FolioError(.migrationRequired, """
+            The store at \(store) cannot be migrated by the custom stage \(stage): Folio does not change the \
+            stored type of a property in place, even in a custom stage:
+            \(list)
+            Add a property of the new type in one version and fill it in that stage's didMigrate, then remove \
+            the old property in the next version. The store was left unchanged.
+            """)
+    }
+
+    /// The step that carries out the changes from `old` to `new`, which must all be lightweight.
+    private static func inferredStep(from old: RecordedSchema, to new: Schema, fromName: String, toName: String,
+                                     store: String) throws -> MigrationStep {
+        let changes = SchemaDifference.changes(from: old, to: new)
+        try SchemaDifference.requireLightweight(changes, from: fromName, to: toName, store: store)
+        return MigrationStep(name: "\(fromName) → \(toName)", changes: changes)
+    }
+}
