@@ -15,6 +15,8 @@ let usage = """
            folio-bench modify STORE [FULL|NORMAL]               (W7,W8)
            folio-bench load-engine STORE N FULL|NORMAL [BATCH]  (W1 through the storage engine alone, no models)
            folio-bench page-cost MIB                            (the time to touch MIB MiB of fresh memory, per page)
+           folio-bench migrate STORE compact|lightweight|custom|update-all
+                                                                (M1: migrations beside a compaction and an update of all)
     STORE is a directory. FULL = durability .always; NORMAL = .batched(1 s) (FOLIO_BENCH_RELAXED=none: .none).
 
     """
@@ -51,6 +53,8 @@ case "single" where arguments.count >= 5:
                      count: arguments.count > 5 ? number(arguments[5]) : 1000)
 case "page-cost":
     PageCost.run(mebibytes: number(arguments[2]))
+case "migrate" where arguments.count >= 4:
+    MigrationBench.run(arguments[2], step: arguments[3])
 case "modify":
     Workloads.modify(arguments[2], sync: arguments.count > 3 ? arguments[3] : "FULL")
 default:

@@ -35,7 +35,7 @@ extension ModelContainer {
         do {
             try store.write(author: "migration \(names)") { transaction in
                 if steps.contains(where: { $0.custom != nil }) {
-                    try StagedMigration.run(steps, to: schema, in: &transaction, of: store, path: path)
+                    try StagedMigration.run(steps, in: &transaction, of: store, path: path)
                 } else {
                     for step in steps {
                         for migration in step.migrations { try transaction.migrate(migration) }

@@ -170,7 +170,7 @@ public final class ModelContainer: @unchecked Sendable {
         self.configuration = configuration
         self.store = store
         self.storeIdentity = StoreIdentity("memory:\(UUID().uuidString)")
-        self.indexStorage = RecordIndex(schema: schema)
+        self.indexStorage = RecordIndex(schema: schema, indexingDeclaredIndices: false)
         self.checksLoadedRecords = false
         try loadRecords()
         let description = SchemaDescription.make(schema)

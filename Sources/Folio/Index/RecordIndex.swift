@@ -27,17 +27,20 @@ final class RecordIndex {
     /// What records written before an attribute existed read for it.
     let storedDefaults: StoredDefaults
 
-    init(schema: Schema) {
+    /// An index for `schema`'s records. Without `indexingDeclaredIndices`, only the uniqueness
+    /// constraints get field indexes (a migration's staging copy: its `#Index`es would only speed up
+    /// queries, which scan instead).
+    init(schema: Schema, indexingDeclaredIndices: Bool = true) {
         let storedDefaults = StoredDefaults(schema: schema)
         self.storedDefaults = storedDefaults
         // The field indexes read back the keys they do not store from this index's records.
         let valuesOf: (Int64) -> RecordValues? = { [unowned self] id in self.records[id]?.values }
         var fields: [String: [FieldIndex]] = [:]
         for entity in schema.entities {
-            var names = Set(entity.indices.compactMap(\.first))
+            var names = indexingDeclaredIndices ? Set(entity.indices.compactMap(\.first)) : []
             names.formUnion(entity.uniquenessConstraints.compactMap(\.first))
             let unique = Set(entity.uniquenessConstraints.filter { $0.count == 1 }.compactMap(\.first))
-            let declared = Set(entity.indices.compactMap(\.first))
+            let declared = indexingDeclaredIndices ? Set(entity.indices.compactMap(\.first)) : []
             fields[entity.name] = names.filter { !$0.contains(".") }.sorted().map {
                 FieldIndex(field: $0, conversion: FieldTypes.conversion(of: entity, $0), isUnique: unique.contains($0),
                            isDeclared: declared.contains($0), missing: storedDefaults.value(of: $0, in: entity.name),

@@ -10,6 +10,9 @@ struct MigrationStep {
     let migrations: [RecordMigration]
     /// `#Unique` groups and `.unique` attributes it adds: the migrated records must hold no duplicates.
     let addedUniqueness: [(entity: String, properties: [String])]
+    /// Properties it adds that old records have no value for and no default (only a custom stage's
+    /// `didMigrate` can fill them): every record must have a value once the stages ran.
+    let addedRequired: [(entity: String, property: String)]
     /// A custom stage's code and the schemas it runs over; nil for a lightweight step.
     let custom: CustomStage?
 
@@ -28,6 +31,7 @@ struct MigrationStep {
         self.custom = custom
         var byEntity: [String: RecordMigration] = [:]
         var addedUniqueness: [(entity: String, properties: [String])] = []
+        var addedRequired: [(entity: String, property: String)] = []
         for change in changes {
             switch change {
             case .entityRemoved(let entity):
@@ -38,6 +42,10 @@ struct MigrationStep {
                 byEntity[entity, default: RecordMigration(entity: entity)].renamedMembers[from] = to
             case .uniquenessAdded(let entity, let properties):
                 addedUniqueness.append((entity, properties))
+            case .attributeAdded(let entity, let property, _, false, false),
+                 .relationshipAdded(let entity, let property, _, false, false),
+                 .madeRequired(let entity, let property, _, false):
+                addedRequired.append((entity, property))
             default:
                 // Added properties read their declared default (``StoredDefaults``); the other
                 // lightweight changes leave the stored values as they are.
@@ -50,6 +58,7 @@ struct MigrationStep {
             return migration
         }
         self.addedUniqueness = addedUniqueness
+        self.addedRequired = addedRequired
     }
 
     /// Whether the step changes no stored record and adds no constraint to check.

@@ -10,8 +10,8 @@ enum StagedMigration {
     /// must be unchanged so far. `store` is the store being migrated, `path` names it in errors.
     ///
     /// - Throws: what a stage's code throws; ``FolioError/Code/migrationRequired`` when the stages left
-    ///   a record without a value that `schema` requires.
-    static func run(_ steps: [MigrationStep], to schema: Schema, in transaction: inout WriteTransaction,
+    ///   a record without a value for a property a step added without a default.
+    static func run(_ steps: [MigrationStep], in transaction: inout WriteTransaction,
                     of store: Store, path: String) throws {
         let staging = try store.stagingCopy(of: transaction)
         let startSequence = staging.lastSequence
@@ -28,38 +28,45 @@ enum StagedMigration {
                 try didMigrate(ModelContext(try ModelContainer(stagingSchema: stage.to, store: staging)))
             }
         }
-        try checkRequiredValues(in: staging, schema: schema, path: path)
+        try checkRequiredValues(in: staging, after: steps, path: path)
 
-        let entities = Set(store.entityNames).union(staging.entityNames)
         for step in steps {
             for migration in step.migrations { try transaction.migrate(migration) }
         }
-        try addChanges(of: staging, after: startSequence, startingAt: store.nextID, entities: entities, to: &transaction)
+        try addChanges(of: staging, after: startSequence, startingAt: store.nextID, to: &transaction)
     }
 
-    /// Refuses the migration when a record lacks a value `schema` requires: a property the stages added
-    /// without filling it in.
-    private static func checkRequiredValues(in staging: Store, schema: Schema, path: String) throws {
-        for entity in schema.entities {
-            let required = SchemaCheck.requiredProperties(of: entity)
-            guard !required.isEmpty else { continue }
-            for record in staging.records(of: entity.name) {
-                for property in required where record.values[property.name] == nil {
+    /// Refuses the migration when a record lacks a value for a property a step added without a default
+    /// (which only a stage's `didMigrate` can fill in).
+    private static func checkRequiredValues(in staging: Store, after steps: [MigrationStep], path: String) throws {
+        for (index, step) in steps.enumerated() {
+            for added in step.addedRequired {
+                // The property's name once every later step has run; none if a later step removed it.
+                var name: String? = added.property
+                for later in steps[(index + 1)...] {
+                    for migration in later.migrations where migration.entity == added.entity {
+                        if migration.removesEntity || name.map(migration.removedMembers.contains) == true { name = nil }
+                        name = name.map { migration.renamedMembers[$0] ?? $0 }
+                    }
+                }
+                guard let name else { continue }
+                for record in staging.records(of: added.entity) where record.values[name] == nil {
                     throw FolioError(.migrationRequired, """
-                        The store at \(path) cannot be migrated: after the custom stages, \(entity.name) record \
-                        \(record.id) has no value for '\(property.name)', which is neither optional nor defaulted. \
-                        Set it for every \(entity.name) in a stage's didMigrate (and save), or give it a default. \
-                        The store was left unchanged.
+                        The store at \(path) cannot be migrated (\(step.name)): after the custom stages, \(added.entity) \
+                        record \(record.id) has no value for '\(name)', which is neither optional nor defaulted. Set it \
+                        for every \(added.entity) in the stage's didMigrate (and save), or give it a default. The store \
+                        was left unchanged.
                         """)
                 }
             }
         }
     }
 
-    /// Adds to `transaction` (whose records already went through the steps' record migrations) the
-    /// difference between what it sees and the staged records: inserts, changed values, deletes (with the
-    /// tombstones of the staged transactions after `startSequence`), and the blobs the stages wrote.
-    private static func addChanges(of staging: Store, after startSequence: UInt64, startingAt firstNewID: Int64, entities: Set<String>,
+    /// Adds to `transaction` (whose records already went through the steps' record migrations) what the
+    /// stages' saves did, by replaying the staged transactions after `startSequence` in order: their
+    /// inserts, changed values and deletes (with tombstones), each in the names of the last migration,
+    /// and the blobs the stages wrote.
+    private static func addChanges(of staging: Store, after startSequence: UInt64, startingAt firstNewID: Int64,
                                    to transaction: inout WriteTransaction) throws {
         for data in staging.blobsWrittenInMemory.values { _ = try transaction.putBlob(data) }
         // The identifiers the stages allocated are allocated again, in order: records they inserted keep
@@ -67,31 +74,50 @@ enum StagedMigration {
         var next = firstNewID
         while next < staging.nextID { next = transaction.allocateID() + 1 }
 
-        var tombstones: [Int64: [String: JSONValue]] = [:]
-        for staged in try staging.history(after: startSequence) {
-            for deleted in staged.deleted { tombstones[deleted.id] = deleted.tombstone }
+        let staged = try staging.history(after: startSequence)
+        // For each staged transaction, the record migrations committed after it (the names its values
+        // must be carried through); for the ones after the last migration, none.
+        var migrationsAfter: [[RecordMigration]] = Array(repeating: [], count: staged.count)
+        var later: [RecordMigration] = []
+        for position in staged.indices.reversed() {
+            migrationsAfter[position] = later
+            later = staged[position].migrations + later
         }
-        for entity in entities.sorted() {
-            for record in transaction.records(of: entity) where staging.record(id: record.id) == nil {
-                try transaction.delete(entity: entity, id: record.id, tombstone: tombstones[record.id] ?? [:])
+        for (position, committed) in staged.enumerated() where committed.changedRecordCount > 0 {
+            let carried = migrationsAfter[position]
+            // Values in the names the records have now; nil for a record whose entity a migration removed.
+            func current(_ record: StoredRecord) -> RecordValues? {
+                var values = record.values
+                for migration in carried where migration.entity == record.entity {
+                    if migration.removesEntity { return nil }
+                    values = migrated(values, by: migration)
+                }
+                return values
+            }
+            for record in committed.inserted {
+                guard let values = current(record) else { continue }
+                try transaction.insert(entity: record.entity, id: record.id, values: values)
+            }
+            for record in committed.updated {
+                guard let values = current(record), transaction.entity(ofRecord: record.id) != nil else { continue }
+                try transaction.update(entity: record.entity, id: record.id, values: values)
+            }
+            for record in committed.deleted where transaction.entity(ofRecord: record.id) != nil {
+                try transaction.delete(entity: record.entity, id: record.id, tombstone: record.tombstone)
             }
         }
-        var changes: [(entity: String, id: Int64, values: [String: JSONValue], isInsert: Bool)] = []
-        staging.forEachRecord { id, entity, values in
-            guard let current = transaction.record(id: id), current.entity == entity else {
-                changes.append((entity, id, values.dictionary, true))
-                return
-            }
-            var changed: [String: JSONValue] = [:]
-            for (key, value) in values where current.values[key] != value { changed[key] = value }
-            if !changed.isEmpty { changes.append((entity, id, changed, false)) }
+    }
+
+    /// `values` with `migration`'s members removed and renamed, as the storage engine migrates a record.
+    private static func migrated(_ values: RecordValues, by migration: RecordMigration) -> RecordValues {
+        var dictionary = values.dictionary
+        for member in migration.removedMembers { dictionary[member] = nil }
+        // All old names go first, so that a swap (a → b, b → a) loses nothing.
+        var renamed = dictionary
+        for old in migration.renamedMembers.keys { renamed[old] = nil }
+        for (old, new) in migration.renamedMembers {
+            if let value = dictionary[old] { renamed[new] = value }
         }
-        for change in changes {
-            if change.isInsert {
-                try transaction.insert(entity: change.entity, id: change.id, values: change.values)
-            } else {
-                try transaction.update(entity: change.entity, id: change.id, values: change.values)
-            }
-        }
+        return RecordValues(renamed)
     }
 }

@@ -20,6 +20,7 @@ extension Store {
         staged.knownEntities = nil
         staged.compactionThreshold = nil
         staged.defersLoadingRecords = false
+        staged.checksLinesInMemory = false
         return Store(directory: nil, configuration: staged, loaded: loaded, blobFallbackDirectory: paths?.directory)
     }
 

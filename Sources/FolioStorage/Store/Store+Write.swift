@@ -93,6 +93,13 @@ extension Store {
         // Blobs referred to must exist before the transaction that refers to them. The line's records
         // are searched for references as they are written, on the threads that write them.
         var spans: InsertedRecordSpans? = nil
+        guard paths != nil || configuration.checksLinesInMemory else {
+            withReadState { read in
+                _ = read.state.apply(committed)
+                read.retained.append(committed)
+            }
+            return committed
+        }
         let hashes = try committed.encodeLine(into: &journal.lineBuffer, spans: &spans, collectingBlobReferences: true)
         for hash in hashes {
             if let paths {

@@ -89,6 +89,10 @@ public struct StoreConfiguration: Sendable {
     /// this way (an older manifest, a large journal, anything unusual) is loaded at open as usual.
     /// The default is `false`.
     package var defersLoadingRecords = false
+    /// Whether an in-memory store encodes each transaction's journal line at commit, to refuse what a
+    /// store on disk would refuse (an unencodable value, a missing blob, a line too long). Off only for a
+    /// migration's staging copy, whose transactions are checked again when the store commits them.
+    package var checksLinesInMemory = true
     /// The largest journal tail (bytes after the last complete line) ignored as a torn append; a larger
     /// one makes `open` fail with ``StorageError/Code/tailTooLarge``. The default is 64 MiB.
     public var maximumTornTailBytes: Int64 = 64 << 20

@@ -44,6 +44,22 @@ enum SeedingPlan: SchemaMigrationPlan {
     }
 }
 
+/// V1 → V3 whose `willMigrate` changes an old-named property that the stage then renames.
+enum ShoutingPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [JournalSchemaV1.self, JournalSchemaV3.self] }
+    static var stages: [MigrationStage] {
+        [.custom(fromVersion: JournalSchemaV1.self, toVersion: JournalSchemaV3.self,
+                 willMigrate: { context in
+                     for entry in try context.fetch(FetchDescriptor<JournalSchemaV1.Entry>(predicate: #Predicate { $0.title == "Monday" })) {
+                         entry.title = "MONDAY"
+                         entry.mood = "loud"
+                     }
+                     try context.save()
+                 },
+                 didMigrate: nil)]
+    }
+}
+
 struct StageFailure: Error, Equatable {}
 
 /// A plan whose `didMigrate` throws after changing every entry.
@@ -159,6 +175,21 @@ struct CustomStageTests {
         context.insert(JournalSchemaV3.Entry(heading: "Friday", body: "after"))
         try context.save()
         #expect(try context.fetchCount(FetchDescriptor<JournalSchemaV3.Entry>()) == 5)
+    }
+
+    @Test func whatWillMigrateChangesIsRenamedAndRemovedByTheStage() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        try writeVersion1(store)
+        let context = try open(store, JournalSchemaV3.self, ShoutingPlan.self)
+        #expect(try context.fetch(FetchDescriptor<JournalSchemaV3.Entry>(sortBy: [SortDescriptor(\.heading)])).map(\.heading)
+                == ["MONDAY", "Tuesday", "Wednesday"])
+        var configuration = StoreConfiguration()
+        configuration.readOnly = true
+        let raw = try Store.open(at: store.url, configuration: configuration)
+        let migration = try #require(try raw.history(after: 0).last)
+        #expect(migration.updated.map(\.values) == [["heading": .string("MONDAY")]])
+        #expect(raw.records(of: "Entry").allSatisfy { $0.values["mood"] == nil && $0.values["title"] == nil })
     }
 
     @Test func willMigrateCanRemoveDuplicatesBeforeAnAddedUniqueness() throws {
