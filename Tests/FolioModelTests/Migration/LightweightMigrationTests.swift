@@ -336,3 +336,115 @@ struct UnrelatedModelsTests {
         #expect(try context.fetch(FetchDescriptor<TaggedJournalV1.Entry>()).map(\.title) == ["kept"])
     }
 }
+
+/// A tart as the first version declares it, and the next version where it gains a superentity.
+enum TartV1 {
+    @Model
+    final class Tart {
+        var name: String
+        var filling: String
+        init(name: String, filling: String) {
+            self.name = name
+            self.filling = filling
+        }
+    }
+}
+
+enum TartV2 {
+    @Model
+    class Pastry {
+        var name: String
+        init(name: String) { self.name = name }
+    }
+
+    @Model
+    final class Tart: Pastry {
+        var filling: String
+        init(name: String, filling: String) {
+            self.filling = filling
+            super.init(name: name)
+        }
+    }
+}
+
+@Suite("An entity that gains a superentity")
+struct SuperentityMigrationTests {
+    @Test func oldRecordsAreFetchedThroughTheNewSuperentity() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        do {
+            let context = ModelContext(try store.container(TartV1.Tart.self))
+            context.insert(TartV1.Tart(name: "lemon", filling: "curd"))
+            context.insert(TartV1.Tart(name: "apple", filling: "fruit"))
+            try context.save()
+        }
+        let container = try store.container(TartV2.Pastry.self, TartV2.Tart.self)
+        let context = ModelContext(container)
+        #expect(try context.fetch(FetchDescriptor<TartV2.Pastry>(sortBy: [SortDescriptor(\.name)])).map(\.name) == ["apple", "lemon"])
+        let tarts = try context.fetch(FetchDescriptor<TartV2.Tart>(predicate: #Predicate { $0.filling == "curd" }))
+        #expect(tarts.map(\.name) == ["lemon"])
+        context.insert(TartV2.Pastry(name: "croissant"))
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<TartV2.Pastry>()) == 3)
+        #expect(try context.fetchCount(FetchDescriptor<TartV2.Tart>()) == 2)
+    }
+}
+
+/// A shelf of books whose `writer` relationship the next version renames to `author`.
+enum ShelfBooksV1 {
+    @Model
+    final class Writer {
+        var name: String
+        @Relationship(inverse: \Volume.writer) var volumes: [Volume] = []
+        init(name: String) { self.name = name }
+    }
+
+    @Model
+    final class Volume {
+        var title: String
+        var writer: Writer?
+        init(title: String) { self.title = title }
+    }
+}
+
+enum ShelfBooksV2 {
+    @Model
+    final class Writer {
+        var name: String
+        @Relationship(inverse: \Volume.author) var volumes: [Volume] = []
+        init(name: String) { self.name = name }
+    }
+
+    @Model
+    final class Volume {
+        var title: String
+        @Relationship(originalName: "writer") var author: Writer?
+        init(title: String) { self.title = title }
+    }
+}
+
+@Suite("A renamed relationship")
+struct RenamedRelationshipTests {
+    @Test func aRelationshipRenamedThroughOriginalNameKeepsItsModels() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        do {
+            let context = ModelContext(try store.container(ShelfBooksV1.Writer.self, ShelfBooksV1.Volume.self))
+            let writer = ShelfBooksV1.Writer(name: "Calvino")
+            context.insert(writer)
+            for title in ["Invisible Cities", "Cosmicomics"] {
+                let volume = ShelfBooksV1.Volume(title: title)
+                context.insert(volume)
+                volume.writer = writer
+            }
+            try context.save()
+        }
+        let context = ModelContext(try store.container(ShelfBooksV2.Writer.self, ShelfBooksV2.Volume.self))
+        let volumes = try context.fetch(FetchDescriptor<ShelfBooksV2.Volume>(sortBy: [SortDescriptor(\.title)]))
+        #expect(volumes.map { $0.author?.name } == ["Calvino", "Calvino"])
+        let writer = try #require(try context.fetch(FetchDescriptor<ShelfBooksV2.Writer>()).first)
+        #expect(writer.volumes.map(\.title).sorted() == ["Cosmicomics", "Invisible Cities"])
+        let named = try context.fetch(FetchDescriptor<ShelfBooksV2.Volume>(predicate: #Predicate { $0.author?.name == "Calvino" }))
+        #expect(named.count == 2)
+    }
+}
