@@ -146,14 +146,7 @@ public final class ModelContainer: @unchecked Sendable {
         try migrateStoreIfNeeded(to: description)
         try loadRecords()
         if configuration.allowsSave {
-            if store.schema != description {
-                do {
-                    let written = try store.write(author: nil) { transaction in transaction.setSchema(description) }
-                    syncIndex(committed: written.map { [$0] } ?? [])
-                } catch {
-                    throw FolioError(.storage, "The store at \(configuration.url.path) could not record its schema", underlying: error)
-                }
-            }
+            try recordSchema(description, storeName: "The store at \(configuration.url.path)")
         }
     }
 
@@ -173,14 +166,17 @@ public final class ModelContainer: @unchecked Sendable {
         self.indexStorage = RecordIndex(schema: schema, indexingDeclaredIndices: false)
         self.checksLoadedRecords = false
         try loadRecords()
-        let description = SchemaDescription.make(schema)
-        if store.schema != description {
-            do {
-                let written = try store.write(author: nil) { transaction in transaction.setSchema(description) }
-                syncIndex(committed: written.map { [$0] } ?? [])
-            } catch {
-                throw FolioError(.storage, "The migration's staging copy could not record its schema", underlying: error)
-            }
+        try recordSchema(SchemaDescription.make(schema), storeName: "The migration's staging copy")
+    }
+
+    /// Writes `description` into the store's schema slot if it holds something else.
+    private func recordSchema(_ description: JSONValue, storeName: String) throws {
+        guard store.schema != description else { return }
+        do {
+            let written = try store.write(author: nil) { transaction in transaction.setSchema(description) }
+            syncIndex(committed: written.map { [$0] } ?? [])
+        } catch {
+            throw FolioError(.storage, "\(storeName) could not record its schema", underlying: error)
         }
     }
 
