@@ -10,8 +10,9 @@ struct MigrationStep {
     let migrations: [RecordMigration]
     /// `#Unique` groups and `.unique` attributes it adds: the migrated records must hold no duplicates.
     let addedUniqueness: [(entity: String, properties: [String])]
-    /// Properties it adds that old records have no value for and no default (only a custom stage's
-    /// `didMigrate` can fill them): every record must have a value once the stages ran.
+    /// Properties it adds, or whose stored type a custom stage changes, that old records have no value
+    /// for and no default (only a custom stage's `didMigrate` can fill them): every record must have a
+    /// value once the stages ran.
     let addedRequired: [(entity: String, property: String)]
     /// A custom stage's code and the schemas it runs over; nil for a lightweight step.
     let custom: CustomStage?
@@ -46,6 +47,22 @@ struct MigrationStep {
                  .relationshipAdded(let entity, let property, _, false, false),
                  .madeRequired(let entity, let property, _, false):
                 addedRequired.append((entity, property))
+            case .typeChanged(let entity, let property, _, _), .toOneBecameToMany(let entity, let property, _),
+                 .toManyBecameToOne(let entity, let property, _), .destinationChanged(let entity, let property, _, _):
+                // Only a custom stage gets here: the old values go (willMigrate has read them), and its
+                // didMigrate sets the new ones, which a required property must then have.
+                var migration = byEntity[entity, default: RecordMigration(entity: entity)]
+                if let original = migration.renamedMembers.first(where: { $0.value == property })?.key {
+                    migration.renamedMembers[original] = nil
+                    migration.removedMembers.append(original)
+                } else {
+                    migration.removedMembers.append(property)
+                }
+                byEntity[entity] = migration
+                if let target = custom?.to.entitiesByName[entity],
+                   SchemaCheck.requiredProperties(of: target).contains(where: { $0.name == property }) {
+                    addedRequired.append((entity, property))
+                }
             default:
                 // Added properties read their declared default (``StoredDefaults``); the other
                 // lightweight changes leave the stored values as they are.

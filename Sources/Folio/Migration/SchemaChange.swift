@@ -40,13 +40,13 @@ package enum SchemaChange: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether a custom stage can carry the change out: the property is added (or made required) and
-    /// the stage's `didMigrate` gives every old record its value. A change of a stored value's type or
-    /// arity it cannot.
+    /// Whether a custom stage can carry the change out: the stage's `didMigrate` gives every old record
+    /// its new value (its `willMigrate` can read the old one first, which the stage then removes). Only
+    /// a change of superentity it cannot.
     package var isFilledByCustomStage: Bool {
         switch self {
-        case .attributeAdded, .relationshipAdded, .madeRequired: return true
-        default: return isLightweight
+        case .superentityChanged: return false
+        default: return true
         }
     }
 

@@ -38,14 +38,14 @@ package enum SchemaDifference {
         let list = blocking.map { "  \($0)" }.joined(separator: "\n")
         let advice = blocking.allSatisfy(\.isFilledByCustomStage)
             ? """
-              Write a MigrationStage.custom from \(from) to \(to) in a SchemaMigrationPlan whose didMigrate sets \
-              these values (willMigrate sees the old models, didMigrate the new ones), and open the container \
-              with ModelContainer(for:migrationPlan:configurations:).
+              Write a MigrationStage.custom from \(from) to \(to) in a SchemaMigrationPlan that converts these \
+              values: willMigrate sees the old models (read the old values there), didMigrate the new ones (set \
+              the new values there), and open the container with ModelContainer(for:migrationPlan:configurations:).
               """
             : """
-              Folio does not change a stored value's type or arity in place. Declare a new property of the new \
-              shape instead. Write a MigrationStage.custom from \(from) to \(to) whose didMigrate fills it from \
-              the old property, and remove the old property in a later version.
+              Folio does not move records to another superentity, even in a custom stage. Declare the entity \
+              anew under its new superentity. Write a MigrationStage.custom from \(from) to \(to) whose \
+              didMigrate copies the records across, and remove the old entity in a later version.
               """
         throw FolioError(.migrationRequired, """
             The store at \(store) was written by schema \(from), and opening it with schema \(to) needs \

@@ -63,17 +63,17 @@ enum StoreMigration {
     }
 
     /// Refuses a custom stage whose changes Folio cannot carry out even with the stage's code: a change
-    /// of a stored value's type or arity. Added required properties are allowed: `didMigrate` fills them.
+    /// of an entity's superentity.
     private static func requireStoredShapeKept(_ changes: [SchemaChange], stage: String, store: String) throws {
         let blocking = changes.filter { !$0.isFilledByCustomStage }
         guard !blocking.isEmpty else { return }
         let list = blocking.map { "  \($0)" }.joined(separator: "\n")
         throw FolioError(.migrationRequired, """
-            The store at \(store) cannot be migrated by the custom stage \(stage): Folio does not change the \
-            stored type of a property in place, even in a custom stage:
+            The store at \(store) cannot be migrated by the custom stage \(stage): Folio does not move records \
+            to another superentity, even in a custom stage:
             \(list)
-            Add a property of the new type in one version and fill it in that stage's didMigrate, then remove \
-            the old property in the next version. The store was left unchanged.
+            Declare the entity anew under its new superentity, copy the records across in that stage's \
+            didMigrate, and remove the old entity in a later version. The store was left unchanged.
             """)
     }
 

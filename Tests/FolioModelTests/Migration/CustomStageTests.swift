@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Folio
 @_spi(FolioEngine) import FolioStorage
@@ -57,6 +58,34 @@ enum ShoutingPlan: SchemaMigrationPlan {
                      try context.save()
                  },
                  didMigrate: nil)]
+    }
+}
+
+/// V2 stores the mood as a number: a type change, which a custom stage carries out by reading the old
+/// values in `willMigrate` and setting the new ones in `didMigrate`.
+enum MoodNumberSchemaV2: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(2, 0, 0) }
+    static var models: [any PersistentModel.Type] { [MoodAsNumber.Entry.self] }
+}
+
+enum MoodNumberPlan: SchemaMigrationPlan {
+    /// The old moods by title, from willMigrate to didMigrate.
+    static let moods = Mutex<[String: String]>([:])
+
+    static var schemas: [any VersionedSchema.Type] { [JournalSchemaV1.self, MoodNumberSchemaV2.self] }
+    static var stages: [MigrationStage] {
+        [.custom(fromVersion: JournalSchemaV1.self, toVersion: MoodNumberSchemaV2.self,
+                 willMigrate: { context in
+                     let entries = try context.fetch(FetchDescriptor<JournalSchemaV1.Entry>())
+                     moods.withLock { moods in for entry in entries { moods[entry.title] = entry.mood } }
+                 },
+                 didMigrate: { context in
+                     let moods = moods.withLock { $0 }
+                     for entry in try context.fetch(FetchDescriptor<MoodAsNumber.Entry>()) {
+                         entry.mood = moods[entry.title] == "busy" ? 2 : 1
+                     }
+                     try context.save()
+                 })]
     }
 }
 
@@ -211,6 +240,25 @@ struct CustomStageTests {
         let old = ModelContext(try ModelContainer(for: Schema(versionedSchema: JournalSchemaV1.self),
                                                   configurations: [ModelConfiguration(url: store.url)]))
         #expect(try old.fetch(FetchDescriptor<JournalSchemaV1.Entry>()).map(\.mood) == ["calm", "calm", "calm"])
+    }
+
+    @Test func aCustomStageChangesAStoredTypeThroughItsOldAndNewModels() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        try writeVersion1(store, extra: [("Thursday", "hectic")])
+        let context = try open(store, MoodNumberSchemaV2.self, MoodNumberPlan.self)
+        let entries = try context.fetch(FetchDescriptor<MoodAsNumber.Entry>(sortBy: [SortDescriptor(\.title)]))
+        #expect(entries.map(\.title) == ["Monday", "Thursday", "Tuesday", "Wednesday"])
+        #expect(entries.map(\.mood) == [1, 2, 1, 1])
+        #expect(try context.fetchCount(FetchDescriptor<MoodAsNumber.Entry>(predicate: #Predicate { $0.mood > 1 })) == 1)
+    }
+
+    @Test func aTypeChangeWithoutAStageNamesTheStageToWrite() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        try writeVersion1(store)
+        let error = #expect(throws: FolioError.self) { try store.container(MoodAsNumber.Entry.self) }
+        #expect(error?.message.contains("willMigrate sees the old models (read the old values there)") == true)
     }
 
     @Test func aRequiredPropertyFilledByDidMigrateIsStored() throws {
