@@ -58,6 +58,12 @@ public final class ModelContainer: @unchecked Sendable {
     var storeIdentifier: String { storeIdentity.identifier }
     /// ``storeIdentifier``, as the backing data of this container's models refer to it.
     let storeIdentity: StoreIdentity
+    /// The schema as this container records it in the store (``SchemaDescription``).
+    let schemaDescription: JSONValue
+    /// Set when another process migrated the store to another schema while this container had it open:
+    /// saves are refused from then on, since this container's models no longer match the records.
+    /// Changed under ``lock``.
+    private(set) var migratedElsewhere: String?
 
     /// Creates a container for some model classes (and the models they refer to).
     public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
@@ -140,6 +146,7 @@ public final class ModelContainer: @unchecked Sendable {
         self.storeIdentity = StoreIdentity(configuration.isStoredInMemoryOnly ? "memory:\(UUID().uuidString)" : configuration.url.standardizedFileURL.path)
         self.indexStorage = RecordIndex(schema: givenSchema)
         let description = SchemaDescription.make(givenSchema)
+        self.schemaDescription = description
         // Records written with this very schema need no check before they are used: read them when a
         // fetch or save first needs them. Any other store is read and checked now.
         if !store.hasLoadedRecords && store.schema == description { return }
@@ -164,9 +171,10 @@ public final class ModelContainer: @unchecked Sendable {
         self.store = store
         self.storeIdentity = StoreIdentity("memory:\(UUID().uuidString)")
         self.indexStorage = RecordIndex(schema: schema, indexingDeclaredIndices: false)
+        self.schemaDescription = SchemaDescription.make(schema)
         self.checksLoadedRecords = false
         try loadRecords()
-        try recordSchema(SchemaDescription.make(schema), storeName: "The migration's staging copy")
+        try recordSchema(schemaDescription, storeName: "The migration's staging copy")
     }
 
     /// Writes `description` into the store's schema slot if it holds something else.
@@ -178,6 +186,16 @@ public final class ModelContainer: @unchecked Sendable {
         } catch {
             throw FolioError(.storage, "\(storeName) could not record its schema", underlying: error)
         }
+    }
+
+    /// Refuses a save once another process migrated the store away from this container's schema.
+    func checkNotMigratedElsewhere() throws {
+        guard let version = migratedElsewhere else { return }
+        throw FolioError(.schemaMismatch, """
+            The store at \(configuration.url.path) was migrated to schema \(version) by another process while \
+            this container had it open with schema \(schema.version); its models no longer match the records, \
+            so it does not save. Open a new container with the current models.
+            """)
     }
 
     /// Why `configurations` cannot make one container, if they cannot: SwiftData spreads several
@@ -351,5 +369,9 @@ public final class ModelContainer: @unchecked Sendable {
             }
         }
         index.reload(from: store)
+        if migrated, let recorded = store.schema, recorded != schemaDescription {
+            let version = (try? RecordedSchema(parsing: recorded))?.version ?? "another schema"
+            migratedElsewhere = version
+        }
     }
 }

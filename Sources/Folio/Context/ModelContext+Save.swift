@@ -32,6 +32,7 @@ extension ModelContext {
     /// then bring the models in step with what was written.
     private func saveLocked() throws -> JournalTransaction? {
         container.syncIndexLocked(fromDisk: true)
+        try container.checkNotMigratedElsewhere()
         try applyDeleteRules()
         try checkRelationshipCounts()
         let changes = SaveChanges(inserted: insertionOrder.compactMap { inserted[$0] }, changed: Array(changed.values),

@@ -24,6 +24,13 @@ enum StoreMigration {
                     replaced all of its models, remove the store. Nothing was changed.
                     """)
             }
+            // An older app opening a newer store would delete what the newer models added.
+            if let stored = recorded.parsedVersion, stored > schema.version {
+                throw FolioError(.schemaMismatch, """
+                    The store at \(store) was written by schema version \(stored), newer than the models' \
+                    \(schema.version); it was left unchanged. Open it with the app version that wrote it.
+                    """)
+            }
             var from = recorded.version ?? "(no version recorded)"
             var to = schema.version.description
             if from == to {

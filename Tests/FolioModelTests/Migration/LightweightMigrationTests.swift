@@ -167,6 +167,13 @@ struct LightweightMigrationTests {
         // The old container's index took the migration in: its records no longer hold "title".
         #expect(try old.fetchCount(FetchDescriptor<JournalSchemaV1.Entry>()) == 3)
         #expect(try old.fetchCount(FetchDescriptor<JournalSchemaV1.Entry>(predicate: #Predicate { $0.title == "Monday" })) == 0)
+        // Its saves would write the old names into migrated records: they are refused.
+        let sequence = try rawStore(store).lastSequence
+        old.insert(JournalSchemaV1.Entry(title: "Friday", body: "late", mood: "calm"))
+        let error = #expect(throws: FolioError.self) { try old.save() }
+        #expect(error?.code == .schemaMismatch)
+        #expect(error?.message.contains("was migrated to schema 3.0.0 by another process") == true)
+        #expect(try rawStore(store).lastSequence == sequence)
     }
 
     @Test func aPlanRunsItsLightweightStagesInOneTransaction() throws {
@@ -258,6 +265,24 @@ struct LightweightMigrationTests {
         let old = ModelContext(try ModelContainer(for: Schema(versionedSchema: JournalSchemaV1.self),
                                                   configurations: [ModelConfiguration(url: store.url)]))
         #expect(try old.fetchCount(FetchDescriptor<JournalSchemaV1.Entry>()) == 3)
+    }
+
+    @Test func anOlderVersionOfTheModelsDoesNotMigrateANewerStoreBack() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        do {
+            let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: JournalSchemaV2.self),
+                                                          configurations: [ModelConfiguration(url: store.url)]))
+            context.insert(JournalSchemaV2.Entry(heading: "Friday", body: "b", mood: "calm"))
+            try context.save()
+        }
+        let before = try rawStore(store).lastSequence
+        let error = #expect(throws: FolioError.self) {
+            try ModelContainer(for: Schema(versionedSchema: JournalSchemaV1.self), configurations: [ModelConfiguration(url: store.url)])
+        }
+        #expect(error?.code == .schemaMismatch)
+        #expect(error?.message.contains("was written by schema version 2.0.0, newer than the models' 1.0.0") == true)
+        #expect(try rawStore(store).lastSequence == before)
     }
 
     @Test func aContainerThatDoesNotSaveRefusesToMigrate() throws {
