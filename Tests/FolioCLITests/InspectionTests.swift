@@ -85,6 +85,8 @@ struct InspectionTests {
         #expect(trips.stdout.split(separator: "\n").count == 2, "\(trips)")
         let json = try folio("log", path.path, "-n", "1", "--json").jsonLines()
         #expect(json.first?.objectValue?["migrations"]?.arrayValue?.count == 2)
+        let info = try folio("info", path.path)
+        #expect(info.stdout.contains("by migration, 0 changes, migrates Old, Trip)"), "\(info)")
     }
 
     @Test func catPrintsJSONLinesWhenPipedAndFiltersSortsLimits() throws {

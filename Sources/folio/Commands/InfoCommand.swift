@@ -62,7 +62,10 @@ enum InfoCommand: FolioSubcommand {
             last += " (last transaction \(DateText.format(transaction.timestamp, milliseconds: true))"
             if let author = transaction.author { last += " by \(author)" }
             let changes = transaction.inserted.count + transaction.updated.count + transaction.deleted.count
-            last += ", \(changes) change\(changes == 1 ? "" : "s"))"
+            last += ", \(changes) change\(changes == 1 ? "" : "s")"
+            let migrated = transaction.migrations.map(\.entity)
+            if !migrated.isEmpty { last += ", migrates \(Array(Set(migrated)).sorted().joined(separator: ", "))" }
+            last += ")"
         }
         row("Sequence", last)
         row("Next id", "\(store.nextID)")
