@@ -11,6 +11,8 @@
 //   folio-model-worker STORE migrate-v2                        opens the store with the next version of Trip
 //                                                              (see TripVersion2.swift), which migrates it;
 //                                                              prints "migrated N"
+//   folio-model-worker STORE migrate-v2-custom                 the same through a plan whose custom stage sets
+//                                                              every trip's nights to 7
 
 import Folio
 import FolioStorage
@@ -63,6 +65,10 @@ let url = URL(fileURLWithPath: arguments[1], isDirectory: true)
 do {
     if arguments[2] == "migrate-v2" {
         try migrateToVersion2(url)
+        exit(0)
+    }
+    if arguments[2] == "migrate-v2-custom" {
+        try migrateToVersion2WithCustomStage(url)
         exit(0)
     }
     let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))

@@ -21,7 +21,7 @@ struct MigrationCrashTests {
 
     /// Reads the store's files with the storage engine alone and says which state they hold; records an
     /// issue for anything in between.
-    func outcome(of url: URL) throws -> Outcome? {
+    func outcome(of url: URL, customStage: Bool) throws -> Outcome? {
         var configuration = StoreConfiguration()
         configuration.readOnly = true
         let raw = try Store.open(at: url, configuration: configuration)
@@ -37,12 +37,14 @@ struct MigrationCrashTests {
         }
         #expect(renamed == trips.count, "a migration was half applied: \(renamed) of \(trips.count) records renamed")
         #expect(trips.allSatisfy { $0.values["name"] == nil && $0.values["notes"] == nil })
+        if customStage { #expect(trips.allSatisfy { $0.values["nights"] == .int(7) }, "the custom stage's values are part of the migration") }
         #expect(recorded != Schema([Trip.self]).checksum)
         return renamed == trips.count ? .migrated : nil
     }
 
-    @Test(.timeLimit(.minutes(10)))
-    func aMigrationKilledAtAnyPointLeavesTheOldStoreOrTheMigratedOne() throws {
+    @Test(.timeLimit(.minutes(10)), arguments: ["migrate-v2", "migrate-v2-custom"])
+    func aMigrationKilledAtAnyPointLeavesTheOldStoreOrTheMigratedOne(_ mode: String) throws {
+        let customStage = mode == "migrate-v2-custom"
         let seed = TemporaryStore()
         defer { seed.cleanUp() }
         try runWorker([seed.url.path, "import", "\(Self.tripCount)", "5000"])
@@ -56,7 +58,7 @@ struct MigrationCrashTests {
             try FileManager.default.copyItem(at: seed.url, to: trial.url)
             let process = Process()
             process.executableURL = worker
-            process.arguments = [trial.url.path, "migrate-v2"]
+            process.arguments = [trial.url.path, mode]
             process.standardOutput = FileHandle.nullDevice
             try process.run()
             if let delay {
@@ -65,19 +67,20 @@ struct MigrationCrashTests {
             }
             process.waitUntilExit()
             if delay == nil { #expect(process.terminationStatus == 0) }
-            let state = try #require(try outcome(of: trial.url), "the store after a kill at \(delay ?? -1) s is neither state")
+            let state = try #require(try outcome(of: trial.url, customStage: customStage),
+                                     "the store after a kill at \(delay ?? -1) s is neither state")
             seen.append(state)
             switch state {
             case .unchanged:
                 // The first version opens it as it was, and migrating it again succeeds.
                 let old = ModelContext(try trial.container(Trip.self))
                 #expect(try old.fetchCount(FetchDescriptor<Trip>()) == Self.tripCount)
-                try runWorker([trial.url.path, "migrate-v2"])
-                #expect(try outcome(of: trial.url) == .migrated)
+                try runWorker([trial.url.path, mode])
+                #expect(try outcome(of: trial.url, customStage: customStage) == .migrated)
             case .migrated:
                 // Opening the migrated store with version 2 writes nothing more.
                 let sequence = try Store.open(at: trial.url).lastSequence
-                try runWorker([trial.url.path, "migrate-v2"])
+                try runWorker([trial.url.path, mode])
                 #expect(try Store.open(at: trial.url).lastSequence == sequence)
             }
         }
