@@ -58,11 +58,11 @@ public final class ModelContainer: @unchecked Sendable {
     var storeIdentifier: String { storeIdentity.identifier }
     /// ``storeIdentifier``, as the backing data of this container's models refer to it.
     let storeIdentity: StoreIdentity
-    /// The schema as this container records it in the store (``SchemaDescription``).
+    /// The schema as this container records it in the store (see `SchemaDescription`).
     let schemaDescription: JSONValue
     /// Set when another process migrated the store to another schema while this container had it open:
     /// saves are refused from then on, since this container's models no longer match the records.
-    /// Changed under ``lock``.
+    /// Changed under `lock`.
     private(set) var migratedElsewhere: String?
 
     /// Creates a container for some model classes (and the models they refer to).
