@@ -25,14 +25,19 @@ package final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     private var seen = 0
     private var fired = false
     private var entries: [(FileOperation, String)] = []
+    /// Only calls on paths ending with this count towards the armed fault, when set.
+    private var pathSuffix: String?
+    private var closedDescriptors: [FileDescriptor] = []
 
     package init() {}
 
-    /// Fails the `count`-th call (1-based) among `operations`.
-    package func arm(_ operations: Set<FileOperation>, at count: Int, fault: Fault, persistent: Bool = false) {
+    /// Fails the `count`-th call (1-based) among `operations` (on paths ending with `pathSuffix`, if given).
+    package func arm(_ operations: Set<FileOperation>, at count: Int, fault: Fault, persistent: Bool = false,
+                     pathSuffix: String? = nil) {
         lock.lock()
         defer { lock.unlock() }
         watched = operations
+        self.pathSuffix = pathSuffix
         failAt = count
         self.fault = fault
         self.persistent = persistent
@@ -68,6 +73,13 @@ package final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
         return entries
     }
 
+    /// Every descriptor closed since creation, in order: a descriptor in it twice was closed twice.
+    package var closed: [FileDescriptor] {
+        lock.lock()
+        defer { lock.unlock() }
+        return closedDescriptors
+    }
+
     /// Empties the log.
     package func clearLog() {
         lock.lock()
@@ -80,7 +92,7 @@ package final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         entries.append((operation, path))
-        guard watched.contains(operation) else { return nil }
+        guard watched.contains(operation), pathSuffix.map(path.hasSuffix) ?? true else { return nil }
         seen += 1
         if seen == failAt || (persistent && seen > failAt) {
             fired = true
@@ -105,7 +117,12 @@ package final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
         return try base.open(path, mode)
     }
 
-    package func close(_ file: FileDescriptor) { base.close(file) }
+    package func close(_ file: FileDescriptor) {
+        lock.lock()
+        closedDescriptors.append(file)
+        lock.unlock()
+        base.close(file)
+    }
 
     package func read(_ file: FileDescriptor, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         try inject(.read, file.path)

@@ -96,8 +96,9 @@ public final class Store: Sendable {
             }
             let store = try load()
             try store.writer.withLock("Store.open(at:configuration:)") { journal in
-                journal.lockFile = lockFile
                 try store.openJournal(&journal)
+                // Only now: until the store owns the lock file, a failure closes it here, once.
+                journal.lockFile = lockFile
                 store.startBatchTimer(&journal)
             }
             return store
