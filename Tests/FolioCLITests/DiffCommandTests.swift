@@ -156,7 +156,12 @@ struct DiffCommandTests {
         let (a, b) = try TripStores.make(scratch)
         let city = try folio("diff", a.path, b.path, "--entity", "City")
         #expect(city.status == 1)
-        #expect(city.stdout == "City\n  ~ 9  name \"Lima\" → \"Cusco\"\n0 inserted, 1 changed, 0 deleted in 1 entity; schema unchanged\n", "\(city)")
+        #expect(city.stdout == """
+            City
+              ~ 9  name "Lima" → "Cusco"
+            0 inserted, 1 changed, 0 deleted in 1 entity; schema unchanged
+
+            """, "\(city)")
         // Records of other entities that differ do not count.
         let c = scratch.appending("c")
         try FileManager.default.copyItem(at: a, to: c)
@@ -284,8 +289,9 @@ struct TextconvCommandTests {
         // Git's temporary copies keep only the file's name: the lines are recognised by their members.
         let copies = scratch.appending("git-blob-123456")
         try FileManager.default.createDirectory(at: copies, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: store.appendingPathComponent("snapshots/Trip.jsonl"), to: copies.appendingPathComponent("Trip.jsonl"))
-        try FileManager.default.copyItem(at: store.appendingPathComponent("history.jsonl"), to: copies.appendingPathComponent("other.jsonl"))
+        for (file, copy) in [("snapshots/Trip.jsonl", "Trip.jsonl"), ("history.jsonl", "other.jsonl")] {
+            try FileManager.default.copyItem(at: store.appendingPathComponent(file), to: copies.appendingPathComponent(copy))
+        }
         #expect(try Self.textconv(copies.appendingPathComponent("Trip.jsonl")).stdout == trip.stdout)
         #expect(try Self.textconv(copies.appendingPathComponent("other.jsonl")).stdout == history.stdout)
     }
@@ -381,7 +387,8 @@ struct TextconvGitTests {
             }
         }
         try TripStores.compact(store)
-        try Data("*.jsonl diff=folio\nmanifest.json diff=folio\nlock -diff\n".utf8).write(to: repository.appendingPathComponent(".gitattributes"))
+        let attributes = "*.jsonl diff=folio\nmanifest.json diff=folio\nlock -diff\n"
+        try Data(attributes.utf8).write(to: repository.appendingPathComponent(".gitattributes"))
         _ = try Self.git("init", "-q", "-b", "main", in: repository)
         _ = try Self.git("config", "diff.folio.textconv", "\(executable.path) textconv", in: repository)
         _ = try Self.git("add", "-A", in: repository)
@@ -394,7 +401,9 @@ struct TextconvGitTests {
         // The snapshot's section: only its header and the one attribute changed.
         let sections = diff.stdout.components(separatedBy: "diff --git ")
         let snapshot = try #require(sections.first { $0.hasPrefix("a/Trips.folio/snapshots/Trip.jsonl") }, "\(diff)")
-        let changed = snapshot.split(separator: "\n").filter { ($0.hasPrefix("-") && !$0.hasPrefix("---")) || ($0.hasPrefix("+") && !$0.hasPrefix("+++")) }
+        let changed = snapshot.split(separator: "\n").filter {
+            ($0.hasPrefix("-") && !$0.hasPrefix("---")) || ($0.hasPrefix("+") && !$0.hasPrefix("+++"))
+        }
         #expect(changed == [
             "-snapshot Trip: 8 records at sequence 1", "+snapshot Trip: 8 records at sequence 2",
             "-Trip 7 price = 99.0", "+Trip 7 price = 120.0",

@@ -84,7 +84,8 @@ enum DiffCommand: FolioSubcommand {
                 throw UsageError(
                     "Unknown entity '\(entity)' in both stores.",
                     help: suggestion.map { "Did you mean '\($0)'?" }
-                        ?? (known.isEmpty ? "Neither store holds records or a schema." : "Entities: \(known.sorted().joined(separator: ", "))."),
+                        ?? (known.isEmpty
+                            ? "Neither store holds records or a schema." : "Entities: \(known.sorted().joined(separator: ", "))."),
                     command: spec.name)
             }
             selected = Set([entity] + schemas.flatMap { $0.selfAndDescendants(entity) })
@@ -124,7 +125,8 @@ enum DiffCommand: FolioSubcommand {
         old.forEachRecord { id, entity, values in
             guard isSelected(entity) else { return }
             guard let other = new.record(id: id), other.entity == entity else {
-                byEntity[entity, default: []].append(RecordChange(kind: .delete, entity: entity, id: id, old: values.dictionary, new: [:]))
+                let change = RecordChange(kind: .delete, entity: entity, id: id, old: values.dictionary, new: [:])
+                byEntity[entity, default: []].append(change)
                 return
             }
             guard other.values != values else { return }

@@ -178,7 +178,9 @@ enum StoreFileText {
                 entity = name
                 return ["snapshot \(bare(name)): \(records) record\(records == 1 ? "" : "s") at sequence \(sequence)"]
             }
-            guard members.count == 2, case .int(let id)? = members["id"], case .object(let values)? = members["values"] else { return nil }
+            guard members.count == 2, case .int(let id)? = members["id"], case .object(let values)? = members["values"] else {
+                return nil
+            }
             return StoreFileText.attributes("\(entity.map(StoreFileText.bare) ?? "record") \(id)", values)
         }
     }
@@ -193,7 +195,9 @@ enum StoreFileText {
     /// Text as it is, or as a JSON string when it holds a line break or another control character, so
     /// that every output line stays one line.
     static func bare(_ text: String) -> String {
-        let breaks = text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{2029}" }
+        let breaks = text.unicodeScalars.contains {
+            $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{2029}"
+        }
         return breaks || text.isEmpty ? ValueFormatting.json(.string(text)) : text
     }
 
@@ -218,7 +222,8 @@ enum StoreFileText {
                 lines.append("  " + LogCommand.migrationText(migration))
             }
         }
-        for (key, verb, valuesKey) in [("inserted", "insert", "values"), ("updated", "update", "values"), ("deleted", "delete", "tombstone")] {
+        let lists = [("inserted", "insert", "values"), ("updated", "update", "values"), ("deleted", "delete", "tombstone")]
+        for (key, verb, valuesKey) in lists {
             guard let list = members[key] else { continue }
             guard case .array(let entries) = list else { return nil }
             for entry in entries {
@@ -256,7 +261,8 @@ enum StoreFileText {
             }
         }
         if let flag = members["removeEntity"], flag != .bool(true) { return nil }
-        return RecordMigration(entity: entity, renamedMembers: renamed, removedMembers: removed, removesEntity: members["removeEntity"] != nil)
+        return RecordMigration(
+            entity: entity, renamedMembers: renamed, removedMembers: removed, removesEntity: members["removeEntity"] != nil)
     }
 
     /// The manifest: `sequence = 57`, `nextID = 120`, `schema version = "1.0.0"`, … one member a line.
@@ -275,7 +281,8 @@ enum StoreFileText {
                 for name in DiffCommand.sortedNames(description.keys) {
                     let member = description[name] ?? .null
                     if name == "entities", let entities = member.objectValue {
-                        lines.append("schema entities = \(ValueFormatting.json(.array(DiffCommand.sortedNames(entities.keys).map { .string($0) })))")
+                        let names = DiffCommand.sortedNames(entities.keys).map { JSONValue.string($0) }
+                        lines.append("schema entities = \(ValueFormatting.json(.array(names)))")
                     } else {
                         lines.append("schema \(name) = \(ValueFormatting.json(member))")
                     }
