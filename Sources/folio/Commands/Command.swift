@@ -25,9 +25,9 @@ enum FolioCommand {
 
     // Sendable: an immutable list of metatypes, which are never changed.
     nonisolated(unsafe) static let subcommands: [any FolioSubcommand.Type] = [
-        DemoCommand.self, InfoCommand.self, SchemaCommand.self, LogCommand.self, CatCommand.self, ShowCommand.self, VerifyCommand.self,
-        CompactCommand.self, RepairCommand.self, ExportCommand.self, ImportCommand.self, CompletionsCommand.self,
-        HelpCommand.self,
+        DemoCommand.self, InfoCommand.self, SchemaCommand.self, LogCommand.self, CatCommand.self, ShowCommand.self, DiffCommand.self,
+        VerifyCommand.self, CompactCommand.self, RepairCommand.self, ExportCommand.self, ImportCommand.self, TextconvCommand.self,
+        CompletionsCommand.self, HelpCommand.self,
     ]
 
     static func subcommand(named name: String) -> (any FolioSubcommand.Type)? {
