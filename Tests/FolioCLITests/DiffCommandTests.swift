@@ -244,6 +244,19 @@ struct TextconvCommandTests {
         #expect(run.stderr.isEmpty)
     }
 
+    @Test func aFileNamedLikeAnOptionIsReadAfterTheSeparator() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let store = try Self.migratedStore(scratch)
+        let journal = store.appendingPathComponent("journal.jsonl")
+        let odd = store.appendingPathComponent("-n.jsonl")
+        try FileManager.default.copyItem(at: journal, to: odd)
+        // git runs the configured command with the path appended: `folio textconv -- -n.jsonl`.
+        let run = try folio("textconv", "--", "-n.jsonl", directory: store)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout == Self.expectedTransactions(times: try TripStores.times(journal)), "\(run)")
+    }
+
     @Test func snapshotHistoryAndManifestAfterACompaction() throws {
         let scratch = ScratchDirectory()
         defer { scratch.remove() }
@@ -390,7 +403,7 @@ struct TextconvGitTests {
         let attributes = "*.jsonl diff=folio\nmanifest.json diff=folio\nlock -diff\n"
         try Data(attributes.utf8).write(to: repository.appendingPathComponent(".gitattributes"))
         _ = try Self.git("init", "-q", "-b", "main", in: repository)
-        _ = try Self.git("config", "diff.folio.textconv", "\(executable.path) textconv", in: repository)
+        _ = try Self.git("config", "diff.folio.textconv", "\(executable.path) textconv --", in: repository)
         _ = try Self.git("add", "-A", in: repository)
         _ = try Self.git("commit", "-q", "-m", "eight trips", in: repository)
 
