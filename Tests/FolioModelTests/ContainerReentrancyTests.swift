@@ -125,6 +125,27 @@ struct ContainerReentrancyTests {
         #expect(run.inner?.message.contains("ModelContainer.compact()") == true)
     }
 
+    @Test func observersHistoryStreamsAndRollbacksInsideASaveDoNotStopTheProcess() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        let container = try store.container(ReentrantMemo.self)
+        let observed = Mutex<String>("")
+        let run = saveReachingBack(container) {
+            // An observer's first fetch meets the save's lock: it throws instead of stopping the process.
+            do {
+                _ = try ResultsObserver<ReentrantMemo, Never>(modelContext: ModelContext(container))
+                observed.withLock { $0 = "made" }
+            } catch let error as FolioError {
+                observed.withLock { $0 = "\(error.code)" }
+            }
+            _ = container.historyTransactions(after: nil)
+            ModelContext(container).rollback()
+        }
+        #expect(run.outer == nil, "\(String(describing: run.outer))")
+        #expect(observed.withLock { $0 } == "reentrantCall")
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<ReentrantMemo>()) == 1)
+    }
+
     @MainActor
     @Test func theMainContextCanBeReachedFromInsideASave() throws {
         let store = TemporaryStore()

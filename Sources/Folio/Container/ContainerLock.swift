@@ -5,8 +5,9 @@ import FolioStorage
 /// Code that runs while it is held calls the `…Locked` variants (``ModelContainer/syncIndexLocked(fromDisk:committed:)``,
 /// ``ModelContext/loadedModelLocked(forRecordNumber:loadingValues:)``). A thread that takes it again
 /// gets ``FolioError/Code/reentrantCall`` naming the call from the public calls that throw
-/// (``withLock(refusingReentry:_:)``), and stops on a precondition saying the same from the internal
-/// ones that cannot, instead of deadlocking.
+/// (``withLock(refusingReentry:_:)``). The internal calls that cannot throw check
+/// ``isHeldByCurrentThread`` first where the app's code can reach them (an index sync, a change
+/// delivery), so the precondition behind them guards an invariant only.
 struct ContainerLock: ~Copyable, Sendable {
     private let mutex = NonReentrantMutex(
         (),

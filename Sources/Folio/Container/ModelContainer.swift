@@ -49,7 +49,9 @@ public final class ModelContainer: @unchecked Sendable {
     let lock = ContainerLock()
     /// Read and set on the main actor only, so that a save or fetch holding ``lock`` may reach it.
     @MainActor private var mainContextStorage: ModelContext?
-    var changeHubStorage: StoreChangeHub?
+    /// The change hub, made on first use. Its own lock, not ``lock``: observers are made and dropped by
+    /// the app's code, which may run while a save holds ``lock``.
+    let changeHubStorage = LockedState<StoreChangeHub?>(nil)
     /// How soon a change saved by another process reaches this container's observers, at most (on
     /// Linux, inotify delivers it within milliseconds). The default is 250 ms.
     public var changeNotificationLatency: TimeInterval = 0.25
@@ -343,6 +345,9 @@ public final class ModelContainer: @unchecked Sendable {
     /// something in between (another process wrote just before this one) does it read the retained
     /// history, or reload. Takes ``lock``; ``syncIndexLocked(fromDisk:committed:)`` is for its holders.
     func syncIndex(fromDisk: Bool = false, committed: [JournalTransaction] = []) {
+        // Reached from the app's code that a save or fetch runs (a `rollback()` in a value's encoding):
+        // that holder brings the index in step itself.
+        if lock.isHeldByCurrentThread { return }
         lock.withLock("ModelContainer.syncIndex") { syncIndexLocked(fromDisk: fromDisk, committed: committed) }
     }
 

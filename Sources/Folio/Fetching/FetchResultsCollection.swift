@@ -22,8 +22,10 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
     init(rows: [RowID], context: ModelContext, batchSize: Int, loaded: [Element]? = nil) {
         self.rows = rows
         let container = context.container
-        self.fetchedValues = container.lock.withLock("FetchResultsCollection") {
-            // The fetch that found `rows` loaded the index. Its table is read once, not once per row.
+        // The fetch that found `rows` loaded the index. Its table is read once, not once per row. An empty
+        // collection (a `ResultsObserver` before its first fetch, which the app may make while a save
+        // holds the lock) reads nothing.
+        self.fetchedValues = rows.isEmpty ? [] : container.lock.withLock("FetchResultsCollection") {
             let records = container.recordIndex.records
             return rows.map { id in records[id].map { ($0.entity, $0.values) } }
         }

@@ -72,7 +72,9 @@ final class StoreChangeHub: @unchecked Sendable {
             lastDelivered = container.store.lastSequence
             return true
         }
-        if idle { return }
+        // Reached from the app's code that a save or fetch runs: what is new is delivered by the next
+        // publish, which every save makes once it has released the lock.
+        if idle || container.lock.isHeldByCurrentThread { return }
         let (event, handlers) = container.lock.withLock("StoreChangeHub's delivery") { () -> (Event?, [(Event) -> Void]) in
             container.syncIndexLocked(fromDisk: readingDisk)
             lock.lock()
@@ -100,10 +102,10 @@ final class StoreChangeHub: @unchecked Sendable {
 extension ModelContainer {
     /// The container's change hub, created on first use.
     var changeHub: StoreChangeHub {
-        lock.withLock("ModelContainer's change hub") {
-            if let hub = changeHubStorage { return hub }
+        changeHubStorage.withLock { storage in
+            if let hub = storage { return hub }
             let hub = StoreChangeHub(container: self, startingAt: store.lastSequence, latency: changeNotificationLatency)
-            changeHubStorage = hub
+            storage = hub
             return hub
         }
     }

@@ -31,7 +31,10 @@ package struct NonReentrantMutex<Value: ~Copyable>: ~Copyable, Sendable {
         _ operation: @autoclosure () -> String, _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         let thread = CurrentThread.identifier
-        // `fatalError` rather than `precondition`: its message is kept in optimized builds too.
+        // An internal invariant, not a caller's mistake: every call that code of the app can reach while
+        // this thread holds the lock either uses the throwing form or checks `isHeldByCurrentThread`
+        // first (`Store.close`, the container's index sync and change delivery). `fatalError` rather than
+        // `precondition`: its message is kept in optimized builds too.
         if owner.load(ordering: .relaxed) == thread {
             fatalError(reentrancyMessage(operation()))
         }
