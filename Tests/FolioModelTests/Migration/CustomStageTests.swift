@@ -89,6 +89,40 @@ enum MoodNumberPlan: SchemaMigrationPlan {
     }
 }
 
+/// V2 stores the mood as a level with no empty value (raw values from 1): a record without one cannot
+/// even be shown, so a stage's didMigrate cannot fetch old entries to fill it in.
+enum LeveledJournalV2 {
+    enum Level: Int, Codable { case low = 1, middle, high }
+
+    @Model
+    final class Entry {
+        var title: String
+        var body: String
+        var mood: Level
+        init(title: String, body: String, mood: Level) {
+            self.title = title
+            self.body = body
+            self.mood = mood
+        }
+    }
+}
+
+enum LeveledSchemaV2: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(2, 0, 0) }
+    static var models: [any PersistentModel.Type] { [LeveledJournalV2.Entry.self] }
+}
+
+enum LevelPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [JournalSchemaV1.self, LeveledSchemaV2.self] }
+    static var stages: [MigrationStage] {
+        [.custom(fromVersion: JournalSchemaV1.self, toVersion: LeveledSchemaV2.self, willMigrate: nil,
+                 didMigrate: { context in
+                     for entry in try context.fetch(FetchDescriptor<LeveledJournalV2.Entry>()) { entry.mood = .low }
+                     try context.save()
+                 })]
+    }
+}
+
 struct StageFailure: Error, Equatable {}
 
 /// A plan whose `didMigrate` throws after changing every entry.
@@ -251,6 +285,17 @@ struct CustomStageTests {
         #expect(entries.map(\.title) == ["Monday", "Thursday", "Tuesday", "Wednesday"])
         #expect(entries.map(\.mood) == [1, 2, 1, 1])
         #expect(try context.fetchCount(FetchDescriptor<MoodAsNumber.Entry>(predicate: #Predicate { $0.mood > 1 })) == 1)
+    }
+
+    @Test func aStageCannotFetchModelsMissingAValueWithNoEmptyFormAndTheStoreIsUnchanged() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        try writeVersion1(store)
+        let before = try lastSequence(store)
+        let error = #expect(throws: FolioError.self) { try open(store, LeveledSchemaV2.self, LevelPlan.self) }
+        #expect(error?.code == .modelCoding, "\(String(describing: error))")
+        #expect("\(String(describing: error))".contains("mood"))
+        #expect(try lastSequence(store) == before)
     }
 
     @Test func aTypeChangeWithoutAStageNamesTheStageToWrite() throws {
