@@ -272,7 +272,7 @@ extension JournalTransaction {
     }
 
     /// Decodes a journal line's members; errors carry no file or line (the caller adds them).
-    init(members: [String: JSONValue]) throws {
+    package init(members: [String: JSONValue]) throws {
         func bad(_ what: String) -> StorageError {
             StorageError(.malformedLine, "not a journal transaction: \(what)")
         }

@@ -203,66 +203,22 @@ enum StoreFileText {
 
     /// A journal or history line: `transaction SEQ  TIME  author A`, then one line per change.
     ///
-    /// Returns nil (the line is printed as it is) unless every member is one the format defines, of its type.
+    /// Returns nil (the line is printed as it is) unless the journal's own reader accepts the line.
     static func transaction(_ members: [String: JSONValue]) -> [String]? {
-        let known: Set<String> = ["seq", "id", "time", "author", "migrate", "inserted", "updated", "deleted", "nextID", "schema"]
-        guard members.keys.allSatisfy(known.contains), case .int(let sequence)? = members["seq"],
-            case .string(let time)? = members["time"], members["id"]?.stringValue != nil, members["nextID"]?.intValue != nil
-        else { return nil }
-        var header = "transaction \(sequence)  \(bare(time))"
-        if let author = members["author"] {
-            guard case .string(let name) = author else { return nil }
-            header += "  author \(bare(name))"
+        guard let transaction = try? JournalTransaction(members: members), case .string(let time)? = members["time"] else {
+            return nil
         }
+        var header = "transaction \(transaction.sequence)  \(bare(time))"
+        if let author = transaction.author { header += "  author \(bare(author))" }
         var lines = [header]
-        if let migrate = members["migrate"] {
-            guard case .array(let elements) = migrate else { return nil }
-            for element in elements {
-                guard let migration = migration(element) else { return nil }
-                lines.append("  " + LogCommand.migrationText(migration))
-            }
-        }
-        let lists = [("inserted", "insert", "values"), ("updated", "update", "values"), ("deleted", "delete", "tombstone")]
-        for (key, verb, valuesKey) in lists {
-            guard let list = members[key] else { continue }
-            guard case .array(let entries) = list else { return nil }
-            for entry in entries {
-                guard case .object(let change) = entry, change.count == 3, case .string(let entity)? = change["entity"],
-                    case .int(let id)? = change["id"], case .object(let values)? = change[valuesKey]
-                else { return nil }
-                // A delete's tombstone is what history readers see of the record, not a change: the line
-                // names the record only.
-                lines += verb == "delete" ? ["  delete \(bare(entity)) \(id)"] : attributes("  \(verb) \(bare(entity)) \(id)", values)
-            }
-        }
-        if let schema = members["schema"] {
-            guard schema.objectValue?["value"] != nil else { return nil }
-            lines.append("  schema changed")
-        }
+        lines += transaction.migrations.map { "  " + LogCommand.migrationText($0) }
+        for record in transaction.inserted { lines += attributes("  insert \(bare(record.entity)) \(record.id)", record.values.dictionary) }
+        for record in transaction.updated { lines += attributes("  update \(bare(record.entity)) \(record.id)", record.values.dictionary) }
+        // A delete's tombstone is what history readers see of the record, not a change: the line names
+        // the record only.
+        for record in transaction.deleted { lines.append("  delete \(bare(record.entity)) \(record.id)") }
+        if transaction.schema != nil { lines.append("  schema changed") }
         return lines
-    }
-
-    /// One element of a line's `migrate` array, or nil when it is not of the format's shape.
-    static func migration(_ value: JSONValue) -> RecordMigration? {
-        guard case .object(let members) = value, members.keys.allSatisfy(["entity", "remove", "rename", "removeEntity"].contains),
-            case .string(let entity)? = members["entity"]
-        else { return nil }
-        var removed: [String] = []
-        if let remove = members["remove"] {
-            guard let names = remove.arrayValue?.compactMap(\.stringValue), names.count == remove.arrayValue?.count else { return nil }
-            removed = names
-        }
-        var renamed: [String: String] = [:]
-        if let rename = members["rename"] {
-            guard let pairs = rename.objectValue else { return nil }
-            for (old, new) in pairs {
-                guard let name = new.stringValue else { return nil }
-                renamed[old] = name
-            }
-        }
-        if let flag = members["removeEntity"], flag != .bool(true) { return nil }
-        return RecordMigration(
-            entity: entity, renamedMembers: renamed, removedMembers: removed, removesEntity: members["removeEntity"] != nil)
     }
 
     /// The manifest: `sequence = 57`, `nextID = 120`, `schema version = "1.0.0"`, … one member a line.
