@@ -19,7 +19,7 @@ struct FaultTests {
         _ = try container.store.write(author: "test") { transaction in
             try transaction.update(entity: "Trip", id: number, values: values)
         }
-        container.syncIndex()
+        try container.syncIndex()
     }
 
     @Test func aFetchedModelReadsEveryPropertyAsStored() throws {
@@ -132,7 +132,7 @@ struct FaultTests {
             try transaction.update(entity: "Stamp", id: number, values: ["label": .string("a")])
             try transaction.insert(entity: "Stamp", id: transaction.allocateID(), values: ["label": .string("b")])
         }
-        container.syncIndex()
+        try container.syncIndex()
         let reader = ModelContext(container)
         let old = try #require(try reader.fetch(FetchDescriptor<Stamp>(predicate: #Predicate { $0.label == "b" })).first)
         let first = old.createdAt
@@ -153,7 +153,7 @@ struct FaultTests {
         _ = try container.store.write(author: nil) { transaction in
             try transaction.update(entity: "Graded", id: number, values: ["grade": .int(7)])
         }
-        container.syncIndex()
+        try container.syncIndex()
         // A fault could not give `grade` any value: the fetch loads the model and reports the record.
         #expect {
             _ = try ModelContext(container).fetch(FetchDescriptor<Graded>())
@@ -182,12 +182,12 @@ struct FaultTests {
         _ = try container.store.write(author: nil) { transaction in
             try transaction.update(entity: "Graded", id: number, values: ["grade": .int(7)])
         }
-        container.syncIndex()
+        try container.syncIndex()
         #expect(throws: FolioError.self) { _ = try ModelContext(container).fetch(FetchDescriptor<Graded>(), batchSize: 10) }
         _ = try container.store.write(author: nil) { transaction in
             try transaction.update(entity: "Graded", id: number, values: ["grade": .int(1)])
         }
-        container.syncIndex()
+        try container.syncIndex()
         let lazy = try ModelContext(container).fetch(FetchDescriptor<Graded>(), batchSize: 10)
         #expect(lazy.map(\.grade) == [.low])
     }

@@ -1,4 +1,4 @@
-import FolioStorage
+@_spi(FolioEngine) import FolioStorage
 
 /// The object that owns a store and its schema, and hands out contexts to work with models.
 ///
@@ -184,7 +184,7 @@ public final class ModelContainer: @unchecked Sendable {
         guard store.schema != description else { return }
         do {
             let written = try store.write(author: nil) { transaction in transaction.setSchema(description) }
-            syncIndex(committed: written.map { [$0] } ?? [])
+            try syncIndex(committed: written.map { [$0] } ?? [])
         } catch {
             throw FolioError(.storage, "\(storeName) could not record its schema", underlying: error)
         }
@@ -247,7 +247,7 @@ public final class ModelContainer: @unchecked Sendable {
             } catch {
                 throw FolioError(.storage, "The store could not be erased", underlying: error)
             }
-            syncIndexLocked(committed: written.map { [$0] } ?? [])
+            try syncIndexLocked(committed: written.map { [$0] } ?? [])
         }
     }
 
@@ -261,7 +261,7 @@ public final class ModelContainer: @unchecked Sendable {
             } catch {
                 throw FolioError(.storage, "The store could not be compacted", underlying: error)
             }
-            syncIndexLocked()
+            try syncIndexLocked()
         }
     }
 
@@ -290,7 +290,7 @@ public final class ModelContainer: @unchecked Sendable {
         } catch {
             throw FolioError(.storage, "The store at \(configuration.url.path) could not be read", underlying: error)
         }
-        recordIndex.load(from: store)
+        recordIndex.load(store.currentRecords)
         if checksLoadedRecords {
             try SchemaCheck.verify(index: recordIndex, schema: schema, storeDescription: configuration.url.path)
         }
@@ -340,43 +340,62 @@ public final class ModelContainer: @unchecked Sendable {
         }
     }
 
-    /// Brings the index up to date with the store: applies `committed` (a transaction this process just
-    /// wrote), then, when `fromDisk` is set, what other processes appended. Only when the index missed
-    /// something in between (another process wrote just before this one) does it read the retained
-    /// history, or reload. Takes ``lock``; ``syncIndexLocked(fromDisk:committed:)`` is for its holders.
-    func syncIndex(fromDisk: Bool = false, committed: [JournalTransaction] = []) {
+    /// Brings the index up to the store's current records: with `committed` (a transaction this
+    /// process just wrote) and, when `fromDisk` is set, with what other processes appended since. When
+    /// the transactions in between are not all known (another process wrote just before this one), they
+    /// come from the retained history; when that no longer holds them, or one of them is a migration,
+    /// the index is built again for the current records. Takes ``lock``;
+    /// ``syncIndexLocked(fromDisk:committed:)`` is for its holders.
+    ///
+    /// - Throws: ``FolioError/Code/storage`` when the store cannot read what other processes appended;
+    ///   the index then still describes the records it described before, and the store is unchanged.
+    func syncIndex(fromDisk: Bool = false, committed: [JournalTransaction] = []) throws {
         // Reached from the app's code that a save or fetch runs (a `rollback()` in a value's encoding):
         // that holder brings the index in step itself.
         if lock.isHeldByCurrentThread { return }
-        lock.withLock("ModelContainer.syncIndex") { syncIndexLocked(fromDisk: fromDisk, committed: committed) }
+        try lock.withLock("ModelContainer.syncIndex") { try syncIndexLocked(fromDisk: fromDisk, committed: committed) }
     }
 
     /// ``syncIndex(fromDisk:committed:)`` for a caller that holds ``lock``.
-    func syncIndexLocked(fromDisk: Bool = false, committed: [JournalTransaction] = []) {
-        // An index not loaded yet has nothing to bring up to date: loading reads the latest files.
+    func syncIndexLocked(fromDisk: Bool = false, committed: [JournalTransaction] = []) throws {
+        // An index not loaded yet has nothing to bring up to date: loading reads the latest records.
         guard isIndexLoaded else { return }
         let index = recordIndex
-        // A migration (another process opened the store with other models) changes every record of
-        // its entities: the index reads them again rather than applying it.
-        var migrated = false
-        func apply(_ transactions: [JournalTransaction]) {
-            for transaction in transactions where !migrated && transaction.sequence == index.lastSequence + 1 {
-                if transaction.migrations.isEmpty { index.apply(transaction) } else { migrated = true }
+        var known = committed
+        if fromDisk, store.hasExternalChanges() {
+            do {
+                known += try store.refresh()
+            } catch {
+                throw FolioError(.storage, "The store at \(configuration.url.path) could not be read", underlying: error)
             }
         }
-        apply(committed)
-        if fromDisk, store.hasExternalChanges() { apply((try? store.refresh()) ?? []) }
-        if !migrated {
-            guard store.lastSequence > index.lastSequence else { return }
-            if let missing = try? store.history(after: index.lastSequence), missing.first?.sequence == index.lastSequence + 1 {
-                apply(missing)
-                if !migrated { return }
-            }
+        let current = store.currentRecords
+        guard current.lastSequence != index.lastSequence else { return }
+        var between = Self.transactions(in: known, after: index.lastSequence, through: current.lastSequence)
+        if between == nil {
+            between = Self.transactions(in: (try? store.history(after: index.lastSequence)) ?? [],
+                                        after: index.lastSequence, through: current.lastSequence)
         }
-        index.reload(from: store)
-        if migrated, let recorded = store.schema, recorded != schemaDescription {
+        if let between, between.allSatisfy({ $0.migrations.isEmpty }) {
+            index.advance(to: current, applying: between)
+            return
+        }
+        index.rebuild(from: current)
+        // A migration by another process: this container's models no longer describe the records.
+        if between?.contains(where: { !$0.migrations.isEmpty }) == true, let recorded = store.schema, recorded != schemaDescription {
             let version = (try? RecordedSchema(parsing: recorded))?.version ?? "another schema"
             migratedElsewhere = version
         }
+    }
+
+    /// The transactions of `candidates` after `sequence` up to `last`, if they are all there, in order.
+    private static func transactions(in candidates: [JournalTransaction], after sequence: UInt64,
+                                     through last: UInt64) -> [JournalTransaction]? {
+        // A store whose files went back to an older state (a checkout of old files) has no way forward.
+        guard last > sequence else { return nil }
+        let wanted = candidates.filter { $0.sequence > sequence && $0.sequence <= last }
+        guard UInt64(wanted.count) == last - sequence else { return nil }
+        for (offset, transaction) in wanted.enumerated() where transaction.sequence != sequence + UInt64(offset) + 1 { return nil }
+        return wanted
     }
 }

@@ -32,11 +32,11 @@ enum SchemaCheck {
         }
         var firstRecordByKind: [Kind: (id: Int64, values: RecordValues)] = [:]
         var previous: (kind: Kind, id: Int64)?
-        for (id, entry) in index.records {
+        index.records.forEachInNumberOrder { id, entry in
             let kind = Kind(entity: entry.entity, layout: ObjectIdentifier(entry.values.layout))
-            if let previous, previous.kind == kind, previous.id < id { continue }
+            if let previous, previous.kind == kind, previous.id < id { return }
             previous = (kind, id)
-            if let first = firstRecordByKind[kind], first.id < id { continue }
+            if let first = firstRecordByKind[kind], first.id < id { return }
             firstRecordByKind[kind] = (id, entry.values)
         }
         let kindsByEntity = Dictionary(grouping: firstRecordByKind, by: \.key.entity)

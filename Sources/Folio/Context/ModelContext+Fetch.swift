@@ -126,7 +126,7 @@ extension ModelContext {
     /// no predicate is evaluated and no model is made.
     public func queryPlan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> QueryPlan {
         return try container.lock.withLock(refusingReentry: "ModelContext.queryPlan(for:)") {
-            container.syncIndexLocked(fromDisk: true)
+            try container.syncIndexLocked(fromDisk: true)
             return try physicalPlan(descriptor).reported
         }
     }
@@ -187,7 +187,7 @@ extension ModelContext {
     /// Compiles, plans and runs a descriptor; returns the matching rows and the executor that found them.
     func runQuery<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> (rows: [RowID], executor: QueryExecutor) {
         return try container.lock.withLock(refusingReentry: "ModelContext.fetch(_:)") {
-            container.syncIndexLocked(fromDisk: true)
+            try container.syncIndexLocked(fromDisk: true)
             let executor = QueryExecutor(plan: try physicalPlan(descriptor), context: self, index: try container.indexLocked)
             return (try executor.run(), executor)
         }

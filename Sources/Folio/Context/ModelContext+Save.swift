@@ -31,7 +31,7 @@ extension ModelContext {
     /// nothing else reads a model), write the records as one transaction (which touches no model),
     /// then bring the models in step with what was written.
     private func saveLocked() throws -> JournalTransaction? {
-        container.syncIndexLocked(fromDisk: true)
+        try container.syncIndexLocked(fromDisk: true)
         try container.checkNotMigratedElsewhere()
         try applyDeleteRules()
         try checkRelationshipCounts()
@@ -72,6 +72,7 @@ extension ModelContext {
         var indexIsApplying = false
         if case .success(let committedNow?) = written {
             indexIsApplying = indexing.start(committed: committedNow, baseSequence: outcome.baseSequence,
+                                             records: container.store.currentRecords,
                                              index: container.isIndexLoaded ? container.recordIndex : nil)
         }
         if indexIsApplying { container.finishIndexingLater(indexing) }
@@ -83,7 +84,7 @@ extension ModelContext {
         } catch {
             throw FolioError(.storage, "The changes could not be saved", underlying: error)
         }
-        if !indexIsApplying { container.syncIndexLocked(committed: committed.map { [$0] } ?? []) }
+        if !indexIsApplying { try container.syncIndexLocked(committed: committed.map { [$0] } ?? []) }
         return (committed, outcome)
     }
 

@@ -230,7 +230,9 @@ public final class ModelContext {
         changed = [:]
         deleted = [:]
         deletionOrder = []
-        container.syncIndex()
+        // A store that cannot be read now leaves the index at the records it describes, which the
+        // models are restored from; the next fetch or save reports the problem.
+        try? container.syncIndex()
         for model in restore {
             let backing = model.persistentBackingData
             backing.isDeleted = false

@@ -170,7 +170,7 @@ extension ModelContext {
         guard !hasChanges, let entity = schema.entitiesByName[T._folioEntityName] else { return nil }
         let field = try storedField(group, of: T.self)
         return try container.lock.withLock(refusingReentry: "ModelContext's grouped count") {
-            container.syncIndexLocked(fromDisk: true)
+            try container.syncIndexLocked(fromDisk: true)
             let index = try container.indexLocked
             var buckets: [(id: Int64, count: Int)] = []
             for member in entity.selfAndDescendants {

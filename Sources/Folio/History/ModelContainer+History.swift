@@ -80,7 +80,7 @@ extension ModelContext {
             throw FolioError(.invalidFetchDescriptor, "Folio's history is made of DefaultHistoryTransaction")
         }
         return try container.lock.withLock(refusingReentry: "ModelContext.fetchHistory(_:)") {
-            container.syncIndexLocked(fromDisk: true)
+            try container.syncIndexLocked(fromDisk: true)
             let oldest = container.store.oldestRetainedSequence
             if let predicate = descriptor.predicate {
                 for token in Self.tokens(in: predicate.expression) where token.storeIdentifier == container.storeIdentifier {
@@ -115,7 +115,7 @@ extension ModelContext {
             } catch {
                 throw FolioError(.storage, "The history could not be deleted", underlying: error)
             }
-            container.syncIndexLocked(fromDisk: true)
+            try container.syncIndexLocked(fromDisk: true)
         }
     }
 

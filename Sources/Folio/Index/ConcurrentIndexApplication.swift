@@ -1,5 +1,5 @@
 import Dispatch
-import FolioStorage
+@_spi(FolioEngine) import FolioStorage
 
 /// Applies a large save's committed changes to the container's index on another thread, so that the
 /// save returns without waiting for them.
@@ -21,17 +21,18 @@ final class ConcurrentIndexApplication: @unchecked Sendable {
     private let group = DispatchGroup()
     private var isStarted = false
 
-    /// Starts applying `committed`, which the store has just committed on top of the state whose last
-    /// transaction is `baseSequence`, to `index`. Returns whether it started: not for a small
+    /// Starts moving `index` to `records`, the store's records once it committed `committed` on top of
+    /// the state whose last transaction is `baseSequence`. Returns whether it started: not for a small
     /// transaction, without an index, or when the index does not stand at `baseSequence`.
-    func start(committed: JournalTransaction, baseSequence: UInt64, index: RecordIndex?) -> Bool {
-        guard let index, committed.changedRecordCount >= Self.minimumRecords, index.lastSequence == baseSequence else { return false }
+    func start(committed: JournalTransaction, baseSequence: UInt64, records: StoreRecords, index: RecordIndex?) -> Bool {
+        guard let index, committed.changedRecordCount >= Self.minimumRecords, index.lastSequence == baseSequence,
+              records.lastSequence == committed.sequence else { return false }
         isStarted = true
         // Sendable: only this thread touches the index until `waitUntilApplied`; the saver holds the lock.
         nonisolated(unsafe) let target = index
         group.enter()
         DispatchQueue.global(qos: .userInitiated).async {
-            target.apply(committed)
+            target.advance(to: records, applying: [committed])
             self.group.leave()
         }
         return true

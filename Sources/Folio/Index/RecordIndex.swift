@@ -1,25 +1,21 @@
 @_spi(FolioEngine) import FolioStorage
 
-/// The container's in-memory index over the store's records: records by identifier and by entity,
-/// hash indexes for equality and sorted indexes for ranges and ordering on the properties named by
-/// `#Index`, `#Unique` and `.unique`.
+/// The container's in-memory index over the store's records: records by entity, hash indexes for
+/// equality and sorted indexes for ranges and ordering on the properties named by `#Index`, `#Unique`
+/// and `.unique`.
 ///
-/// The index is kept in step with the store by applying each committed journal transaction, whether
-/// it came from this process or, through a refresh, from another one. Record values are shared with the
-/// storage engine (``RecordValues`` are copy-on-write), so the index costs its tables, not a second copy
-/// of the data.
+/// The records themselves are the store's: the index holds one version of the store's table
+/// (``StoreRecords``, immutable) and describes exactly that version. It moves to a newer version with
+/// the transactions between the two (``advance(to:applying:)``): each record they touch is taken out of
+/// the indexes with its values in the old version and put back with its values in the new one. So
+/// there is no second table to keep in step, and nothing can go out of step: the indexes always
+/// describe the records they read.
 final class RecordIndex {
-    /// A record as the index keeps it.
-    struct Entry {
-        var entity: String
-        var values: RecordValues
-        /// The sequence number of the transaction that last wrote the record (0: loaded from the store).
-        var version: UInt64
-    }
-
-    private(set) var records = DenseTable<Entry>()
+    /// The version of the store's records the indexes describe.
+    private(set) var records = StoreRecords()
     private(set) var idsByEntity: [String: IdentifierList] = [:]
-    private(set) var lastSequence: UInt64 = 0
+    /// The sequence of the last transaction in ``records``.
+    var lastSequence: UInt64 { records.lastSequence }
     /// The indexed fields of each entity.
     private var fieldIndexes: [String: [FieldIndex]] = [:]
     /// Column tables made by scans, dropped when their entity changes.
@@ -33,8 +29,9 @@ final class RecordIndex {
     init(schema: Schema, indexingDeclaredIndices: Bool = true) {
         let storedDefaults = StoredDefaults(schema: schema)
         self.storedDefaults = storedDefaults
-        // The field indexes read back the keys they do not store from this index's records.
-        let valuesOf: (Int64) -> RecordValues? = { [unowned self] id in self.records[id]?.values }
+        // The field indexes read back the keys they do not store from the version of the records the
+        // index describes (see `advance(to:applying:)` for why that rule holds while it moves).
+        let valuesOf: (Int64) -> RecordValues? = { [unowned self] id in self.records.values(of: id) }
         var fields: [String: [FieldIndex]] = [:]
         for entity in schema.entities {
             var names = indexingDeclaredIndices ? Set(entity.indices.compactMap(\.first)) : []
@@ -60,50 +57,43 @@ final class RecordIndex {
         fieldIndexes[entity]?.first { $0.field == field }
     }
 
-    /// Where an entry holds the reference to its values' storage (-1 if the layout does not say).
-    private static let valuesStorageOffset: Int = {
-        guard let values = MemoryLayout<Entry>.offset(of: \Entry.values),
-              let storage = MemoryLayout<RecordValues>.offset(of: \RecordValues.values) else { return -1 }
-        return values + storage
-    }()
-
     /// Starts bringing the entries of `ids` and their values' storage into the cache, ahead of a loop
-    /// that makes models of them (see ``DenseTable/touch(_:referenceAt:)``); returns what to keep so
-    /// that the reads stay.
+    /// that makes models of them (see ``StoreRecords/touchValues(of:)``); returns what to keep so that
+    /// the reads stay.
     func touchValues(of ids: some Sequence<Int64>) -> UInt {
-        records.touch(ids, referenceAt: Self.valuesStorageOffset)
+        records.touchValues(of: ids)
     }
 
-    /// The version of a record: the sequence of the transaction that last wrote it (0 if loaded).
+    /// The version of a record: the sequence of the transaction that last wrote it (0 if read from a
+    /// snapshot).
     func version(of id: Int64) -> UInt64? {
         records[id]?.version
     }
 
-    /// Replaces the whole index with the store's current records.
-    func reload(from store: Store) {
+    /// Describes `version` from scratch, forgetting what the index described before: for a version that
+    /// no known list of transactions leads to (the first load, or a store whose history between the two
+    /// was compacted away, or a migration, which changes every record of its entities).
+    func rebuild(from version: StoreRecords) {
         columnTables = [:]
-        records.removeAll()
+        records = StoreRecords()
         idsByEntity = [:]
         for indexes in fieldIndexes.values {
             for index in indexes { index.removeAll() }
         }
-        lastSequence = 0
-        load(from: store)
+        load(version)
     }
 
     /// How many records of an entity are loaded before its indexes that are not unique are sized for
     /// the rest (see ``FieldIndex/reserveCapacity(forRecords:afterSampling:)``).
     static let indexSizingSample = 4_096
 
-    /// Loads every record of the store.
-    func load(from store: Store) {
+    /// Indexes every record of `version`, into an empty index.
+    func load(_ version: StoreRecords) {
         columnTables = [:]
-        // Sizing the tables once avoids rehashing them again and again while a large store loads.
-        records.reserveCapacity(store.recordCount)
-        var counts: [String: Int] = [:]
-        for entity in store.entityNames {
-            let count = store.count(of: entity)
-            counts[entity] = count
+        records = version
+        // Each entity's number of records, for sizing its tables once instead of growing them step by step.
+        let counts = version.recordCounts
+        for (entity, count) in counts {
             idsByEntity[entity, default: []].reserveCapacity(count)
             for index in fieldIndexes[entity] ?? [] {
                 if index.isUnique { index.reserveCapacity(count) }
@@ -118,17 +108,16 @@ final class RecordIndex {
             if let finished = run { idsByEntity[finished.entity] = finished.ids }
             run = nil
         }
-        store.forEachRecord { id, entity, values in
-            records[id] = Entry(entity: entity, values: values, version: 0)
-            if run?.entity != entity {
+        version.forEachInNumberOrder { id, entry in
+            if run?.entity != entry.entity {
                 endRun()
-                run = (entity, idsByEntity.removeValue(forKey: entity) ?? [], fieldIndexes[entity] ?? [])
+                run = (entry.entity, idsByEntity.removeValue(forKey: entry.entity) ?? [], fieldIndexes[entry.entity] ?? [])
             }
             run?.ids.insert(id)
-            for index in run?.indexes ?? [] { index.insert(id, values) }
+            for index in run?.indexes ?? [] { index.insert(id, entry.values) }
             if run?.ids.count == Self.indexSizingSample, let indexes = run?.indexes {
                 for index in indexes where !index.isUnique {
-                    index.reserveCapacity(forRecords: counts[entity] ?? 0, afterSampling: Self.indexSizingSample)
+                    index.reserveCapacity(forRecords: counts[entry.entity] ?? 0, afterSampling: Self.indexSizingSample)
                 }
             }
         }
@@ -139,49 +128,77 @@ final class RecordIndex {
         for indexes in fieldIndexes.values {
             for index in indexes where index.isDeclared { _ = index.sortedEntries() }
         }
-        lastSequence = store.lastSequence
     }
 
-    /// Applies a committed transaction.
-    func apply(_ transaction: JournalTransaction) {
-        guard transaction.sequence > lastSequence else { return }
-        if !columnTables.isEmpty {
-            for entity in transaction.entities { columnTables[entity] = nil }
+    /// Moves the index to `version`, which `transactions` (the ones after ``lastSequence``, in order, up
+    /// to the version's last, none of them a migration) lead to from the version it describes.
+    ///
+    /// It works in two passes, which keep the field indexes' rule (every record in a table is indexed
+    /// under the values of the version the index reads): first every record the transactions touch
+    /// leaves the indexes whose key it changes, under its old values, while the index still reads the
+    /// old version; then the index reads the new version and those records enter again, under their
+    /// new values.
+    func advance(to version: StoreRecords, applying transactions: [JournalTransaction]) {
+        guard version.lastSequence > lastSequence else { return }
+        var touched: [Int64] = []
+        var touchedEntities = Set<String>()
+        for transaction in transactions where transaction.sequence > lastSequence {
+            touched.reserveCapacity(touched.count + transaction.changedRecordCount)
+            for record in transaction.inserted { touched.append(record.id) }
+            for change in transaction.updated { touched.append(change.id) }
+            for deletion in transaction.deleted { touched.append(deletion.id) }
+            touchedEntities.formUnion(transaction.entities)
         }
-        // Inserted records come in runs of one entity: its identifier set and indexes are looked up once
-        // per run, not per record.
-        var run: (entity: String, ids: IdentifierList, indexes: [FieldIndex])?
+        if transactions.count > 1 || !(transactions.first.map { Self.touchesEachRecordOnce($0) } ?? true) {
+            touched = Array(Set(touched)).sorted()
+        }
+        if !columnTables.isEmpty {
+            for entity in touchedEntities { columnTables[entity] = nil }
+        }
+        let old = records
+        // Which indexes of a touched record move: those whose key differs between the versions, all of
+        // them when the record is only in one version or changed entity.
+        func moving(_ id: Int64, _ before: StoreRecords.Entry?, _ after: StoreRecords.Entry?,
+                    of entry: StoreRecords.Entry) -> [FieldIndex] {
+            let indexes = fieldIndexes[entry.entity] ?? []
+            guard let before, let after, before.entity == after.entity else { return indexes }
+            return indexes.filter { before.values[$0.field] != after.values[$0.field] }
+        }
+        for id in touched {
+            guard let before = old[id] else { continue }
+            let after = version[id]
+            for index in moving(id, before, after, of: before) { index.remove(id, before.values) }
+            if after?.entity != before.entity { idsByEntity[before.entity]?.remove(id) }
+        }
+        records = version
+        // Inserted records come in runs of one entity: its identifier set is looked up once per run.
+        var run: (entity: String, ids: IdentifierList)?
         func endRun() {
             if let finished = run { idsByEntity[finished.entity] = finished.ids }
             run = nil
         }
-        records.reserveCapacity(transaction.inserted.count)
-        for record in transaction.inserted {
-            records[record.id] = Entry(entity: record.entity, values: record.values, version: transaction.sequence)
-            if run?.entity != record.entity {
+        for id in touched {
+            guard let after = version[id] else { continue }
+            let before = old[id]
+            for index in moving(id, before, after, of: after) { index.insert(id, after.values) }
+            guard before?.entity != after.entity else { continue }
+            if run?.entity != after.entity {
                 endRun()
-                run = (record.entity, idsByEntity.removeValue(forKey: record.entity) ?? [], fieldIndexes[record.entity] ?? [])
+                run = (after.entity, idsByEntity.removeValue(forKey: after.entity) ?? [])
             }
-            run?.ids.insert(record.id)
-            for index in run?.indexes ?? [] { index.insert(record.id, record.values) }
+            run?.ids.insert(id)
         }
         endRun()
-        for change in transaction.updated {
-            guard var entry = records[change.id] else { continue }
-            // Only the indexes of fields the change sets move.
-            let indexes = (fieldIndexes[entry.entity] ?? []).filter { change.values[$0.field] != nil }
-            for index in indexes { index.remove(change.id, entry.values) }
-            entry.values = entry.values.merging(change.values)
-            entry.version = transaction.sequence
-            records[change.id] = entry
-            for index in indexes { index.insert(change.id, entry.values) }
-        }
-        for deletion in transaction.deleted {
-            guard let entry = records.removeValue(forKey: deletion.id) else { continue }
-            idsByEntity[entry.entity]?.remove(deletion.id)
-            for index in fieldIndexes[entry.entity] ?? [] { index.remove(deletion.id, entry.values) }
-        }
-        lastSequence = transaction.sequence
+    }
+
+    /// Whether a transaction names each record once, in increasing order within each of its lists, as
+    /// a save writes it; otherwise the touched records are sorted and counted once.
+    private static func touchesEachRecordOnce(_ transaction: JournalTransaction) -> Bool {
+        let lists = [transaction.inserted.isEmpty, transaction.updated.isEmpty, transaction.deleted.isEmpty]
+        guard lists.filter({ !$0 }).count <= 1 else { return false }
+        func increasing(_ ids: some Collection<Int64>) -> Bool { zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 } }
+        return increasing(transaction.inserted.lazy.map(\.id)) && increasing(transaction.updated.lazy.map(\.id))
+            && increasing(transaction.deleted.lazy.map(\.id))
     }
 
     /// Calls `body` with every record of `entities`, in no particular order.
@@ -191,15 +208,7 @@ final class RecordIndex {
     func forEachRecord(of entities: Set<String>, _ body: (Int64, String, RecordValues) throws -> Void) rethrows {
         let wanted = entities.reduce(0) { $0 + (idsByEntity[$1]?.count ?? 0) }
         if wanted * 2 >= records.count {
-            if entities.count == 1, let only = entities.first {
-                try records.forEachInNumberOrder { id, entry in
-                    if entry.entity == only { try body(id, entry.entity, entry.values) }
-                }
-            } else {
-                try records.forEachInNumberOrder { id, entry in
-                    if entities.contains(entry.entity) { try body(id, entry.entity, entry.values) }
-                }
-            }
+            try records.forEachInNumberOrder(of: entities, body)
         } else {
             for entity in entities {
                 for id in idsByEntity[entity] ?? [] {

@@ -76,7 +76,9 @@ final class StoreChangeHub: @unchecked Sendable {
         // publish, which every save makes once it has released the lock.
         if idle || container.lock.isHeldByCurrentThread { return }
         let (event, handlers) = container.lock.withLock("StoreChangeHub's delivery") { () -> (Event?, [(Event) -> Void]) in
-            container.syncIndexLocked(fromDisk: readingDisk)
+            // A store that cannot be read now delivers nothing new; the app's next fetch or save reports
+            // the problem, and the next publish tries again.
+            try? container.syncIndexLocked(fromDisk: readingDisk)
             lock.lock()
             defer { lock.unlock() }
             let from = lastDelivered

@@ -172,6 +172,13 @@ public final class Store: Sendable {
         try withState { try $0.forEachRecord(body) }
     }
 
+    /// The records as they are now, with the sequence of the last transaction they include: a version
+    /// that later writes and refreshes do not change (see ``StoreRecords``).
+    package var currentRecords: StoreRecords {
+        loadRecordsIfDeferred()
+        return withState { $0.version }
+    }
+
     /// The number of records of an entity.
     public func count(of entity: String) -> Int {
         loadRecordsIfDeferred()

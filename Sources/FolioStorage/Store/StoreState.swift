@@ -5,10 +5,12 @@
 /// entity's records in number order is an array access, not a hash-table probe, which is what keeps
 /// saves and the open of a store of millions of records in proportion to what they touch.
 struct StoreState: Sendable {
-    /// A live record: its entity, as a position in ``entityNames``, and its values.
+    /// A live record: its values, the sequence of the transaction that last wrote it (0 for a record
+    /// read from a snapshot), and its entity, as a position in ``entityNames``.
     struct Entry: Sendable {
-        var entity: Int32
         var values: RecordValues
+        var version: UInt64
+        var entity: Int32
     }
 
     /// Every live record, by record number.
@@ -59,6 +61,11 @@ struct StoreState: Sendable {
         return StoredRecord(entity: entityNames[Int(entry.entity)], id: id, values: entry.values)
     }
 
+    /// The records as they are now, for readers that keep them while the state goes on changing.
+    var version: StoreRecords {
+        StoreRecords(table: records, entityNames: entityNames, lastSequence: lastSequence, recordCounts: recordCounts)
+    }
+
     /// The records of one entity.
     func records(of entity: String) -> EntityRecords {
         guard let position = entityPositions[entity] else { return EntityRecords(table: DenseTable(), entity: -1, count: 0) }
@@ -95,16 +102,17 @@ struct StoreState: Sendable {
     }
 
     /// Adds a record unless its number is taken; returns the entity that holds the number if it is.
-    mutating func insert(id: Int64, entity position: Int32, values: RecordValues) -> String? {
+    mutating func insert(id: Int64, entity position: Int32, values: RecordValues, version: UInt64 = 0) -> String? {
         if let owner = records[id] { return entityNames[Int(owner.entity)] }
-        records[id] = Entry(entity: position, values: values)
+        records[id] = Entry(values: values, version: version, entity: position)
         counts[Int(position)] += 1
         return nil
     }
 
-    /// Applies a migration to every record of its entity: rewrites their values, or removes them all
-    /// when it removes the entity. Changes no ``lastModified`` (``apply(_:entityBase:globalBase:)`` does).
-    mutating func migrate(_ migration: RecordMigration) {
+    /// Applies a migration to every record of its entity: rewrites their values (their version becomes
+    /// `sequence`), or removes them all when it removes the entity. Changes no ``lastModified``
+    /// (``apply(_:entityBase:globalBase:)`` does).
+    mutating func migrate(_ migration: RecordMigration, sequence: UInt64) {
         guard let position = entityPositions[migration.entity], counts[Int(position)] > 0 else { return }
         var ids: [Int64] = []
         ids.reserveCapacity(counts[Int(position)])
@@ -120,6 +128,7 @@ struct StoreState: Sendable {
         for id in ids {
             guard var entry = records[id] else { continue }
             entry.values = applier.apply(to: entry.values)
+            entry.version = sequence
             records[id] = entry
         }
     }
@@ -157,7 +166,7 @@ struct StoreState: Sendable {
             return found
         }
         for migration in transaction.migrations where !migration.isEmpty && applies(migration.entity) {
-            migrate(migration)
+            migrate(migration, sequence: sequence)
             modified(migration.entity)
         }
         for deleted in transaction.deleted where applies(deleted.entity) {
@@ -172,7 +181,7 @@ struct StoreState: Sendable {
         }
         records.reserveCapacity(transaction.inserted.count)
         for inserted in transaction.inserted where applies(inserted.entity) {
-            if let owner = insert(id: inserted.id, entity: entityPosition(inserted.entity), values: inserted.values) {
+            if let owner = insert(id: inserted.id, entity: entityPosition(inserted.entity), values: inserted.values, version: sequence) {
                 problems.append("inserts \(inserted.entity) \(inserted.id), but \(owner) \(inserted.id) already exists")
                 continue
             }
@@ -185,6 +194,7 @@ struct StoreState: Sendable {
                 continue
             }
             entry.values = entry.values.merging(updated.values)
+            entry.version = sequence
             records[updated.id] = entry
             modified(updated.entity)
         }

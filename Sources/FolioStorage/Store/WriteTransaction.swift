@@ -139,7 +139,7 @@ public struct WriteTransaction {
         if !migration.removesEntity {
             try checkRenameTargets(of: migration)
         }
-        base.migrate(migration)
+        base.migrate(migration, sequence: base.lastSequence + 1)
         migrations.append(migration)
     }
 

@@ -29,7 +29,7 @@ extension EntityRecords {
     /// The records of a dictionary, as one entity of a store state.
     init(_ records: [Int64: RecordValues]) {
         var table = DenseTable<StoreState.Entry>()
-        for (id, values) in records { table[id] = StoreState.Entry(entity: 0, values: values) }
+        for (id, values) in records { table[id] = StoreState.Entry(values: values, version: 0, entity: 0) }
         self.init(table: table, entity: 0, count: records.count)
     }
 }
