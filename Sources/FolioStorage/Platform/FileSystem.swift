@@ -18,6 +18,9 @@ package struct FileStatus: Sendable, Hashable {
     package var isDirectory: Bool
     /// Whether it is a regular file (not a directory, FIFO, device or socket).
     package var isRegularFile: Bool = true
+    /// The last modification time, in nanoseconds since 1970 (0 where unknown): with the size, device
+    /// and inode, what tells a derived file (the snapshot cache) that its source was rewritten in place.
+    package var modificationTime: Int64 = 0
 }
 
 /// How to open a file.

@@ -76,9 +76,15 @@ package struct PosixFileSystem: FileSystem {
     }
 
     private static func makeStatus(_ info: stat) -> FileStatus {
-        FileStatus(
+        #if canImport(Darwin)
+        let modified = info.st_mtimespec
+        #else
+        let modified = info.st_mtim
+        #endif
+        return FileStatus(
             size: Int64(info.st_size), device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
-            isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, isRegularFile: (info.st_mode & S_IFMT) == S_IFREG)
+            isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, isRegularFile: (info.st_mode & S_IFMT) == S_IFREG,
+            modificationTime: Int64(modified.tv_sec) &* 1_000_000_000 &+ Int64(modified.tv_nsec))
     }
 
     package func rename(_ source: String, to destination: String) throws {

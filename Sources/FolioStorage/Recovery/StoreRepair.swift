@@ -49,7 +49,7 @@ package enum StoreRepair {
         let stamp = Timestamp.format(Date()).replacingOccurrences(of: ":", with: "-")
 
         // Temporary files.
-        for folder in [paths.directory, paths.snapshots] {
+        for folder in [paths.directory, paths.snapshots, paths.cacheDirectory] {
             for name in try fs.contentsOfDirectory(folder) where FileSystemNames.isTemporary(name) {
                 try fs.unlink("\(folder)/\(name)")
                 report.actions.append("removed temporary file \(folder)/\(name)")

@@ -33,7 +33,7 @@ package enum StoreVerifier {
             problems.append(StorageError(.ioFailure, "\(error)", file: paths.directory))
         }
         let fs = configuration.fileSystem
-        for folder in [paths.directory, paths.snapshots] {
+        for folder in [paths.directory, paths.snapshots, paths.cacheDirectory] {
             for name in (try? fs.contentsOfDirectory(folder)) ?? [] where FileSystemNames.isTemporary(name) {
                 warnings.append("\(folder)/\(name): temporary file left by an interrupted write; the next compaction removes it")
             }

@@ -136,7 +136,7 @@ extension Store {
     /// another process (or this one) is preparing, which cannot be installed any more once this one
     /// has been. Caller holds the writer lock and the exclusive file lock.
     func removeTemporaryFiles(_ paths: StorePaths) throws {
-        var folders = [paths.directory, paths.snapshots]
+        var folders = [paths.directory, paths.snapshots, paths.cacheDirectory]
         for shard in try fs.contentsOfDirectory(paths.blobs) { folders.append("\(paths.blobs)/\(shard)") }
         for folder in folders {
             for name in try fs.contentsOfDirectory(folder) where FileSystemNames.isTemporary(name) {

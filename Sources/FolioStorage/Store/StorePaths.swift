@@ -9,6 +9,9 @@ struct StorePaths: Sendable {
     var lock: String { "\(directory)/lock" }
     var corruptTail: String { "\(directory)/journal.jsonl.corrupt-tail" }
     func snapshot(_ entity: String) -> String { "\(directory)/\(SnapshotFile.relativePath(entity))" }
+    /// The folder of derived snapshot caches: rebuildable, never part of the store's state.
+    var cacheDirectory: String { "\(directory)/\(SnapshotCacheFile.directoryName)" }
+    func snapshotCache(_ entity: String) -> String { "\(directory)/\(SnapshotCacheFile.relativePath(entity))" }
 }
 
 /// Entity-name rules shared by writes and loading.
