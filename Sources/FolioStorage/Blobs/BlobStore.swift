@@ -32,7 +32,10 @@ public enum BlobStore {
     }
 
     static func collectReferences(in values: RecordValues, into hashes: inout Set<String>) {
-        for value in values.values { collectReferences(in: value, into: &hashes) }
+        // Only arrays and objects can hold a reference: the other values are not decoded.
+        for slot in values.values.indices where values.values.holdsContainer(atSlot: slot) {
+            collectReferences(in: values.value(atSlot: slot), into: &hashes)
+        }
     }
 
     static func collectReferences(in value: JSONValue, into hashes: inout Set<String>) {

@@ -82,11 +82,19 @@ package struct CanonicalJSONWriter: Sendable {
         let layout = values.layout
         try layout.memberPrefixes.withUnsafeBufferPointer { prefixes throws(StorageError) in
             try layout.memberPrefixEnds.withUnsafeBufferPointer { ends throws(StorageError) in
-                var start = 0
-                for (position, end) in ends.enumerated() {
-                    output.append(contentsOf: UnsafeBufferPointer(rebasing: prefixes[start..<end]))
-                    try write(values.values[position], into: &output)
-                    start = end
+                // Each value is written straight from its packed bytes, without decoding it.
+                try values.values.bytes.withUnsafeBufferPointer { packed throws(StorageError) in
+                    var start = 0
+                    for (position, end) in ends.enumerated() {
+                        output.append(contentsOf: UnsafeBufferPointer(rebasing: prefixes[start..<end]))
+                        if let range = PackedReader.range(ofSlot: position, in: packed) {
+                            var reader = PackedReader(bytes: packed, position: range.lowerBound)
+                            try writePacked(&reader, depth: 0, into: &output)
+                        } else {
+                            Self.writeNull(into: &output)  // a broken buffer: the value reads as null
+                        }
+                        start = end
+                    }
                 }
             }
         }
@@ -148,10 +156,69 @@ package struct CanonicalJSONWriter: Sendable {
         output.append(contentsOf: value.description.utf8)
     }
 
+    /// Appends the canonical bytes of the packed value `reader` is at, moving past it. Broken bytes (see
+    /// ``PackedValues``) write `null` from where they are found, as they decode.
+    func writePacked(_ reader: inout PackedReader, depth: Int, into output: inout [UInt8]) throws(StorageError) {
+        guard let tag = reader.readByte() else { return Self.writeNull(into: &output) }
+        switch tag {
+        case PackedEncoding.null: Self.writeNull(into: &output)
+        case PackedEncoding.trueTag: output.append(contentsOf: [0x74, 0x72, 0x75, 0x65])
+        case PackedEncoding.falseTag: output.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65])
+        case PackedEncoding.int8, PackedEncoding.int16, PackedEncoding.int32, PackedEncoding.int64:
+            let width = 1 << Int(tag - PackedEncoding.int8)
+            guard let int = reader.readInteger(width: width) else { return Self.writeNull(into: &output) }
+            Self.writeInteger(int, into: &output)
+        case PackedEncoding.double:
+            guard let bits = reader.readFixed(width: 8) else { return Self.writeNull(into: &output) }
+            try Self.writeDouble(Double(bitPattern: bits), into: &output)
+        case PackedEncoding.plainString:
+            guard let utf8 = reader.readUTF8() else { return Self.writeNull(into: &output) }
+            output.append(_quoteByte)
+            output.append(contentsOf: utf8)
+            output.append(_quoteByte)
+        case PackedEncoding.string:
+            guard let utf8 = reader.readUTF8() else { return Self.writeNull(into: &output) }
+            Self.writeString(utf8: utf8, into: &output)
+        case PackedEncoding.array:
+            // Each element takes a byte at least: a count past the bytes left is broken.
+            guard depth < PackedReader.maximumDepth, let count = reader.readVarint(), count <= reader.remaining
+            else { return Self.writeNull(into: &output) }
+            output.append(UInt8(ascii: "["))
+            for position in 0..<count {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                try writePacked(&reader, depth: depth + 1, into: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case PackedEncoding.object:
+            // The members are packed in UTF-8 order of their keys, the canonical order.
+            guard depth < PackedReader.maximumDepth, let count = reader.readVarint(), count <= reader.remaining / 2
+            else { return Self.writeNull(into: &output) }
+            output.append(UInt8(ascii: "{"))
+            for position in 0..<count {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                Self.writeString(utf8: reader.readUTF8() ?? UnsafeBufferPointer(start: nil, count: 0), into: &output)
+                output.append(UInt8(ascii: ":"))
+                try writePacked(&reader, depth: depth + 1, into: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        default:
+            Self.writeNull(into: &output)
+        }
+    }
+
+    static func writeNull(into output: inout [UInt8]) {
+        output.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+    }
+
     static func writeString(_ string: String, into output: inout [UInt8]) {
-        output.append(_quoteByte)
         var string = string
-        string.withUTF8 { utf8 in
+        string.withUTF8 { utf8 in writeString(utf8: utf8, into: &output) }
+    }
+
+    /// Appends the canonical form of the string whose UTF-8 bytes are `utf8`.
+    static func writeString(utf8: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+        output.append(_quoteByte)
+        do {
             var runStart = 0
             var i = 0
             let count = utf8.count

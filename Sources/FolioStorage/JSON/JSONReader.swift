@@ -73,6 +73,8 @@ struct _Parser {
     /// at its exact size, when the object ends (a dictionary grown member by member, or reserved
     /// generously, wastes memory on the many small objects a store holds).
     var pendingMembers: [(key: String, value: JSONValue, offset: Int)] = []
+    /// The values of the record being read by ``parseRecordValues(depth:)``, packed one after the other.
+    var packed = PackedArraySink()
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
@@ -164,20 +166,213 @@ struct _Parser {
         return .object(members)
     }
 
-    /// Parses an object into ``RecordValues`` without building a dictionary: the members are read in
-    /// order and, when they are sorted (as Folio writes them), taken as they are. Duplicate names are
-    /// still refused.
+    /// Parses an object into ``RecordValues`` without building a dictionary or any ``JSONValue``: each
+    /// member's value is packed (see ``PackedValues``) straight from the text into a scratch buffer, then
+    /// the values are copied into the record's buffer in name order. Duplicate names are still refused.
     mutating func parseRecordValues(depth: Int) throws(_SyntaxError) -> RecordValues {
         let objectOffset = index
-        let base = pendingMembers.count
-        defer { pendingMembers.removeSubrange(base...) }
-        _ = try parseMembers(depth: depth)
-        // The values array is made at its exact size: it is kept for as long as the record is.
-        let members = pendingMembers[base...]
-        guard let record = RecordValues(names: members.map(\.key), values: ContiguousArray(members.lazy.map(\.value))) else {
-            throw fail("duplicate key in object", at: objectOffset)
+        if depth > maximumDepth { throw fail("nesting deeper than \(maximumDepth)") }
+        packed.bytes.removeAll(keepingCapacity: true)
+        // Packed values take about as many bytes as their text: one allocation for most records.
+        packed.bytes.reserveCapacity(bytes.count - index)
+        var members: [(key: String, end: Int)] = []
+        members.reserveCapacity(16)
+        index += 1  // {
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+        } else {
+            while true {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == _quote else { throw fail("expected a string key") }
+                let key = try parseString()
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+                index += 1
+                skipWhitespace()
+                try parsePackedValue(depth: depth)
+                members.append((key, packed.count))
+                skipWhitespace()
+                guard index < bytes.count else { throw fail("unexpected end of JSON text in object") }
+                let byte = bytes[index]
+                index += 1
+                if byte == UInt8(ascii: ",") { continue }
+                if byte == UInt8(ascii: "}") { break }
+                throw fail("expected ',' or '}'", at: index - 1)
+            }
         }
+        let record = packed.bytes.withUnsafeBufferPointer { data in
+            RecordValues(members: members, packedSlots: data)
+        }
+        guard let record else { throw fail("duplicate key in object", at: objectOffset) }
         return record
+    }
+
+    /// Parses one value onto ``packed``, as ``parseValue(depth:)`` parses it into a ``JSONValue``.
+    mutating func parsePackedValue(depth: Int) throws(_SyntaxError) {
+        guard index < bytes.count else { throw fail("unexpected end of JSON text") }
+        switch bytes[index] {
+        case _quote: try parsePackedString()
+        case UInt8(ascii: "{"): try parsePackedObject(depth: depth + 1)
+        case UInt8(ascii: "["): try parsePackedArray(depth: depth + 1)
+        case UInt8(ascii: "t"): try expectLiteral("true"); packed.append(PackedEncoding.trueTag)
+        case UInt8(ascii: "f"): try expectLiteral("false"); packed.append(PackedEncoding.falseTag)
+        case UInt8(ascii: "n"): try expectLiteral("null"); packed.append(PackedEncoding.null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            switch try parseNumber() {
+            case .int(let int): PackedEncoding.appendInteger(int, into: &packed)
+            case .double(let double): PackedEncoding.appendDouble(double, into: &packed)
+            case let other: PackedEncoding.append(other, into: &packed)
+            }
+        default: throw fail("unexpected character '\(Self.printable(bytes[index]))'")
+        }
+    }
+
+    /// Packs a string. One without escapes is copied from the text as it is (after checking its UTF-8,
+    /// if it is not ASCII); one with escapes is parsed by ``parseString()`` and packed from its `String`.
+    mutating func parsePackedString() throws(_SyntaxError) {
+        let start = index + 1
+        var i = start
+        let count = bytes.count
+        var nonASCII: UInt8 = 0
+        while i < count {
+            if i + 8 <= count {
+                let word = ByteWord.load(bytes, at: i)
+                let skip = ByteWord.firstMarkedByte(ByteWord.stringSpecialBytes(word))
+                if ByteWord.nonASCIIBytes(ByteWord.prefix(word, skip)) != 0 { nonASCII = 0x80 }
+                i += skip
+                if skip == 8 { continue }
+            }
+            let byte = bytes[i]
+            if byte == _quote {
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<i])
+                if nonASCII & 0x80 != 0 && !Self.isValidUTF8(slice) { throw fail("invalid UTF-8 in string", at: start) }
+                index = i + 1
+                PackedEncoding.appendString(utf8: slice, into: &packed)
+                return
+            }
+            if byte == _backslash || byte < 0x20 { break }
+            nonASCII |= byte
+            i += 1
+        }
+        // Escapes, an unescaped control character or no closing quote: the general path reads or refuses it.
+        let string = try parseString()
+        PackedEncoding.appendString(string, into: &packed)
+    }
+
+    /// Whether `bytes` are well-formed UTF-8, as `String(validating:as:)` requires.
+    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+
+    /// Packs an array; its count goes before its elements once they are all read.
+    mutating func parsePackedArray(depth: Int) throws(_SyntaxError) {
+        if depth > maximumDepth { throw fail("nesting deeper than \(maximumDepth)") }
+        index += 1  // [
+        packed.append(PackedEncoding.array)
+        let countOffset = packed.count
+        var elements = 0
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+        } else {
+            while true {
+                skipWhitespace()
+                try parsePackedValue(depth: depth)
+                elements += 1
+                skipWhitespace()
+                guard index < bytes.count else { throw fail("unexpected end of JSON text in array") }
+                let byte = bytes[index]
+                index += 1
+                if byte == UInt8(ascii: ",") { continue }
+                if byte == UInt8(ascii: "]") { break }
+                throw fail("expected ',' or ']'", at: index - 1)
+            }
+        }
+        insertPackedCount(elements, at: countOffset)
+    }
+
+    /// Packs an object. The members are copied as they come when their keys are ASCII without escapes,
+    /// in increasing byte order (as the canonical writer writes them, and then no two can be equal);
+    /// any other object is parsed again by ``parseObject(depth:)``, which sorts its keys and refuses
+    /// duplicates, and packed from its ``JSONValue``.
+    mutating func parsePackedObject(depth: Int) throws(_SyntaxError) {
+        if depth > maximumDepth { throw fail("nesting deeper than \(maximumDepth)") }
+        let objectOffset = index
+        let packedOffset = packed.count
+        index += 1  // {
+        packed.append(PackedEncoding.object)
+        let countOffset = packed.count
+        var members = 0
+        var previousKey = 0..<0
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+        } else {
+            while true {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == _quote else { throw fail("expected a string key") }
+                guard let key = plainKey(at: index),
+                      members == 0 || UnsafeBufferPointer(rebasing: bytes[previousKey])
+                          .lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: bytes[key]))
+                else {
+                    packed.bytes.removeSubrange(packedOffset...)
+                    index = objectOffset
+                    PackedEncoding.append(try parseObject(depth: depth), into: &packed)
+                    return
+                }
+                previousKey = key
+                index = key.upperBound + 1
+                PackedEncoding.appendVarint(key.count, into: &packed)
+                packed.append(UnsafeBufferPointer(rebasing: bytes[key]))
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+                index += 1
+                skipWhitespace()
+                try parsePackedValue(depth: depth)
+                members += 1
+                skipWhitespace()
+                guard index < bytes.count else { throw fail("unexpected end of JSON text in object") }
+                let byte = bytes[index]
+                index += 1
+                if byte == UInt8(ascii: ",") { continue }
+                if byte == UInt8(ascii: "}") { break }
+                throw fail("expected ',' or '}'", at: index - 1)
+            }
+        }
+        insertPackedCount(members, at: countOffset)
+    }
+
+    /// The range of the characters of the key whose opening quote is at `quote`, if they are printable
+    /// ASCII without escapes and the key is closed; nil otherwise.
+    func plainKey(at quote: Int) -> Range<Int>? {
+        var i = quote + 1
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte == _quote { return (quote + 1)..<i }
+            if byte < 0x20 || byte >= 0x7F || byte == _backslash { return nil }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Puts the count of a packed array's or object's elements before them, at `offset` of ``packed``.
+    mutating func insertPackedCount(_ count: Int, at offset: Int) {
+        if count < 0x80 {
+            packed.bytes.insert(UInt8(count), at: offset)
+        } else {
+            var varint = PackedArraySink()
+            PackedEncoding.appendVarint(count, into: &varint)
+            packed.bytes.insert(contentsOf: varint.bytes, at: offset)
+        }
     }
 
     mutating func parseArray(depth: Int) throws(_SyntaxError) -> JSONValue {

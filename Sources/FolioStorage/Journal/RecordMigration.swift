@@ -132,10 +132,8 @@ struct RecordMigrationApplier {
             arrangements[ObjectIdentifier(layout)] = arrangement
         }
         if arrangement.new === layout && arrangement.sources.elementsEqual(layout.names.indices) { return values }
-        var moved = ContiguousArray<JSONValue>()
-        moved.reserveCapacity(arrangement.sources.count)
-        for source in arrangement.sources { moved.append(values.values[source]) }
-        return RecordValues(layout: arrangement.new, values: moved)
+        // The values' bytes are copied into the new order, not decoded.
+        return values.rearranged(into: arrangement.new, sources: arrangement.sources)
     }
 
     private func arrange(_ layout: RecordLayout) -> (old: RecordLayout, new: RecordLayout, sources: [Int]) {

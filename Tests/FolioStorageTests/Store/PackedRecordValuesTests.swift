@@ -1,0 +1,217 @@
+import Foundation
+import Testing
+@testable import FolioStorage
+
+/// Values that exercise every case and every width of the packed encoding.
+private let sampleValues: [JSONValue] = [
+    .null, .bool(false), .bool(true),
+    .int(0), .int(1), .int(-1), .int(127), .int(128), .int(-128), .int(-129), .int(32767), .int(32768),
+    .int(-32768), .int(-32769), .int(Int64(Int32.max)), .int(Int64(Int32.max) + 1), .int(Int64(Int32.min)),
+    .int(Int64(Int32.min) - 1), .int(.max), .int(.min),
+    .double(0.0), .double(-0.0), .double(1.5), .double(-2.25e-300), .double(.greatestFiniteMagnitude),
+    .double(.leastNonzeroMagnitude), .double(1e16), .double(.infinity),
+    .string(""), .string("plain ASCII"), .string("quote \" and backslash \\"), .string("tab\tnewline\n\u{7F}"),
+    .string("é"), .string("e\u{301}"), .string("日本語"), .string("🧳 trip"), .string("\u{2028}\u{85}"),
+    .string(String(repeating: "long text ", count: 20_000)),
+    .array([]), .array([.int(1), .string("two"), .null, .array([.array([])])]),
+    .array((0..<300).map { .int(Int64($0)) }),
+    .object([:]), .object(["rawValue": .string("I0123456789abcdef")]),
+    .object(["z": .int(1), "a": .object(["é": .bool(true), "B": .array([.double(0.5)])]), "é": .null, "e": .string("")]),
+]
+
+/// Whether two values are the same, telling `0.0` from `-0.0` apart (which `==` does not).
+private func identical(_ a: JSONValue, _ b: JSONValue) -> Bool {
+    switch (a, b) {
+    case (.double(let x), .double(let y)): return x.bitPattern == y.bitPattern
+    case (.array(let x), .array(let y)): return x.count == y.count && zip(x, y).allSatisfy { identical($0, $1) }
+    case (.object(let x), .object(let y)):
+        return x.count == y.count && x.allSatisfy { key, value in y[key].map { identical(value, $0) } ?? false }
+    default: return a == b
+    }
+}
+
+private func parseRecord(_ text: String) throws -> RecordValues {
+    let bytes = Array(text.utf8)
+    return try bytes.withUnsafeBufferPointer { buffer in
+        var parser = _Parser(bytes: buffer, maximumDepth: 512)
+        return try parser.parseRecordValues(depth: 1)
+    }
+}
+
+@Suite("Packed record values")
+struct PackedRecordValuesTests {
+    @Test func everyKindOfValueReadsBackAsItWasStored() throws {
+        for value in sampleValues {
+            let record = RecordValues(["v": value, "w": .int(7)])
+            #expect(identical(record["v"] ?? .null, value), "\(String(describing: value).prefix(80))")
+            #expect(identical(record.values[0], value))
+            #expect(record.value(atSlot: 1) == .int(7))
+        }
+        let all = RecordValues(names: sampleValues.indices.map { "v\($0)" }, values: ContiguousArray(sampleValues))
+        let record = try #require(all)
+        for (position, value) in sampleValues.enumerated() {
+            #expect(identical(record["v\(position)"] ?? .null, value))
+        }
+    }
+
+    @Test func aRecordIsOneSmallBuffer() {
+        let trip: RecordValues = [
+            "tripID": .string("6F9619FF-8B86-D011-B42D-00C04FC964FF"), "name": .string("Trip 1234567"),
+            "destination": .string("City17"), "startDate": .double(7.5e8), "price": .double(1234.5),
+            "mapItem": .object(["rawValue": .string("I0123456789abcdef")]),
+        ]
+        // 6 offsets, 36 + 12 + 6 + 17 characters, two doubles and the object's key: about 125 bytes.
+        #expect(trip.values.bytes.count <= 130)
+        #expect(RecordValues().values.bytes.isEmpty)
+        #expect(trip.values.count == 6)
+    }
+
+    @Test func aSlotOutsideTheValuesReadsAsNull() {
+        let record: RecordValues = ["a": .int(1)]
+        #expect(record.value(atSlot: 1) == .null)
+        #expect(record.value(atSlot: -1) == .null)
+        #expect(RecordValues().value(atSlot: 0) == .null)
+    }
+
+    @Test func theCanonicalWriterWritesThePackedBytesAsItWritesTheValues() throws {
+        let writer = CanonicalJSONWriter()
+        var records: [RecordValues] = sampleValues.filter { $0 != .double(.infinity) }.map { ["v": $0, "a": .int(1)] }
+        records.append(RecordValues())
+        records.append(["é": .int(1), "z": .int(2), "B": .string("upper before lower")])  // not in byte order
+        records.append(["b": .double(-0.0), "a": .double(0.1), "c": .double(1e-7)])
+        for record in records {
+            var packed: [UInt8] = []
+            try writer.write(record, into: &packed)
+            let old = try writer.bytes(.object(record.dictionary))
+            #expect(packed == old, "\(String(decoding: old.prefix(80), as: UTF8.self))")
+        }
+        var output: [UInt8] = []
+        #expect(throws: StorageError.self) { try writer.write(["v": .double(.nan)], into: &output) }
+        #expect(throws: StorageError.self) { try writer.write(["v": .array([.double(-.infinity)])], into: &output) }
+    }
+
+    @Test func theReaderPacksTheSameBytesAsEncodingTheParsedValues() throws {
+        let texts = [
+            #"{"a":1,"b":{"x":[true,false,null]},"c":"é","d":-0.0,"e":"\u00e9\"","f":[]}"#,
+            #"{"mapItem":{"rawValue":"I0123456789abcdef"},"name":"Trip","price":12.5,"tripID":"6F9619FF"}"#,
+            #"{"z":{"b":1,"a":2},"y":{"é":1,"e":2},"x":{"k\n":1},"w":{}}"#,
+            #"{"n":[[1,[2,[3]]],{"a":[{"b":{}}]}],"big":9223372036854775807,"small":-9223372036854775808}"#,
+            #"{"s":"tab\there","u":"\ud83e\uddf3","d":1e300,"i":123456789012}"#,
+            "{\"long\":[" + (0..<200).map(String.init).joined(separator: ",") + "]}",
+            "{\"keys\":{" + (0..<150).map { "\"k\(1000 + $0)\":\($0)" }.joined(separator: ",") + "}}",
+            "{ \"spaced\" : [ 1 , { \"a\" : 2 } ] , \"t\" : true }",
+        ]
+        for text in texts {
+            let parsed = try parseRecord(text)
+            let expected = RecordValues(try #require(try JSONReader().parse(text).objectValue))
+            #expect(parsed == expected, "\(text)")
+            #expect(parsed.values.bytes == expected.values.bytes, "\(text)")
+        }
+        #expect(throws: (any Error).self) { try parseRecord(#"{"a":{"x":1,"x":2}}"#) }
+        #expect(throws: (any Error).self) { try parseRecord("{\"a\":{\"\u{E9}\":1,\"e\u{301}\":2}}") }
+        #expect(throws: (any Error).self) { try parseRecord(#"{"a":[1,]}"#) }
+        #expect(throws: (any Error).self) { try parseRecord(#"{"a":{"b":1,}}"#) }
+        let invalidUTF8: [UInt8] = Array(#"{"a":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
+        #expect(throws: (any Error).self) {
+            try invalidUTF8.withUnsafeBufferPointer { buffer in
+                var parser = _Parser(bytes: buffer, maximumDepth: 512)
+                return try parser.parseRecordValues(depth: 1)
+            }
+        }
+    }
+
+    @Test func mergingFilteringAndSettingAgreeWithADictionary() {
+        let base: RecordValues = ["a": .string("first value, long enough"), "c": .array([.int(1)]), "e": .double(-0.0)]
+        var dictionary = base.dictionary
+        var record = base
+        let steps: [(String, JSONValue?)] = [
+            ("c", .object(["k": .null])), ("b", .string("")), ("a", nil), ("z", .int(.min)), ("e", nil),
+            ("0", .bool(true)), ("missing", nil),
+        ]
+        for (name, value) in steps {
+            record[name] = value
+            dictionary[name] = value
+            #expect(record.dictionary == dictionary)
+            #expect(record == RecordValues(dictionary))
+        }
+        let changes: RecordValues = ["b": .int(2), "y": .string("new")]
+        #expect(record.merging(changes).dictionary == dictionary.merging(changes.dictionary) { $1 })
+        #expect(base.merging(["a": .null]).dictionary == ["a": .null, "c": .array([.int(1)]), "e": .double(-0.0)])
+        #expect(base.merging(["e": .int(3)])["e"] == .int(3))
+        #expect(base.filter { $0 != "c" }.dictionary == base.dictionary.filter { $0.key != "c" })
+        #expect(base.filter { $0 == "e" }["e"].map { identical($0, .double(-0.0)) } == true)
+    }
+
+    @Test func aMigrationMovesValuesWithoutChangingThem() {
+        let record: RecordValues = ["a": .string("é and more"), "b": .object(["x": .int(1)]), "c": .double(-0.0)]
+        let layout = RecordLayout.interned(sortedNames: ["p", "q"])
+        let moved = record.rearranged(into: layout, sources: [2, 0])
+        #expect(moved.keys == ["p", "q"])
+        #expect(moved["p"].map { identical($0, .double(-0.0)) } == true)
+        #expect(moved["q"] == .string("é and more"))
+    }
+
+    @Test func equalValuesWithDifferentBytesAreEqualAndHashAlike() {
+        let pairs: [(RecordValues, RecordValues)] = [
+            (["d": .double(0.0)], ["d": .double(-0.0)]),
+            (["s": .string("\u{E9}")], ["s": .string("e\u{301}")]),
+            (["s": .string("K")], ["s": .string("\u{212A}")]),  // KELVIN SIGN is canonically equivalent to K
+            (["o": .object(["\u{E9}": .int(1)])], ["o": .object(["e\u{301}": .int(1)])]),
+            (["a": .array([.double(-0.0), .string("x")])], ["a": .array([.double(0.0), .string("x")])]),
+        ]
+        for (lhs, rhs) in pairs {
+            #expect(lhs.values.bytes != rhs.values.bytes)
+            #expect(lhs == rhs)
+            #expect(lhs.hashValue == rhs.hashValue)
+            #expect(Set([lhs, rhs]).count == 1)
+        }
+        let different: [(RecordValues, RecordValues)] = [
+            (["v": .int(1)], ["v": .double(1)]),
+            (["v": .int(1)], ["w": .int(1)]),
+            (["v": .string("a")], ["v": .string("b")]),
+            (["v": .array([.int(1)])], ["v": .array([.int(1), .int(1)])]),
+            (["v": .bool(true)], ["v": .bool(false)]),
+            (["v": .null], ["v": .int(0)]),
+        ]
+        for (lhs, rhs) in different { #expect(lhs != rhs) }
+        // A NaN never reaches a store; a record holding one must still compare and hash without trapping.
+        let nan: RecordValues = ["v": .double(.nan)]
+        #expect(nan == nan)
+        _ = nan.hashValue
+        #expect(nan != ["v": .double(1)])
+    }
+
+    @Test func brokenBytesDecodeAsNullAndStayInBounds() throws {
+        let record = RecordValues(names: ["a", "b", "c"], values: [
+            .string("some text"), .array([.object(["k": .int(300)]), .double(2.5)]), .int(.max),
+        ])
+        let bytes = try #require(record).values.bytes
+        // Every truncation and every single-byte change of a valid buffer must decode without trapping.
+        for length in 0..<bytes.count {
+            let broken = PackedValues(unvalidatedBytes: ContiguousArray(bytes.prefix(length)))
+            for slot in -1...3 { _ = broken.value(atSlot: slot) }
+            _ = broken.count
+        }
+        for position in bytes.indices {
+            for replacement: UInt8 in [0x00, 0x01, 0x07, 0x09, 0x0A, 0x0B, 0x7F, 0x80, 0xFF] {
+                var changed = bytes
+                changed[position] = replacement
+                let broken = PackedValues(unvalidatedBytes: changed)
+                for slot in 0..<3 { _ = broken.value(atSlot: slot) }
+            }
+        }
+        // A truncated value reads as null; an absurd count or width reads as no values.
+        let truncated = PackedValues(unvalidatedBytes: ContiguousArray(bytes.dropLast()))
+        #expect(truncated.value(atSlot: 2) == .null)
+        #expect(PackedValues(unvalidatedBytes: [3, 1, 0, 0]).isEmpty)
+        #expect(PackedValues(unvalidatedBytes: [1, 0xFF, 4]).isEmpty)
+        let hugeArray = PackedValues(unvalidatedBytes: [1, 1, 12, PackedEncoding.array, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F, 0])
+        #expect(hugeArray.value(atSlot: 0) == .null)
+        let unknownTag = PackedValues(unvalidatedBytes: [1, 1, 4, 0x42])
+        #expect(unknownTag.value(atSlot: 0) == .null)
+        // The canonical writer writes what the broken bytes decode as.
+        var output: [UInt8] = []
+        try CanonicalJSONWriter().write(RecordValues(layout: RecordLayout.interned(sortedNames: ["x"]), packed: unknownTag), into: &output)
+        #expect(String(decoding: output, as: UTF8.self) == #"{"x":null}"#)
+    }
+}
