@@ -131,6 +131,7 @@ public final class ModelContainer: @unchecked Sendable {
         // migration deletes; any other unknown entity is refused by the check of the loaded records.
         storeConfiguration.readOnly = !configuration.allowsSave
         storeConfiguration.defersLoadingRecords = true
+        storeConfiguration.cachedMembers = ModelContainer.cachedMembers(of: givenSchema)
         if let fileSystem = configuration.fileSystem { storeConfiguration.fileSystem = fileSystem }
 
         do {
@@ -177,6 +178,18 @@ public final class ModelContainer: @unchecked Sendable {
         self.checksLoadedRecords = false
         try loadRecords()
         try recordSchema(schemaDescription, storeName: "The migration's staging copy")
+    }
+
+    /// The members whose snapshot caches let a new process answer its first lookup without reading every
+    /// record: each entity's `#Index`ed attributes of one property (an equality on one of those is
+    /// what `ModelContext.fetch` answers from the cache).
+    static func cachedMembers(of schema: Schema) -> [String: [String]] {
+        var members: [String: [String]] = [:]
+        for entity in schema.entities {
+            let indexed = Set(entity.indices.filter { $0.count == 1 }.compactMap(\.first)).filter { !$0.contains(".") }
+            if !indexed.isEmpty { members[entity.name] = indexed.sorted() }
+        }
+        return members
     }
 
     /// Writes `description` into the store's schema slot if it holds something else.

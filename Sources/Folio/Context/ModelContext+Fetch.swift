@@ -20,6 +20,7 @@ extension ModelContext {
     ///   `.codable` attribute, or that fails to evaluate; ``FolioError/Code/modelCoding`` for a record
     ///   that cannot be loaded, when the models are loaded during the fetch.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        if let models = try fetchWithoutLoading(descriptor) { return models }
         // Collected as plain references, and made an array of `T` once: this closure runs unspecialized
         // for `T`, where appending to an array of `T` looked its type up in the runtime's tables for
         // every model.

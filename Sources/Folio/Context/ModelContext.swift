@@ -337,7 +337,17 @@ public final class ModelContext {
     /// Creates and registers the instance of a stored record: a fault, whose properties are decoded
     /// when first read, unless `loadingValues` or its entity asks for every property now.
     func materialize(_ number: Int64, loadingValues: Bool = false) throws -> (any PersistentModel)? {
-        guard let record = try container.indexLocked.records[number], let entity = entity(named: record.entity) else { return nil }
+        guard let record = try container.indexLocked.records[number] else { return nil }
+        return try materialize(number, entity: record.entity, values: record.values, version: record.version,
+                               loadingValues: loadingValues)
+    }
+
+    /// ``materialize(_:loadingValues:)`` for a record already read: `values`, written by the
+    /// transaction `version`.
+    func materialize(_ number: Int64, entity entityName: String, values: RecordValues, version: UInt64,
+                     loadingValues: Bool = false) throws -> (any PersistentModel)? {
+        guard let entity = entity(named: entityName) else { return nil }
+        let record = (entity: entityName, values: values, version: version)
         let backing = ModelBackingData()
         backing.assignRecordNumber(number, store: container.storeIdentity)
         // Set before the instance is made: its `let` properties are read from them.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Builds the snapshot cache of one snapshot file: for each indexed member, which record lines hold
 /// each of its values (see ``SnapshotCacheFile``).
 ///
@@ -169,7 +171,7 @@ package enum SnapshotCacheBuilder {
             case .array, .object:
                 gathered[index].unindexed.append(posting)
             default:
-                let key = try writer.bytes(value)
+                let key = try writer.bytes(lookupKey(value))
                 if key.count > SnapshotCacheFile.maximumKeyBytes {
                     gathered[index].unindexed.append(posting)
                 } else {
@@ -177,6 +179,15 @@ package enum SnapshotCacheBuilder {
                 }
             }
         }
+    }
+
+    /// The key a value is filed under: the value itself, but for a string that is not ASCII, its
+    /// canonical composition (NFC). Swift compares strings by canonical equivalence ("é" as one scalar
+    /// or as "e" and an accent, "K" and the Kelvin sign), so a lookup of either form must find both;
+    /// ASCII text is its own composition and is filed as it is.
+    package static func lookupKey(_ value: JSONValue) -> JSONValue {
+        guard case .string(let text) = value, !text.utf8.allSatisfy({ $0 < 0x80 }) else { return value }
+        return .string(text.precomposedStringWithCanonicalMapping)
     }
 
     /// Lays the file out: header, every member's directory, then every posting list.

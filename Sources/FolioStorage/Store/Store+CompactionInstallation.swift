@@ -12,6 +12,7 @@ extension Store {
     func installCompaction(_ prepared: PreparedCompaction, plan: CompactionPlan, paths: StorePaths, journal: inout JournalWriter) throws {
         do {
             try installSteps(prepared, plan: plan, paths: paths, journal: &journal)
+            refreshSnapshotCaches(after: plan)
         } catch {
             prepared.discard(fs)
             forgetJournalPosition(&journal)

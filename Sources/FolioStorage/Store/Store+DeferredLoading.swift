@@ -36,19 +36,7 @@ extension Store {
         if withReadState({ $0.deferredRecordCounts != nil }) && hasExternalChanges() {
             try withWriter("Store.recordCounts()") { journal in
                 try journal.checkOpen()
-                guard let paths, withReadState({ $0.deferredRecordCounts != nil }) else { return }
-                try journal.takeFileLock(fs, exclusive: false)
-                let peek = StoreLoader.peek(paths, configuration: configuration)
-                journal.releaseFileLock(fs)
-                if let peek {
-                    withReadState { read in
-                        read.install(peek.loaded)
-                        read.deferredRecordCounts = peek.recordCounts
-                    }
-                    try openJournal(&journal)
-                } else {
-                    try loadDeferredRecordsLocked(&journal)
-                }
+                try peekAgainIfChangedLocked(&journal)
             }
         }
         return try withReadState { read in
@@ -73,6 +61,7 @@ extension Store {
                 read.deferredRecordCounts = nil
             }
             try openJournal(&journal)
+            refreshSnapshotCaches()
         } catch let error as StorageError {
             withReadState { $0.deferredLoadError = error }
             throw error

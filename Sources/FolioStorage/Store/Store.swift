@@ -30,6 +30,8 @@ public final class Store: Sendable {
     let writer: NonReentrantMutex<JournalWriter>
     /// The automatic compaction running in the background, if any.
     let compactions = BackgroundCompactions()
+    /// The snapshot caches being written in the background (see ``refreshSnapshotCaches(after:)``).
+    package let cacheBuilds = SnapshotCacheBuilds()
     /// Set by ``close()`` called inside a write body on the writer's thread; that write closes the store
     /// once it has released the writer lock.
     let closesAfterWrite = Atomic<Bool>(false)
@@ -78,7 +80,9 @@ public final class Store: Sendable {
                 return Store(directory: directory, configuration: configuration, loaded: peek.loaded, deferredRecordCounts: peek.recordCounts)
             }
             let loaded = try StoreLoader.load(paths, configuration: configuration, includeHistoryFile: false, report: { throw $0 })
-            return Store(directory: directory, configuration: configuration, loaded: loaded)
+            let store = Store(directory: directory, configuration: configuration, loaded: loaded)
+            store.refreshSnapshotCaches()
+            return store
         }
         guard let lockFile else {
             let store = try load()
@@ -129,6 +133,7 @@ public final class Store: Sendable {
         }
         compactions.cancelAndWait()
         writer.withLock("Store.close()") { $0.close(fs) }
+        cacheBuilds.closeAndWait()
     }
 
     /// Runs `body` holding the writer lock. Called on a thread that already holds it (from inside a

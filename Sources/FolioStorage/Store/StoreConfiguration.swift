@@ -89,6 +89,11 @@ public struct StoreConfiguration: Sendable {
     /// this way (an older manifest, a large journal, anything unusual) is loaded at open as usual.
     /// The default is `false`.
     package var defersLoadingRecords = false
+    /// For each entity, the members its snapshot cache indexes (see ``SnapshotCache``): what a lookup
+    /// before the records are read can answer (``Store/recordsWithoutLoading(of:member:mayEqual:)``).
+    /// Compactions write the caches, and a load of the records writes those that are missing or stale.
+    /// Empty (the default): no cache.
+    package var cachedMembers: [String: [String]] = [:]
     /// Whether an in-memory store encodes each transaction's journal line at commit, to refuse what a
     /// store on disk would refuse (an unencodable value, a missing blob, a line too long). Off only for a
     /// migration's staging copy, whose transactions are checked again when the store commits them.

@@ -89,6 +89,9 @@ extension StoreLoader {
                     if let schema = transaction.schema { loaded.state.schema = schema }
                 }
                 loaded.state.lastSequence = max(loaded.state.lastSequence, sequence)
+                // Kept as a full load keeps them: the journal is small, and a lookup without the
+                // records lays its changes over the snapshots' (see `Store.recordsWithoutLoading`).
+                loaded.history.append(transaction)
             }
             guard result.tailLength == 0 else { return nil }
             // A journal ending before the manifest is a disagreement the full load reports.

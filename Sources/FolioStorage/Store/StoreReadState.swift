@@ -23,6 +23,8 @@ struct StoreReadState: Sendable {
     var tailLength: Int64
     /// The header sequence of each snapshot file on disk.
     var snapshotBases: [String: UInt64]
+    /// The manifest's `sequence`: the base of an entity without a snapshot file.
+    var manifestSequence: UInt64
     /// Warnings from opening and from automatic compactions (``Store/warnings``).
     var warnings: [String]
     /// The blobs of an in-memory store, by hash.
@@ -43,6 +45,7 @@ struct StoreReadState: Sendable {
         journalLines = loaded.journalLines
         tailLength = loaded.tailLength
         snapshotBases = loaded.snapshotBases
+        manifestSequence = loaded.manifest.sequence
         warnings = loaded.warnings
     }
 
@@ -58,6 +61,7 @@ struct StoreReadState: Sendable {
         journalLines = loaded.journalLines
         tailLength = loaded.tailLength
         snapshotBases = loaded.snapshotBases
+        manifestSequence = loaded.manifest.sequence
     }
 
     /// Whether the journal file now at the journal's path, `current`, is not the one this state was read from.
