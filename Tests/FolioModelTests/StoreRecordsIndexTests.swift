@@ -91,3 +91,38 @@ struct StoreRecordsIndexTests {
         #expect(trips.count == 10)
     }
 }
+
+@Suite("Containers let go of their records")
+struct ContainerLifetimeTests {
+    @Test(arguments: [false, true])
+    func aContainerAndItsStoreAreFreedOnceTheAppLetsGoOfThem(readingEveryRecord: Bool) throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        weak var weakStore: Store?
+        weak var weakContainer: ModelContainer?
+        weak var weakIndex: RecordIndex?
+        do {
+            let container = try store.container(Trip.self)
+            if readingEveryRecord { try container.loadRecords() }
+            let context = ModelContext(container)
+            for index in 0..<20 { context.insert(Trip(name: "Trip \(index)", destination: "Rome", startDate: .now, price: 1)) }
+            try context.save()
+            let trips = try ModelContext(container).fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Rome" }))
+            #expect(trips.count == 20)
+            if readingEveryRecord {
+                try container.compact()
+                // A scan (which lays records out by column), a sort and a limit.
+                var ranged = FetchDescriptor<Trip>(predicate: #Predicate { $0.price >= 0 && $0.price <= 5 },
+                                                   sortBy: [SortDescriptor(\.startDate, order: .reverse)])
+                ranged.fetchLimit = 5
+                #expect(try ModelContext(container).fetch(ranged).count == 5)
+            }
+            weakIndex = container.recordIndex
+            weakStore = container.store
+            weakContainer = container
+        }
+        #expect(weakContainer == nil, "the container is freed")
+        #expect(weakStore == nil, "the store, and the records it holds, are freed")
+        #expect(weakIndex == nil, "the index, and the version of the records it reads, are freed")
+    }
+}

@@ -181,12 +181,15 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     /// The members whose snapshot caches let a new process answer its first lookup without reading every
-    /// record: each entity's `#Index`ed attributes of one property (an equality on one of those is
-    /// what `ModelContext.fetch` answers from the cache).
+    /// record: each entity's `#Index`ed `String` attributes of one property (an equality on one of those
+    /// is what `ModelContext.fetch` answers from the cache).
     static func cachedMembers(of schema: Schema) -> [String: [String]] {
         var members: [String: [String]] = [:]
         for entity in schema.entities {
-            let indexed = Set(entity.indices.filter { $0.count == 1 }.compactMap(\.first)).filter { !$0.contains(".") }
+            let indexed = Set(entity.indices.filter { $0.count == 1 }.compactMap(\.first)).filter { name in
+                guard let type = entity.attributesByName[name]?.valueType else { return false }
+                return type == String.self || type == String?.self
+            }
             if !indexed.isEmpty { members[entity.name] = indexed.sorted() }
         }
         return members

@@ -60,7 +60,7 @@ final class RecordIndex {
     /// Starts bringing the entries of `ids` and their values' storage into the cache, ahead of a loop
     /// that makes models of them (see ``StoreRecords/touchValues(of:)``); returns what to keep so that
     /// the reads stay.
-    func touchValues(of ids: some Sequence<Int64>) -> UInt {
+    func touchValues(of ids: ArraySlice<Int64>) -> UInt {
         records.touchValues(of: ids)
     }
 

@@ -444,6 +444,10 @@ package final class SnapshotCache: Sendable {
 
     /// The records of `postings`, in their order (``readRecord(_:)`` for each).
     package func readRecords(_ postings: [SnapshotCachePosting]) throws -> [(id: Int64, values: RecordValues)] {
-        try postings.map(readRecord)
+        // Announced first, so that a cold file's scattered lines are read together.
+        if postings.count > 1 {
+            fileSystem.willRead(snapshotFile, ranges: postings.map { (max(0, $0.offset - 1), $0.length + 2) })
+        }
+        return try postings.map(readRecord)
     }
 }

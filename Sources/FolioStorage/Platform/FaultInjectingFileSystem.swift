@@ -129,6 +129,10 @@ package final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
         return try base.read(file, into: buffer, at: offset)
     }
 
+    package func willRead(_ file: FileDescriptor, ranges: [(offset: Int64, length: Int)]) {
+        base.willRead(file, ranges: ranges)
+    }
+
     package func write(_ file: FileDescriptor, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
         if let fault = check(.write, file.path) {
             if case .shortWrite = fault, bytes.count > 1 {

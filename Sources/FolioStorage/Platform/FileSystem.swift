@@ -73,9 +73,13 @@ package protocol FileSystem: Sendable {
     /// Takes an advisory lock (`flock`), waiting for it when `wait` is true; returns false if busy.
     func lock(_ file: FileDescriptor, exclusive: Bool, wait: Bool) throws -> Bool
     func unlock(_ file: FileDescriptor)
+    /// Advises that the `ranges` of `file` will be read soon (see ``Platform/adviseWillRead(_:offset:length:)``).
+    func willRead(_ file: FileDescriptor, ranges: [(offset: Int64, length: Int)])
 }
 
 extension FileSystem {
+    package func willRead(_ file: FileDescriptor, ranges: [(offset: Int64, length: Int)]) {}
+
     package func symbolicLinkTarget(atPath path: String) throws -> String? {
         try Platform.symbolicLinkTarget(path)
     }

@@ -43,6 +43,10 @@ package struct PosixFileSystem: FileSystem {
         }
     }
 
+    package func willRead(_ file: FileDescriptor, ranges: [(offset: Int64, length: Int)]) {
+        for range in ranges { Platform.adviseWillRead(file.raw, offset: range.offset, length: range.length) }
+    }
+
     package func write(_ file: FileDescriptor, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
         while true {
             let count = pwrite(file.raw, bytes.baseAddress, bytes.count, off_t(offset))

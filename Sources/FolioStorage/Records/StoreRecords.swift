@@ -90,7 +90,10 @@ package struct StoreRecords: Sendable {
     /// Starts bringing the entries of `ids` and their values' storage into the cache, ahead of a loop
     /// that reads them (see ``DenseTable/touch(_:referenceAt:)``); returns what to keep so that the
     /// reads stay.
-    package func touchValues(of ids: some Sequence<Int64>) -> UInt {
+    ///
+    /// A concrete argument type, not a generic sequence: this module's code is not specialized for the
+    /// caller's types, and a generic walk here looked up type metadata for every number.
+    package func touchValues(of ids: ArraySlice<Int64>) -> UInt {
         table.touch(ids, referenceAt: Self.valuesStorageOffset)
     }
 }

@@ -9,8 +9,10 @@ extension Store {
     /// such that a crash between any two steps opens to the same state.
     ///
     /// Waits first for an automatic compaction running in the background (see
-    /// ``StoreConfiguration/compactsInBackground``).
+    /// ``StoreConfiguration/compactsInBackground``), and afterwards for the snapshot caches it makes
+    /// due, so that a process that compacts and exits leaves them written.
     public func compact() throws {
+        defer { cacheBuilds.wait() }
         try waitForBackgroundCompaction(before: "Store.compact()")
         try withWriter("Store.compact()") { journal in
             try journal.checkWritable(readOnly: configuration.readOnly)

@@ -26,9 +26,11 @@ extension Store {
     private func refreshSnapshotCache(of entity: String, members: [String], plan: CompactionPlan?, paths: StorePaths) throws {
         let snapshotPath = paths.snapshot(entity), cachePath = paths.snapshotCache(entity)
         guard let snapshot = try fs.status(atPath: snapshotPath), snapshot.isRegularFile else { return }
-        if case .success(let cache) = try SnapshotCache.open(at: cachePath, snapshotAt: snapshotPath, fileSystem: fs),
-           Set(cache.members) == Set(members) {
-            return
+        var members = members
+        if case .success(let cache) = try SnapshotCache.open(at: cachePath, snapshotAt: snapshotPath, fileSystem: fs) {
+            if Set(members).isSubset(of: cache.members) { return }
+            // Another version of the models indexes other members: the new cache serves both.
+            members = Array(Set(members).union(cache.members)).sorted()
         }
         if let plan, let bytes = try cacheFromPlan(plan, entity: entity, members: members, snapshotPath: snapshotPath) {
             try SnapshotCacheBuilder.write(bytes, to: cachePath, fileSystem: fs)
