@@ -37,6 +37,19 @@ struct VerifyRepairTests {
         #expect(run.stdout.hasSuffix("OK: no problems.\n"))
     }
 
+    @Test func aSnapshotCacheThatCannotBeUsedIsANoteNotAProblem() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let store = try DemoStore.copy(into: scratch)
+        let cache = store.appendingPathComponent("cache")
+        try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+        try Data("not a cache".utf8).write(to: cache.appendingPathComponent("Trip.snapshot-cache"))
+        let verify = try folio("verify", store.path)
+        #expect(verify.status == 0, "\(verify)")
+        #expect(verify.stdout.contains("warning  cache/Trip.snapshot-cache is foreign"), "\(verify.stdout)")
+        #expect(verify.stdout.contains("it is rebuilt when the records are next loaded"))
+    }
+
     @Test func aTornTailIsAWarningAndRepairMovesItAside() throws {
         let scratch = ScratchDirectory()
         defer { scratch.remove() }

@@ -71,6 +71,29 @@ struct FetchWithoutLoadingTests {
         #expect(!readRecords, "the records were not read")
     }
 
+    @Test func gitLeavesTheCachesOutOfACommitWithNoSetUp() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        try Self.makeStore(store, count: 20)
+        #expect(FileManager.default.fileExists(atPath: Self.cacheFile(store).path))
+        func git(_ arguments: String...) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["git", "-C", store.url.path] + arguments
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "git \(arguments)")
+            return String(decoding: data, as: UTF8.self)
+        }
+        _ = try git("init", "--quiet")
+        let untracked = try git("status", "--porcelain", "--untracked-files=all")
+        #expect(untracked.contains("snapshots/Trip.jsonl"), "the store's files are there to commit: \(untracked)")
+        #expect(!untracked.contains("cache/"), "the caches are not: \(untracked)")
+    }
+
     @Test func theJournalsChangesAreLaidOverTheSnapshot() throws {
         let store = TemporaryStore()
         defer { store.cleanUp() }

@@ -61,6 +61,7 @@ enum VerifyCommand: FolioSubcommand {
             if !warnings.contains(relativeText) { warnings.append(relativeText) }
         }
         verification.warnings.forEach(addWarning)
+        SnapshotCacheCheck.notes(store: url).forEach(addWarning)
         let fileCount = (try? FileManager.default.subpathsOfDirectory(atPath: url.path))?.filter { name in
             var isDirectory: ObjCBool = false
             return FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory)

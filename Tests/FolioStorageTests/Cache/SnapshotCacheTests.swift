@@ -136,7 +136,7 @@ struct SnapshotCacheTests {
             try fixture.buildCaches()
             #expect(try fixture.cacheBytes() == first, "the same snapshot gives the same cache")
             #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.paths.cacheDirectory).sorted()
-                == ["Tag.snapshot-cache", "Trip.snapshot-cache"])
+                == [".gitignore", "Tag.snapshot-cache", "Trip.snapshot-cache"], "the caches, and the file that keeps them out of git")
         }
     }
 
