@@ -144,30 +144,22 @@ package enum SnapshotCacheBuilder {
                 .outsideStore, "is a symbolic link (to \(target)); Folio writes caches only inside the store: remove the link", file: folder)
         }
         try fs.makeDirectory(folder)
-        try ignoreInGit(folder, fileSystem: fs)
-        let temporary = PosixFileSystem.temporaryPath(for: cachePath)
-        let file = try fs.open(temporary, .createExclusive)
-        do {
-            try fs.writeAll(file, bytes, at: 0)
-            fs.close(file)
-            try fs.rename(temporary, to: cachePath)
-        } catch {
-            fs.close(file)
-            try? fs.unlink(temporary)
-            throw error
+        if try fs.status(atPath: "\(folder)/.gitignore") == nil {
+            // Git then leaves the folder out of every commit of a store under version control, with no
+            // set-up: the caches are derived, and another clone builds its own.
+            try replace("\(folder)/.gitignore", with: Array("# Derived snapshot caches (see docs/file-format.md): never committed.\n*\n".utf8),
+                        fileSystem: fs)
         }
+        try replace(cachePath, with: bytes, fileSystem: fs)
     }
 
-    /// Puts a `.gitignore` of `*` in the cache folder, if it has none: git then leaves the folder out of
-    /// every commit of a store under version control, with no set-up (the caches are derived, and
-    /// another clone builds its own).
-    static func ignoreInGit(_ folder: String, fileSystem fs: any FileSystem) throws {
-        let path = "\(folder)/.gitignore"
-        guard try fs.status(atPath: path) == nil else { return }
+    /// Puts `bytes` at `path` by writing a temporary file beside it and renaming it over `path`, without
+    /// fsync: a reader sees the old file or the new one, never a part.
+    private static func replace(_ path: String, with bytes: [UInt8], fileSystem fs: any FileSystem) throws {
         let temporary = PosixFileSystem.temporaryPath(for: path)
         let file = try fs.open(temporary, .createExclusive)
         do {
-            try fs.writeAll(file, Array("# Derived snapshot caches (see docs/file-format.md): never committed.\n*\n".utf8), at: 0)
+            try fs.writeAll(file, bytes, at: 0)
             fs.close(file)
             try fs.rename(temporary, to: path)
         } catch {

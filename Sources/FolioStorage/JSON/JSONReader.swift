@@ -232,6 +232,24 @@ struct _Parser {
     /// if it is not ASCII); one with escapes is parsed by ``parseString()`` and packed from its `String`.
     mutating func parsePackedString() throws(_SyntaxError) {
         let start = index + 1
+        let (stop, nonASCII) = scanStringRun(from: start)
+        if stop < bytes.count, bytes[stop] == _quote {
+            let slice = UnsafeBufferPointer(rebasing: bytes[start..<stop])
+            if nonASCII && !Self.isValidUTF8(slice) { throw fail("invalid UTF-8 in string", at: start) }
+            index = stop + 1
+            PackedEncoding.appendString(utf8: slice, into: &packed)
+            return
+        }
+        // Escapes, an unescaped control character or no closing quote: the general path reads or refuses it.
+        let string = try parseString()
+        PackedEncoding.appendString(string, into: &packed)
+    }
+
+    /// Scans a string's bytes from `start` to the first that ends it (`"`), needs unescaping (`\`) or is
+    /// refused (a control character), or to the end of the text; returns that position and whether the
+    /// bytes before it include any that is not ASCII. Eight bytes at a time while none of them stops it.
+    @inline(__always)
+    func scanStringRun(from start: Int) -> (stop: Int, nonASCII: Bool) {
         var i = start
         let count = bytes.count
         var nonASCII: UInt8 = 0
@@ -244,20 +262,11 @@ struct _Parser {
                 if skip == 8 { continue }
             }
             let byte = bytes[i]
-            if byte == _quote {
-                let slice = UnsafeBufferPointer(rebasing: bytes[start..<i])
-                if nonASCII & 0x80 != 0 && !Self.isValidUTF8(slice) { throw fail("invalid UTF-8 in string", at: start) }
-                index = i + 1
-                PackedEncoding.appendString(utf8: slice, into: &packed)
-                return
-            }
-            if byte == _backslash || byte < 0x20 { break }
+            if byte == _quote || byte == _backslash || byte < 0x20 { break }
             nonASCII |= byte
             i += 1
         }
-        // Escapes, an unescaped control character or no closing quote: the general path reads or refuses it.
-        let string = try parseString()
-        PackedEncoding.appendString(string, into: &packed)
+        return (i, nonASCII & 0x80 != 0)
     }
 
     /// Whether `bytes` are well-formed UTF-8, as `String(validating:as:)` requires.
@@ -399,40 +408,27 @@ struct _Parser {
 
     mutating func parseString() throws(_SyntaxError) -> String {
         let start = index + 1
-        var i = start
         let count = bytes.count
         // Fast path: no escapes.
-        var nonASCII: UInt8 = 0
-        while i < count {
-            // Eight bytes at a time up to the first that ends the string, needs unescaping or is refused.
-            if i + 8 <= count {
-                let word = ByteWord.load(bytes, at: i)
-                let skip = ByteWord.firstMarkedByte(ByteWord.stringSpecialBytes(word))
-                if ByteWord.nonASCIIBytes(ByteWord.prefix(word, skip)) != 0 { nonASCII = 0x80 }
-                i += skip
-                if skip == 8 { continue }
-            }
-            let byte = bytes[i]
-            if byte == _quote {
-                index = i + 1
-                let slice = UnsafeBufferPointer(rebasing: bytes[start..<i])
-                if nonASCII & 0x80 == 0 {
-                    // Pure ASCII is valid UTF-8: skip validation.
-                    return String(unsafeUninitializedCapacity: slice.count) { buffer in
-                        _ = buffer.initialize(fromContentsOf: slice)
-                        return slice.count
-                    }
+        let scanned = scanStringRun(from: start)
+        var i = scanned.stop
+        let nonASCII = scanned.nonASCII
+        if i < count, bytes[i] == _quote {
+            index = i + 1
+            let slice = UnsafeBufferPointer(rebasing: bytes[start..<i])
+            if !nonASCII {
+                // Pure ASCII is valid UTF-8: skip validation.
+                return String(unsafeUninitializedCapacity: slice.count) { buffer in
+                    _ = buffer.initialize(fromContentsOf: slice)
+                    return slice.count
                 }
-                guard let string = String(validating: slice, as: UTF8.self) else {
-                    throw fail("invalid UTF-8 in string", at: start)
-                }
-                return string
             }
-            if byte == _backslash { break }
-            if byte < 0x20 { throw fail("unescaped control character in string", at: i) }
-            nonASCII |= byte
-            i += 1
+            guard let string = String(validating: slice, as: UTF8.self) else {
+                throw fail("invalid UTF-8 in string", at: start)
+            }
+            return string
         }
+        if i < count, bytes[i] < 0x20 { throw fail("unescaped control character in string", at: i) }
         guard i < count else { throw fail("unterminated string", at: start - 1) }
         // Slow path with escapes.
         scratch.removeAll(keepingCapacity: true)
