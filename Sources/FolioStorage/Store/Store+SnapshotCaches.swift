@@ -3,10 +3,11 @@ import Synchronization
 
 /// Keeping the snapshot caches (``SnapshotCache``) of ``StoreConfiguration/cachedMembers`` current.
 ///
-/// A cache is derived: written after a compaction (from the records the compaction just wrote, with
-/// their lines found by one pass over the new file for newlines) and after the records are loaded, for
-/// each entity whose cache is missing, stale, foreign, truncated or damaged (by reading its snapshot
-/// again). Both run on a background thread; ``close()`` waits for them. A cache that cannot be written
+/// A cache is derived: written after a compaction and after the records are loaded, for each entity
+/// whose cache is missing, stale, foreign, truncated or damaged. Its values come from the records in
+/// memory when they are the snapshot's (the compaction's, or loaded ones none has changed since), with
+/// their lines found by one pass over the file for newlines; otherwise from reading the snapshot again,
+/// which holds a second copy of its records while it runs. Both run on a background thread; ``close()`` waits for them. A cache that cannot be written
 /// (a read-only directory) is simply not there: lookups then read the records as always.
 extension Store {
     /// Writes, in the background, the caches of `cachedMembers` whose snapshot has none it can use.
@@ -32,7 +33,12 @@ extension Store {
             // Another version of the models indexes other members: the new cache serves both.
             members = Array(Set(members).union(cache.members)).sorted()
         }
-        if let plan, let bytes = try cacheFromPlan(plan, entity: entity, members: members, snapshotPath: snapshotPath) {
+        // A compaction's records are its snapshots'; loaded ones are, until a transaction changes them.
+        let state = plan?.state ?? withReadState { $0.state }
+        let records = state.records(of: entity)
+        let expectedSequence = state.lastModified[entity] ?? plan?.sequence
+        if let expectedSequence, plan != nil || records.areAllFromSnapshot(),
+           let bytes = try cacheFromRecords(records, sequence: expectedSequence, entity: entity, members: members, snapshotPath: snapshotPath) {
             try SnapshotCacheBuilder.write(bytes, to: cachePath, fileSystem: fs)
             return
         }
@@ -40,11 +46,10 @@ extension Store {
                                        maximumLineBytes: configuration.maximumLineBytes)
     }
 
-    /// The cache of `entity`'s snapshot from the records of the compaction `plan` when that snapshot is
-    /// the one the plan wrote (same base, same number of records): the record lines are found by looking
-    /// for newlines, not by parsing them. Nil when the file is another one.
-    private func cacheFromPlan(_ plan: CompactionPlan, entity: String, members: [String], snapshotPath: String) throws -> [UInt8]? {
-        let records = plan.state.records(of: entity)
+    /// The cache of `entity`'s snapshot from `records`, the records it holds, when the file is the one
+    /// they came from (its header names `sequence` and their number): the record lines are found by
+    /// looking for newlines, not by parsing them. Nil when the file is another one.
+    private func cacheFromRecords(_ records: EntityRecords, sequence: UInt64, entity: String, members: [String], snapshotPath: String) throws -> [UInt8]? {
         let file = try fs.open(snapshotPath, .read)
         defer { fs.close(file) }
         let before = try fs.status(file)
@@ -58,7 +63,7 @@ extension Store {
         guard result.tailLength == 0, lines.count == records.count + 1, !headerLine.isEmpty,
               let header = try? SnapshotFile.decodeHeader(LineFraming.decode(headerLine.withUnsafeBufferPointer { $0 })),
               header.entity == entity, header.records == records.count,
-              header.sequence == (plan.state.lastModified[entity] ?? plan.sequence)
+              header.sequence == sequence
         else { return nil }
         let after = try fs.status(file)
         guard after.size == before.size, after.modificationTime == before.modificationTime else { return nil }

@@ -232,6 +232,16 @@ struct EntityRecords {
         return table.overflow[id]?.entity == entity
     }
 
+    /// Whether every record is as the entity's snapshot held it when it was loaded: none was written
+    /// since (a record's version is the sequence that last wrote it, 0 when it comes from a snapshot).
+    func areAllFromSnapshot() -> Bool {
+        var all = true
+        table.forEachInNumberOrder { _, entry in
+            if entry.entity == entity, entry.version != 0 { all = false }
+        }
+        return all
+    }
+
     /// Calls `body` with each record's number and values, in increasing number order.
     func forEach(_ body: (Int64, RecordValues) throws -> Void) rethrows {
         guard count > 0 else { return }

@@ -462,4 +462,34 @@ struct SnapshotCacheTests {
             #expect(StoreVerifier.verify(at: fixture.directory).isHealthy)
         }
     }
+
+    // MARK: Rebuilt after a load
+
+    /// After a load, a missing cache is written from the records in memory when none changed since the
+    /// snapshot, and from the snapshot read again when some did: both give the bytes a build from the
+    /// file alone gives.
+    @Test func aCacheRebuiltAfterALoadIsTheOneTheSnapshotGives() throws {
+        try withFixture { fixture in
+            let expected = try Data(contentsOf: URL(fileURLWithPath: fixture.cache))
+            var configuration = StoreConfiguration(compactionThreshold: nil)
+            configuration.cachedMembers = ["Trip": SnapshotCacheFixture.members]
+
+            try FileManager.default.removeItem(atPath: fixture.cache)
+            var store = try Store.open(at: fixture.directory, configuration: configuration)
+            #expect(store.records(of: "Trip").count == fixture.trips.count)
+            store.close()
+            #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.cache)) == expected, "from the loaded records")
+
+            store = try Store.open(at: fixture.directory, configuration: configuration)
+            try store.write(author: "tests") { tx in
+                try tx.update(entity: "Trip", id: fixture.trips[0].id, values: ["destination": .string("Elsewhere")])
+            }
+            store.close()
+            try FileManager.default.removeItem(atPath: fixture.cache)
+            store = try Store.open(at: fixture.directory, configuration: configuration)
+            #expect(store.records(of: "Trip").first { $0.id == fixture.trips[0].id }?.values["destination"] == .string("Elsewhere"))
+            store.close()
+            #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.cache)) == expected, "from the snapshot, with a journal over it")
+        }
+    }
 }
