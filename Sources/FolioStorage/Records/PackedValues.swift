@@ -318,7 +318,9 @@ enum PackedEncoding {
     /// Packs `slotCount` values: `sizeOfSlot(k)` is the number of bytes `writeSlot(k, &writer)` appends.
     ///
     /// One allocation, of exactly the buffer's size. A disagreement between the two (a bug here) stops
-    /// the process rather than leave bytes uninitialized.
+    /// the process rather than leave bytes uninitialized. No input reaches it: sizes are measured by the
+    /// same `append` through a counting sink, and the JSON reader's slot ends are checked (increasing,
+    /// ending at the data's size) by ``RecordValues/init(members:packedSlots:)`` before it packs them.
     @inline(__always)
     static func pack(
         slotCount: Int, sizeOfSlot: (Int) -> Int, writeSlot: (Int, inout PackedBufferWriter) -> Void

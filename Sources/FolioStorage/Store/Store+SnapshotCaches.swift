@@ -7,8 +7,9 @@ import Synchronization
 /// whose cache is missing, stale, foreign, truncated or damaged. Its values come from the records in
 /// memory when they are the snapshot's (the compaction's, or loaded ones none has changed since), with
 /// their lines found by one pass over the file for newlines; otherwise from reading the snapshot again,
-/// which holds a second copy of its records while it runs. Both run on a background thread; ``close()`` waits for them. A cache that cannot be written
-/// (a read-only directory) is simply not there: lookups then read the records as always.
+/// which holds a second copy of its records while it runs. Both run on a background thread; ``close()``
+/// waits for them. A cache that cannot be written (a read-only directory) is simply not there: lookups
+/// then read the records as always.
 extension Store {
     /// Writes, in the background, the caches of `cachedMembers` whose snapshot has none it can use.
     /// With `plan`, a compaction's, the records of the entities it wrote come from the plan.
@@ -34,7 +35,7 @@ extension Store {
             members = Array(Set(members).union(cache.members)).sorted()
         }
         // A compaction's records are its snapshots'; loaded ones are, until a transaction changes them.
-        let state = plan?.state ?? withReadState { $0.state }
+        let state = plan?.state ?? withState { $0 }
         let records = state.records(of: entity)
         let expectedSequence = state.lastModified[entity] ?? plan?.sequence
         if let expectedSequence, plan != nil || records.areAllFromSnapshot(),
