@@ -33,7 +33,7 @@ enum StagedMigration {
         for step in steps {
             for migration in step.migrations { try transaction.migrate(migration) }
         }
-        try addChanges(of: staging, after: startSequence, startingAt: store.nextID, to: &transaction)
+        try addChanges(of: staging, after: startSequence, to: &transaction)
     }
 
     /// Refuses the migration when a record lacks a value for a property a step added without a default
@@ -66,13 +66,13 @@ enum StagedMigration {
     /// stages' saves did, by replaying the staged transactions after `startSequence` in order: their
     /// inserts, changed values and deletes (with tombstones), each in the names of the last migration,
     /// and the blobs the stages wrote.
-    private static func addChanges(of staging: Store, after startSequence: UInt64, startingAt firstNewID: Int64,
-                                   to transaction: inout WriteTransaction) throws {
+    private static func addChanges(of staging: Store, after startSequence: UInt64, to transaction: inout WriteTransaction) throws {
         for data in staging.blobsWrittenInMemory.values { _ = try transaction.putBlob(data) }
         // The identifiers the stages allocated are allocated again, in order: records they inserted keep
         // theirs, and relationships to them stay right.
-        var next = firstNewID
-        while next < staging.nextID { next = transaction.allocateID() + 1 }
+        var next = transaction.nextAllocatedID
+        let stagedNext = staging.nextAllocatedID
+        while next < stagedNext { next = transaction.allocateID() + 1 }
 
         let staged = try staging.history(after: startSequence)
         // For each staged transaction, the record migrations committed after it (the names its values

@@ -23,6 +23,10 @@ public struct JournalTransaction: Hashable, Sendable {
     public var schema: JSONValue?
     /// The store's identifier counter after this transaction: the next identifier to allocate.
     public var nextID: Int64
+    /// The values a merge did not keep because this transaction's changes won (see ``MergeConflict``).
+    public var conflicts: [MergeConflict] = []
+    /// Whether this transaction forgets the conflicts recorded before it (`folio conflicts --clear`).
+    public var clearsConflicts = false
 
     /// Creates a transaction value.
     public init(
@@ -74,6 +78,8 @@ extension JournalTransaction {
             "nextID": .int(nextID),
         ]
         if let author { members["author"] = .string(author) }
+        if clearsConflicts { members["clearsConflicts"] = .bool(true) }
+        if !conflicts.isEmpty { members["conflicts"] = .array(conflicts.map { $0.jsonValue() }) }
         let written = writtenMigrations
         if !written.isEmpty { members["migrate"] = .array(written.map { $0.jsonValue() }) }
         if !inserted.isEmpty {
@@ -153,10 +159,19 @@ extension JournalTransaction {
                 }
                 body.append(UInt8(ascii: "]"))
             }
-            // Members in byte order: author, deleted, id, inserted, migrate, nextID, schema, seq, time, updated.
+            // Members in byte order: author, clearsConflicts, conflicts, deleted, id, inserted, migrate, nextID,
+            // schema, seq, time, updated.
             if let author {
                 member("author")
                 CanonicalJSONWriter.writeString(author, into: &body)
+            }
+            if clearsConflicts {
+                member("clearsConflicts")
+                body.append(contentsOf: Array("true".utf8))
+            }
+            if !conflicts.isEmpty {
+                member("conflicts")
+                try writer.write(.array(conflicts.map { $0.jsonValue() }), into: &body)
             }
             if !deleted.isEmpty {
                 member("deleted")
@@ -319,16 +334,30 @@ extension JournalTransaction {
             guard case .object(let box) = value, let inner = box["value"] else { throw bad("\"schema\" must be {\"value\":…}") }
             schema = inner
         }
+        var conflicts: [MergeConflict] = []
+        if let value = members["conflicts"] {
+            guard case .array(let elements) = value, !elements.isEmpty else { throw bad("\"conflicts\" must be a non-empty array") }
+            conflicts = try elements.map { try MergeConflict(jsonValue: $0) }
+        }
+        var clearsConflicts = false
+        if let value = members["clearsConflicts"] {
+            guard case .bool(true) = value else { throw bad("\"clearsConflicts\" must be true when present") }
+            clearsConflicts = true
+        }
         self.init(
             sequence: UInt64(seq), transactionID: id, timestamp: date, author: author, migrations: migrations,
             inserted: try records("inserted", valuesKey: "values").map { StoredRecord(entity: $0.0, id: $0.1, values: $0.2) },
             updated: try records("updated", valuesKey: "values").map { StoredRecord(entity: $0.0, id: $0.1, values: $0.2) },
             deleted: try records("deleted", valuesKey: "tombstone").map { DeletedRecord(entity: $0.0, id: $0.1, tombstone: $0.2) },
             schema: schema, nextID: nextID)
+        self.conflicts = conflicts
+        self.clearsConflicts = clearsConflicts
     }
 
     /// The members a journal line may have besides `$crc` (which framing removes).
-    static let lineMembers: Set<String> = ["seq", "id", "time", "nextID", "author", "migrate", "inserted", "updated", "deleted", "schema"]
+    static let lineMembers: Set<String> = [
+        "seq", "id", "time", "nextID", "author", "migrate", "inserted", "updated", "deleted", "schema", "conflicts", "clearsConflicts",
+    ]
 }
 
 /// ISO 8601 UTC timestamps with milliseconds (`2026-01-31T12:00:00.000Z`), without Foundation's

@@ -14,9 +14,12 @@
 /// growing adds chunks instead of moving every slot; and a table that holds only recent numbers (a
 /// context that lets go of the models it saved) keeps only their chunks.
 @_spi(FolioEngine) public struct DenseTable<Value> {
-    /// The chunks of slots of numbers `0..<slotCount`; nil for a chunk not allocated. The value of a
-    /// number is in its chunk if that is allocated, and in `overflow` otherwise.
+    /// The chunks of slots of numbers `base..<base + slotCount`; nil for a chunk not allocated. The value
+    /// of a number is in its chunk if that is allocated, and in `overflow` otherwise.
     @usableFromInline var chunks: ContiguousArray<ContiguousArray<Value?>?> = []
+    /// The number of the first slot: the start of the identifier block (see `IdentifierBlocks`) of the
+    /// first number given a chunk, so that a clone's identifiers, dense within its block, are slots too.
+    @usableFromInline var base: Int64 = 0
     /// The number of values in each chunk.
     @usableFromInline var chunkCounts: ContiguousArray<Int32> = []
     /// The number of chunks allocated.
@@ -45,9 +48,13 @@
 
     /// The chunk of `number` and its place in it, if the chunk list covers it (allocated or not).
     @inlinable func slot(of number: Int64) -> (chunk: Int, offset: Int)? {
-        guard number >= 0 && number < Int64(slotCount) else { return nil }
-        return slot(ofPosition: Int(number))
+        let position = number &- base
+        guard position >= 0 && position < Int64(slotCount) else { return nil }
+        return slot(ofPosition: Int(position))
     }
+
+    /// The slot base a table with no chunks yet takes for `number`: the start of its 2^32-number block.
+    @inlinable static func blockBase(of number: Int64) -> Int64 { number & ~0xFFFF_FFFF }
 
     /// The chunk of `position` and its place in it.
     @inlinable func slot(ofPosition position: Int) -> (chunk: Int, offset: Int) {
@@ -58,9 +65,10 @@
     /// or expected, plus 4,096, and the chunk list (a word per chunk, allocated or not) within 4,096
     /// words plus one per value.
     @inlinable func mayAllocateChunk(of number: Int64) -> Bool {
-        guard number >= 0 else { return false }
+        let position = number &- (chunks.isEmpty ? Self.blockBase(of: number) : base)
+        guard number >= 0 && position >= 0 else { return false }
         let values = Swift.max(storedCount + 1, expected)
-        let chunk = number >> Int64(Self.chunkShift)
+        let chunk = position >> Int64(Self.chunkShift)
         return (allocatedChunks + 1) << Self.chunkShift <= 2 * values + 4096
             && chunk < Int64(Swift.max(chunks.count, 4096 + values))
     }
@@ -76,10 +84,11 @@
         }
         set {
             if let (chunk, _) = slot(of: number), chunks[chunk] != nil {
-                set(newValue, at: Int(number))
+                set(newValue, at: Int(number &- base))
             } else if let newValue, mayAllocateChunk(of: number) {
-                allocateChunk(of: Int(number))
-                set(newValue, at: Int(number))
+                if chunks.isEmpty { base = Self.blockBase(of: number) }
+                allocateChunk(of: Int(number &- base))
+                set(newValue, at: Int(number &- base))
             } else if let newValue {
                 if overflow.updateValue(newValue, forKey: number) == nil { storedCount += 1 }
             } else if overflow.removeValue(forKey: number) != nil {
@@ -169,7 +178,7 @@
         chunks[chunk] = ContiguousArray()
         allocatedChunks += 1
         guard !overflow.isEmpty else { return }
-        let first = Int64(chunk << Self.chunkShift)
+        let first = base + Int64(chunk << Self.chunkShift)
         let numbers = first..<first + Int64(Self.chunkSize)
         let moving = overflow.count <= Self.chunkSize
             ? overflow.keys.filter { numbers.contains($0) }
@@ -177,7 +186,7 @@
         for number in moving {
             guard let value = overflow.removeValue(forKey: number) else { continue }
             storedCount -= 1
-            set(value, at: Int(number))
+            set(value, at: Int(number &- base))
         }
     }
 
@@ -209,7 +218,7 @@
         if let (chunk, offset) = slot(of: number), chunks[chunk] != nil {
             guard offset < (chunks[chunk]?.count ?? 0), chunks[chunk]?[offset] != nil else { return false }
             guard shouldRemove(&chunks[chunk]![offset]!) else { return true }
-            set(nil, at: Int(number))
+            set(nil, at: Int(number &- base))
             return false
         }
         guard let position = overflow.index(forKey: number) else { return false }
@@ -226,6 +235,7 @@
     public mutating func removeAll() {
         chunks = []
         chunkCounts = []
+        base = 0
         allocatedChunks = 0
         overflow = [:]
         storedCount = 0
@@ -239,11 +249,13 @@
     /// The numbers and values: the slots in number order, then the overflow in no particular order.
     public struct Iterator: IteratorProtocol {
         @usableFromInline let chunks: ContiguousArray<ContiguousArray<Value?>?>
+        @usableFromInline let base: Int64
         @usableFromInline var position = 0
         @usableFromInline var overflow: Dictionary<Int64, Value>.Iterator
 
-        @inlinable init(chunks: ContiguousArray<ContiguousArray<Value?>?>, overflow: Dictionary<Int64, Value>.Iterator) {
+        @inlinable init(chunks: ContiguousArray<ContiguousArray<Value?>?>, base: Int64, overflow: Dictionary<Int64, Value>.Iterator) {
             self.chunks = chunks
+            self.base = base
             self.overflow = overflow
         }
 
@@ -258,14 +270,14 @@
                     continue
                 }
                 defer { position += 1 }
-                if let value = chunk[offset] { return (Int64(position), value) }
+                if let value = chunk[offset] { return (base + Int64(position), value) }
             }
             return overflow.next()
         }
     }
 
     @inlinable public func makeIterator() -> Iterator {
-        Iterator(chunks: chunks, overflow: overflow.makeIterator())
+        Iterator(chunks: chunks, base: base, overflow: overflow.makeIterator())
     }
 
     @inlinable
@@ -283,7 +295,9 @@
         swap(&overflow, &self.overflow)
         var values: [Value] = []
         values.reserveCapacity(storedCount)
+        let base = self.base
         chunkCounts = []
+        self.base = 0
         allocatedChunks = 0
         storedCount = 0
         let outside = overflow.isEmpty ? [] : overflow.keys.sorted()
@@ -297,7 +311,7 @@
         }
         for chunkNumber in chunks.indices {
             guard var chunk = chunks[chunkNumber].take() else { continue }
-            takeOutside(before: Int64(chunkNumber << Self.chunkShift))
+            takeOutside(before: base + Int64(chunkNumber << Self.chunkShift))
             chunk.withUnsafeMutableBufferPointer { slots in
                 guard let base = slots.baseAddress else { return }
                 // Moved from the slot with a pointer and appended as is: a value bound out of
@@ -330,10 +344,10 @@
         }
         for (chunkNumber, chunk) in chunks.enumerated() {
             guard let chunk else { continue }
-            let first = chunkNumber << Self.chunkShift
-            try callOutside(before: Int64(first))
+            let first = base + Int64(chunkNumber << Self.chunkShift)
+            try callOutside(before: first)
             for offset in chunk.indices {
-                if let value = chunk[offset] { try body(Int64(first + offset), value) }
+                if let value = chunk[offset] { try body(first + Int64(offset), value) }
             }
         }
         for number in outside[nextOutside...] {

@@ -16,6 +16,10 @@ struct JournalWriter {
     var isClosed = false
     /// The buffer journal lines are encoded into, kept between writes.
     var lineBuffer: [UInt8] = []
+    /// Whether this store allocates identifiers in a block of its own (decided at the first write).
+    var allocatesPerClone: Bool? = nil
+    /// The block it allocates in, once read or drawn (see ``IdentifierBlockFile``).
+    var identifierBlock: Int64? = nil
     /// Syncs batched writes on a timer.
     var batchTimer: (any DispatchSourceTimer)?
 

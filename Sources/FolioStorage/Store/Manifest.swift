@@ -3,7 +3,9 @@
 /// `{"$crc":"…","format":"folio-store","nextID":N,"schema":{"value":…},"sequence":S,"snapshotBytes":{…},"version":1}`
 ///
 /// `sequence` is the sequence number the snapshots were last compacted at; `nextID` and `schema` are
-/// their values at that sequence (journal transactions after it carry newer ones). `snapshotBytes`,
+/// their values at that sequence (journal transactions after it carry newer ones). `nextIDs`, written
+/// once a block other than 0 is in use (see ``IdentifierBlocks``), holds every block's counter by the
+/// block's number in decimal; `nextID` is then the highest of them. `snapshotBytes`,
 /// when present, is the size of each snapshot file that compaction left: a file of another size was
 /// changed since, and its header's record count is not trusted without reading the file.
 struct Manifest: Hashable, Sendable {
@@ -13,7 +15,8 @@ struct Manifest: Hashable, Sendable {
 
     var version: Int64 = Manifest.currentVersion
     var sequence: UInt64 = 0
-    var nextID: Int64 = 1
+    var counters = IdentifierCounters()
+    var nextID: Int64 { counters.highest }
     var schema: JSONValue? = nil
     /// The size in bytes of each entity's snapshot file when the manifest was written.
     var snapshotBytes: [String: Int64] = [:]
@@ -23,6 +26,10 @@ struct Manifest: Hashable, Sendable {
             "format": .string(Self.formatName), "version": .int(version), "sequence": .int(Int64(clamping: sequence)),
             "nextID": .int(nextID),
         ]
+        if counters.usesBlocks {
+            members["nextIDs"] = .object(
+                Dictionary(uniqueKeysWithValues: counters.byBlock.map { (String($0.key), JSONValue.int($0.value)) }))
+        }
         if let schema { members["schema"] = .object(["value": schema]) }
         if !snapshotBytes.isEmpty { members["snapshotBytes"] = .object(snapshotBytes.mapValues { .int($0) }) }
         return try LineFraming.encode(members)
@@ -70,6 +77,24 @@ struct Manifest: Hashable, Sendable {
             guard case .int(let nextID)? = members["nextID"], IdentifierLimits.isValidCounter(nextID) else {
                 throw StorageError(.malformedLine, "manifest member \"nextID\" must be an integer from 1 to 2^62", file: path, line: 1)
             }
+            var byBlock: [Int64: Int64] = [:]
+            if let counters = members["nextIDs"] {
+                guard case .object(let entries) = counters else {
+                    throw StorageError(.malformedLine, "manifest \"nextIDs\" must be an object of counters by block", file: path, line: 1)
+                }
+                for (key, value) in entries {
+                    guard let block = Int64(key), IdentifierBlocks.isValid(block), String(block) == key,
+                          case .int(let next) = value, IdentifierLimits.isValidCounter(next), IdentifierBlocks.block(of: next) == block
+                            || next == (block + 1) << IdentifierBlocks.counterBits
+                    else {
+                        throw StorageError(
+                            .malformedLine,
+                            "manifest \"nextIDs\" member \"\(key)\" must map a block number (0 to 2^30-1) to an identifier in that block",
+                            file: path, line: 1)
+                    }
+                    byBlock[block] = next
+                }
+            }
             var schema: JSONValue? = nil
             if let box = members["schema"] {
                 guard let inner = box["value"] else {
@@ -89,7 +114,8 @@ struct Manifest: Hashable, Sendable {
                     snapshotBytes[entity] = bytes
                 }
             }
-            return Manifest(version: version, sequence: UInt64(sequence), nextID: nextID, schema: schema, snapshotBytes: snapshotBytes)
+            return Manifest(
+                version: version, sequence: UInt64(sequence), counters: IdentifierCounters(highest: nextID, byBlock: byBlock), schema: schema, snapshotBytes: snapshotBytes)
         }
     }
 }

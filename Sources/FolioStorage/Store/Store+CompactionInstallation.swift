@@ -41,7 +41,7 @@ extension Store {
         for entity in prepared.snapshotBases.keys where !prepared.emptied.contains(entity) {
             if let status = try fs.status(atPath: paths.snapshot(entity)) { snapshotBytes[entity] = status.size }
         }
-        let manifest = Manifest(sequence: plan.sequence, nextID: plan.state.nextID, schema: plan.state.schema, snapshotBytes: snapshotBytes)
+        let manifest = Manifest(sequence: plan.sequence, counters: plan.state.counters, schema: plan.state.schema, snapshotBytes: snapshotBytes)
         try fs.replaceFile(at: paths.manifest, with: try manifest.encoded())
         // 4. Journal: the lines committed after the plan (none for a compaction that ran under the
         //    lock), copied into a new file. Other processes see its new identity and reload.

@@ -21,6 +21,8 @@ extension Store {
         staged.compactionThreshold = nil
         staged.defersLoadingRecords = false
         staged.checksLinesInMemory = false
+        // Its records are inserted again in this store, with the identifiers the copy allocated.
+        staged.fixedIdentifierBlock = transaction.allocationBlock ?? IdentifierBlocks.block(of: transaction.nextAllocatedID)
         return Store(directory: nil, configuration: staged, loaded: loaded, blobFallbackDirectory: paths?.directory)
     }
 

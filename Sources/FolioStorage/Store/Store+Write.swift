@@ -25,8 +25,9 @@ extension Store {
             _ = try catchUp(&journal)
             let paths = self.paths
             let fs = self.fs
+            let base = withState { $0 }
             var transaction = WriteTransaction(
-                base: withState { $0 }, knownEntities: configuration.knownEntities,
+                base: base, block: allocationBlock(&journal, counters: base.counters), knownEntities: configuration.knownEntities,
                 blobWriter: { [unowned self] data in
                     if let paths { return try BlobStore.write(data, directory: paths.directory, fileSystem: fs) }
                     let hash = SHA256.hexDigest([UInt8](data))

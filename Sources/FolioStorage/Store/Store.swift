@@ -208,8 +208,16 @@ public final class Store: Sendable {
     /// The store's opaque metadata slot (the model layer's schema description).
     public var schema: JSONValue? { withState { $0.schema } }
 
-    /// The next identifier ``WriteTransaction/allocateID()`` would return.
+    /// The highest counter of the store's identifiers: every identifier in use is below it. With
+    /// sequential allocation it is the next identifier ``WriteTransaction/allocateID()`` returns; a store
+    /// that allocates per clone counts in a block of its own (see ``StoreConfiguration/IdentifierAllocation``).
     public var nextID: Int64 { withState { $0.nextID } }
+
+    /// The next identifier a write of a store with ``StoreConfiguration/fixedIdentifierBlock`` (a
+    /// migration's staging copy) allocates.
+    package var nextAllocatedID: Int64 {
+        withState { state in configuration.fixedIdentifierBlock.map { state.counters.next(in: $0) } ?? state.nextID }
+    }
 
     /// Transactions after `sequence`, oldest first, from the retained history and the journal.
     ///

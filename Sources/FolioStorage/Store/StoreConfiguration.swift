@@ -2,6 +2,23 @@ import Foundation
 
 /// How a store is opened and how hard it works to keep data.
 public struct StoreConfiguration: Sendable {
+    /// Where a store's new identifiers come from (see `docs/file-format.md`, *Identifiers*).
+    ///
+    /// An identifier is a 62-bit number whose top 30 bits name an allocation block. Sequential allocation
+    /// counts on from the highest identifier in use, in its block (block 0 for every store written before
+    /// blocks existed): 1, 2, 3, …. Per-clone allocation counts within a random block that this copy of
+    /// the store draws once and remembers in `cache/identifier-block` (never committed): two clones of a
+    /// repository insert records with identifiers that cannot collide, so their stores merge without
+    /// renumbering anything.
+    public enum IdentifierAllocation: Sendable, Hashable {
+        /// Per clone when the store's directory is inside a git work tree, sequential otherwise.
+        case automatic
+        /// Count on from the highest identifier in use.
+        case sequential
+        /// Count within this copy's own block, wherever the store is.
+        case perClone
+    }
+
     /// When journal appends reach stable storage.
     ///
     /// | policy | process crash (kill -9) | OS crash / power loss | failed write or fsync |
@@ -110,6 +127,13 @@ public struct StoreConfiguration: Sendable {
     public var maximumLineBytes: Int = StoreConfiguration.defaultMaximumLineBytes
     /// The default ``maximumLineBytes``: 256 MiB.
     public static let defaultMaximumLineBytes = 256 << 20
+    /// How new records get their identifiers. The default, ``IdentifierAllocation/automatic``, gives each
+    /// copy of a store inside a git work tree a block of identifiers of its own, so that clones never
+    /// allocate the same identifier and a merge keeps every `PersistentIdentifier` meaning the same model.
+    public var identifierAllocation: IdentifierAllocation = .automatic
+    /// The block a migration's staging copy allocates in: the block of the store it copies (nil: decided
+    /// by ``identifierAllocation``).
+    package var fixedIdentifierBlock: Int64? = nil
     /// The file system seam (fault injection in tests).
     package var fileSystem: any FileSystem = PosixFileSystem()
 

@@ -31,7 +31,7 @@ extension StoreLoader {
         var loaded = LoadedStore()
         loaded.manifest = manifest
         loaded.state.lastSequence = manifest.sequence
-        loaded.state.nextID = manifest.nextID
+        loaded.state.counters = manifest.counters
         loaded.state.schema = manifest.schema
         var counts: [String: Int] = [:]
         var bases: [String: UInt64] = [:]
@@ -84,8 +84,8 @@ extension StoreLoader {
                     loaded.state.lastModified[entity] = sequence
                 }
                 if sequence > manifest.sequence {
-                    loaded.state.nextID = max(loaded.state.nextID, transaction.nextID)
-                    for record in transaction.inserted { loaded.state.nextID = max(loaded.state.nextID, record.id &+ 1) }
+                    loaded.state.counters.note(transaction.nextID)
+                    for record in transaction.inserted { loaded.state.counters.note(record.id &+ 1) }
                     if let schema = transaction.schema { loaded.state.schema = schema }
                 }
                 loaded.state.lastSequence = max(loaded.state.lastSequence, sequence)

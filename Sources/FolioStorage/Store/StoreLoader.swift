@@ -49,7 +49,7 @@ enum StoreLoader {
         loaded.manifest = try Manifest.decode(try fs.readSmallFile(paths.manifest), path: paths.manifest)
         let manifest = loaded.manifest
         loaded.state.lastSequence = manifest.sequence
-        loaded.state.nextID = manifest.nextID
+        loaded.state.counters = manifest.counters
         loaded.state.schema = manifest.schema
 
         func checkEntity(_ entity: String, file: String, line: Int, offset: Int64) throws -> Bool {
@@ -130,7 +130,7 @@ enum StoreLoader {
                     if let owner = loaded.state.insert(id: id, entity: position, values: values) {
                         throw StorageError(.inconsistentStore, "identifier \(id) is also used by entity \(owner)")
                     }
-                    loaded.state.nextID = max(loaded.state.nextID, id &+ 1)
+                    loaded.state.counters.note(id &+ 1)
                 } catch var error as StorageError {
                     error.file = path
                     error.line = line.number

@@ -27,8 +27,10 @@ struct StoreState: Sendable {
     var lastModified: [String: UInt64] = [:]
     /// The last applied sequence number (0 for an empty store).
     var lastSequence: UInt64 = 0
-    /// The next identifier to allocate.
-    var nextID: Int64 = 1
+    /// The next identifier of each allocation block used so far.
+    var counters = IdentifierCounters()
+    /// The highest counter of any block: every identifier in use is below it.
+    var nextID: Int64 { counters.highest }
     /// The opaque metadata slot.
     var schema: JSONValue? = nil
 
@@ -186,7 +188,7 @@ struct StoreState: Sendable {
                 continue
             }
             modified(inserted.entity)
-            nextID = max(nextID, inserted.id &+ 1)
+            counters.note(inserted.id &+ 1)
         }
         for updated in transaction.updated where applies(updated.entity) {
             guard var entry = records[updated.id], entry.entity == entityPosition(updated.entity) else {
@@ -200,7 +202,7 @@ struct StoreState: Sendable {
         }
         for entity in modifiedEntities { lastModified[entity] = sequence }
         if sequence > globalBase {
-            nextID = max(nextID, transaction.nextID)
+            counters.note(transaction.nextID)
             if let schema = transaction.schema { self.schema = schema }
         }
         lastSequence = max(lastSequence, sequence)

@@ -26,10 +26,18 @@ public struct WriteTransaction {
     let knownEntities: Set<String>?
     let blobWriter: (Data) throws -> String
 
-    init(base: StoreState, knownEntities: Set<String>?, blobWriter: @escaping (Data) throws -> String) {
+    /// The allocation block ``allocateID()`` counts in, or nil when it counts on from the highest
+    /// identifier in use (see ``StoreConfiguration/IdentifierAllocation``).
+    package let allocationBlock: Int64?
+
+    init(base: StoreState, block: Int64? = nil, knownEntities: Set<String>?, blobWriter: @escaping (Data) throws -> String) {
         self.base = base
-        self.nextID = base.nextID
-        self.inserted = InsertedRecords(firstNewID: base.nextID)
+        self.allocationBlock = block
+        var next = block.map { base.counters.next(in: $0) } ?? base.nextID
+        // Counters come from files: never hand out an identifier a record has.
+        while base.records[next] != nil { next += 1 }
+        self.nextID = next
+        self.inserted = InsertedRecords(firstNewID: next)
         self.knownEntities = knownEntities
         self.blobWriter = blobWriter
     }
@@ -74,8 +82,11 @@ public struct WriteTransaction {
         schemaChange = .some(schema)
     }
 
+    /// The identifier ``allocateID()`` hands out next.
+    package var nextAllocatedID: Int64 { nextID }
+
     /// Allocates a new store-wide identifier. Identifiers are never reused, even after delete and
-    /// compaction.
+    /// compaction, and two clones of a store allocating per clone never hand out the same one.
     public mutating func allocateID() -> Int64 {
         let id = nextID
         nextID += 1
@@ -98,8 +109,8 @@ public struct WriteTransaction {
         if deleted[id] == nil && (inserted[id] != nil || base.records[id] != nil) {
             throw StorageError(.invalidTransaction, "cannot insert \(record.entity) \(id): identifier \(id) is in use")
         }
-        // Identifiers from `allocateID()` are at or above `base.nextID`; below it, only reserved ones.
-        if deleted[id] != nil || (id < base.nextID && !reserved.contains(id)) {
+        // Identifiers from `allocateID()` are at or above their block's counter; below it, only reserved ones.
+        if deleted[id] != nil || (id < base.counters.next(in: IdentifierBlocks.block(of: id)) && !reserved.contains(id)) {
             throw StorageError(
                 .identifierNotAllocated,
                 "identifier \(id) was not allocated by this transaction or reserved by this store and may have been used before; call allocateID()")
@@ -107,7 +118,8 @@ public struct WriteTransaction {
         if !IdentifierLimits.isValid(id) {
             throw StorageError(.identifierNotAllocated, "identifier \(id) is out of range (1…2^62-1); call allocateID()")
         }
-        if id >= nextID { nextID = id + 1 }
+        // The line's counter is this transaction's block's; applying it notes identifiers in other blocks.
+        if id >= nextID && IdentifierBlocks.block(of: id) == IdentifierBlocks.block(of: nextID) { nextID = id + 1 }
         inserted[id] = record
     }
 
@@ -240,7 +252,11 @@ public struct WriteTransaction {
     /// Whether the transaction changes nothing (no migrations, no records, no schema, no identifiers allocated).
     public var isEmpty: Bool {
         migrations.isEmpty && inserted.isEmpty && updated.isEmpty && deleted.isEmpty && schemaChange == nil && allocatedCount == 0
+            && !clearsConflicts
     }
+
+    /// Whether the transaction forgets the merge conflicts recorded before it (see ``Store/conflicts()``).
+    package var clearsConflicts = false
 
     /// The journal transaction that committing this write appends: sequence `lastSequence + 1`, the
     /// records sorted by identifier, updates that set nothing left out.
@@ -249,12 +265,14 @@ public struct WriteTransaction {
     /// records then change hands without a retain and a release of each (their values were made on
     /// another core, so each retain here waited for memory). The transaction keeps no inserted records.
     mutating func takeJournalTransaction(transactionID: String, timestamp: Date, author: String?) -> JournalTransaction {
-        JournalTransaction(
+        var committed = JournalTransaction(
             sequence: base.lastSequence + 1, transactionID: transactionID, timestamp: timestamp,
             author: author, migrations: migrations, inserted: inserted.removeAllInIdentifierOrder(),
             updated: updated.values.filter { !$0.values.isEmpty }.sorted { $0.id < $1.id },
             deleted: deleted.values.sorted { $0.id < $1.id },
             schema: schemaChange.map { $0 ?? .null }, nextID: nextID)
+        committed.clearsConflicts = clearsConflicts
+        return committed
     }
 
     private func mismatch(_ entity: String, _ id: Int64, _ actual: String) -> StorageError {

@@ -1,0 +1,35 @@
+extension Store {
+    /// A conflict a merge resolved, with the transaction that won it.
+    public struct ResolvedConflict: Hashable, Sendable {
+        /// The value lost and the one kept.
+        public var conflict: MergeConflict
+        /// The sequence number of the transaction whose change was kept.
+        public var sequence: UInt64
+        /// Its identifier.
+        public var transactionID: String
+    }
+
+    /// The conflicts that merges of this store resolved, oldest first: those recorded in the retained
+    /// history and the journal after the last ``clearConflicts()``.
+    public func conflicts() throws -> [ResolvedConflict] {
+        var found: [ResolvedConflict] = []
+        let statistics = try statistics()
+        let retained = statistics.lastSequence - min(UInt64(statistics.retainedTransactions), statistics.lastSequence)
+        for transaction in try history(after: retained) {
+            if transaction.clearsConflicts { found.removeAll() }
+            for conflict in transaction.conflicts {
+                found.append(ResolvedConflict(conflict: conflict, sequence: transaction.sequence, transactionID: transaction.transactionID))
+            }
+        }
+        return found
+    }
+
+    /// Forgets the conflicts ``conflicts()`` lists, by committing a transaction that says so.
+    ///
+    /// - Returns: the transaction, or nil when there was nothing to forget.
+    @discardableResult
+    public func clearConflicts(author: String? = nil) throws -> JournalTransaction? {
+        guard try !conflicts().isEmpty else { return nil }
+        return try write(author: author) { $0.clearsConflicts = true }
+    }
+}

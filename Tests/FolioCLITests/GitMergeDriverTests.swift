@@ -1,0 +1,175 @@
+import Foundation
+import FolioStorage
+import Testing
+
+/// `folio merge-driver` run by real `git` on real clones sharing a bare remote.
+@Suite("git merge of a store through folio merge-driver", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git")))
+struct GitMergeDriverTests {
+    /// A bare remote `origin.git` and clones of it, each with Folio's merge driver registered.
+    struct Remote {
+        let scratch: ScratchDirectory
+        var origin: URL { scratch.appending("origin.git") }
+
+        init(_ name: String = #function) throws {
+            scratch = ScratchDirectory(name)
+            _ = try GitMergeDriverTests.git("init", "-q", "--bare", "-b", "main", origin.path, in: scratch.url)
+        }
+
+        /// Clones the remote into `name`, registering the drivers as `folio git-setup` does.
+        func clone(_ name: String) throws -> URL {
+            _ = try GitMergeDriverTests.git("clone", "-q", origin.path, name, in: scratch.url)
+            let clone = scratch.appending(name)
+            let executable = try #require(folioExecutable())
+            _ = try GitMergeDriverTests.git("config", "merge.folio.driver", "\(executable.path) merge-driver %O %A %B %P", in: clone)
+            _ = try GitMergeDriverTests.git("config", "merge.folio.name", "Folio store merge", in: clone)
+            return clone
+        }
+    }
+
+    static let attributes = """
+        Trips.folio/journal.jsonl merge=folio -text
+        Trips.folio/history.jsonl merge=folio -text
+        Trips.folio/manifest.json merge=folio -text
+        Trips.folio/snapshots/*.jsonl merge=folio -text
+        Trips.folio/blobs/** binary
+
+        """
+
+    /// Runs git with no user or system configuration; `check` requires exit 0.
+    @discardableResult
+    static func git(_ arguments: String..., in directory: URL) throws -> FolioRun {
+        try git(arguments: arguments, in: directory, check: true)
+    }
+
+    @discardableResult
+    static func git(arguments: [String], in directory: URL, check: Bool) throws -> FolioRun {
+        let environment = ["GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": directory.path, "GIT_PAGER": "cat",
+                           "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com", "GIT_COMMITTER_NAME": "Test",
+                           "GIT_COMMITTER_EMAIL": "test@example.com", "GIT_MERGE_AUTOEDIT": "no"]
+        let result = try run(URL(fileURLWithPath: "/usr/bin/git"), arguments: arguments, environment: environment, directory: directory)
+        if check { try #require(result.status == 0, "git \(arguments.joined(separator: " ")): \(result)") }
+        return result
+    }
+
+    /// Writes one transaction to the clone's store (no automatic compaction: the test decides).
+    static func write(_ clone: URL, _ body: (inout WriteTransaction) throws -> Void) throws {
+        let store = try Store.open(at: clone.appendingPathComponent("Trips.folio"), configuration: StoreConfiguration(compactionThreshold: nil))
+        defer { store.close() }
+        try store.write(author: clone.lastPathComponent, body)
+    }
+
+    /// Every record of the clone's store by identifier, after checking that it opens and verifies.
+    static func records(_ clone: URL) throws -> [Int64: StoredRecord] {
+        let verify = try folio("verify", clone.appendingPathComponent("Trips.folio").path)
+        #expect(verify.status == 0, "\(verify)")
+        let store = try Store.open(at: clone.appendingPathComponent("Trips.folio"), configuration: StoreConfiguration(readOnly: true))
+        defer { store.close() }
+        return Dictionary(uniqueKeysWithValues: store.records(of: "Trip").map { ($0.id, $0) })
+    }
+
+    /// The base: three trips, committed and pushed from a first clone. Returns their identifiers.
+    static func seed(_ remote: Remote) throws -> [Int64] {
+        let seed = try remote.clone("seed")
+        try Data(attributes.utf8).write(to: seed.appendingPathComponent(".gitattributes"))
+        try Data("Trips.folio/lock\nTrips.folio/cache/\n".utf8).write(to: seed.appendingPathComponent(".gitignore"))
+        var ids: [Int64] = []
+        try write(seed) { t in
+            for (name, price) in [("Oslo", 80.0), ("Rome", 99.0), ("Lima", 60.0)] {
+                let id = t.allocateID()
+                ids.append(id)
+                try t.insert(entity: "Trip", id: id, values: ["name": .string(name), "price": .double(price)])
+            }
+        }
+        try git("add", "-A", in: seed)
+        try git("commit", "-q", "-m", "three trips", in: seed)
+        try git("push", "-q", "origin", "main", in: seed)
+        return ids
+    }
+
+    @Test func twoClonesMergeInBothDirectionsToTheSameStore() throws {
+        let remote = try Remote()
+        defer { remote.scratch.remove() }
+        let trips = try Self.seed(remote)
+        let (oslo, rome, lima) = (trips[0], trips[1], trips[2])
+        let a = try remote.clone("a"), b = try remote.clone("b")
+
+        var fromA: Int64 = 0, fromB: Int64 = 0
+        try Self.write(a) { t in
+            fromA = t.allocateID()
+            try t.insert(entity: "Trip", id: fromA, values: ["name": .string("Kyoto"), "price": .double(120)])
+            try t.update(entity: "Trip", id: oslo, values: ["price": .double(81)])
+            try t.update(entity: "Trip", id: rome, values: ["name": .string("Roma")])
+            try t.update(entity: "Trip", id: lima, values: ["price": .double(65)])
+        }
+        Thread.sleep(forTimeInterval: 0.01)  // b's transaction is the later one
+        try Self.write(b) { t in
+            fromB = t.allocateID()
+            try t.insert(entity: "Trip", id: fromB, values: ["name": .string("Quito"), "price": .double(70)])
+            try t.update(entity: "Trip", id: oslo, values: ["price": .double(82)])
+            try t.update(entity: "Trip", id: rome, values: ["notes": .string("Vatican")])
+            try t.delete(entity: "Trip", id: lima)
+        }
+        #expect(fromA != fromB, "clones allocate identifiers in blocks of their own")
+        for (clone, branch) in [(a, "a"), (b, "b")] {
+            try Self.git("commit", "-q", "-am", "changes of \(branch)", in: clone)
+            try Self.git("push", "-q", "origin", "main:\(branch)", in: clone)
+        }
+        for clone in [a, b] { try Self.git("fetch", "-q", "origin", in: clone) }
+        let mergedA = try Self.git("merge", "--no-edit", "origin/b", in: a)
+        #expect(mergedA.stdout.contains("Auto-merging Trips.folio/journal.jsonl"))
+        try Self.git("merge", "--no-edit", "origin/a", in: b)
+
+        let journal = "Trips.folio/journal.jsonl"
+        #expect(try Data(contentsOf: a.appendingPathComponent(journal)) == Data(contentsOf: b.appendingPathComponent(journal)),
+                "merging either way round gives the same bytes")
+        let records = try Self.records(a)
+        #expect(records[fromA]?.values["name"] == .string("Kyoto") && records[fromB]?.values["name"] == .string("Quito"))
+        #expect(records[oslo]?.values["price"] == .double(82), "the later write of one attribute wins")
+        #expect(records[rome]?.values["name"] == .string("Roma") && records[rome]?.values["notes"] == .string("Vatican"),
+                "writes of different attributes combine")
+        #expect(records[lima] == nil, "a delete stands against an update")
+
+        let conflicts = try folio("conflicts", a.appendingPathComponent("Trips.folio").path, "--json").jsonLines()
+        let lost = Set(conflicts.compactMap { conflict -> String? in
+            guard case .int(let id)? = conflict["id"], case .string(let member)? = conflict["member"] else { return nil }
+            return "\(id).\(member)=\(conflict["lost"].map(String.init(describing:)) ?? "")"
+        })
+        #expect(lost == ["\(oslo).price=\(JSONValue.double(81))", "\(lima).price=\(JSONValue.double(65))"], "\(conflicts)")
+
+        // A rebase replays b's commit onto a's: the driver sees the sides the other way round.
+        let c = try remote.clone("c")
+        try Self.git("checkout", "-q", "-b", "rebased", "origin/b", in: c)
+        try Self.git("rebase", "-q", "origin/a", in: c)
+        #expect(try Data(contentsOf: c.appendingPathComponent(journal)) == Data(contentsOf: a.appendingPathComponent(journal)))
+
+        // The conflicts can be forgotten, in a transaction of their own.
+        let cleared = try folio("conflicts", a.appendingPathComponent("Trips.folio").path, "--clear")
+        #expect(cleared.status == 0 && cleared.stdout.contains("Forgot 2"), "\(cleared)")
+        #expect(try folio("conflicts", a.appendingPathComponent("Trips.folio").path).stdout.contains("No conflicts"))
+    }
+
+    @Test func aCloneThatCompactedMakesGitReportAConflictInsteadOfLosingChanges() throws {
+        let remote = try Remote()
+        defer { remote.scratch.remove() }
+        let trips = try Self.seed(remote)
+        let a = try remote.clone("a"), b = try remote.clone("b")
+        try Self.write(a) { try $0.update(entity: "Trip", id: trips[0], values: ["price": .double(1)]) }
+        let store = try Store.open(at: a.appendingPathComponent("Trips.folio"))
+        try store.compact()
+        store.close()
+        try Self.write(b) { try $0.update(entity: "Trip", id: trips[1], values: ["price": .double(2)]) }
+        try Self.git("add", "-A", in: a)
+        try Self.git("commit", "-q", "-m", "a compacted", in: a)
+        try Self.git("push", "-q", "origin", "main:a", in: a)
+        try Self.git("commit", "-q", "-am", "b", in: b)
+        try Self.git("fetch", "-q", "origin", in: b)
+        let journalBefore = try Data(contentsOf: b.appendingPathComponent("Trips.folio/journal.jsonl"))
+        let merge = try Self.git(arguments: ["merge", "--no-edit", "origin/a"], in: b, check: false)
+        #expect(merge.status == 1, "\(merge)")
+        #expect(merge.stderr.contains("Trips.folio/journal.jsonl") && merge.stderr.contains("compacted"), "\(merge)")
+        #expect(try Data(contentsOf: b.appendingPathComponent("Trips.folio/journal.jsonl")) == journalBefore,
+                "the driver leaves our file as git gave it")
+        let status = try Self.git("status", "--short", in: b)
+        #expect(status.stdout.contains("UU Trips.folio/journal.jsonl"), "\(status)")
+    }
+}
