@@ -13,7 +13,8 @@ import sys
 import zlib
 
 SUPPORTED_VERSION = 1
-LINE_MEMBERS = {"seq", "id", "time", "nextID", "author", "migrate", "inserted", "updated", "deleted", "schema"}
+LINE_MEMBERS = {"seq", "id", "time", "nextID", "author", "migrate", "inserted", "updated", "deleted", "schema",
+                "conflicts", "clearsConflicts"}
 
 
 class StoreError(Exception):
