@@ -103,7 +103,7 @@ enum ArgumentParser {
             let missing = required[parsed.positionals.count]
             throw UsageError("Missing expected argument '\(missing.name)'.", help: missing.help, command: spec.name)
         }
-        if parsed.positionals.count > spec.arguments.count {
+        if parsed.positionals.count > spec.arguments.count, spec.arguments.last?.isVariadic != true {
             let extra = parsed.positionals[spec.arguments.count]
             throw UsageError(
                 "Unexpected argument '\(extra)'.",

@@ -35,6 +35,11 @@ struct CommandSpec: Sendable {
         var isOptional = false
         /// The values it may take, for shell completion; empty when any value (a path) will do.
         var choices: [String] = []
+        /// Whether it takes every remaining positional (`STORE...`); only the last argument may.
+        var isVariadic = false
+
+        /// `STORE`, or `STORE...` for a variadic argument.
+        var usageName: String { isVariadic ? "\(name)..." : name }
     }
 
     var name: String
@@ -47,7 +52,7 @@ struct CommandSpec: Sendable {
     /// `folio cat STORE ENTITY [--where EXPR] …`
     var usage: String {
         var parts = ["folio", name]
-        for argument in arguments { parts.append(argument.isOptional ? "[\(argument.name)]" : argument.name) }
+        for argument in arguments { parts.append(argument.isOptional ? "[\(argument.usageName)]" : argument.usageName) }
         if !options.isEmpty { parts.append("[options]") }
         return parts.joined(separator: " ")
     }

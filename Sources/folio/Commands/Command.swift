@@ -27,8 +27,7 @@ enum FolioCommand {
     nonisolated(unsafe) static let subcommands: [any FolioSubcommand.Type] = [
         DemoCommand.self, InfoCommand.self, SchemaCommand.self, LogCommand.self, CatCommand.self, ShowCommand.self, DiffCommand.self,
         VerifyCommand.self, CompactCommand.self, RepairCommand.self, ExportCommand.self, ImportCommand.self, TextconvCommand.self,
-        MergeDriverCommand.self, ConflictsCommand.self,
-        CompletionsCommand.self, HelpCommand.self,
+        GitSetupCommand.self, MergeDriverCommand.self, ConflictsCommand.self, CompletionsCommand.self, HelpCommand.self,
     ]
 
     static func subcommand(named name: String) -> (any FolioSubcommand.Type)? {

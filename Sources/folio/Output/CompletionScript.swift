@@ -98,7 +98,8 @@ enum CompletionScript {
             let choices = choices(of: command, among: commands)
             for argument in command.arguments {
                 let action = choices.map { "(\($0.joined(separator: " ")))" } ?? "_files"
-                specs.append(zshQuoted("\(argument.isOptional ? "::" : ":")\(argument.name):\(action)"))
+                let position = argument.isVariadic ? "*:" : argument.isOptional ? "::" : ":"
+                specs.append(zshQuoted("\(position)\(argument.name):\(action)"))
             }
             cases += "        \(command.name))\n            _arguments -s \\\n"
             cases += specs.map { "                \($0)" }.joined(separator: " \\\n") + "\n            ;;\n"
