@@ -15,25 +15,17 @@ struct GitMergeDriverTests {
             _ = try GitMergeDriverTests.git("init", "-q", "--bare", "-b", "main", origin.path, in: scratch.url)
         }
 
-        /// Clones the remote into `name`, registering the drivers as `folio git-setup` does.
+        /// Clones the remote into `name` and runs `folio git-setup` there, as every new clone must.
         func clone(_ name: String) throws -> URL {
             _ = try GitMergeDriverTests.git("clone", "-q", origin.path, name, in: scratch.url)
             let clone = scratch.appending(name)
-            let executable = try #require(folioExecutable())
-            _ = try GitMergeDriverTests.git("config", "merge.folio.driver", "\(executable.path) merge-driver %O %A %B %P", in: clone)
-            _ = try GitMergeDriverTests.git("config", "merge.folio.name", "Folio store merge", in: clone)
+            if FileManager.default.fileExists(atPath: clone.appendingPathComponent("Trips.folio").path) {
+                let setup = try folio("git-setup", directory: clone)
+                try #require(setup.status == 0, "\(setup)")
+            }
             return clone
         }
     }
-
-    static let attributes = """
-        Trips.folio/journal.jsonl merge=folio -text
-        Trips.folio/history.jsonl merge=folio -text
-        Trips.folio/manifest.json merge=folio -text
-        Trips.folio/snapshots/*.jsonl merge=folio -text
-        Trips.folio/blobs/** binary
-
-        """
 
     /// Runs git with no user or system configuration; `check` requires exit 0.
     @discardableResult
@@ -70,8 +62,6 @@ struct GitMergeDriverTests {
     /// The base: three trips, committed and pushed from a first clone. Returns their identifiers.
     static func seed(_ remote: Remote) throws -> [Int64] {
         let seed = try remote.clone("seed")
-        try Data(attributes.utf8).write(to: seed.appendingPathComponent(".gitattributes"))
-        try Data("Trips.folio/lock\nTrips.folio/cache/\n".utf8).write(to: seed.appendingPathComponent(".gitignore"))
         var ids: [Int64] = []
         try write(seed) { t in
             for (name, price) in [("Oslo", 80.0), ("Rome", 99.0), ("Lima", 60.0)] {
@@ -80,6 +70,8 @@ struct GitMergeDriverTests {
                 try t.insert(entity: "Trip", id: id, values: ["name": .string(name), "price": .double(price)])
             }
         }
+        let setup = try folio("git-setup", directory: seed)
+        try #require(setup.status == 0, "\(setup)")
         try git("add", "-A", in: seed)
         try git("commit", "-q", "-m", "three trips", in: seed)
         try git("push", "-q", "origin", "main", in: seed)
