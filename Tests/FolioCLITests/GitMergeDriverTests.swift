@@ -107,6 +107,9 @@ struct GitMergeDriverTests {
             try Self.git("push", "-q", "origin", "main:\(branch)", in: clone)
         }
         for clone in [a, b] { try Self.git("fetch", "-q", "origin", in: clone) }
+        // An app in clone a has the store open while git merges.
+        let open = try Store.open(at: a.appendingPathComponent("Trips.folio"), configuration: StoreConfiguration(compactionThreshold: nil))
+        defer { open.close() }
         let mergedA = try Self.git("merge", "--no-edit", "origin/b", in: a)
         #expect(mergedA.stdout.contains("Auto-merging Trips.folio/journal.jsonl"))
         try Self.git("merge", "--no-edit", "origin/a", in: b)
@@ -114,6 +117,9 @@ struct GitMergeDriverTests {
         let journal = "Trips.folio/journal.jsonl"
         #expect(try Data(contentsOf: a.appendingPathComponent(journal)) == Data(contentsOf: b.appendingPathComponent(journal)),
                 "merging either way round gives the same bytes")
+        let arrived = try open.refresh().map(\.author)
+        #expect(arrived == ["b"], "the open store reports the transaction the merge brought, though its sequence was taken")
+        #expect(open.records(of: "Trip").contains { $0.id == fromB })
         let records = try Self.records(a)
         #expect(records[fromA]?.values["name"] == .string("Kyoto") && records[fromB]?.values["name"] == .string("Quito"))
         #expect(records[oslo]?.values["price"] == .double(82), "the later write of one attribute wins")
@@ -138,6 +144,29 @@ struct GitMergeDriverTests {
         let cleared = try folio("conflicts", a.appendingPathComponent("Trips.folio").path, "--clear")
         #expect(cleared.status == 0 && cleared.stdout.contains("Forgot 2"), "\(cleared)")
         #expect(try folio("conflicts", a.appendingPathComponent("Trips.folio").path).stdout.contains("No conflicts"))
+    }
+
+    @Test func theDriverRefusesFilesItCannotMergeAndLeavesOursUntouched() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let store = scratch.appending("S")
+        try TripStores.write(to: store) { t in try t.insert(entity: "Trip", id: t.allocateID(), values: ["name": .string("Oslo")]) }
+        let journal = try Data(contentsOf: store.appendingPathComponent("journal.jsonl"))
+        let cases: [(theirs: String, says: String)] = [
+            ("not json\n", "theirs line 1: not a Folio journal line"),
+            (String(decoding: journal, as: UTF8.self) + "<<<<<<< HEAD\n", "theirs line 2"),
+        ]
+        for (theirs, says) in cases {
+            try journal.write(to: scratch.appending("O"))
+            try journal.write(to: scratch.appending("A"))
+            try Data(theirs.utf8).write(to: scratch.appending("B"))
+            let result = try folio("merge-driver", "O", "A", "B", "Trips.folio/journal.jsonl", directory: scratch.url)
+            #expect(result.status == 1 && result.stderr.contains("Trips.folio/journal.jsonl: \(says)"), "\(result)")
+            #expect(try Data(contentsOf: scratch.appending("A")) == journal)
+        }
+        try journal.write(to: scratch.appending("A"))
+        let snapshot = try folio("merge-driver", "O", "A", "A", "Trips.folio/snapshots/Trip.jsonl", directory: scratch.url)
+        #expect(snapshot.status == 1 && snapshot.stderr.contains("only a compaction writes"), "\(snapshot)")
     }
 
     @Test func aCloneThatCompactedMakesGitReportAConflictInsteadOfLosingChanges() throws {

@@ -36,6 +36,10 @@ extension Store {
         }
         if replaced {
             let oldLast = lastSequence
+            // A git merge renumbers: a transaction new to this store may take a sequence it had seen.
+            let (known, knownFrom) = withReadState { read in
+                (Set(read.retained.map(\.transactionID)), read.retained.first?.sequence ?? oldLast + 1)
+            }
             let loaded = try StoreLoader.load(paths, configuration: configuration, includeHistoryFile: false, report: { throw $0 })
             withReadState { $0.install(loaded) }
             try openJournal(&journal)
@@ -44,7 +48,9 @@ extension Store {
                 // Another process compacted transactions this store had not seen: take them from history.
                 try loadHistoryFileIfNeeded()
             }
-            return withReadState { read in read.retained.filter { $0.sequence > oldLast } }
+            return withReadState { read in
+                read.retained.filter { $0.sequence > oldLast || ($0.sequence >= knownFrom && !known.contains($0.transactionID)) }
+            }
         }
         guard let current, let journalFile = journal.journalFile, current.size != journalEnd + tailLength || tailLength > 0 else { return [] }
         var newState = withState { $0 }
