@@ -14,7 +14,7 @@ import zlib
 
 SUPPORTED_VERSION = 1
 LINE_MEMBERS = {"seq", "id", "time", "nextID", "author", "migrate", "inserted", "updated", "deleted", "schema",
-                "conflicts", "clearsConflicts"}
+                "conflicts", "clearsConflicts", "compacted"}
 
 
 class StoreError(Exception):

@@ -62,7 +62,8 @@ struct FolioBenchTests {
         #expect(load.int("W1", "n") == Int64(loaded))
         #expect((load.number("W1", "records_per_s") ?? 0) > 0)
         #expect((load.int("W1", "store_after_load_bytes") ?? 0) > 0)
-        #expect(load.int("W1", "store_after_compact_journal_bytes") == 0)
+        // Only the compaction mark: a line naming the last transaction the snapshots hold.
+        #expect((1...200).contains(load.int("W1", "store_after_compact_journal_bytes") ?? 0))
 
         let count = try BenchRows(folioBench("count", store))
         #expect(count.int("W2", "count") == Int64(loaded))

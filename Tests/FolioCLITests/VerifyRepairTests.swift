@@ -256,7 +256,11 @@ struct VerifyRepairTests {
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout.contains("Compacted \(store.path) at sequence 4"))
         #expect(run.stdout.contains("journal: 4 transaction(s)"))
-        #expect(try Data(contentsOf: store.appendingPathComponent("journal.jsonl")).isEmpty)
+        // The journal holds only the compaction mark of transaction 4.
+        let journal = try fileLines(store.appendingPathComponent("journal.jsonl"))
+        #expect(journal.count == 1)
+        let mark = try JSONReader().parse(journal.first ?? [])
+        #expect(mark["compacted"] == .bool(true) && mark["seq"] == .int(4) && mark["inserted"] == nil)
         #expect(FileManager.default.fileExists(atPath: store.path + "/snapshots/Trip.jsonl"))
         #expect(try folio("export", store.path).stdout == before.stdout)
         #expect(try folio("verify", store.path).status == 0)

@@ -27,6 +27,10 @@ public struct JournalTransaction: Hashable, Sendable {
     public var conflicts: [MergeConflict] = []
     /// Whether this transaction forgets the conflicts recorded before it (`folio conflicts --clear`).
     public var clearsConflicts = false
+    /// Whether this line is a compaction mark: the first line of a journal a compaction wrote, naming
+    /// the last transaction the snapshots hold (its sequence, id and time, without its changes), so that
+    /// the journal alone says where the snapshots stand (see ``compactionMark(for:)``).
+    public var isCompactionMark = false
 
     /// Creates a transaction value.
     public init(
@@ -79,6 +83,7 @@ extension JournalTransaction {
         ]
         if let author { members["author"] = .string(author) }
         if clearsConflicts { members["clearsConflicts"] = .bool(true) }
+        if isCompactionMark { members["compacted"] = .bool(true) }
         if !conflicts.isEmpty { members["conflicts"] = .array(conflicts.map { $0.jsonValue() }) }
         let written = writtenMigrations
         if !written.isEmpty { members["migrate"] = .array(written.map { $0.jsonValue() }) }
@@ -159,14 +164,18 @@ extension JournalTransaction {
                 }
                 body.append(UInt8(ascii: "]"))
             }
-            // Members in byte order: author, clearsConflicts, conflicts, deleted, id, inserted, migrate, nextID,
-            // schema, seq, time, updated.
+            // Members in byte order: author, clearsConflicts, compacted, conflicts, deleted, id, inserted, migrate,
+            // nextID, schema, seq, time, updated.
             if let author {
                 member("author")
                 CanonicalJSONWriter.writeString(author, into: &body)
             }
             if clearsConflicts {
                 member("clearsConflicts")
+                body.append(contentsOf: Array("true".utf8))
+            }
+            if isCompactionMark {
+                member("compacted")
                 body.append(contentsOf: Array("true".utf8))
             }
             if !conflicts.isEmpty {
@@ -352,11 +361,37 @@ extension JournalTransaction {
             schema: schema, nextID: nextID)
         self.conflicts = conflicts
         self.clearsConflicts = clearsConflicts
+        if let value = members["compacted"] {
+            guard case .bool(true) = value else { throw bad("\"compacted\" must be true when present") }
+            guard changedRecordCount == 0, migrations.isEmpty, schema == nil, conflicts.isEmpty, !clearsConflicts else {
+                throw bad("a compaction mark (\"compacted\":true) holds no changes")
+            }
+            isCompactionMark = true
+        }
+    }
+
+    /// The compaction mark that starts the journal a compaction at `transaction`'s sequence writes. Its
+    /// `nextID` is 0: the manifest holds the counters.
+    static func compactionMark(for transaction: JournalTransaction) -> JournalTransaction {
+        var mark = JournalTransaction(
+            sequence: transaction.sequence, transactionID: transaction.transactionID, timestamp: transaction.timestamp, author: nil,
+            inserted: [], updated: [], deleted: [], nextID: 0)
+        mark.isCompactionMark = true
+        return mark
+    }
+
+    /// Whether a journal line's bytes are a compaction mark as Folio writes it (its first member after
+    /// `$crc` is `"compacted":true`), without parsing the line.
+    static func isCompactionMark(line: UnsafeBufferPointer<UInt8>) -> Bool {
+        let member = Array(#""compacted":true"#.utf8)
+        guard line.count > LineFraming.prefixLength + member.count else { return false }
+        return member.indices.allSatisfy { line[LineFraming.prefixLength + $0] == member[$0] }
     }
 
     /// The members a journal line may have besides `$crc` (which framing removes).
     static let lineMembers: Set<String> = [
         "seq", "id", "time", "nextID", "author", "migrate", "inserted", "updated", "deleted", "schema", "conflicts", "clearsConflicts",
+        "compacted",
     ]
 }
 

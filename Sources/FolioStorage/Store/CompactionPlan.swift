@@ -48,6 +48,9 @@ struct PreparedCompaction: Sendable {
     var snapshotBases: [String: UInt64] = [:]
     /// Entities with no records left: their snapshot files are removed once the manifest is written.
     var emptied: [String] = []
+    /// The first line of the new journal: the mark of the plan's last transaction (nil when it is not
+    /// known, and the journal then starts with the lines after the plan).
+    var mark: JournalTransaction? = nil
 
     /// Removes the temporary files that are still there (when the compaction is abandoned or failed).
     func discard(_ fs: any FileSystem) {

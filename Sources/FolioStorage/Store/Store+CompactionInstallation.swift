@@ -43,9 +43,11 @@ extension Store {
         }
         let manifest = Manifest(sequence: plan.sequence, counters: plan.state.counters, schema: plan.state.schema, snapshotBytes: snapshotBytes)
         try fs.replaceFile(at: paths.manifest, with: try manifest.encoded())
-        // 4. Journal: the lines committed after the plan (none for a compaction that ran under the
-        //    lock), copied into a new file. Other processes see its new identity and reload.
-        let carried = try replaceJournal(keepingFrom: plan.journalEnd, paths: paths, file: journal.journalFile)
+        // 4. Journal: the plan's compaction mark, then the lines committed after the plan (none for a
+        //    compaction that ran under the lock), copied into a new file. Other processes see its new
+        //    identity and reload.
+        let mark = try prepared.mark?.encodedLine() ?? []
+        let carried = try replaceJournal(startingWith: mark, keepingFrom: plan.journalEnd, paths: paths, file: journal.journalFile)
         try openJournal(&journal)
         journal.unsyncedWrites = false
         withReadState { read in
@@ -54,7 +56,7 @@ extension Store {
             read.insertedSpans = read.insertedSpans.filter { $0.key > plan.sequence }
             read.historyFileLoaded = true
             read.journalEnd = carried
-            read.journalLines -= plan.journalLines
+            read.journalLines -= plan.journalLines - (mark.isEmpty ? 0 : 1)
             read.tailLength = 0
         }
         // 5. Snapshot files of entities with no records left at the plan's sequence (safe only now that
@@ -70,15 +72,17 @@ extension Store {
         try removeUnreferencedBlobs(paths)
     }
 
-    /// Replaces the journal with a synced copy of the bytes of `file` from `start` to the journal's
-    /// known end; returns how many bytes the new journal has.
-    private func replaceJournal(keepingFrom start: Int64, paths: StorePaths, file journalFile: FileDescriptor?) throws -> Int64 {
+    /// Replaces the journal with a synced file of `mark` then the bytes of `file` from `start` to the
+    /// journal's known end; returns how many bytes the new journal has.
+    private func replaceJournal(startingWith mark: [UInt8], keepingFrom start: Int64, paths: StorePaths,
+                                file journalFile: FileDescriptor?) throws -> Int64 {
         let end = withReadState { $0.journalEnd }
         guard end > start, let journalFile else {
-            try fs.replaceFile(at: paths.journal, with: [])
-            return 0
+            try fs.replaceFile(at: paths.journal, with: mark)
+            return Int64(mark.count)
         }
         try fs.replaceFile(at: paths.journal) { write in
+            if !mark.isEmpty { try write(mark) }
             var buffer = [UInt8](repeating: 0, count: Int(min(end - start, Int64(SnapshotFile.chunkSize))))
             var offset = start
             while offset < end {
@@ -94,7 +98,7 @@ extension Store {
                 offset += Int64(count)
             }
         }
-        return end - start
+        return Int64(mark.count) + end - start
     }
 
     /// Removes the blobs that no current record and no retained transaction refers to.

@@ -23,6 +23,7 @@ extension Store {
                 plan.history(of: transactions), paths: paths, journalLimit: plan.journalEnd, stored: stored, check: check)
             prepared.history = history.temporary
             prepared.kept = history.kept
+            prepared.mark = transactions.last { $0.sequence == plan.sequence }.map(JournalTransaction.compactionMark(for:))
         } catch {
             prepared.discard(fs)
             throw error

@@ -29,6 +29,8 @@ extension Store {
             defer { fs.close(file) }
             _ = try? LineScanner.scan(fs, file) { line in
                 if inJournal && line.end > journalLimit { return }
+                // A compaction mark repeats its transaction's sequence without its changes.
+                if inJournal && JournalTransaction.isCompactionMark(line: line.bytes) { return }
                 guard let sequence = JournalTransaction.sequence(inLine: line.bytes) else { return }
                 lines[sequence] = StoredLine(inJournal: inJournal, offset: line.offset, length: line.bytes.count)
             }

@@ -70,6 +70,12 @@ extension StoreLoader {
                     guard sequence <= manifest.sequence + 1 else { throw StorageError(.missingSequence, "not contiguous") }
                 }
                 previous = sequence
+                if transaction.isCompactionMark {
+                    // Only as the first line, naming a transaction the snapshots hold; anything else the
+                    // full load reports.
+                    guard loaded.history.isEmpty, sequence <= manifest.sequence else { throw StorageError(.malformedLine, "a misplaced mark") }
+                    return
+                }
                 // A migration changes counts (and removes entities) in ways only replaying the records
                 // shows: such a journal is loaded in full, until a compaction folds the migration in.
                 if !transaction.writtenMigrations.isEmpty { throw StorageError(.malformedLine, "a migration: load in full") }

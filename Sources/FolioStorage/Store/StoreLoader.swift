@@ -215,7 +215,20 @@ enum StoreLoader {
                                 file: paths.journal, line: line.number, offset: line.offset))
                     }
                     badLineBefore = false
+                    let isFirst = previous == nil
                     previous = sequence
+                    if transaction.isCompactionMark {
+                        if !isFirst || sequence > manifest.sequence {
+                            try report(
+                                StorageError(
+                                    .inconsistentStore,
+                                    isFirst
+                                        ? "the journal's compaction mark says the snapshots hold transaction \(sequence), but manifest member \"sequence\" says \(manifest.sequence): restore the manifest and the journal from the same commit or backup"
+                                        : "a compaction mark (\"compacted\":true) may only be the journal's first line",
+                                    file: paths.journal, line: line.number, offset: line.offset))
+                        }
+                        return
+                    }
                     for entity in transaction.entitiesNeedingKnown {
                         _ = try checkEntity(entity, file: paths.journal, line: line.number, offset: line.offset)
                     }

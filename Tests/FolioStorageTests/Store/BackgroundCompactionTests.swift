@@ -16,10 +16,11 @@ struct BackgroundCompactionTests {
         try Manifest.decode(readBytes(url.appending("manifest.json")), path: "manifest.json").sequence
     }
 
+    /// The sequences of the journal's transactions, without the compaction mark that starts it.
     func journalSequences(_ url: URL) throws -> [UInt64] {
         let bytes = try readBytes(url.appending("journal.jsonl"))
         return bytes.split(separator: 0x0A).compactMap { line in
-            line.withUnsafeBufferPointer { JournalTransaction.sequence(inLine: $0) }
+            line.withUnsafeBufferPointer { JournalTransaction.isCompactionMark(line: $0) ? nil : JournalTransaction.sequence(inLine: $0) }
         }
     }
 

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+@testable import FolioStorage
+
+/// The compaction mark: the first line of a compacted journal names the last transaction the snapshots hold.
+@Suite("Compaction mark")
+struct CompactionMarkTests {
+    static func lines(_ url: URL) throws -> [JournalTransaction] {
+        try JournalThreeWayMerge.read(readBytes(url.appending("journal.jsonl")), name: "journal").map(\.transaction)
+    }
+
+    @Test func aCompactedJournalStartsWithTheMarkOfItsLastTransaction() throws {
+        try withTemporaryDirectory { url in
+            let expected = try makeStore(at: url, transactions: 6, compactAfter: 4)
+            let journal = try Self.lines(url)
+            #expect(journal.map(\.sequence) == [4, 5, 6] && journal[0].isCompactionMark && !journal[1].isCompactionMark)
+            #expect(journal[0].changedRecordCount == 0 && journal[0].nextID == 0)
+            let store = try Store.open(at: url)
+            defer { store.close() }
+            #expect(StoreContent(store) == expected)
+            // History keeps transaction 4 with its changes, not the mark that repeats its sequence.
+            #expect(try store.history(after: 3).first?.changedRecordCount ?? 0 > 0)
+        }
+    }
+
+    @Test func aMarkPastTheManifestOrBelowTheFirstLineIsRefused() throws {
+        try withTemporaryDirectory { url in
+            _ = try makeStore(at: url, transactions: 6, compactAfter: 4)
+            let path = url.appending("journal.jsonl")
+            let original = try fileLinesOf(path)
+            var past = try Self.lines(url)[0]
+            past.sequence = 5
+            try writeBytes(try past.encodedLine() + original.dropFirst(2).flatMap { $0 + [0x0A] }, to: path)
+            try expectOpenFailure(url, code: .inconsistentStore, file: "journal.jsonl", line: 1)
+
+            try writeBytes([original[1], original[0], original[2]].flatMap { $0 + [0x0A] }, to: path)
+            try expectOpenFailure(url, code: .duplicateSequence, file: "journal.jsonl", line: 2)
+        }
+    }
+
+    @Test func aMarkHoldingChangesIsNotATransaction() throws {
+        var mark = JournalTransaction.compactionMark(for: JournalTransaction(
+            sequence: 3, transactionID: "t", timestamp: Date(timeIntervalSince1970: 0), author: nil, inserted: [], updated: [], deleted: [],
+            nextID: 1))
+        mark.inserted = [StoredRecord(entity: "Note", id: 1, values: [:])]
+        let line = try mark.encodedLine()
+        #expect(throws: StorageError.self) {
+            try Array(line.dropLast()).withUnsafeBufferPointer { try JournalTransaction(members: LineFraming.decode($0)) }
+        }
+    }
+
+    func fileLinesOf(_ url: URL) throws -> [[UInt8]] {
+        try readBytes(url).split(separator: 0x0A).map(Array.init)
+    }
+}
