@@ -59,8 +59,9 @@ struct GitMergeDriverTests {
         return Dictionary(uniqueKeysWithValues: store.records(of: "Trip").map { ($0.id, $0) })
     }
 
-    /// The base: three trips, committed and pushed from a first clone. Returns their identifiers.
-    static func seed(_ remote: Remote) throws -> [Int64] {
+    /// The base: three trips, committed and pushed from a first clone (compacted first, when
+    /// `compacted`: the base's snapshots then hold its whole state). Returns their identifiers.
+    static func seed(_ remote: Remote, compacted: Bool = false) throws -> [Int64] {
         let seed = try remote.clone("seed")
         var ids: [Int64] = []
         try write(seed) { t in
@@ -70,6 +71,7 @@ struct GitMergeDriverTests {
                 try t.insert(entity: "Trip", id: id, values: ["name": .string(name), "price": .double(price)])
             }
         }
+        if compacted { try compact(seed) }
         let setup = try folio("git-setup", directory: seed)
         try #require(setup.status == 0, "\(setup)")
         try git("add", "-A", in: seed)
@@ -166,31 +168,144 @@ struct GitMergeDriverTests {
         }
         try journal.write(to: scratch.appending("A"))
         let snapshot = try folio("merge-driver", "O", "A", "A", "Trips.folio/snapshots/Trip.jsonl", directory: scratch.url)
-        #expect(snapshot.status == 1 && snapshot.stderr.contains("only a compaction writes"), "\(snapshot)")
+        #expect(snapshot.status == 1 && snapshot.stderr.contains("Trips.folio/snapshots/Trip.jsonl: ours line 1: not a Folio snapshot line"),
+                "\(snapshot)")
+        let other = try folio("merge-driver", "O", "A", "A", "Trips.folio/notes.txt", directory: scratch.url)
+        #expect(other.status == 1 && other.stderr.contains("not a Folio store file"), "\(other)")
     }
 
-    @Test func aCloneThatCompactedMakesGitReportAConflictInsteadOfLosingChanges() throws {
+    /// The store's committed files (not the cache or the lock) and their bytes.
+    static func storeFiles(_ clone: URL) throws -> [String: Data] {
+        let root = clone.appendingPathComponent("Trips.folio")
+        var files: [String: Data] = [:]
+        guard let walker = FileManager.default.enumerator(atPath: root.path) else { return files }
+        for case let relative as String in walker where !relative.hasPrefix("cache") && relative != "lock" {
+            var isDirectory: ObjCBool = false
+            let path = root.appendingPathComponent(relative).path
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                files[relative] = try Data(contentsOf: URL(fileURLWithPath: path))
+            }
+        }
+        return files
+    }
+
+    static func compact(_ clone: URL) throws {
+        let store = try Store.open(at: clone.appendingPathComponent("Trips.folio"))
+        defer { store.close() }
+        try store.compact()
+    }
+
+    /// Commits each clone's changes to a branch of its own, then merges each into the other.
+    static func commitAndMergeBothWays(_ a: URL, _ b: URL) throws -> (a: FolioRun, b: FolioRun) {
+        for (clone, branch) in [(a, "a"), (b, "b")] {
+            try git("add", "-A", in: clone)
+            try git("commit", "-q", "-m", "changes of \(branch)", in: clone)
+            try git("push", "-q", "-f", "origin", "HEAD:\(branch)", in: clone)
+        }
+        for clone in [a, b] { try git("fetch", "-q", "origin", in: clone) }
+        return (try git(arguments: ["merge", "--no-edit", "origin/b"], in: a, check: false),
+                try git(arguments: ["merge", "--no-edit", "origin/a"], in: b, check: false))
+    }
+
+    @Test func aCloneThatCompactedMergesWithOneThatDidNot() throws {
         let remote = try Remote()
         defer { remote.scratch.remove() }
         let trips = try Self.seed(remote)
         let a = try remote.clone("a"), b = try remote.clone("b")
         try Self.write(a) { try $0.update(entity: "Trip", id: trips[0], values: ["price": .double(1)]) }
-        let store = try Store.open(at: a.appendingPathComponent("Trips.folio"))
-        try store.compact()
-        store.close()
+        try Self.compact(a)
+        try Self.write(a) { try $0.update(entity: "Trip", id: trips[2], values: ["name": .string("Lima (a)")]) }
+        var inserted: Int64 = 0
+        try Self.write(b) { t in
+            try t.update(entity: "Trip", id: trips[1], values: ["price": .double(2)])
+            inserted = t.allocateID()
+            try t.insert(entity: "Trip", id: inserted, values: ["name": .string("Quito")])
+        }
+        let (mergedA, mergedB) = try Self.commitAndMergeBothWays(a, b)
+        #expect(mergedA.status == 0 && mergedB.status == 0, "\(mergedA)\n\(mergedB)")
+        #expect(try Self.storeFiles(a) == Self.storeFiles(b), "merging either way round gives the same files")
+        let records = try Self.records(a)
+        #expect(records[trips[0]]?.values["price"] == .double(1), "the compacted change is kept")
+        #expect(records[trips[2]]?.values["name"] == .string("Lima (a)"))
+        #expect(records[trips[1]]?.values["price"] == .double(2) && records[inserted] != nil, "the other side's changes are not lost")
+
+        // Both go on: a second round of changes, neither compacted, merges over the merged mark.
+        try Self.write(a) { try $0.update(entity: "Trip", id: trips[0], values: ["price": .double(3)]) }
+        try Self.write(b) { try $0.update(entity: "Trip", id: trips[1], values: ["price": .double(4)]) }
+        let (again, againB) = try Self.commitAndMergeBothWays(a, b)
+        #expect(again.status == 0 && againB.status == 0, "\(again)\n\(againB)")
+        let after = try Self.records(b)
+        #expect(after[trips[0]]?.values["price"] == .double(3) && after[trips[1]]?.values["price"] == .double(4))
+    }
+
+    @Test func twoClonesThatBothCompactedMergeRecordByRecord() throws {
+        let remote = try Remote()
+        defer { remote.scratch.remove() }
+        let trips = try Self.seed(remote, compacted: true)
+        let a = try remote.clone("a"), b = try remote.clone("b")
+        var fromA: Int64 = 0, fromB: Int64 = 0
+        try Self.write(a) { t in
+            try t.update(entity: "Trip", id: trips[0], values: ["price": .double(1)])
+            fromA = t.allocateID()
+            try t.insert(entity: "Trip", id: fromA, values: ["name": .string("Kyoto")])
+        }
+        try Self.write(a) { try $0.update(entity: "Trip", id: trips[1], values: ["notes": .string("from a")]) }
+        try Self.compact(a)
+        try Self.write(b) { t in
+            try t.update(entity: "Trip", id: trips[1], values: ["name": .string("Roma")])
+            try t.delete(entity: "Trip", id: trips[2])
+            fromB = t.allocateID()
+            try t.insert(entity: "Trip", id: fromB, values: ["name": .string("Quito")])
+        }
+        try Self.compact(b)
+        try Self.write(b) { try $0.update(entity: "Trip", id: fromB, values: ["price": .double(70)]) }
+        let (mergedA, mergedB) = try Self.commitAndMergeBothWays(a, b)
+        #expect(mergedA.status == 0 && mergedB.status == 0, "\(mergedA)\n\(mergedB)")
+        #expect(mergedA.stderr.contains("snapshots") && mergedA.stderr.contains("manifest"), "\(mergedA)")
+        #expect(try Self.storeFiles(a) == Self.storeFiles(b), "merging either way round gives the same files")
+        let records = try Self.records(a)
+        #expect(records[trips[0]]?.values["price"] == .double(1))
+        #expect(records[trips[1]]?.values["name"] == .string("Roma") && records[trips[1]]?.values["notes"] == .string("from a"))
+        #expect(records[trips[2]] == nil && records[fromA] != nil && records[fromB]?.values["price"] == .double(70))
+        let store = try Store.open(at: a.appendingPathComponent("Trips.folio"), configuration: StoreConfiguration(readOnly: true))
+        defer { store.close() }
+        let history = try store.history(after: 0).compactMap(\.author)
+        #expect(history.filter { $0 == "a" }.count == 2 && history.filter { $0 == "b" }.count == 2, "\(history)")
+
+        // The merged store compacts and merges again like any other.
+        try Self.compact(a)
+        #expect(try folio("verify", a.appendingPathComponent("Trips.folio").path).status == 0)
+    }
+
+    @Test func bothSidesCompactingABaseWithTransactionsInItsJournalIsAConflict() throws {
+        let remote = try Remote()
+        defer { remote.scratch.remove() }
+        let trips = try Self.seed(remote)
+        let a = try remote.clone("a"), b = try remote.clone("b")
+        try Self.write(a) { try $0.update(entity: "Trip", id: trips[0], values: ["price": .double(1)]) }
+        try Self.compact(a)
         try Self.write(b) { try $0.update(entity: "Trip", id: trips[1], values: ["price": .double(2)]) }
-        try Self.git("add", "-A", in: a)
-        try Self.git("commit", "-q", "-m", "a compacted", in: a)
-        try Self.git("push", "-q", "origin", "main:a", in: a)
-        try Self.git("commit", "-q", "-am", "b", in: b)
-        try Self.git("fetch", "-q", "origin", in: b)
-        let journalBefore = try Data(contentsOf: b.appendingPathComponent("Trips.folio/journal.jsonl"))
-        let merge = try Self.git(arguments: ["merge", "--no-edit", "origin/a"], in: b, check: false)
-        #expect(merge.status == 1, "\(merge)")
-        #expect(merge.stderr.contains("Trips.folio/journal.jsonl") && merge.stderr.contains("compacted"), "\(merge)")
-        #expect(try Data(contentsOf: b.appendingPathComponent("Trips.folio/journal.jsonl")) == journalBefore,
-                "the driver leaves our file as git gave it")
-        let status = try Self.git("status", "--short", in: b)
+        try Self.compact(b)
+        let (mergedA, _) = try Self.commitAndMergeBothWays(a, b)
+        #expect(mergedA.status == 1, "\(mergedA)")
+        #expect(mergedA.stderr.contains("Trips.folio/journal.jsonl: base line 1: both sides compacted"), "\(mergedA)")
+        let status = try Self.git("status", "--short", in: a)
         #expect(status.stdout.contains("UU Trips.folio/journal.jsonl"), "\(status)")
+    }
+
+    @Test func anAttributeBothCompactedSidesChangedIsAConflictGitReports() throws {
+        let remote = try Remote()
+        defer { remote.scratch.remove() }
+        let trips = try Self.seed(remote, compacted: true)
+        let a = try remote.clone("a"), b = try remote.clone("b")
+        try Self.write(a) { try $0.update(entity: "Trip", id: trips[0], values: ["price": .double(1)]) }
+        try Self.compact(a)
+        try Self.write(b) { try $0.update(entity: "Trip", id: trips[0], values: ["price": .double(2)]) }
+        try Self.compact(b)
+        let (mergedA, _) = try Self.commitAndMergeBothWays(a, b)
+        #expect(mergedA.status == 1, "\(mergedA)")
+        #expect(mergedA.stderr.contains("Trip \(trips[0]) 'price'"), "\(mergedA)")
+        let status = try Self.git("status", "--short", in: a)
+        #expect(status.stdout.contains("UU Trips.folio/snapshots/Trip.jsonl"), "\(status)")
     }
 }

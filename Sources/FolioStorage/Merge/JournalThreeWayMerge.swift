@@ -5,12 +5,15 @@ import Foundation
 /// This is what `folio merge-driver` does for a journal, a pure function of the three files, so that
 /// merging either way round (a merge, a rebase, a cherry-pick) gives byte-identical output:
 ///
-/// - The base's transactions are kept as they are (their bytes). Both sides must still hold them all,
-///   in order: a side that compacted since the base folded some into its snapshots, which this merge
-///   cannot see (it is refused, and git reports a conflict).
-/// - The new transactions of both sides (those whose `id` the base lacks; one that both sides hold is
-///   kept once) are interleaved by commit time, ties by transaction id, each side's own order kept,
-///   and numbered on from the base's last sequence.
+/// - When neither side compacted since the base, the base's transactions are kept as they are (their
+///   bytes), and the new transactions of both sides (those whose `id` the base lacks; one that both
+///   sides hold is kept once) follow, interleaved by commit time, ties by transaction id, each side's
+///   own order kept, numbered on from the base's last sequence.
+/// - When a side compacted (its journal starts with a later compaction mark, or lacks base
+///   transactions, which its snapshots now hold), the merged journal starts with a mark at the merged
+///   compaction point, `ours + theirs − base` of the three marks' sequences (what ``ManifestMerge``
+///   gives the manifest), then every transaction no side compacted, interleaved as above. A journal
+///   without a mark (an older Folio's) cannot say where it was compacted: that merge is refused.
 /// - Their records keep their identifiers: clones allocate in blocks of their own (see
 ///   ``StoreConfiguration/IdentifierAllocation``). Two sides that inserted the same identifier (stores
 ///   that allocate sequentially) are refused.
@@ -52,40 +55,128 @@ package enum JournalThreeWayMerge {
     package static func merge(
         base: [UInt8], ours: [UInt8], theirs: [UInt8], names: (base: String, ours: String, theirs: String) = ("base", "ours", "theirs")
     ) throws(Refusal) -> Result {
-        let baseLines = try read(base, name: names.base)
-        let ourLines = try read(ours, name: names.ours)
-        let theirLines = try read(theirs, name: names.theirs)
-        for (side, name) in [(ourLines, names.ours), (theirLines, names.theirs)] {
-            for (position, line) in baseLines.enumerated()
-            where position >= side.count || side[position].transaction.transactionID != line.transaction.transactionID {
+        let o = Version(try read(base, name: names.base), name: names.base)
+        let a = Version(try read(ours, name: names.ours), name: names.ours)
+        let b = Version(try read(theirs, name: names.theirs), name: names.theirs)
+        let baseIDs = Set(o.lines.map(\.transaction.transactionID))
+        func compacted(_ side: Version) -> Bool {
+            !baseIDs.isSubset(of: side.lines.map(\.transaction.transactionID))
+                || (side.mark.map { mark in o.mark.map { mark.transaction.sequence > $0.transaction.sequence } ?? true } ?? false)
+        }
+        if !compacted(a) && !compacted(b) { return try mergeUncompacted(o, a, b) }
+
+        // A side compacted since the base: its snapshots hold transactions this file no longer shows.
+        // The merged store's compaction point is the base's plus what each side compacted, as the
+        // manifest's merge computes it (``ManifestMerge``), and everything in the journal follows it.
+        guard let baseMark = o.compactionPoint, let ourMark = a.compactionPoint, let theirMark = b.compactionPoint else {
+            let unknown = [o, a, b].first { $0.compactionPoint == nil }?.name ?? names.base
+            throw Refusal(
+                message: """
+                    \(unknown) does not say where its store was compacted (a journal written by an older Folio, without a \
+                    compaction mark), so a side that compacted since the merge base cannot be merged: keep one side and re-add \
+                    the other's records (see docs/git.md)
+                    """,
+                file: unknown)
+        }
+        let (point, overflow) = ourMark.addingReportingOverflow(theirMark)
+        guard !overflow, point >= baseMark, point - baseMark <= SequenceLimits.maximum else {
+            throw Refusal(message: "the merged compaction point is past the largest sequence number")
+        }
+        let compactionPoint = point - baseMark
+        // Git merges two compacted sides' snapshots without their journals: that is only sound when the
+        // base's snapshots hold the base's whole state, i.e. the base's journal has no transactions.
+        if compacted(a) && compacted(b), let pending = o.lines.first {
+            throw Refusal(
+                message: """
+                    both sides compacted since the merge base, whose journal still held transactions (\(pending.transaction.sequence) \
+                    and on): their snapshots cannot be merged record by record without them. Keep one side and re-add the other's \
+                    records, and commit a compacted store before branching from it (see docs/git.md)
+                    """,
+                file: o.name, line: pending.number)
+        }
+        let kept = o.lines.filter { line in
+            [a, b].allSatisfy { side in side.lines.contains { $0.transaction.transactionID == line.transaction.transactionID } }
+        }
+        let merged = interleave(a.lines.filter { !baseIDs.contains($0.transaction.transactionID) },
+                                b.lines.filter { !baseIDs.contains($0.transaction.transactionID) })
+        var transactions = kept.map(\.transaction) + (try resolve(merged))
+        // The mark names the later of the sides' marks, at the merged point.
+        let marks = [a, b].filter(compacted).compactMap(\.mark?.transaction)
+        guard var mark = marks.max(by: { precedes($0, $1) }) else { throw Refusal(message: "no side's compaction mark was found") }
+        mark.sequence = compactionPoint
+        var output = try encode(mark)
+        var sequence = compactionPoint
+        for index in transactions.indices {
+            sequence += 1
+            transactions[index].sequence = sequence
+            output += try encode(transactions[index])
+        }
+        let added = (merged.filter { $0.side == 0 }.count, merged.filter { $0.side == 1 }.count)
+        return Result(bytes: output, conflicts: transactions.flatMap(\.conflicts), added: added)
+    }
+
+    /// Neither side compacted since the base: the base's lines, as they are, then the new ones.
+    private static func mergeUncompacted(_ o: Version, _ a: Version, _ b: Version) throws(Refusal) -> Result {
+        for side in [a, b] {
+            for (position, line) in o.lines.enumerated()
+            where position >= side.lines.count || side.lines[position].transaction.transactionID != line.transaction.transactionID {
                 throw Refusal(
-                    message: """
-                        \(name) no longer holds transaction \(line.transaction.sequence) of the merge base (it compacted the \
-                        journal into its snapshots since): a journal merge needs every base transaction on both sides. \
-                        Merge before compacting (set compactionThreshold: nil on branches), or see docs/git.md
-                        """,
-                    file: name, line: position < side.count ? side[position].number : nil)
+                    message: "\(side.name) holds the merge base's transactions in another order: the journals are not one store's history",
+                    file: side.name, line: position < side.lines.count ? side.lines[position].number : nil)
             }
         }
-        let newOurs = Array(ourLines[baseLines.count...])
-        let newTheirs = Array(theirLines[baseLines.count...])
+        let newOurs = Array(a.lines[o.lines.count...])
+        let newTheirs = Array(b.lines[o.lines.count...])
         let merged = interleave(newOurs, newTheirs)
         var transactions = try resolve(merged)
 
         var output: [UInt8] = []
-        for line in baseLines {
+        for line in (o.mark.map { [$0] } ?? []) + o.lines {
             output.append(contentsOf: line.bytes)
             output.append(0x0A)
         }
-        var sequence = baseLines.last?.transaction.sequence ?? 0
+        var sequence = o.lines.last?.transaction.sequence ?? o.mark?.transaction.sequence ?? 0
         for index in transactions.indices {
             sequence += 1
             transactions[index].sequence = sequence
-            do { output.append(contentsOf: try transactions[index].encodedLine()) } catch {
-                throw Refusal(message: "a merged transaction cannot be written: \(error)")
-            }
+            output += try encode(transactions[index])
         }
         return Result(bytes: output, conflicts: transactions.flatMap(\.conflicts), added: (newOurs.count, newTheirs.count))
+    }
+
+    /// One version of the journal: its compaction mark, if any, and its transactions.
+    struct Version {
+        var mark: Line?
+        var lines: [Line]
+        var name: String
+
+        init(_ all: [Line], name: String) {
+            if let first = all.first, first.transaction.isCompactionMark {
+                mark = first
+                lines = Array(all.dropFirst())
+            } else {
+                mark = nil
+                lines = all
+            }
+            self.name = name
+        }
+
+        /// The sequence the store was compacted at: its mark's, 0 for a journal that starts at the
+        /// first transaction, nil when the file does not say (no mark: an older Folio's journal).
+        var compactionPoint: UInt64? {
+            if let mark { return mark.transaction.sequence }
+            return lines.first?.transaction.sequence == 1 ? 0 : nil
+        }
+    }
+
+    static func encode(_ transaction: JournalTransaction) throws(Refusal) -> [UInt8] {
+        do { return try transaction.encodedLine() } catch {
+            throw Refusal(message: "a merged transaction cannot be written: \(error)")
+        }
+    }
+
+    static func precedes(_ a: JournalTransaction, _ b: JournalTransaction) -> Bool {
+        a.timestamp != b.timestamp ? a.timestamp < b.timestamp : a.transactionID < b.transactionID
     }
 
     /// The lines of one version; a torn last line (no `\n`) is not a committed transaction and is left out.
@@ -125,9 +216,6 @@ package enum JournalThreeWayMerge {
     /// Both sides' new transactions in one order: by commit time, then transaction id, each side's own
     /// order kept; a transaction both sides hold appears once.
     static func interleave(_ ours: [Line], _ theirs: [Line]) -> [(side: Int, transaction: JournalTransaction)] {
-        func precedes(_ a: JournalTransaction, _ b: JournalTransaction) -> Bool {
-            a.timestamp != b.timestamp ? a.timestamp < b.timestamp : a.transactionID < b.transactionID
-        }
         var result: [(side: Int, transaction: JournalTransaction)] = []
         var taken = Set<String>()
         var (o, t) = (0, 0)

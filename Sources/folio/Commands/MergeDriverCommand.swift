@@ -14,9 +14,10 @@ enum MergeDriverCommand: FolioSubcommand {
             Registered by 'folio git-setup' as 'merge.folio.driver' ("folio merge-driver %O %A %B %P"). For
             journal.jsonl it keeps the base's transactions and adds both sides' new ones, interleaved by commit
             time and numbered on; an attribute both sides changed keeps the later value and the other is recorded
-            as a conflict ('folio conflicts STORE'); a record one side deleted stays deleted. The merged file is
+            as a conflict ('folio conflicts STORE'); a record one side deleted stays deleted. The manifest, the
+            history and the snapshots of two sides that both compacted merge record by record. The merged file is
             written over OURS. Exits 1, leaving OURS untouched, when the files cannot be merged: a side that is
-            not a Folio file, is damaged or holds conflict markers, or a side that compacted since the merge base
+            not a Folio file, is damaged or holds conflict markers, or an attribute both compacted sides changed
             (see docs/git.md).
             """,
         arguments: [
@@ -38,33 +39,41 @@ enum MergeDriverCommand: FolioSubcommand {
             console.error("folio merge-driver: \(path) is left as it was on our side; git reports a conflict.")
             return ExitCode.failure
         }
-        guard URL(fileURLWithPath: path).lastPathComponent == "journal.jsonl" else {
-            return refuse("""
-                both sides changed this file, which only a compaction writes: merging compacted stores is not supported \
-                yet. Keep one side's store ('git checkout --ours -- STORE'), re-add the other's records with 'folio export' \
-                and 'folio import', and compact only after merging (see docs/git.md)
-                """)
-        }
         let files: [[UInt8]]
         do { files = try [basePath, oursPath, theirsPath].map(read) } catch let failure as CommandFailure {
             return refuse(failure.message)
         }
-        let result: JournalThreeWayMerge.Result
+        let merged: [UInt8]
+        var summary: String
         do {
-            result = try JournalThreeWayMerge.merge(base: files[0], ours: files[1], theirs: files[2])
+            switch StoreFileText.kind(ofPath: path) {
+            case .transactions where URL(fileURLWithPath: path).lastPathComponent == "journal.jsonl":
+                let result = try JournalThreeWayMerge.merge(base: files[0], ours: files[1], theirs: files[2])
+                merged = result.bytes
+                summary = "merged \(result.added.ours) transaction(s) of ours and \(result.added.theirs) of theirs"
+                if !result.conflicts.isEmpty {
+                    summary += "; \(result.conflicts.count) conflicting value(s) resolved: see 'folio conflicts'"
+                }
+            case .transactions:
+                merged = try HistoryMerge.merge(base: files[0], ours: files[1], theirs: files[2])
+                summary = "merged the retained history of both sides"
+            case .manifest:
+                merged = try ManifestMerge.merge(base: files[0], ours: files[1], theirs: files[2])
+                summary = "merged the manifests of two compacted sides"
+            case .snapshot:
+                merged = try SnapshotMerge.merge(base: files[0], ours: files[1], theirs: files[2])
+                summary = "merged the snapshots of two compacted sides"
+            case .unknown:
+                return refuse("not a Folio store file (journal.jsonl, history.jsonl, manifest.json or snapshots/ENTITY.jsonl)")
+            }
         } catch {
             let location = [error.file, error.line.map { "line \($0)" }].compactMap { $0 }.joined(separator: " ")
             return refuse(location.isEmpty ? error.message : "\(location): \(error.message)")
         }
         do {
-            let data = Data(result.bytes)
-            try data.write(to: URL(fileURLWithPath: oursPath), options: .atomic)
+            try Data(merged).write(to: URL(fileURLWithPath: oursPath), options: .atomic)
         } catch {
             return refuse("cannot write the merged file: \(error.localizedDescription)")
-        }
-        var summary = "merged \(result.added.ours) transaction(s) of ours and \(result.added.theirs) of theirs"
-        if !result.conflicts.isEmpty {
-            summary += "; \(result.conflicts.count) conflicting value(s) resolved: see 'folio conflicts'"
         }
         console.warning("folio merge-driver: \(path): \(summary)")
         return ExitCode.success

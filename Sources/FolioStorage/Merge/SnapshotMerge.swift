@@ -1,0 +1,155 @@
+/// A three-way merge of one `snapshots/ENTITY.jsonl`, which git calls for when both sides compacted.
+///
+/// The three files are sorted by identifier, so the merge walks them together, record by record: a
+/// record one side left as the base had it takes the other side's line, as it is; records both sides
+/// changed combine attribute by attribute, each attribute taken from the side that changed it. A record
+/// both sides changed in the same attribute to different values, or that one side deleted and the
+/// other changed, is refused: git then reports a conflict, and the message names the record (recording
+/// such conflicts as the journal merge does is not done yet). The header is written anew: the record
+/// count, and the later of the two sides' sequences.
+package enum SnapshotMerge {
+    package typealias Refusal = JournalThreeWayMerge.Refusal
+
+    /// One version of the file: its header and its record lines in identifier order.
+    struct Version {
+        var entity: String
+        var sequence: UInt64
+        var records: [(id: Int64, line: ArraySlice<UInt8>)]
+    }
+
+    /// Merges the bytes of three versions of one entity's snapshot into the bytes of one.
+    package static func merge(base: [UInt8], ours: [UInt8], theirs: [UInt8]) throws(Refusal) -> [UInt8] {
+        let a = try read(ours, name: "ours"), b = try read(theirs, name: "theirs")
+        // A snapshot added on both sides has an empty base.
+        let o = base.isEmpty ? Version(entity: a.entity, sequence: 0, records: []) : try read(base, name: "base")
+        guard a.entity == b.entity, o.entity == a.entity else {
+            throw Refusal(message: "the three versions are snapshots of different entities (\(o.entity), \(a.entity), \(b.entity))")
+        }
+        var merged: [ArraySlice<UInt8>] = []
+        merged.reserveCapacity(max(a.records.count, b.records.count))
+        var (io, ia, ib) = (0, 0, 0)
+        let writer = CanonicalJSONWriter()
+        while ia < a.records.count || ib < b.records.count || io < o.records.count {
+            let id = [o.records[safe: io]?.id, a.records[safe: ia]?.id, b.records[safe: ib]?.id].compactMap { $0 }.min() ?? 0
+            func take(_ records: [(id: Int64, line: ArraySlice<UInt8>)], _ index: inout Int) -> ArraySlice<UInt8>? {
+                guard index < records.count, records[index].id == id else { return nil }
+                defer { index += 1 }
+                return records[index].line
+            }
+            let was = take(o.records, &io), ours = take(a.records, &ia), theirs = take(b.records, &ib)
+            if ours == theirs || theirs == was {
+                if let ours { merged.append(ours) }
+            } else if ours == was {
+                if let theirs { merged.append(theirs) }
+            } else {
+                merged.append(try combine(entity: a.entity, id: id, was: was, ours: ours, theirs: theirs, writer: writer))
+            }
+        }
+        var output: [UInt8]
+        do { output = try SnapshotFile.header(entity: a.entity, sequence: max(a.sequence, b.sequence), count: merged.count) } catch {
+            throw Refusal(message: "the merged snapshot's header cannot be written: \(error)")
+        }
+        for line in merged {
+            output.append(contentsOf: line)
+            output.append(0x0A)
+        }
+        return output
+    }
+
+    /// The line of a record both sides changed: their changes combined attribute by attribute.
+    static func combine(entity: String, id: Int64, was: ArraySlice<UInt8>?, ours: ArraySlice<UInt8>?, theirs: ArraySlice<UInt8>?,
+                        writer: CanonicalJSONWriter) throws(Refusal) -> ArraySlice<UInt8> {
+        let o = try was.map { line throws(Refusal) in try values(line) }
+        guard let oursLine = ours, let theirsLine = theirs else {
+            throw Refusal(message: """
+                \(entity) \(id) was deleted on one side and changed on the other: merging that in compacted snapshots is not \
+                supported yet. Keep one side and redo the other's change (see docs/git.md)
+                """)
+        }
+        let a = try values(oursLine), b = try values(theirsLine)
+        guard let o else {
+            if a == b { return oursLine }
+            throw Refusal(message: "both sides inserted \(entity) \(id) with different values: these copies allocated identifiers sequentially")
+        }
+        var combined = o
+        for member in Set(a.keys).union(b.keys).union(o.keys) {
+            let (was, ours, theirs) = (o[member], a[member], b[member])
+            if ours == theirs || theirs == was {
+                combined[member] = ours
+            } else if ours == was {
+                combined[member] = theirs
+            } else {
+                throw Refusal(message: """
+                    both sides changed \(entity) \(id) '\(member)' (to \(describe(ours)) and \(describe(theirs))) and both compacted: \
+                    merging that in compacted snapshots is not supported yet. Keep one side and redo the other's change (see docs/git.md)
+                    """)
+            }
+        }
+        var line: [UInt8] = []
+        do { try SnapshotFile.appendRecordLine(id: id, values: RecordValues(combined), with: writer, to: &line) } catch {
+            throw Refusal(message: "the merged record \(entity) \(id) cannot be written: \(error)")
+        }
+        return line.dropLast()
+    }
+
+    static func describe(_ value: JSONValue?) -> String {
+        guard let value else { return "nothing" }
+        return (try? CanonicalJSONWriter().string(value)) ?? "a value"
+    }
+
+    /// A record line's values.
+    static func values(_ line: ArraySlice<UInt8>) throws(Refusal) -> [String: JSONValue] {
+        do {
+            return try Array(line).withUnsafeBufferPointer { try SnapshotFile.decodeRecord(LineFraming.decode($0)).1.dictionary }
+        } catch {
+            throw Refusal(message: "a record line cannot be read: \(error)")
+        }
+    }
+
+    /// Reads one version: every line's checksum verified, records in ascending identifier order.
+    static func read(_ bytes: [UInt8], name: String) throws(Refusal) -> Version {
+        var header: SnapshotFile.Header? = nil
+        var records: [(id: Int64, line: ArraySlice<UInt8>)] = []
+        var start = 0
+        var number = 0
+        while let end = bytes[start...].firstIndex(of: 0x0A) {
+            number += 1
+            var line = bytes[start..<end]
+            start = end + 1
+            if line.last == 0x0D { line = line.dropLast() }
+            do {
+                try Array(line).withUnsafeBufferPointer { buffer in
+                    if LineFraming.isConflictMarker(buffer) {
+                        throw StorageError(.mergeConflict, "a git conflict marker: the file was merged as text before")
+                    }
+                    let members = try LineFraming.decode(buffer)
+                    guard header != nil else {
+                        let decoded = try SnapshotFile.decodeHeader(members)
+                        header = decoded
+                        records.reserveCapacity(min(decoded.records, bytes.count / SnapshotFile.shortestRecordLineBytes))
+                        return
+                    }
+                    let (id, _) = try SnapshotFile.decodeRecord(members)
+                    guard IdentifierLimits.isValid(id), id > records.last?.id ?? 0 else {
+                        throw StorageError(.inconsistentStore, "record \(id) is out of order or out of range")
+                    }
+                    records.append((id, line))
+                }
+            } catch let error as StorageError {
+                throw Refusal(message: "not a Folio snapshot line: \(error.message)", file: name, line: number)
+            } catch {
+                throw Refusal(message: "not a Folio snapshot line: \(error)", file: name, line: number)
+            }
+        }
+        guard let header else { throw Refusal(message: "not a Folio snapshot: it has no header line", file: name, line: 1) }
+        guard header.records == records.count else {
+            throw Refusal(message: "the header counts \(header.records) records but the file has \(records.count)", file: name, line: 1)
+        }
+        return Version(entity: header.entity, sequence: header.sequence, records: records)
+    }
+}
+
+extension Array {
+    /// The element at `index`, or nil past the end.
+    subscript(safe index: Int) -> Element? { index >= 0 && index < count ? self[index] : nil }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+@testable import FolioStorage
+
+/// The merges of the files only compaction writes: manifest, history, snapshots.
+@Suite("Manifest, history and snapshot merges")
+struct StoreFileMergeTests {
+    static func manifest(sequence: UInt64, counters: [Int64], schema: JSONValue? = nil, sizes: [String: Int64] = [:]) throws -> [UInt8] {
+        var manifest = Manifest(sequence: sequence, schema: schema, snapshotBytes: sizes)
+        for next in counters { manifest.counters.note(next) }
+        return try manifest.encoded()
+    }
+
+    @Test func aMergedManifestAddsBothSidesCompactionsAndKeepsEveryCounter() throws {
+        let blockA = IdentifierBlocks.first(in: 5), blockB = IdentifierBlocks.first(in: 9)
+        let merged = try Manifest.decode(
+            ManifestMerge.merge(
+                base: Self.manifest(sequence: 10, counters: [4], sizes: ["Trip": 100, "City": 50]),
+                ours: Self.manifest(sequence: 14, counters: [4, blockA + 3], sizes: ["Trip": 120, "City": 50]),
+                theirs: Self.manifest(sequence: 12, counters: [4, blockB + 8], sizes: ["Trip": 130, "City": 60])),
+            path: "merged")
+        #expect(merged.sequence == 16)
+        #expect(merged.counters.next(in: 5) == blockA + 3 && merged.counters.next(in: 9) == blockB + 8 && merged.counters.next(in: 0) == 4)
+        #expect(merged.snapshotBytes == ["City": 60], "a size both sides changed is left for the loader to find")
+    }
+
+    @Test func schemasBothSidesChangedAndDamagedManifestsAreRefused() throws {
+        let base = try Self.manifest(sequence: 1, counters: [2], schema: .string("v1"))
+        let conflict = #expect(throws: JournalThreeWayMerge.Refusal.self) {
+            try ManifestMerge.merge(base: base, ours: Self.manifest(sequence: 2, counters: [2], schema: .string("v2")),
+                                    theirs: Self.manifest(sequence: 2, counters: [2], schema: .string("v3")))
+        }
+        #expect(conflict?.message.contains("schema") == true)
+        let damaged = #expect(throws: JournalThreeWayMerge.Refusal.self) {
+            try ManifestMerge.merge(base: base, ours: Array("{\"a\":1}\n".utf8), theirs: base)
+        }
+        #expect(damaged?.file == "ours" && damaged?.message.contains("not a Folio manifest") == true)
+    }
+
+    static func snapshot(_ records: [(Int64, [String: JSONValue])], sequence: UInt64 = 3) throws -> [UInt8] {
+        var bytes = try SnapshotFile.header(entity: "Trip", sequence: sequence, count: records.count)
+        for (id, values) in records {
+            try SnapshotFile.appendRecordLine(id: id, values: RecordValues(values), with: CanonicalJSONWriter(), to: &bytes)
+        }
+        return bytes
+    }
+
+    @Test func snapshotsMergeRecordByRecordAndAttributeByAttribute() throws {
+        let base = try Self.snapshot([(1, ["name": .string("Oslo"), "price": .double(1)]), (2, ["name": .string("Rome")]),
+                                      (3, ["name": .string("Lima")])])
+        let ours = try Self.snapshot([(1, ["name": .string("Oslo"), "price": .double(5)]), (2, ["name": .string("Rome")]),
+                                      (3, ["name": .string("Lima")]), (7, ["name": .string("Kyoto")])], sequence: 6)
+        let theirs = try Self.snapshot([(1, ["name": .string("Oslo (b)"), "price": .double(1)]), (3, ["name": .string("Lima")]),
+                                        (9, ["name": .string("Quito")])], sequence: 5)
+        let merged = try SnapshotMerge.merge(base: base, ours: ours, theirs: theirs)
+        #expect(merged == (try Self.snapshot([(1, ["name": .string("Oslo (b)"), "price": .double(5)]), (3, ["name": .string("Lima")]),
+                                              (7, ["name": .string("Kyoto")]), (9, ["name": .string("Quito")])], sequence: 6)))
+        #expect(try SnapshotMerge.merge(base: base, ours: theirs, theirs: ours) == merged, "the same bytes either way round")
+    }
+
+    @Test func snapshotLinesOutOfOrderMiscountedOrConflictedAreRefusedNamingTheLine() throws {
+        let good = try Self.snapshot([(1, [:]), (2, [:])])
+        var lines: [[UInt8]] = good.split(separator: 0x0A).map { Array($0) }
+        let swapped: [UInt8] = [lines[0], lines[2], lines[1]].flatMap { $0 + [0x0A] }
+        lines[0] = Array(try SnapshotFile.header(entity: "Trip", sequence: 3, count: 5).dropLast())
+        let miscounted: [UInt8] = lines.flatMap { $0 + [0x0A] }
+        let cases: [(theirs: [UInt8], line: Int, says: String)] = [
+            (swapped, 3, "out of order"), (miscounted, 1, "counts 5"), (good + Array("=======\n".utf8), 4, "conflict marker"),
+        ]
+        for (theirs, line, says) in cases {
+            let refusal = #expect(throws: JournalThreeWayMerge.Refusal.self) { try SnapshotMerge.merge(base: good, ours: good, theirs: theirs) }
+            #expect(refusal?.file == "theirs" && refusal?.line == line && refusal?.message.contains(says) == true, "\(String(describing: refusal))")
+        }
+    }
+
+    @Test func historiesKeepBothSidesTransactionsOnceRenumberedByTime() throws {
+        func transaction(_ sequence: UInt64, _ id: String, at second: Double) -> JournalTransaction {
+            JournalTransaction(sequence: sequence, transactionID: id, timestamp: Date(timeIntervalSince1970: second), author: id,
+                               inserted: [], updated: [StoredRecord(entity: "Trip", id: 1, values: ["n": .string(id)])], deleted: [], nextID: 2)
+        }
+        func file(_ transactions: [JournalTransaction]) throws -> [UInt8] { try transactions.flatMap { try $0.encodedLine() } }
+        let base = [transaction(1, "t1", at: 1), transaction(2, "t2", at: 2)]
+        let shared = transaction(3, "t3", at: 3)
+        let ours = [base[1], shared, transaction(4, "a", at: 5)]
+        let theirs = base + [shared, transaction(4, "b", at: 4)]
+        let merged = try HistoryMerge.merge(base: file(base), ours: file(ours), theirs: file(theirs))
+        let lines = try JournalThreeWayMerge.read(merged, name: "merged").map(\.transaction)
+        #expect(lines.map(\.transactionID) == ["t2", "t3", "b", "a"], "the base's lines one side dropped go; added ones once, by time")
+        #expect(lines.map(\.sequence) == [2, 3, 4, 5])
+    }
+}
