@@ -42,6 +42,8 @@ public final class ModelContainer: @unchecked Sendable {
     private var pendingIndexing: ConcurrentIndexApplication?
     /// Whether ``recordIndex`` holds the store's records. Changed under ``lock``.
     private(set) var isIndexLoaded = false
+    /// The store's reload of replaced files (``Store/lastReload``) the index describes. Changed under ``lock``.
+    private var indexedReload: UInt64 = 0
     /// Whether loading checks the records against the schema; not for a migration's staging copy, whose
     /// records the stage's `didMigrate` is still filling in (the migration checks them before it commits).
     private var checksLoadedRecords = true
@@ -306,6 +308,7 @@ public final class ModelContainer: @unchecked Sendable {
         } catch {
             throw FolioError(.storage, "The store at \(configuration.url.path) could not be read", underlying: error)
         }
+        indexedReload = store.lastReload.number
         recordIndex.load(store.currentRecords)
         if checksLoadedRecords {
             try SchemaCheck.verify(index: recordIndex, schema: schema, storeDescription: configuration.url.path)
@@ -386,6 +389,15 @@ public final class ModelContainer: @unchecked Sendable {
             }
         }
         let current = store.currentRecords
+        let reload = store.lastReload
+        if reload.number != indexedReload {
+            // Files replaced under the store (a git merge renumbers transactions, a checkout goes back):
+            // sequences no longer say what the index lacks.
+            indexedReload = reload.number
+            index.rebuild(from: current)
+            noteMigrationElsewhere(if: reload.arrived.contains { !$0.migrations.isEmpty })
+            return
+        }
         guard current.lastSequence != index.lastSequence else { return }
         var between = Self.transactions(in: known, after: index.lastSequence, through: current.lastSequence)
         if between == nil {
@@ -397,11 +409,14 @@ public final class ModelContainer: @unchecked Sendable {
             return
         }
         index.rebuild(from: current)
-        // A migration by another process: this container's models no longer describe the records.
-        if between?.contains(where: { !$0.migrations.isEmpty }) == true, let recorded = store.schema, recorded != schemaDescription {
-            let version = (try? RecordedSchema(parsing: recorded))?.version ?? "another schema"
-            migratedElsewhere = version
-        }
+        noteMigrationElsewhere(if: between?.contains(where: { !$0.migrations.isEmpty }) == true)
+    }
+
+    /// After a migration by another process, this container's models no longer describe the records:
+    /// notes the schema it migrated to. Caller holds ``lock``.
+    private func noteMigrationElsewhere(if migrated: Bool) {
+        guard migrated, let recorded = store.schema, recorded != schemaDescription else { return }
+        migratedElsewhere = (try? RecordedSchema(parsing: recorded))?.version ?? "another schema"
     }
 
     /// The transactions of `candidates` after `sequence` up to `last`, if they are all there, in order.

@@ -20,12 +20,15 @@ final class StoreChangeHub: @unchecked Sendable {
     private let lock = NSLock()
     private var subscribers: [UUID: (Event) -> Void] = [:]
     private var lastDelivered: UInt64
+    /// The number of the store's last reload of replaced files that was delivered (``Store/lastReload``).
+    private var lastReload: UInt64
     private var monitor: ChangeMonitor?
     private let latency: TimeInterval
 
     init(container: ModelContainer, startingAt sequence: UInt64, latency: TimeInterval) {
         self.container = container
         self.lastDelivered = sequence
+        self.lastReload = container.store.lastReload.number
         self.latency = latency
     }
 
@@ -84,7 +87,22 @@ final class StoreChangeHub: @unchecked Sendable {
             let from = lastDelivered
             let last = container.store.lastSequence
             let event: Event?
-            if last > from {
+            let reload = container.store.lastReload
+            if reload.number != lastReload {
+                // Files replaced under the store (git, another process's compaction): sequences may have
+                // been renumbered, so what is new is what the reload brought, by transaction id, then
+                // what followed it. Anything it cannot describe is a reset.
+                var complete = reload.number == lastReload + 1 && !reload.lostTransactions && from >= reload.previousLastSequence
+                var transactions = complete ? reload.arrived : []
+                if complete && last > reload.lastSequence {
+                    let later = (try? container.store.history(after: reload.lastSequence)) ?? []
+                    complete = later.first?.sequence == reload.lastSequence + 1
+                    transactions += later.filter { $0.sequence <= last }
+                }
+                lastReload = reload.number
+                event = Event(transactions: complete ? transactions : [], isReset: !complete)
+                lastDelivered = last
+            } else if last > from {
                 if let transactions = try? container.store.history(after: from), transactions.first?.sequence == from + 1 {
                     event = Event(transactions: transactions.filter { $0.sequence <= last }, isReset: false)
                 } else {

@@ -1,6 +1,23 @@
 import Foundation
 
 extension Store {
+    /// A reload of the store's files after something replaced them (another process's compaction, or
+    /// git: a checkout, merge, pull or reset), and what it brought.
+    package struct Reload: Sendable {
+        /// How many reloads this store has made: 0 before the first.
+        package var number: UInt64 = 0
+        /// The transactions the reloaded files hold that this store did not know, oldest first.
+        package var arrived: [JournalTransaction] = []
+        /// The store's last sequence right before and right after the reload.
+        package var previousLastSequence: UInt64 = 0
+        package var lastSequence: UInt64 = 0
+        /// Whether the files lack transactions the store had before: no list of arrivals describes the change.
+        package var lostTransactions = false
+    }
+
+    /// The last reload of replaced files.
+    package var lastReload: Reload { withReadState { $0.lastReload } }
+
     /// Catches up with transactions other processes appended, returning them (oldest first).
     ///
     /// If another process compacted the store meanwhile, the store reloads its files and takes the
@@ -37,8 +54,9 @@ extension Store {
         if replaced {
             let oldLast = lastSequence
             // A git merge renumbers: a transaction new to this store may take a sequence it had seen.
-            let (known, knownFrom) = withReadState { read in
-                (Set(read.retained.map(\.transactionID)), read.retained.first?.sequence ?? oldLast + 1)
+            let (known, knownFrom, journalIDs) = withReadState { read in
+                (Set(read.retained.map(\.transactionID)), read.retained.first?.sequence ?? oldLast + 1,
+                 Set(read.retained.filter { $0.sequence > read.manifestSequence }.map(\.transactionID)))
             }
             let loaded = try StoreLoader.load(paths, configuration: configuration, includeHistoryFile: false, report: { throw $0 })
             withReadState { $0.install(loaded) }
@@ -48,8 +66,19 @@ extension Store {
                 // Another process compacted transactions this store had not seen: take them from history.
                 try loadHistoryFileIfNeeded()
             }
+            // The journal's transactions this store knew may now be in history (another compaction).
+            if !journalIDs.isSubset(of: withReadState({ Set($0.retained.map(\.transactionID)) })) { try loadHistoryFileIfNeeded() }
             return withReadState { read in
-                read.retained.filter { $0.sequence > oldLast || ($0.sequence >= knownFrom && !known.contains($0.transactionID)) }
+                let arrived = read.retained.filter {
+                    $0.sequence > oldLast || ($0.sequence >= knownFrom && !known.contains($0.transactionID))
+                }
+                // Files that lack a transaction this store had (a checkout of another branch, a reset)
+                // changed in ways no list of new transactions describes.
+                let ids = Set(read.retained.map(\.transactionID))
+                read.lastReload = Reload(
+                    number: read.lastReload.number + 1, arrived: arrived, previousLastSequence: oldLast, lastSequence: read.state.lastSequence,
+                    lostTransactions: read.state.lastSequence < oldLast || !journalIDs.isSubset(of: ids))
+                return arrived
             }
         }
         guard let current, let journalFile = journal.journalFile, current.size != journalEnd + tailLength || tailLength > 0 else { return [] }

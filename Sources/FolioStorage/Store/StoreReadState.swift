@@ -25,6 +25,8 @@ struct StoreReadState: Sendable {
     var snapshotBases: [String: UInt64]
     /// The manifest's `sequence`: the base of an entity without a snapshot file.
     var manifestSequence: UInt64
+    /// What the last reload of files replaced under this store (see ``Store/lastReload``) brought.
+    var lastReload = Store.Reload()
     /// Warnings from opening and from automatic compactions (``Store/warnings``).
     var warnings: [String]
     /// The blobs of an in-memory store, by hash.
