@@ -17,6 +17,8 @@ let usage = """
            folio-bench page-cost MIB                            (the time to touch MIB MiB of fresh memory, per page)
            folio-bench migrate STORE compact|lightweight|custom|update-all
                                                                 (M1: migrations beside a compaction and an update of all)
+           folio-bench merge STORE prepare journal|compacted | open | merge
+                                                                (G1: merging two copies that each changed 1 %)
     STORE is a directory. FULL = durability .always; NORMAL = .batched(1 s) (FOLIO_BENCH_RELAXED=none: .none).
 
     """
@@ -55,6 +57,8 @@ case "page-cost":
     PageCost.run(mebibytes: number(arguments[2]))
 case "migrate" where arguments.count >= 4:
     MigrationBench.run(arguments[2], step: arguments[3])
+case "merge" where arguments.count >= 4:
+    MergeBench.run(arguments[2], step: arguments[3], mode: arguments.count > 4 ? arguments[4] : "journal")
 case "modify":
     Workloads.modify(arguments[2], sync: arguments.count > 3 ? arguments[3] : "FULL")
 default:

@@ -105,6 +105,22 @@ struct FolioBenchTests {
         #expect(modify.int("W8-check", "remaining_rows") == Int64(all.count) - inCities(20..<60))
     }
 
+    @Test func theMergeStepMergesEveryFileBothCopiesChanged() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let store = scratch.appending("trips").path
+        _ = try BenchRows(folioBench("load", store, "2000", "NORMAL"))
+        for (mode, files) in [("journal", 1), ("compacted", 4)] {
+            let prepared = try BenchRows(folioBench("merge", store, "prepare", mode))
+            #expect(prepared.int("G1", "changed") == 40)
+            let open = try BenchRows(folioBench("merge", store, "open"))
+            #expect(open.int("G1", "records") == 2000)
+            // journal.jsonl alone; or it, the manifest, history.jsonl and snapshots/Trip.jsonl.
+            let merged = try BenchRows(folioBench("merge", store, "merge"))
+            #expect(merged.int("G1", "files") == Int64(files), "\(mode)")
+        }
+    }
+
     @Test func pageCostReportsThePriceOfEachQuarterGibibyteItTouches() throws {
         let rows = try BenchRows(folioBench("page-cost", "300"))
         #expect(rows.int("page-cost", "mib") == 300)

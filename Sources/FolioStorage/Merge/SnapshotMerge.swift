@@ -122,14 +122,16 @@ package enum SnapshotMerge {
                     if LineFraming.isConflictMarker(buffer) {
                         throw StorageError(.mergeConflict, "a git conflict marker: the file was merged as text before")
                     }
-                    let members = try LineFraming.decode(buffer)
                     guard header != nil else {
-                        let decoded = try SnapshotFile.decodeHeader(members)
+                        let decoded = try SnapshotFile.decodeHeader(LineFraming.decode(buffer))
                         header = decoded
                         records.reserveCapacity(min(decoded.records, bytes.count / SnapshotFile.shortestRecordLineBytes))
                         return
                     }
-                    let (id, _) = try SnapshotFile.decodeRecord(members)
+                    // A canonical record line is checked (its checksum) but not parsed: most lines are
+                    // copied as they are. The loader reads every one when the store opens.
+                    try LineFraming.verify(buffer)
+                    let id = try canonicalRecordID(buffer) ?? SnapshotFile.decodeRecord(LineFraming.decode(buffer)).0
                     guard IdentifierLimits.isValid(id), id > records.last?.id ?? 0 else {
                         throw StorageError(.inconsistentStore, "record \(id) is out of order or out of range")
                     }
@@ -147,6 +149,27 @@ package enum SnapshotMerge {
         }
         return Version(entity: header.entity, sequence: header.sequence, records: records)
     }
+}
+
+/// The identifier of a record line in canonical form, `{"$crc":"…","id":N,"values":{…}}`; nil for a
+/// line of another shape, which is then decoded in full.
+func canonicalRecordID(_ line: UnsafeBufferPointer<UInt8>) -> Int64? {
+    let opening = Array(#","id":"#.utf8), values = Array(#","values":{"#.utf8)
+    var index = LineFraming.prefixLength - 1
+    guard line.count > index + opening.count + values.count + 2,
+          opening.indices.allSatisfy({ line[index + $0] == opening[$0] }) else { return nil }
+    index += opening.count
+    // At most 18 digits, which cannot overflow; a longer identifier is decoded in full.
+    var id: Int64 = 0
+    let digitsStart = index
+    while index < line.count, line[index] >= UInt8(ascii: "0"), line[index] <= UInt8(ascii: "9"), index - digitsStart < 18 {
+        id = id * 10 + Int64(line[index] - UInt8(ascii: "0"))
+        index += 1
+    }
+    guard index > digitsStart, line[digitsStart] != UInt8(ascii: "0"), index + values.count <= line.count,
+          values.indices.allSatisfy({ line[index + $0] == values[$0] }), line[line.count - 1] == UInt8(ascii: "}")
+    else { return nil }
+    return id
 }
 
 extension Array {
