@@ -110,14 +110,15 @@ struct FolioBenchTests {
         defer { scratch.remove() }
         let store = scratch.appending("trips").path
         _ = try BenchRows(folioBench("load", store, "2000", "NORMAL"))
-        for (mode, files) in [("journal", 1), ("compacted", 4)] {
+        for (mode, files) in [("journal", 1...1), ("compacted", 3...4)] {
             let prepared = try BenchRows(folioBench("merge", store, "prepare", mode))
             #expect(prepared.int("G1", "changed") == 40)
             let open = try BenchRows(folioBench("merge", store, "open"))
             #expect(open.int("G1", "records") == 2000)
-            // journal.jsonl alone; or it, the manifest, history.jsonl and snapshots/Trip.jsonl.
+            // journal.jsonl alone; or it, history.jsonl, snapshots/Trip.jsonl and the manifest (which both
+            // sides may have written alike: the same sequence, and snapshots of the same size).
             let merged = try BenchRows(folioBench("merge", store, "merge"))
-            #expect(merged.int("G1", "files") == Int64(files), "\(mode)")
+            #expect(files.contains(Int(merged.int("G1", "files") ?? 0)), "\(mode)")
         }
     }
 

@@ -277,35 +277,31 @@ struct GitMergeDriverTests {
         #expect(try folio("verify", a.appendingPathComponent("Trips.folio").path).status == 0)
     }
 
-    @Test func bothSidesCompactingABaseWithTransactionsInItsJournalIsAConflict() throws {
+    /// Both clones change a trip and compact, then each merges the other; returns clone a's merge and status.
+    static func mergeTwoCompactedChanges(seedCompacted: Bool, sameTrip: Bool) throws -> (merge: FolioRun, status: String, trip: Int64) {
         let remote = try Remote()
         defer { remote.scratch.remove() }
-        let trips = try Self.seed(remote)
+        let trips = try seed(remote, compacted: seedCompacted)
         let a = try remote.clone("a"), b = try remote.clone("b")
-        try Self.write(a) { try $0.update(entity: "Trip", id: trips[0], values: ["price": .double(1)]) }
-        try Self.compact(a)
-        try Self.write(b) { try $0.update(entity: "Trip", id: trips[1], values: ["price": .double(2)]) }
-        try Self.compact(b)
-        let (mergedA, _) = try Self.commitAndMergeBothWays(a, b)
-        #expect(mergedA.status == 1, "\(mergedA)")
-        #expect(mergedA.stderr.contains("Trips.folio/journal.jsonl: base line 1: both sides compacted"), "\(mergedA)")
-        let status = try Self.git("status", "--short", in: a)
-        #expect(status.stdout.contains("UU Trips.folio/journal.jsonl"), "\(status)")
+        try write(a) { try $0.update(entity: "Trip", id: trips[0], values: ["price": .double(1)]) }
+        try compact(a)
+        try write(b) { try $0.update(entity: "Trip", id: trips[sameTrip ? 0 : 1], values: ["price": .double(2)]) }
+        try compact(b)
+        let (merge, _) = try commitAndMergeBothWays(a, b)
+        return (merge, try git("status", "--short", in: a).stdout, trips[0])
+    }
+
+    @Test func bothSidesCompactingABaseWithTransactionsInItsJournalIsAConflict() throws {
+        let (merge, status, _) = try Self.mergeTwoCompactedChanges(seedCompacted: false, sameTrip: false)
+        #expect(merge.status == 1, "\(merge)")
+        #expect(merge.stderr.contains("Trips.folio/journal.jsonl: base line 1: both sides compacted"), "\(merge)")
+        #expect(status.contains("UU Trips.folio/journal.jsonl"), "\(status)")
     }
 
     @Test func anAttributeBothCompactedSidesChangedIsAConflictGitReports() throws {
-        let remote = try Remote()
-        defer { remote.scratch.remove() }
-        let trips = try Self.seed(remote, compacted: true)
-        let a = try remote.clone("a"), b = try remote.clone("b")
-        try Self.write(a) { try $0.update(entity: "Trip", id: trips[0], values: ["price": .double(1)]) }
-        try Self.compact(a)
-        try Self.write(b) { try $0.update(entity: "Trip", id: trips[0], values: ["price": .double(2)]) }
-        try Self.compact(b)
-        let (mergedA, _) = try Self.commitAndMergeBothWays(a, b)
-        #expect(mergedA.status == 1, "\(mergedA)")
-        #expect(mergedA.stderr.contains("Trip \(trips[0]) 'price'"), "\(mergedA)")
-        let status = try Self.git("status", "--short", in: a)
-        #expect(status.stdout.contains("UU Trips.folio/snapshots/Trip.jsonl"), "\(status)")
+        let (merge, status, trip) = try Self.mergeTwoCompactedChanges(seedCompacted: true, sameTrip: true)
+        #expect(merge.status == 1, "\(merge)")
+        #expect(merge.stderr.contains("Trip \(trip) 'price'"), "\(merge)")
+        #expect(status.contains("UU Trips.folio/snapshots/Trip.jsonl"), "\(status)")
     }
 }

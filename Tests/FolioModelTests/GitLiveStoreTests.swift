@@ -6,17 +6,6 @@ import Testing
 @MainActor
 @Suite("A store open while git merges into it", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git")))
 struct GitLiveStoreTests {
-    /// The built `folio`, next to the test bundle.
-    static func folioURL() -> URL? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("folio")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }
-
     @discardableResult
     static func git(_ arguments: String..., in directory: URL) throws -> String {
         let process = Process()
@@ -45,7 +34,7 @@ struct GitLiveStoreTests {
     static func clone(_ origin: URL, _ name: String, in scratch: URL) throws -> URL {
         try git("clone", "-q", origin.path, name, in: scratch)
         let clone = scratch.appendingPathComponent(name)
-        let folio = try #require(folioURL(), "folio is built next to the tests")
+        let folio = try #require(builtExecutableURL("folio"), "folio is built next to the tests")
         try git("config", "merge.folio.driver", "\(folio.path) merge-driver %O %A %B %P", in: clone)
         return clone
     }

@@ -2,16 +2,19 @@ import Foundation
 import Testing
 @testable import Folio
 
-/// The built `folio-model-worker`, next to the test bundle.
-func modelWorkerURL() -> URL? {
+/// The built executable `name`, next to the test bundle.
+func builtExecutableURL(_ name: String) -> URL? {
     var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     for _ in 0..<4 {
-        let candidate = directory.appendingPathComponent("folio-model-worker")
+        let candidate = directory.appendingPathComponent(name)
         if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         directory = directory.deletingLastPathComponent()
     }
     return nil
 }
+
+/// The built `folio-model-worker`, next to the test bundle.
+func modelWorkerURL() -> URL? { builtExecutableURL("folio-model-worker") }
 
 /// Runs the worker to completion and returns its standard output.
 @discardableResult

@@ -75,3 +75,52 @@ extension JournalTransaction {
         return JSONDigits.unsignedInteger(in: line, from: digitsStart)?.value
     }
 }
+
+extension JournalTransaction {
+    /// Where the value of the top-level member `key` (with its quotes, as in `"\"id\""`) starts in a
+    /// journal line, found without decoding the line; nil when the line has no such member.
+    static func valueStart(ofMember key: StaticString, inLine line: UnsafeBufferPointer<UInt8>) -> Int? {
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        var depth = 0
+        var position = 0
+        let count = line.count
+        while position < count {
+            switch line[position] {
+            case quote:
+                let start = position
+                position += 1
+                while position < count, line[position] != quote { position += line[position] == backslash ? 2 : 1 }
+                guard position < count else { return nil }
+                if depth == 1, position + 1 < count, line[position + 1] == UInt8(ascii: ":"),
+                    position + 1 - start == key.utf8CodeUnitCount,
+                    key.withUTF8Buffer({ UnsafeBufferPointer(rebasing: line[start...position]).elementsEqual($0) })
+                {
+                    return position + 2
+                }
+                position += 1
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                position += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                position += 1
+            default:
+                position += 1
+            }
+        }
+        return nil
+    }
+
+    /// The value of a top-level string member without escapes (a transaction's `id` or `time`), found
+    /// without decoding the line; nil when there is none or it holds a backslash.
+    static func plainString(ofMember key: StaticString, inLine line: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let start = valueStart(ofMember: key, inLine: line), start < line.count, line[start] == UInt8(ascii: "\"") else { return nil }
+        var end = start + 1
+        while end < line.count, line[end] != UInt8(ascii: "\"") {
+            if line[end] == UInt8(ascii: "\\") { return nil }
+            end += 1
+        }
+        guard end < line.count else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: line[(start + 1)..<end]), as: UTF8.self)
+    }
+}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A three-way merge of `history.jsonl`, which git calls for when both sides compacted.
 ///
 /// The retained transactions of both sides: the base's that both still keep, as they are, then those
@@ -5,33 +7,85 @@
 /// numbered on from the base's last. They stay at or below the merged compaction point
 /// (``ManifestMerge``), which grows by what each side compacted, so no number is shared with the
 /// journal. History is never replayed: these numbers order `fetchHistory`, nothing else.
+///
+/// Lines are checked (their checksums) and read only for their `id`, `time` and `seq`; a line is
+/// renumbered by rewriting its `seq` digits and checksum, so a large history is not decoded.
 package enum HistoryMerge {
+    /// One history line: where it is, and what the merge needs of it.
+    struct Line {
+        var bytes: ArraySlice<UInt8>
+        var transactionID: String
+        var timestamp: Date
+        /// Where the `seq` value's digits are in `bytes`, from its start.
+        var sequenceDigits: Range<Int>
+        var sequence: UInt64
+    }
+
     /// Merges the bytes of three history files into the bytes of one.
     package static func merge(base: [UInt8], ours: [UInt8], theirs: [UInt8]) throws(JournalThreeWayMerge.Refusal) -> [UInt8] {
-        let o = try JournalThreeWayMerge.read(base, name: "base")
-        let a = try JournalThreeWayMerge.read(ours, name: "ours")
-        let b = try JournalThreeWayMerge.read(theirs, name: "theirs")
-        for (lines, name) in [(o, "base"), (a, "ours"), (b, "theirs")] {
-            if let mark = lines.first(where: \.transaction.isCompactionMark) {
-                throw JournalThreeWayMerge.Refusal(message: "a compaction mark belongs in the journal, not in history", file: name, line: mark.number)
-            }
-        }
-        let baseIDs = Set(o.map(\.transaction.transactionID))
-        let ourIDs = Set(a.map(\.transaction.transactionID)), theirIDs = Set(b.map(\.transaction.transactionID))
+        let o = try read(base, name: "base"), a = try read(ours, name: "ours"), b = try read(theirs, name: "theirs")
+        let baseIDs = Set(o.map(\.transactionID))
+        let ourIDs = Set(a.map(\.transactionID)), theirIDs = Set(b.map(\.transactionID))
         var output: [UInt8] = []
-        for line in o where ourIDs.contains(line.transaction.transactionID) && theirIDs.contains(line.transaction.transactionID) {
+        output.reserveCapacity(max(ours.count, theirs.count))
+        for line in o where ourIDs.contains(line.transactionID) && theirIDs.contains(line.transactionID) {
             output.append(contentsOf: line.bytes)
             output.append(0x0A)
         }
-        var sequence = o.last?.transaction.sequence ?? 0
-        let added = JournalThreeWayMerge.interleave(
-            a.filter { !baseIDs.contains($0.transaction.transactionID) }, b.filter { !baseIDs.contains($0.transaction.transactionID) })
-        for (_, transaction) in added {
-            var renumbered = transaction
+        var sequence = o.last?.sequence ?? 0
+        // Each side's added lines in its order; between the sides by time, then id; a line both hold once.
+        let (addedOurs, addedTheirs) = (a.filter { !baseIDs.contains($0.transactionID) }, b.filter { !baseIDs.contains($0.transactionID) })
+        var taken = Set<String>()
+        var (i, j) = (0, 0)
+        while i < addedOurs.count || j < addedTheirs.count {
+            let takeOurs = j >= addedTheirs.count
+                || (i < addedOurs.count && !precedes(addedTheirs[j], addedOurs[i]))
+            let line = takeOurs ? addedOurs[i] : addedTheirs[j]
+            if takeOurs { i += 1 } else { j += 1 }
+            guard taken.insert(line.transactionID).inserted else { continue }
             sequence += 1
-            renumbered.sequence = sequence
-            output += try JournalThreeWayMerge.encode(renumbered)
+            output += renumbered(line, to: sequence)
         }
         return output
+    }
+
+    static func precedes(_ x: Line, _ y: Line) -> Bool {
+        x.timestamp != y.timestamp ? x.timestamp < y.timestamp : x.transactionID < y.transactionID
+    }
+
+    /// The line with its `seq` set to `sequence` and its checksum computed again, ending in `\n`.
+    static func renumbered(_ line: Line, to sequence: UInt64) -> [UInt8] {
+        let start = line.bytes.startIndex
+        var body: [UInt8] = [UInt8(ascii: "{")]
+        body.append(contentsOf: line.bytes[(start + LineFraming.prefixLength)..<(start + line.sequenceDigits.lowerBound)])
+        body.append(contentsOf: Array(String(sequence).utf8))
+        body.append(contentsOf: line.bytes[(start + line.sequenceDigits.upperBound)...])
+        return LineFraming.frame(body: body)
+    }
+
+    /// The lines of one version, each checked; a line these quick reads do not recognise is refused.
+    static func read(_ bytes: [UInt8], name: String) throws(JournalThreeWayMerge.Refusal) -> [Line] {
+        var lines: [Line] = []
+        for (number, slice) in JournalThreeWayMerge.completeLines(of: bytes) {
+            func refuse(_ why: String) -> JournalThreeWayMerge.Refusal {
+                JournalThreeWayMerge.Refusal(message: "not a Folio history line: \(why)", file: name, line: number)
+            }
+            let line: Line? = try slice.withUnsafeBufferPointer { buffer throws(JournalThreeWayMerge.Refusal) in
+                do { try LineFraming.verify(buffer) } catch let error as StorageError { throw refuse(error.message) } catch { throw refuse("\(error)") }
+                if JournalTransaction.isCompactionMark(line: buffer) { throw refuse("a compaction mark belongs in the journal, not in history") }
+                guard let id = JournalTransaction.plainString(ofMember: "\"id\"", inLine: buffer),
+                      let time = JournalTransaction.plainString(ofMember: "\"time\"", inLine: buffer).flatMap(Timestamp.parse),
+                      let digitsStart = JournalTransaction.valueStart(ofMember: "\"seq\"", inLine: buffer),
+                      let parsed = JSONDigits.unsignedInteger(in: buffer, from: digitsStart), SequenceLimits.isValid(Int64(clamping: parsed.value))
+                else { return nil }
+                return Line(bytes: slice, transactionID: id, timestamp: time, sequenceDigits: digitsStart..<parsed.end, sequence: parsed.value)
+            }
+            guard let line else { throw refuse("it has no \"id\", \"time\" and \"seq\" members of the expected form") }
+            if let previous = lines.last?.sequence, line.sequence != previous + 1 {
+                throw refuse("sequence \(line.sequence) follows \(previous): the file is not one store's history")
+            }
+            lines.append(line)
+        }
+        return lines
     }
 }

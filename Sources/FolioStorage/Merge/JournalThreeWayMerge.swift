@@ -182,13 +182,7 @@ package enum JournalThreeWayMerge {
     /// The lines of one version; a torn last line (no `\n`) is not a committed transaction and is left out.
     static func read(_ bytes: [UInt8], name: String) throws(Refusal) -> [Line] {
         var lines: [Line] = []
-        var start = 0
-        var number = 0
-        while let end = bytes[start...].firstIndex(of: 0x0A) {
-            number += 1
-            var slice = bytes[start..<end]
-            start = end + 1
-            if slice.last == 0x0D { slice = slice.dropLast() }
+        for (number, slice) in completeLines(of: bytes) {
             if slice.isEmpty { throw Refusal(message: "an empty line is not a journal transaction", file: name, line: number) }
             let transaction: JournalTransaction
             do {
@@ -209,6 +203,20 @@ package enum JournalThreeWayMerge {
                     file: name, line: number)
             }
             lines.append(Line(bytes: slice, number: number, transaction: transaction))
+        }
+        return lines
+    }
+
+    /// The complete lines of a file (those ending in `\n`, without it and without a `\r` before it),
+    /// numbered from 1. Bytes after the last `\n` are a torn write, not a line.
+    static func completeLines(of bytes: [UInt8]) -> [(number: Int, bytes: ArraySlice<UInt8>)] {
+        var lines: [(number: Int, bytes: ArraySlice<UInt8>)] = []
+        var start = 0
+        while let end = bytes[start...].firstIndex(of: 0x0A) {
+            var line = bytes[start..<end]
+            start = end + 1
+            if line.last == 0x0D { line = line.dropLast() }
+            lines.append((lines.count + 1, line))
         }
         return lines
     }

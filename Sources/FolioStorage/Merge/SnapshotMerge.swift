@@ -1,3 +1,5 @@
+import Foundation
+
 /// A three-way merge of one `snapshots/ENTITY.jsonl`, which git calls for when both sides compacted.
 ///
 /// The three files are sorted by identifier, so the merge walks them together, record by record: a
@@ -10,55 +12,86 @@
 package enum SnapshotMerge {
     package typealias Refusal = JournalThreeWayMerge.Refusal
 
-    /// One version of the file: its header and its record lines in identifier order.
+    /// One version of the file: its header and where its record lines are, in identifier order.
     struct Version {
         var entity: String
         var sequence: UInt64
-        var records: [(id: Int64, line: ArraySlice<UInt8>)]
+        var records: [(id: Int64, line: Range<Int>)]
     }
 
     /// Merges the bytes of three versions of one entity's snapshot into the bytes of one.
     package static func merge(base: [UInt8], ours: [UInt8], theirs: [UInt8]) throws(Refusal) -> [UInt8] {
-        let a = try read(ours, name: "ours"), b = try read(theirs, name: "theirs")
+        // Lines are found, checked and copied in place, none decoded unless both sides changed it.
+        let result: Result<[UInt8], Refusal> = base.withUnsafeBufferPointer { o in
+            ours.withUnsafeBufferPointer { a in
+                theirs.withUnsafeBufferPointer { b in
+                    do throws(Refusal) { return .success(try merge(o, a, b)) } catch { return .failure(error) }
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    private static func merge(_ oBytes: UnsafeBufferPointer<UInt8>, _ aBytes: UnsafeBufferPointer<UInt8>,
+                              _ bBytes: UnsafeBufferPointer<UInt8>) throws(Refusal) -> [UInt8] {
+        let a = try read(aBytes, name: "ours"), b = try read(bBytes, name: "theirs")
         // A snapshot added on both sides has an empty base.
-        let o = base.isEmpty ? Version(entity: a.entity, sequence: 0, records: []) : try read(base, name: "base")
+        let o = oBytes.isEmpty ? Version(entity: a.entity, sequence: 0, records: []) : try read(oBytes, name: "base")
         guard a.entity == b.entity, o.entity == a.entity else {
             throw Refusal(message: "the three versions are snapshots of different entities (\(o.entity), \(a.entity), \(b.entity))")
         }
-        var merged: [ArraySlice<UInt8>] = []
-        merged.reserveCapacity(max(a.records.count, b.records.count))
+        var body: [UInt8] = []
+        body.reserveCapacity(max(aBytes.count, bBytes.count))
+        var count = 0
         var (io, ia, ib) = (0, 0, 0)
         let writer = CanonicalJSONWriter()
-        while ia < a.records.count || ib < b.records.count || io < o.records.count {
-            let id = [o.records[safe: io]?.id, a.records[safe: ia]?.id, b.records[safe: ib]?.id].compactMap { $0 }.min() ?? 0
-            func take(_ records: [(id: Int64, line: ArraySlice<UInt8>)], _ index: inout Int) -> ArraySlice<UInt8>? {
-                guard index < records.count, records[index].id == id else { return nil }
+        func line(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>?) -> UnsafeBufferPointer<UInt8>? {
+            range.map { UnsafeBufferPointer(rebasing: bytes[$0]) }
+        }
+        func same(_ x: UnsafeBufferPointer<UInt8>?, _ y: UnsafeBufferPointer<UInt8>?) -> Bool {
+            guard let x, let y else { return x == nil && y == nil }
+            guard x.count == y.count else { return false }
+            guard let p = x.baseAddress, let q = y.baseAddress else { return true }
+            return memcmp(p, q, x.count) == 0
+        }
+        func emit(_ bytes: UnsafeBufferPointer<UInt8>?) {
+            guard let bytes else { return }
+            body.append(contentsOf: bytes)
+            body.append(0x0A)
+            count += 1
+        }
+        while io < o.records.count || ia < a.records.count || ib < b.records.count {
+            var id = Int64.max
+            if io < o.records.count { id = min(id, o.records[io].id) }
+            if ia < a.records.count { id = min(id, a.records[ia].id) }
+            if ib < b.records.count { id = min(id, b.records[ib].id) }
+            func take(_ version: Version, _ index: inout Int) -> Range<Int>? {
+                guard index < version.records.count, version.records[index].id == id else { return nil }
                 defer { index += 1 }
-                return records[index].line
+                return version.records[index].line
             }
-            let was = take(o.records, &io), ours = take(a.records, &ia), theirs = take(b.records, &ib)
-            if ours == theirs || theirs == was {
-                if let ours { merged.append(ours) }
-            } else if ours == was {
-                if let theirs { merged.append(theirs) }
+            let was = line(oBytes, take(o, &io)), ours = line(aBytes, take(a, &ia)), theirs = line(bBytes, take(b, &ib))
+            if same(ours, theirs) || same(theirs, was) {
+                emit(ours)
+            } else if same(ours, was) {
+                emit(theirs)
             } else {
-                merged.append(try combine(entity: a.entity, id: id, was: was, ours: ours, theirs: theirs, writer: writer))
+                let combined = try combine(entity: a.entity, id: id, was: was.map(Array.init), ours: ours.map(Array.init),
+                                           theirs: theirs.map(Array.init), writer: writer)
+                combined.withUnsafeBufferPointer { emit($0) }
             }
         }
         var output: [UInt8]
-        do { output = try SnapshotFile.header(entity: a.entity, sequence: max(a.sequence, b.sequence), count: merged.count) } catch {
+        do { output = try SnapshotFile.header(entity: a.entity, sequence: max(a.sequence, b.sequence), count: count) } catch {
             throw Refusal(message: "the merged snapshot's header cannot be written: \(error)")
         }
-        for line in merged {
-            output.append(contentsOf: line)
-            output.append(0x0A)
-        }
+        output.append(contentsOf: body)
         return output
     }
 
     /// The line of a record both sides changed: their changes combined attribute by attribute.
-    static func combine(entity: String, id: Int64, was: ArraySlice<UInt8>?, ours: ArraySlice<UInt8>?, theirs: ArraySlice<UInt8>?,
-                        writer: CanonicalJSONWriter) throws(Refusal) -> ArraySlice<UInt8> {
+    static func combine(entity: String, id: Int64, was: [UInt8]?, ours: [UInt8]?, theirs: [UInt8]?,
+                        writer: CanonicalJSONWriter) throws(Refusal) -> [UInt8] {
         let o = try was.map { line throws(Refusal) in try values(line) }
         guard let oursLine = ours, let theirsLine = theirs else {
             throw Refusal(message: """
@@ -89,7 +122,7 @@ package enum SnapshotMerge {
         do { try SnapshotFile.appendRecordLine(id: id, values: RecordValues(combined), with: writer, to: &line) } catch {
             throw Refusal(message: "the merged record \(entity) \(id) cannot be written: \(error)")
         }
-        return line.dropLast()
+        return Array(line.dropLast())
     }
 
     static func describe(_ value: JSONValue?) -> String {
@@ -98,45 +131,46 @@ package enum SnapshotMerge {
     }
 
     /// A record line's values.
-    static func values(_ line: ArraySlice<UInt8>) throws(Refusal) -> [String: JSONValue] {
+    static func values(_ line: [UInt8]) throws(Refusal) -> [String: JSONValue] {
         do {
-            return try Array(line).withUnsafeBufferPointer { try SnapshotFile.decodeRecord(LineFraming.decode($0)).1.dictionary }
+            return try line.withUnsafeBufferPointer { try SnapshotFile.decodeRecord(LineFraming.decode($0)).1.dictionary }
         } catch {
             throw Refusal(message: "a record line cannot be read: \(error)")
         }
     }
 
     /// Reads one version: every line's checksum verified, records in ascending identifier order.
-    static func read(_ bytes: [UInt8], name: String) throws(Refusal) -> Version {
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, name: String) throws(Refusal) -> Version {
         var header: SnapshotFile.Header? = nil
-        var records: [(id: Int64, line: ArraySlice<UInt8>)] = []
+        var records: [(id: Int64, line: Range<Int>)] = []
         var start = 0
         var number = 0
-        while let end = bytes[start...].firstIndex(of: 0x0A) {
+        guard let base = bytes.baseAddress else { throw Refusal(message: "not a Folio snapshot: the file is empty", file: name, line: 1) }
+        while start < bytes.count, let newline = memchr(base + start, 0x0A, bytes.count - start) {
+            let end = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
             number += 1
-            var line = bytes[start..<end]
+            var range = start..<end
             start = end + 1
-            if line.last == 0x0D { line = line.dropLast() }
+            if !range.isEmpty && bytes[range.upperBound - 1] == 0x0D { range = range.lowerBound..<(range.upperBound - 1) }
+            let line = UnsafeBufferPointer(rebasing: bytes[range])
             do {
-                try Array(line).withUnsafeBufferPointer { buffer in
-                    if LineFraming.isConflictMarker(buffer) {
-                        throw StorageError(.mergeConflict, "a git conflict marker: the file was merged as text before")
-                    }
-                    guard header != nil else {
-                        let decoded = try SnapshotFile.decodeHeader(LineFraming.decode(buffer))
-                        header = decoded
-                        records.reserveCapacity(min(decoded.records, bytes.count / SnapshotFile.shortestRecordLineBytes))
-                        return
-                    }
-                    // A canonical record line is checked (its checksum) but not parsed: most lines are
-                    // copied as they are. The loader reads every one when the store opens.
-                    try LineFraming.verify(buffer)
-                    let id = try canonicalRecordID(buffer) ?? SnapshotFile.decodeRecord(LineFraming.decode(buffer)).0
-                    guard IdentifierLimits.isValid(id), id > records.last?.id ?? 0 else {
-                        throw StorageError(.inconsistentStore, "record \(id) is out of order or out of range")
-                    }
-                    records.append((id, line))
+                if LineFraming.isConflictMarker(line) {
+                    throw StorageError(.mergeConflict, "a git conflict marker: the file was merged as text before")
                 }
+                guard header != nil else {
+                    let decoded = try SnapshotFile.decodeHeader(LineFraming.decode(line))
+                    header = decoded
+                    records.reserveCapacity(min(decoded.records, bytes.count / SnapshotFile.shortestRecordLineBytes))
+                    continue
+                }
+                // A canonical record line is checked (its checksum) but not parsed: most lines are
+                // copied as they are. The loader reads every one when the store opens.
+                try LineFraming.verify(line)
+                let id = try canonicalRecordID(line) ?? SnapshotFile.decodeRecord(LineFraming.decode(line)).0
+                guard IdentifierLimits.isValid(id), id > records.last?.id ?? 0 else {
+                    throw StorageError(.inconsistentStore, "record \(id) is out of order or out of range")
+                }
+                records.append((id, range))
             } catch let error as StorageError {
                 throw Refusal(message: "not a Folio snapshot line: \(error.message)", file: name, line: number)
             } catch {

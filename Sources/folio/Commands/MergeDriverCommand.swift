@@ -86,7 +86,18 @@ enum MergeDriverCommand: FolioSubcommand {
         guard size <= maximumFileBytes else {
             throw CommandFailure("\(path) is \(size) bytes, more than the \(maximumFileBytes) a store file this driver merges may have")
         }
-        guard let data = FileManager.default.contents(atPath: path) else { throw CommandFailure("\(path) cannot be read") }
-        return [UInt8](data)
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw CommandFailure("\(path) cannot be read") }
+        defer { try? handle.close() }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(size)
+        while true {
+            let chunk: Data?
+            do { chunk = try handle.read(upToCount: 16 << 20) } catch { throw CommandFailure("\(path) cannot be read: \(error.localizedDescription)") }
+            // No data (nil or empty) is the end of the file.
+            guard let chunk, !chunk.isEmpty else { break }
+            guard bytes.count + chunk.count <= maximumFileBytes else { throw CommandFailure("\(path) grew past \(maximumFileBytes) bytes while read") }
+            bytes.append(contentsOf: chunk)
+        }
+        return bytes
     }
 }

@@ -87,5 +87,11 @@ struct StoreFileMergeTests {
         let lines = try JournalThreeWayMerge.read(merged, name: "merged").map(\.transaction)
         #expect(lines.map(\.transactionID) == ["t2", "t3", "b", "a"], "the base's lines one side dropped go; added ones once, by time")
         #expect(lines.map(\.sequence) == [2, 3, 4, 5])
+        #expect(lines.last?.author == "a" && lines.last?.updated.first?.values["n"] == .string("a"), "renumbered lines keep their changes")
+
+        var damaged = try file(theirs)
+        damaged[damaged.count - 5] ^= 0x01
+        let refusal = #expect(throws: JournalThreeWayMerge.Refusal.self) { try HistoryMerge.merge(base: file(base), ours: file(ours), theirs: damaged) }
+        #expect(refusal?.file == "theirs" && refusal?.line == 4 && refusal?.message.contains("not a Folio history line") == true)
     }
 }
