@@ -40,8 +40,9 @@ package enum SnapshotMerge {
         guard a.entity == b.entity, o.entity == a.entity else {
             throw Refusal(message: "the three versions are snapshots of different entities (\(o.entity), \(a.entity), \(b.entity))")
         }
+        // The header, written last, goes in front of the lines: room is kept for it.
         var body: [UInt8] = []
-        body.reserveCapacity(max(aBytes.count, bBytes.count))
+        body.reserveCapacity(max(aBytes.count, bBytes.count) + 256)
         var count = 0
         var (io, ia, ib) = (0, 0, 0)
         let writer = CanonicalJSONWriter()
@@ -81,12 +82,10 @@ package enum SnapshotMerge {
                 combined.withUnsafeBufferPointer { emit($0) }
             }
         }
-        var output: [UInt8]
-        do { output = try SnapshotFile.header(entity: a.entity, sequence: max(a.sequence, b.sequence), count: count) } catch {
+        do { body.insert(contentsOf: try SnapshotFile.header(entity: a.entity, sequence: max(a.sequence, b.sequence), count: count), at: 0) } catch {
             throw Refusal(message: "the merged snapshot's header cannot be written: \(error)")
         }
-        output.append(contentsOf: body)
-        return output
+        return body
     }
 
     /// The line of a record both sides changed: their changes combined attribute by attribute.

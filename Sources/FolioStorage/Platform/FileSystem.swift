@@ -120,6 +120,35 @@ extension FileSystem {
         }
     }
 
+    /// Reads a whole file of at most `limit` bytes into one buffer of its size (a file git hands a merge
+    /// driver): no chunk is copied twice.
+    package func readWholeFile(_ path: String, limit: Int) throws -> [UInt8] {
+        let file = try open(path, .read)
+        defer { close(file) }
+        let size = try status(file).size
+        guard size <= Int64(limit) else {
+            throw StorageError(.malformedLine, "file is \(size) bytes, larger than the \(limit) a Folio file read whole may have", file: path)
+        }
+        var failure: (any Error)? = nil
+        let bytes = [UInt8](unsafeUninitializedCapacity: Int(size)) { buffer, initialized in
+            initialized = 0
+            while initialized < buffer.count {
+                do {
+                    let count = try read(file, into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[initialized...])),
+                                         at: Int64(initialized))
+                    if count == 0 { break }
+                    initialized += count
+                } catch {
+                    failure = error
+                    break
+                }
+            }
+        }
+        if let failure { throw failure }
+        guard bytes.count == Int(size) else { throw StorageError(.ioFailure, "the file shrank while it was read", file: path) }
+        return bytes
+    }
+
     /// Replaces the file at `path` atomically: write a uniquely named temporary file beside it, fsync it,
     /// rename it over `path`, fsync the directory. A crash at any step leaves either the old or the new
     /// file at `path`, plus perhaps a temporary file that the next compaction removes.

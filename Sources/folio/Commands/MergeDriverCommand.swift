@@ -28,7 +28,8 @@ enum MergeDriverCommand: FolioSubcommand {
         ],
         examples: ["git config merge.folio.driver \"folio merge-driver %O %A %B %P\""])
 
-    /// The largest file the driver reads: a journal is compacted long before.
+    /// The largest file the driver reads: a journal is compacted long before, and a snapshot of a
+    /// million records is a quarter of it.
     static let maximumFileBytes = 1 << 30
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
@@ -70,10 +71,8 @@ enum MergeDriverCommand: FolioSubcommand {
             let location = [error.file, error.line.map { "line \($0)" }].compactMap { $0 }.joined(separator: " ")
             return refuse(location.isEmpty ? error.message : "\(location): \(error.message)")
         }
-        do {
-            try Data(merged).write(to: URL(fileURLWithPath: oursPath), options: .atomic)
-        } catch {
-            return refuse("cannot write the merged file: \(error.localizedDescription)")
+        do { try write(merged, to: oursPath) } catch {
+            return refuse("cannot write the merged file: \(error)")
         }
         console.warning("folio merge-driver: \(path): \(summary)")
         return ExitCode.success
@@ -81,23 +80,25 @@ enum MergeDriverCommand: FolioSubcommand {
 
     /// The bytes of a file git handed over, refusing one too large to be a store file.
     static func read(_ path: String) throws -> [UInt8] {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        guard let size = attributes?[.size] as? Int else { throw CommandFailure("\(path) cannot be read") }
-        guard size <= maximumFileBytes else {
-            throw CommandFailure("\(path) is \(size) bytes, more than the \(maximumFileBytes) a store file this driver merges may have")
+        do { return try PosixFileSystem().readWholeFile(path, limit: maximumFileBytes) } catch let error as StorageError {
+            throw CommandFailure("\(path) cannot be read: \(error.message)")
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw CommandFailure("\(path) cannot be read") }
-        defer { try? handle.close() }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(size)
-        while true {
-            let chunk: Data?
-            do { chunk = try handle.read(upToCount: 16 << 20) } catch { throw CommandFailure("\(path) cannot be read: \(error.localizedDescription)") }
-            // No data (nil or empty) is the end of the file.
-            guard let chunk, !chunk.isEmpty else { break }
-            guard bytes.count + chunk.count <= maximumFileBytes else { throw CommandFailure("\(path) grew past \(maximumFileBytes) bytes while read") }
-            bytes.append(contentsOf: chunk)
+    }
+
+    /// Puts `bytes` at `path` by writing a temporary file beside it and renaming it over `path` (no
+    /// fsync: git reads the result at once, and a crash aborts the merge anyway).
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        let fs = PosixFileSystem()
+        let temporary = PosixFileSystem.temporaryPath(for: path)
+        let file = try fs.open(temporary, .createExclusive)
+        do {
+            try fs.writeAll(file, bytes, at: 0)
+            fs.close(file)
+            try fs.rename(temporary, to: path)
+        } catch {
+            fs.close(file)
+            try? fs.unlink(temporary)
+            throw error
         }
-        return bytes
     }
 }
