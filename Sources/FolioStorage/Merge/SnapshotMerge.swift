@@ -21,71 +21,97 @@ package enum SnapshotMerge {
 
     /// Merges the bytes of three versions of one entity's snapshot into the bytes of one.
     package static func merge(base: [UInt8], ours: [UInt8], theirs: [UInt8]) throws(Refusal) -> [UInt8] {
+        var output: [UInt8] = []
+        try merge(base: base, ours: ours, theirs: theirs) { output.append(contentsOf: $0) }
+        return output
+    }
+
+    /// Merges three versions of one entity's snapshot, handing the merged file to `write` in pieces of
+    /// about ``SnapshotFile/chunkSize``, so that a large snapshot is never built whole in memory.
+    package static func merge(base: [UInt8], ours: [UInt8], theirs: [UInt8],
+                              write: (UnsafeBufferPointer<UInt8>) throws -> Void) throws(Refusal) {
         // Lines are found, checked and copied in place, none decoded unless both sides changed it.
-        let result: Result<[UInt8], Refusal> = base.withUnsafeBufferPointer { o in
+        let failure: Refusal? = base.withUnsafeBufferPointer { o in
             ours.withUnsafeBufferPointer { a in
                 theirs.withUnsafeBufferPointer { b in
-                    do throws(Refusal) { return .success(try merge(o, a, b)) } catch { return .failure(error) }
+                    do throws(Refusal) { try merge(o, a, b, write: write) } catch { return error }
+                    return nil
                 }
             }
         }
-        return try result.get()
+        if let failure { throw failure }
+    }
+
+    /// Where a merged record line comes from: a line of one of the three files, or one combined anew.
+    enum Source {
+        case line(file: Int, range: Range<Int>)
+        case combined([UInt8])
     }
 
     private static func merge(_ oBytes: UnsafeBufferPointer<UInt8>, _ aBytes: UnsafeBufferPointer<UInt8>,
-                              _ bBytes: UnsafeBufferPointer<UInt8>) throws(Refusal) -> [UInt8] {
+                              _ bBytes: UnsafeBufferPointer<UInt8>, write: (UnsafeBufferPointer<UInt8>) throws -> Void) throws(Refusal) {
         let a = try read(aBytes, name: "ours"), b = try read(bBytes, name: "theirs")
         // A snapshot added on both sides has an empty base.
         let o = oBytes.isEmpty ? Version(entity: a.entity, sequence: 0, records: []) : try read(oBytes, name: "base")
         guard a.entity == b.entity, o.entity == a.entity else {
             throw Refusal(message: "the three versions are snapshots of different entities (\(o.entity), \(a.entity), \(b.entity))")
         }
-        // The header, written last, goes in front of the lines: room is kept for it.
-        var body: [UInt8] = []
-        body.reserveCapacity(max(aBytes.count, bBytes.count) + 256)
-        var count = 0
+        let files = [oBytes, aBytes, bBytes]
+        // First the decision for every record, then the file: its header needs the count.
+        var merged: [Source] = []
+        merged.reserveCapacity(max(a.records.count, b.records.count))
         var (io, ia, ib) = (0, 0, 0)
         let writer = CanonicalJSONWriter()
-        func line(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>?) -> UnsafeBufferPointer<UInt8>? {
-            range.map { UnsafeBufferPointer(rebasing: bytes[$0]) }
-        }
-        func same(_ x: UnsafeBufferPointer<UInt8>?, _ y: UnsafeBufferPointer<UInt8>?) -> Bool {
+        func same(_ x: (file: Int, range: Range<Int>)?, _ y: (file: Int, range: Range<Int>)?) -> Bool {
             guard let x, let y else { return x == nil && y == nil }
-            guard x.count == y.count else { return false }
-            guard let p = x.baseAddress, let q = y.baseAddress else { return true }
-            return memcmp(p, q, x.count) == 0
+            guard x.range.count == y.range.count else { return false }
+            guard let p = files[x.file].baseAddress, let q = files[y.file].baseAddress else { return true }
+            return memcmp(p + x.range.lowerBound, q + y.range.lowerBound, x.range.count) == 0
         }
-        func emit(_ bytes: UnsafeBufferPointer<UInt8>?) {
-            guard let bytes else { return }
-            body.append(contentsOf: bytes)
-            body.append(0x0A)
-            count += 1
+        func bytes(_ line: (file: Int, range: Range<Int>)?) -> [UInt8]? {
+            line.map { Array(files[$0.file][$0.range]) }
         }
         while io < o.records.count || ia < a.records.count || ib < b.records.count {
             var id = Int64.max
             if io < o.records.count { id = min(id, o.records[io].id) }
             if ia < a.records.count { id = min(id, a.records[ia].id) }
             if ib < b.records.count { id = min(id, b.records[ib].id) }
-            func take(_ version: Version, _ index: inout Int) -> Range<Int>? {
+            func take(_ version: Version, _ file: Int, _ index: inout Int) -> (file: Int, range: Range<Int>)? {
                 guard index < version.records.count, version.records[index].id == id else { return nil }
                 defer { index += 1 }
-                return version.records[index].line
+                return (file, version.records[index].line)
             }
-            let was = line(oBytes, take(o, &io)), ours = line(aBytes, take(a, &ia)), theirs = line(bBytes, take(b, &ib))
+            let was = take(o, 0, &io), ours = take(a, 1, &ia), theirs = take(b, 2, &ib)
             if same(ours, theirs) || same(theirs, was) {
-                emit(ours)
+                if let ours { merged.append(.line(file: ours.file, range: ours.range)) }
             } else if same(ours, was) {
-                emit(theirs)
+                if let theirs { merged.append(.line(file: theirs.file, range: theirs.range)) }
             } else {
-                let combined = try combine(entity: a.entity, id: id, was: was.map(Array.init), ours: ours.map(Array.init),
-                                           theirs: theirs.map(Array.init), writer: writer)
-                combined.withUnsafeBufferPointer { emit($0) }
+                merged.append(.combined(try combine(entity: a.entity, id: id, was: bytes(was), ours: bytes(ours), theirs: bytes(theirs),
+                                                    writer: writer)))
             }
         }
-        do { body.insert(contentsOf: try SnapshotFile.header(entity: a.entity, sequence: max(a.sequence, b.sequence), count: count), at: 0) } catch {
+        var chunk: [UInt8]
+        do { chunk = try SnapshotFile.header(entity: a.entity, sequence: max(a.sequence, b.sequence), count: merged.count) } catch {
             throw Refusal(message: "the merged snapshot's header cannot be written: \(error)")
         }
-        return body
+        chunk.reserveCapacity(SnapshotFile.chunkSize + 4096)
+        do {
+            for source in merged {
+                switch source {
+                case .line(let file, let range): chunk.append(contentsOf: UnsafeBufferPointer(rebasing: files[file][range]))
+                case .combined(let line): chunk.append(contentsOf: line)
+                }
+                chunk.append(0x0A)
+                if chunk.count >= SnapshotFile.chunkSize {
+                    try chunk.withUnsafeBufferPointer(write)
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+            try chunk.withUnsafeBufferPointer(write)
+        } catch {
+            throw Refusal(message: "the merged snapshot cannot be written: \(error)")
+        }
     }
 
     /// The line of a record both sides changed: their changes combined attribute by attribute.

@@ -46,7 +46,7 @@ enum MergeDriverCommand: FolioSubcommand {
         }
         let merged: [UInt8]
         var summary: String
-        do {
+        do throws(JournalThreeWayMerge.Refusal) {
             switch StoreFileText.kind(ofPath: path) {
             case .transactions where URL(fileURLWithPath: path).lastPathComponent == "journal.jsonl":
                 let result = try JournalThreeWayMerge.merge(base: files[0], ours: files[1], theirs: files[2])
@@ -62,8 +62,18 @@ enum MergeDriverCommand: FolioSubcommand {
                 merged = try ManifestMerge.merge(base: files[0], ours: files[1], theirs: files[2])
                 summary = "merged the manifests of two compacted sides"
             case .snapshot:
-                merged = try SnapshotMerge.merge(base: files[0], ours: files[1], theirs: files[2])
-                summary = "merged the snapshots of two compacted sides"
+                // Written as it is merged: a snapshot can be hundreds of megabytes.
+                do {
+                    try write(to: oursPath) { output throws in
+                        try SnapshotMerge.merge(base: files[0], ours: files[1], theirs: files[2], write: output)
+                    }
+                } catch let refusal as JournalThreeWayMerge.Refusal {
+                    throw refusal
+                } catch {
+                    return refuse("cannot write the merged file: \(error)")
+                }
+                console.warning("folio merge-driver: \(path): merged the snapshots of two compacted sides")
+                return ExitCode.success
             case .unknown:
                 return refuse("not a Folio store file (journal.jsonl, history.jsonl, manifest.json or snapshots/ENTITY.jsonl)")
             }
@@ -88,15 +98,32 @@ enum MergeDriverCommand: FolioSubcommand {
     /// Puts `bytes` at `path` by writing a temporary file beside it and renaming it over `path` (no
     /// fsync: git reads the result at once, and a crash aborts the merge anyway).
     static func write(_ bytes: [UInt8], to path: String) throws {
+        try write(to: path) { output in try bytes.withUnsafeBufferPointer(output) }
+    }
+
+    /// ``write(_:to:)`` for content produced in pieces, each handed to the function `produce` is given.
+    /// If `produce` throws, `path` is left as it was.
+    static func write(to path: String, producing produce: ((UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Void) throws {
         let fs = PosixFileSystem()
         let temporary = PosixFileSystem.temporaryPath(for: path)
         let file = try fs.open(temporary, .createExclusive)
+        var closed = false
         do {
-            try fs.writeAll(file, bytes, at: 0)
+            var offset: Int64 = 0
+            try produce { piece in
+                var done = 0
+                while done < piece.count {
+                    let count = try fs.write(file, UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: piece[done...])), at: offset + Int64(done))
+                    guard count > 0 else { throw CommandFailure("the merged file could not be written: no space?") }
+                    done += count
+                }
+                offset += Int64(piece.count)
+            }
             fs.close(file)
+            closed = true
             try fs.rename(temporary, to: path)
         } catch {
-            fs.close(file)
+            if !closed { fs.close(file) }
             try? fs.unlink(temporary)
             throw error
         }
