@@ -304,4 +304,68 @@ struct GitMergeDriverTests {
         #expect(merge.stderr.contains("Trip \(trip) 'price'"), "\(merge)")
         #expect(status.contains("UU Trips.folio/snapshots/Trip.jsonl"), "\(status)")
     }
+
+    @Test func threeClonesMergeInTurnAndAnOctopusStopsWithoutCommitting() throws {
+        let remote = try Remote()
+        defer { remote.scratch.remove() }
+        _ = try Self.seed(remote)
+        let clones = try ["a", "b", "c"].map { try remote.clone($0) }
+        var inserted: [Int64] = []
+        for clone in clones {
+            try Self.write(clone) { t in
+                let id = t.allocateID()
+                inserted.append(id)
+                try t.insert(entity: "Trip", id: id, values: ["name": .string("from \(clone.lastPathComponent)")])
+            }
+            try Self.git("commit", "-q", "-am", "trip of \(clone.lastPathComponent)", in: clone)
+            try Self.git("push", "-q", "origin", "HEAD:\(clone.lastPathComponent)", in: clone)
+        }
+        let a = clones[0]
+        try Self.git("fetch", "-q", "origin", in: a)
+        // Git's octopus strategy never runs a merge driver: it stops, and commits nothing.
+        let head = try Self.git("rev-parse", "HEAD", in: a).stdout
+        let octopus = try Self.git(arguments: ["merge", "--no-edit", "origin/b", "origin/c"], in: a, check: false)
+        #expect(octopus.status != 0, "\(octopus)")
+        #expect(try Self.git("rev-parse", "HEAD", in: a).stdout == head)
+        try Self.git("reset", "-q", "--hard", "HEAD", in: a)
+        // One branch at a time, each merge runs the driver.
+        try Self.git("merge", "--no-edit", "origin/b", in: a)
+        try Self.git("merge", "--no-edit", "origin/c", in: a)
+        let records = try Self.records(a)
+        #expect(inserted.allSatisfy { records[$0] != nil } && records.count == 6, "\(records.keys.sorted())")
+    }
+
+    @Test func aCherryPickedSaveAppliesOnceAndAPulledBranchTakesTurns() throws {
+        let remote = try Remote()
+        defer { remote.scratch.remove() }
+        let trips = try Self.seed(remote)
+        let a = try remote.clone("a"), b = try remote.clone("b")
+        try Self.write(b) { try $0.update(entity: "Trip", id: trips[0], values: ["price": .double(5)]) }
+        try Self.git("commit", "-q", "-am", "b: Oslo costs 5", in: b)
+        try Self.git("push", "-q", "origin", "HEAD:b", in: b)
+        try Self.write(a) { try $0.update(entity: "Trip", id: trips[1], values: ["price": .double(6)]) }
+        try Self.git("commit", "-q", "-am", "a: Rome costs 6", in: a)
+        try Self.git("fetch", "-q", "origin", in: a)
+        try Self.git("cherry-pick", "origin/b", in: a)
+        // Merging the branch the save was picked from keeps it once.
+        try Self.git("merge", "--no-edit", "origin/b", in: a)
+        let store = try Store.open(at: a.appendingPathComponent("Trips.folio"), configuration: StoreConfiguration(readOnly: true))
+        let authors = try store.history(after: 0).compactMap(\.author)
+        store.close()
+        #expect(authors.filter { $0 == "b" }.count == 1, "\(authors)")
+        let records = try Self.records(a)
+        #expect(records[trips[0]]?.values["price"] == .double(5) && records[trips[1]]?.values["price"] == .double(6))
+
+        // The two machines take turns through the remote: push, pull, write, push, pull.
+        try Self.git("push", "-q", "origin", "HEAD:main", in: a)
+        try Self.git("pull", "-q", "--no-rebase", "origin", "main", in: b)
+        try Self.write(b) { try $0.update(entity: "Trip", id: trips[2], values: ["price": .double(7)]) }
+        try Self.git("commit", "-q", "-am", "b: Lima costs 7", in: b)
+        try Self.git("push", "-q", "origin", "HEAD:main", in: b)
+        try Self.write(a) { try $0.update(entity: "Trip", id: trips[0], values: ["name": .string("Oslo!")]) }
+        try Self.git("commit", "-q", "-am", "a: renamed", in: a)
+        try Self.git("pull", "-q", "--no-rebase", "origin", "main", in: a)
+        let final = try Self.records(a)
+        #expect(final[trips[0]]?.values["name"] == .string("Oslo!") && final[trips[2]]?.values["price"] == .double(7))
+    }
 }
