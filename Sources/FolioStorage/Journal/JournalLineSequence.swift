@@ -6,46 +6,8 @@ extension JournalTransaction {
     /// there is none.
     static func sequence(inLine line: UnsafeBufferPointer<UInt8>) -> UInt64? {
         if let sequence = sequenceBeforeTime(inLine: line) { return sequence }
-        let key: StaticString = "\"seq\""
-        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
-        var depth = 0
-        var position = 0
-        let count = line.count
-        while position < count {
-            switch line[position] {
-            case quote:
-                let start = position
-                position += 1
-                while position < count {
-                    let byte = line[position]
-                    if byte == backslash {
-                        position += 2
-                    } else if byte == quote {
-                        break
-                    } else {
-                        position += 1
-                    }
-                }
-                guard position < count else { return nil }
-                // A string at the top level followed by ':' is a member name.
-                if depth == 1, position + 1 < count, line[position + 1] == UInt8(ascii: ":"),
-                    position + 1 - start == key.utf8CodeUnitCount,
-                    key.withUTF8Buffer({ UnsafeBufferPointer(rebasing: line[start...position]).elementsEqual($0) })
-                {
-                    return JSONDigits.unsignedInteger(in: line, from: position + 2)?.value
-                }
-                position += 1
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                depth += 1
-                position += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                depth -= 1
-                position += 1
-            default:
-                position += 1
-            }
-        }
-        return nil
+        guard let start = valueStart(ofMember: "\"seq\"", inLine: line) else { return nil }
+        return JSONDigits.unsignedInteger(in: line, from: start)?.value
     }
 
     private static let timeMember: [UInt8] = Array(#","time":""#.utf8)
