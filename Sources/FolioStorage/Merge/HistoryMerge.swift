@@ -33,24 +33,14 @@ package enum HistoryMerge {
             output.append(0x0A)
         }
         var sequence = o.last?.sequence ?? 0
-        // Each side's added lines in its order; between the sides by time, then id; a line both hold once.
-        let (addedOurs, addedTheirs) = (a.filter { !baseIDs.contains($0.transactionID) }, b.filter { !baseIDs.contains($0.transactionID) })
-        var taken = Set<String>()
-        var (i, j) = (0, 0)
-        while i < addedOurs.count || j < addedTheirs.count {
-            let takeOurs = j >= addedTheirs.count
-                || (i < addedOurs.count && !precedes(addedTheirs[j], addedOurs[i]))
-            let line = takeOurs ? addedOurs[i] : addedTheirs[j]
-            if takeOurs { i += 1 } else { j += 1 }
-            guard taken.insert(line.transactionID).inserted else { continue }
+        let added = JournalThreeWayMerge.interleave(
+            a.filter { !baseIDs.contains($0.transactionID) }, b.filter { !baseIDs.contains($0.transactionID) }
+        ) { ($0.timestamp, $0.transactionID) }
+        for (_, line) in added {
             sequence += 1
             output += renumbered(line, to: sequence)
         }
         return output
-    }
-
-    static func precedes(_ x: Line, _ y: Line) -> Bool {
-        x.timestamp != y.timestamp ? x.timestamp < y.timestamp : x.transactionID < y.transactionID
     }
 
     /// The line with its `seq` set to `sequence` and its checksum computed again, ending in `\n`.

@@ -224,14 +224,22 @@ package enum JournalThreeWayMerge {
     /// Both sides' new transactions in one order: by commit time, then transaction id, each side's own
     /// order kept; a transaction both sides hold appears once.
     static func interleave(_ ours: [Line], _ theirs: [Line]) -> [(side: Int, transaction: JournalTransaction)] {
-        var result: [(side: Int, transaction: JournalTransaction)] = []
+        interleave(ours.map(\.transaction), theirs.map(\.transaction)) { ($0.timestamp, $0.transactionID) }
+            .map { ($0.side, $0.element) }
+    }
+
+    /// Two sides' elements in one order, each side's own kept: by time, then transaction id; an element
+    /// whose id both sides hold appears once. (Side 0 is ours.)
+    static func interleave<Element>(_ ours: [Element], _ theirs: [Element], key: (Element) -> (time: Date, id: String))
+        -> [(side: Int, element: Element)] {
+        var result: [(side: Int, element: Element)] = []
         var taken = Set<String>()
         var (o, t) = (0, 0)
         while o < ours.count || t < theirs.count {
-            let takeOurs = t >= theirs.count || (o < ours.count && !precedes(theirs[t].transaction, ours[o].transaction))
-            let next = takeOurs ? ours[o].transaction : theirs[t].transaction
+            let takeOurs = t >= theirs.count || (o < ours.count && !(key(theirs[t]) < key(ours[o])))
+            let next = takeOurs ? ours[o] : theirs[t]
             if takeOurs { o += 1 } else { t += 1 }
-            if taken.insert(next.transactionID).inserted { result.append((takeOurs ? 0 : 1, next)) }
+            if taken.insert(key(next).id).inserted { result.append((takeOurs ? 0 : 1, next)) }
         }
         return result
     }

@@ -230,8 +230,3 @@ func canonicalRecordID(_ line: UnsafeBufferPointer<UInt8>) -> Int64? {
     else { return nil }
     return id
 }
-
-extension Array {
-    /// The element at `index`, or nil past the end.
-    subscript(safe index: Int) -> Element? { index >= 0 && index < count ? self[index] : nil }
-}

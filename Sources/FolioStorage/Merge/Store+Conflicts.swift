@@ -1,4 +1,15 @@
 extension Store {
+    /// Every retained transaction, oldest first: `history.jsonl`'s and the journal's.
+    package func retainedHistory() throws -> [JournalTransaction] {
+        let statistics = try statistics()
+        let after = statistics.lastSequence - min(UInt64(statistics.retainedTransactions), statistics.lastSequence)
+        do {
+            return try history(after: after)
+        } catch let error as StorageError where error.code == .historyExpired {
+            return []
+        }
+    }
+
     /// A conflict a merge resolved, with the transaction that won it.
     public struct ResolvedConflict: Hashable, Sendable {
         /// The value lost and the one kept.
@@ -13,9 +24,7 @@ extension Store {
     /// history and the journal after the last ``clearConflicts()``.
     public func conflicts() throws -> [ResolvedConflict] {
         var found: [ResolvedConflict] = []
-        let statistics = try statistics()
-        let retained = statistics.lastSequence - min(UInt64(statistics.retainedTransactions), statistics.lastSequence)
-        for transaction in try history(after: retained) {
+        for transaction in try retainedHistory() {
             if transaction.clearsConflicts { found.removeAll() }
             for conflict in transaction.conflicts {
                 found.append(ResolvedConflict(conflict: conflict, sequence: transaction.sequence, transactionID: transaction.transactionID))

@@ -69,13 +69,7 @@ enum StoreAccess {
 
     /// Every retained transaction, oldest first.
     static func retainedHistory(_ store: Store) throws -> [JournalTransaction] {
-        let statistics = try store.statistics()
-        let after = statistics.lastSequence - UInt64(min(UInt64(statistics.retainedTransactions), statistics.lastSequence))
-        do {
-            return try store.history(after: after)
-        } catch let error as StorageError where error.code == .historyExpired {
-            return []
-        }
+        try store.retainedHistory()
     }
 
     /// Parses a date given on the command line: `2026-01-31`, `2026-01-31T12:00`, `2026-01-31T12:00:00Z`,
