@@ -88,15 +88,18 @@ extension Store {
         }
         let committed = transaction.takeJournalTransaction(
             transactionID: UUID().uuidString, timestamp: Timestamp.truncated(Date()), author: author)
-        // The transaction's view of the state is no longer needed. Releasing it keeps the state uniquely
-        // referenced, so applying the transaction changes it in place instead of copying every table.
+        // Migrations already rewrote every record of their entities in the transaction's view: that view
+        // becomes the state, so that a million records are not rewritten a second time.
+        var migratedView = transaction.migrations.isEmpty ? nil : transaction.base
+        // Otherwise the view is no longer needed. Releasing it keeps the state uniquely referenced, so
+        // applying the transaction changes it in place instead of copying every table.
         transaction.base = StoreState()
         // Blobs referred to must exist before the transaction that refers to them. The line's records
         // are searched for references as they are written, on the threads that write them.
         var spans: InsertedRecordSpans? = nil
         guard paths != nil || configuration.checksLinesInMemory else {
             withReadState { read in
-                _ = read.state.apply(committed)
+                Self.apply(committed, migratedView: &migratedView, to: &read.state)
                 read.retained.append(committed)
             }
             return committed
@@ -122,7 +125,7 @@ extension Store {
             try append(line, paths: paths, journal: &journal)
         }
         withReadState { read in
-            _ = read.state.apply(committed)
+            Self.apply(committed, migratedView: &migratedView, to: &read.state)
             read.retained.append(committed)
             if paths != nil {
                 if let spans { read.insertedSpans[committed.sequence] = spans }
@@ -131,6 +134,23 @@ extension Store {
             }
         }
         return committed
+    }
+
+    /// Applies a just committed transaction to `state`, starting from the transaction's migrated view
+    /// of it when there is one (taken, so that it is changed in place). The view was taken from `state`
+    /// under the same writer lock, so it differs from it only by the migrations; a view of another
+    /// sequence is not used.
+    private static func apply(_ committed: JournalTransaction, migratedView: inout StoreState?, to state: inout StoreState) {
+        guard let viewSequence = migratedView?.lastSequence, viewSequence == state.lastSequence else {
+            migratedView = nil
+            _ = state.apply(committed)
+            return
+        }
+        // The old records go first: the two versions of every record are not kept longer than needed.
+        state = StoreState()
+        _ = migratedView?.apply(committed, migrationsApplied: true)
+        if let view = migratedView { state = view }
+        migratedView = nil
     }
 
     /// Appends `line` to the journal, creating the file first if there is none, and moving a torn

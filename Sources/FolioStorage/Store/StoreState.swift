@@ -141,9 +141,12 @@ struct StoreState: Sendable {
     ///   - entityBase: ops on an entity are skipped when the transaction is not newer than this base
     ///     (the entity's snapshot already contains them).
     ///   - globalBase: the counter and schema are taken only from transactions newer than this.
+    ///   - migrationsApplied: whether this state already holds the records as the transaction's
+    ///     migrations leave them (a write transaction's view after ``WriteTransaction/migrate(_:)``).
     /// - Returns: problems found (a description each); the transaction is applied as far as possible.
     mutating func apply(
-        _ transaction: JournalTransaction, entityBase: (String) -> UInt64 = { _ in 0 }, globalBase: UInt64 = 0
+        _ transaction: JournalTransaction, entityBase: (String) -> UInt64 = { _ in 0 }, globalBase: UInt64 = 0,
+        migrationsApplied: Bool = false
     ) -> [String] {
         var problems: [String] = []
         let sequence = transaction.sequence
@@ -168,7 +171,7 @@ struct StoreState: Sendable {
             return found
         }
         for migration in transaction.migrations where !migration.isEmpty && applies(migration.entity) {
-            migrate(migration, sequence: sequence)
+            if !migrationsApplied { migrate(migration, sequence: sequence) }
             modified(migration.entity)
         }
         for deleted in transaction.deleted where applies(deleted.entity) {

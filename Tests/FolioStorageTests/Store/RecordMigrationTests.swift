@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import FolioStorage
+@_spi(FolioEngine) @testable import FolioStorage
 
 /// `RecordMigration`: a transaction that changes the stored shape of every record of an entity, written
 /// as one declarative `"migrate"` member of its journal line and applied wherever transactions are.
@@ -179,6 +179,37 @@ struct RecordMigrationTests {
             #expect(values(reopened) == expected)
             try reopened.compact()
             #expect(values(try Store.open(at: url)) == expected)
+        }
+    }
+
+    /// A commit with migrations takes its transaction's migrated view as the store's state: every
+    /// record's values, version and entity, the counts and the sequence must be what a reopen loads.
+    @Test func theStateAfterAMigratingCommitIsTheStateAReopenLoads() throws {
+        try withTemporaryDirectory { url in
+            let store = try makeStore(url)
+            try store.write { tx in
+                try tx.migrate(Self.tripMigration)
+                try tx.migrate(Self.oldRemoval)
+                try tx.update(entity: "Trip", id: 4, values: ["price": .int(1)])
+                try tx.delete(entity: "Keep", id: 7)
+                try tx.insert(entity: "Trip", id: tx.allocateID(), values: ["title": .string("new")])
+            }
+            func snapshot(_ store: Store) -> [String] {
+                store.withState { state in
+                    var rows: [String] = []
+                    state.records.forEachInNumberOrder { id, entry in
+                        rows.append("\(id) \(state.entityNames[Int(entry.entity)]) v\(entry.version) \(entry.values.dictionary)")
+                    }
+                    rows.append("counts \(state.recordCounts) last \(state.lastSequence) next \(state.nextID)")
+                    rows.append("modified \(state.lastModified.filter { state.recordCounts[$0.key, default: 0] > 0 }.sorted { $0.key < $1.key })")
+                    return rows
+                }
+            }
+            let committed = snapshot(store)
+            #expect(committed.contains { $0.hasPrefix("4 Trip v2 ") && $0.contains("\"price\": FolioStorage.JSONValue.int(1)") })
+            #expect(!committed.contains { $0.hasPrefix("7 ") })
+            store.close()
+            #expect(snapshot(try Store.open(at: url)) == committed)
         }
     }
 
