@@ -10,6 +10,12 @@ struct IdentifierRenumbering {
         self.next = next
     }
 
+    /// A rewriting of the identifiers `mapping` names (its keys) into others (its values), allocating none.
+    init(mapping: [Int64: Int64]) {
+        self.next = 0
+        self.mapping = mapping
+    }
+
     /// Whether no identifier was renumbered.
     var isEmpty: Bool { mapping.isEmpty }
 

@@ -52,18 +52,23 @@ package enum JournalThreeWayMerge {
     /// Merges `base`, `ours` and `theirs`, the bytes of the three versions of one journal file.
     ///
     /// - Parameter names: the names errors use for the three inputs.
+    /// - Parameter schema: the store's schema description when no line of the three versions records
+    ///   one (a store compacted before the base keeps it in `manifest.json`); with none, relationships
+    ///   and uniqueness constraints are merged as plain values.
     package static func merge(
-        base: [UInt8], ours: [UInt8], theirs: [UInt8], names: (base: String, ours: String, theirs: String) = ("base", "ours", "theirs")
+        base: [UInt8], ours: [UInt8], theirs: [UInt8], names: (base: String, ours: String, theirs: String) = ("base", "ours", "theirs"),
+        schema fallbackSchema: JSONValue? = nil
     ) throws(Refusal) -> Result {
         let o = Version(try read(base, name: names.base), name: names.base)
         let a = Version(try read(ours, name: names.ours), name: names.ours)
         let b = Version(try read(theirs, name: names.theirs), name: names.theirs)
+        let schema = mergeSchema(o, a, b, fallback: fallbackSchema)
         let baseIDs = Set(o.lines.map(\.transaction.transactionID))
         func compacted(_ side: Version) -> Bool {
             !baseIDs.isSubset(of: side.lines.map(\.transaction.transactionID))
                 || (side.mark.map { mark in o.mark.map { mark.transaction.sequence > $0.transaction.sequence } ?? true } ?? false)
         }
-        if !compacted(a) && !compacted(b) { return try mergeUncompacted(o, a, b) }
+        if !compacted(a) && !compacted(b) { return try mergeUncompacted(o, a, b, schema: schema) }
 
         // A side compacted since the base: its snapshots hold transactions this file no longer shows.
         // The merged store's compaction point is the base's plus what each side compacted, as the
@@ -99,7 +104,7 @@ package enum JournalThreeWayMerge {
         }
         let merged = interleave(a.lines.filter { !baseIDs.contains($0.transaction.transactionID) },
                                 b.lines.filter { !baseIDs.contains($0.transaction.transactionID) })
-        var transactions = kept.map(\.transaction) + (try resolve(merged))
+        var transactions = kept.map(\.transaction) + (try resolve(merged, schema: schema))
         // The mark names the later of the sides' marks, at the merged point.
         let marks = [a, b].filter(compacted).compactMap(\.mark?.transaction)
         guard var mark = marks.max(by: { precedes($0, $1) }) else { throw Refusal(message: "no side's compaction mark was found") }
@@ -116,7 +121,7 @@ package enum JournalThreeWayMerge {
     }
 
     /// Neither side compacted since the base: the base's lines, as they are, then the new ones.
-    private static func mergeUncompacted(_ o: Version, _ a: Version, _ b: Version) throws(Refusal) -> Result {
+    private static func mergeUncompacted(_ o: Version, _ a: Version, _ b: Version, schema: MergeSchema?) throws(Refusal) -> Result {
         for side in [a, b] {
             for (position, line) in o.lines.enumerated()
             where position >= side.lines.count || side.lines[position].transaction.transactionID != line.transaction.transactionID {
@@ -128,7 +133,7 @@ package enum JournalThreeWayMerge {
         let newOurs = Array(a.lines[o.lines.count...])
         let newTheirs = Array(b.lines[o.lines.count...])
         let merged = interleave(newOurs, newTheirs)
-        var transactions = try resolve(merged)
+        var transactions = try resolve(merged, schema: schema)
 
         var output: [UInt8] = []
         for line in (o.mark.map { [$0] } ?? []) + o.lines {
@@ -142,6 +147,19 @@ package enum JournalThreeWayMerge {
             output += try encode(transactions[index])
         }
         return Result(bytes: output, conflicts: transactions.flatMap(\.conflicts), added: (newOurs.count, newTheirs.count))
+    }
+
+    /// The schema the merged transactions are written against: the last one a line records (the base's
+    /// lines, then both sides' new ones in merge order; two sides that both change it are refused when
+    /// they migrate), else `fallback`.
+    private static func mergeSchema(_ o: Version, _ a: Version, _ b: Version, fallback: JSONValue?) -> MergeSchema? {
+        let baseIDs = Set(o.lines.map(\.transaction.transactionID))
+        let newLines = interleave(a.lines.filter { !baseIDs.contains($0.transaction.transactionID) },
+                                  b.lines.filter { !baseIDs.contains($0.transaction.transactionID) }).map(\.transaction)
+        for transaction in (o.lines.map(\.transaction) + newLines).reversed() {
+            if let value = transaction.schema, let schema = MergeSchema(value) { return schema }
+        }
+        return MergeSchema(fallback)
     }
 
     /// One version of the journal: its compaction mark, if any, and its transactions.
@@ -245,8 +263,9 @@ package enum JournalThreeWayMerge {
     }
 
     /// The merged transactions with the losing changes dropped and the conflicts recorded.
-    static func resolve(_ merged: [(side: Int, transaction: JournalTransaction)]) throws(Refusal) -> [JournalTransaction] {
-        var transactions = merged.map(\.transaction)
+    static func resolve(_ sided: [(side: Int, transaction: JournalTransaction)], schema: MergeSchema?) throws(Refusal) -> [JournalTransaction] {
+        var merged = sided
+        var conflicts: [Int: [MergeConflict]] = [:]
         // Identifiers both sides inserted: only stores that allocate sequentially do that.
         var insertedBy: [Int64: Int] = [:]
         var migratingSides = Set<Int>()
@@ -267,6 +286,8 @@ package enum JournalThreeWayMerge {
         if migratingSides.count == 2 {
             throw Refusal(message: "both sides migrated the store's schema: merge before migrating, or migrate once after the merge")
         }
+        if let schema { mergeUniqueInserts(&merged, schema: schema, conflicts: &conflicts) }
+        var transactions = merged.map(\.transaction)
 
         struct Write { var position: Int; var value: JSONValue }
         // Each side's last write of each attribute, and the first delete of each record.
@@ -280,7 +301,6 @@ package enum JournalThreeWayMerge {
             }
             for record in transaction.deleted where deletion[record.id] == nil { deletion[record.id] = (position, side) }
         }
-        var conflicts: [Int: [MergeConflict]] = [:]
         // Same attribute, different values: the later write stands; the other is recorded on its line.
         for (attribute, ours) in lastWrite[0] {
             guard let theirs = lastWrite[1][attribute], ours.value != theirs.value, deletion[attribute.id] == nil else { continue }
@@ -306,6 +326,7 @@ package enum JournalThreeWayMerge {
                     lostTransaction: merged[write.position].transaction.transactionID))
             }
         }
+        if let schema { mergeRelationships(&transactions, sides: merged.map(\.side), schema: schema, conflicts: &conflicts) }
         for (position, found) in conflicts {
             transactions[position].conflicts += found.sorted { ($0.id, $0.member, $0.lostTransaction) < ($1.id, $1.member, $1.lostTransaction) }
         }

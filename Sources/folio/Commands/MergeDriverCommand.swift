@@ -49,7 +49,8 @@ enum MergeDriverCommand: FolioSubcommand {
         do throws(JournalThreeWayMerge.Refusal) {
             switch StoreFileText.kind(ofPath: path) {
             case .transactions where URL(fileURLWithPath: path).lastPathComponent == "journal.jsonl":
-                let result = try JournalThreeWayMerge.merge(base: files[0], ours: files[1], theirs: files[2])
+                let result = try JournalThreeWayMerge.merge(base: files[0], ours: files[1], theirs: files[2],
+                                                            schema: recordedSchema(besideJournal: path))
                 merged = result.bytes
                 summary = "merged \(result.added.ours) transaction(s) of ours and \(result.added.theirs) of theirs"
                 if !result.conflicts.isEmpty {
@@ -86,6 +87,17 @@ enum MergeDriverCommand: FolioSubcommand {
         }
         console.warning("folio merge-driver: \(path): \(summary)")
         return ExitCode.success
+    }
+
+    /// The schema the store's worktree manifest records (ours: git updates the worktree after the last
+    /// driver call), which a journal merge uses when none of its lines records one; nil without one.
+    /// Only the store's own directory is read.
+    static func recordedSchema(besideJournal path: String) -> JSONValue? {
+        let manifest = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("manifest.json").path
+        // A link could lead out of the store: only a regular file is read (attributes do not follow links).
+        guard (try? FileManager.default.attributesOfItem(atPath: manifest)[.type] as? FileAttributeType) == .typeRegular,
+              let bytes = try? PosixFileSystem().readWholeFile(manifest, limit: 16 << 20) else { return nil }
+        return MergeSchema.recorded(inManifest: bytes)
     }
 
     /// The bytes of a file git handed over, refusing one too large to be a store file.
