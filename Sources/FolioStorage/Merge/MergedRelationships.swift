@@ -75,7 +75,15 @@ extension JournalThreeWayMerge {
                 var seen = Set<Int64>()
                 let kept = members.filter { !deleted.contains($0) && seen.insert($0).inserted }
                 value = .array(kept.map { .int($0) })
-                if members.contains(where: deleted.contains) {
+                // A deleted member is a lost reference when a side added it (its inverse, written, refers
+                // back; or there is no inverse to tell); one the list held before is not.
+                let owner = key.id
+                let added = members.filter(deleted.contains).contains { member in
+                    guard let inverse = relationship.inverse else { return true }
+                    let inverseKey = Key(id: member, member: inverse)
+                    return (0...1).contains { refers(last[$0][inverseKey]?.value, to: owner) }
+                }
+                if added {
                     conflicts[write.position, default: []].append(MergeConflict(
                         entity: entity, id: key.id, member: key.member, kept: value, lost: write.value,
                         lostTransaction: transactions[write.position].transactionID))

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import Folio
+
+/// Relationships, inverses and unique values of models that two clones changed, merged by real `git`
+/// through `folio merge-driver`.
+@MainActor
+@Suite("git merge of related and unique models", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git")))
+struct GitMergeRelationshipsTests {
+    static let models: [any PersistentModel.Type] = [Recipe.self, BakedGood.self, Beverage.self, Ingredient.self, Cookbook.self]
+
+    static func container(_ clone: URL) throws -> ModelContainer {
+        try ModelContainer(for: Schema(models), configurations: ModelConfiguration(url: clone.appendingPathComponent("Recipes.folio")))
+    }
+
+    static func folio(_ arguments: String...) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = try #require(builtExecutableURL("folio"), "folio is built next to the tests")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func recipesBothClonesAddedDeletedAndInsertedTwiceMergeIntoOneConsistentStore() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("folio-git-relationships-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let origin = scratch.appendingPathComponent("origin.git")
+        try GitLiveStoreTests.git("init", "-q", "--bare", "-b", "main", origin.path, in: scratch)
+
+        // The base: one cookbook with two recipes.
+        let a = try GitLiveStoreTests.clone(origin, "a", in: scratch)
+        try Data("Recipes.folio/**/*.jsonl merge=folio -text\nRecipes.folio/*.jsonl merge=folio -text\nRecipes.folio/manifest.json merge=folio -text\n".utf8)
+            .write(to: a.appendingPathComponent(".gitattributes"))
+        try Data("Recipes.folio/lock\nRecipes.folio/cache/\n".utf8).write(to: a.appendingPathComponent(".gitignore"))
+        do {
+            let context = ModelContext(try Self.container(a))
+            let suppers = Cookbook(title: "Suppers")
+            context.insert(suppers)
+            for name in ["Soup", "Stew"] {
+                let recipe = Recipe(name: name)
+                context.insert(recipe)
+                suppers.recipes.append(recipe)
+            }
+            try context.save()
+        }
+        try GitLiveStoreTests.git("add", "-A", in: a)
+        try GitLiveStoreTests.git("commit", "-q", "-m", "base", in: a)
+        try GitLiveStoreTests.git("push", "-q", "origin", "main", in: a)
+
+        // Clone b adds Pie to the cookbook and a Tart of its own, and pushes.
+        let b = try GitLiveStoreTests.clone(origin, "b", in: scratch)
+        do {
+            let context = ModelContext(try Self.container(b))
+            let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
+            let pie = Recipe(name: "Pie")
+            context.insert(pie)
+            suppers.recipes.append(pie)
+            let tart = Recipe(name: "Tart")
+            tart.servings = 6
+            context.insert(tart)
+            try context.save()
+        }
+        try GitLiveStoreTests.git("commit", "-q", "-am", "b", in: b)
+        try GitLiveStoreTests.git("push", "-q", "origin", "main:b", in: b)
+
+        // Clone a, later, adds Cake, deletes Stew and inserts a Tart too; then merges b's work.
+        do {
+            let context = ModelContext(try Self.container(a))
+            let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
+            let cake = Recipe(name: "Cake")
+            context.insert(cake)
+            suppers.recipes.append(cake)
+            let stew = try #require(try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Stew" })).first)
+            context.delete(stew)
+            let tart = Recipe(name: "Tart")
+            tart.servings = 4
+            context.insert(tart)
+            try context.save()
+        }
+        try GitLiveStoreTests.git("commit", "-q", "-am", "a", in: a)
+        try GitLiveStoreTests.git("fetch", "-q", "origin", in: a)
+        try GitLiveStoreTests.git("merge", "--no-edit", "origin/b", in: a)
+
+        let store = a.appendingPathComponent("Recipes.folio").path
+        let verify = try Self.folio("verify", store)
+        #expect(verify.status == 0, "\(verify.output)")
+        #expect(!verify.output.contains("does not refer back"), "every inverse agrees: \(verify.output)")
+
+        let context = ModelContext(try Self.container(a))
+        let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
+        #expect(Set(suppers.recipes.map(\.name)) == ["Soup", "Pie", "Cake"])
+        for recipe in suppers.recipes { #expect(recipe.cookbook?.title == "Suppers") }
+        let tarts = try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Tart" }))
+        #expect(tarts.map(\.servings) == [4], "one Tart, with the values of the later insert")
+        #expect(try context.fetchCount(FetchDescriptor<Recipe>()) == 4)
+
+        let conflicts = try Self.folio("conflicts", store)
+        #expect(conflicts.output.contains("#unique"), "the Tart that became the other is listed: \(conflicts.output)")
+        #expect(conflicts.output.contains("servings"), "\(conflicts.output)")
+        #expect(!conflicts.output.contains("recipes"), "the cookbook's list merged as a set: \(conflicts.output)")
+    }
+}
