@@ -21,6 +21,9 @@ import Foundation
 ///   other value is recorded as a ``MergeConflict`` on the winning line. A record one side deleted
 ///   stays deleted: the other side's later updates of it are dropped and recorded the same way, and a
 ///   second delete of it is dropped.
+/// - With the store's schema, to-many relationships merge as sets, references to deleted records are
+///   dropped (``mergeRelationships(_:sides:schema:conflicts:)``) and two inserts with equal unique
+///   values become one record (``mergeUniqueInserts(_:schema:conflicts:)``).
 package enum JournalThreeWayMerge {
     /// Why a journal merge was refused.
     package struct Refusal: Error, Hashable, Sendable {

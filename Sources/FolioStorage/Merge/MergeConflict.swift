@@ -1,5 +1,6 @@
 /// A value that a merge of two copies of a store did not keep: both sides changed the same attribute of
-/// the same record, or one side changed a record the other deleted.
+/// the same record, one side changed a record the other deleted, a side referred to a record the other
+/// deleted, or two inserts with equal unique values became one record.
 ///
 /// The merge driver records each conflict on the journal line of the transaction whose change was kept
 /// (member `conflicts`, see `docs/file-format.md`), so a merged store carries its conflicts in the
@@ -9,7 +10,8 @@ public struct MergeConflict: Hashable, Sendable {
     public var entity: String
     /// The record's identifier.
     public var id: Int64
-    /// The attribute both sides changed.
+    /// The attribute both sides changed; `#unique` for a record that became another of equal unique
+    /// values (``id`` the record that is gone, ``kept`` the identifier that remains).
     public var member: String
     /// The value kept; nil when the record was deleted (the other side's update was dropped).
     public var kept: JSONValue?
