@@ -34,6 +34,8 @@ enum StagedMigration {
             for migration in step.migrations { try transaction.migrate(migration) }
         }
         try addChanges(of: staging, after: startSequence, to: &transaction)
+        // The copy's records are now what the transaction makes of the store's: committing takes them.
+        transaction.adoptState(of: staging)
     }
 
     /// Refuses the migration when a record lacks a value for a property a step added without a default

@@ -329,6 +329,21 @@
         return values
     }
 
+    /// Changes, in place, each value for which `needsChange` is true, in no particular order.
+    @inlinable
+    public mutating func updateEach(where needsChange: (Value) -> Bool, _ change: (inout Value) -> Void) {
+        for chunk in chunks.indices where chunks[chunk] != nil {
+            for offset in 0..<(chunks[chunk]?.count ?? 0) {
+                guard var value = chunks[chunk]?[offset], needsChange(value) else { continue }
+                change(&value)
+                chunks[chunk]?[offset] = value
+            }
+        }
+        for index in overflow.values.indices where needsChange(overflow.values[index]) {
+            change(&overflow.values[index])
+        }
+    }
+
     /// Calls `body` with each number and value in increasing number order. The numbers in the overflow
     /// are sorted first; in a store's tables there are none or a few.
     @inlinable

@@ -88,9 +88,13 @@ extension Store {
         }
         let committed = transaction.takeJournalTransaction(
             transactionID: UUID().uuidString, timestamp: Timestamp.truncated(Date()), author: author)
-        // Migrations already rewrote every record of their entities in the transaction's view: that view
-        // becomes the state, so that a million records are not rewritten a second time.
-        var migratedView = transaction.migrations.isEmpty ? nil : transaction.base
+        // Migrations already rewrote every record of their entities in the transaction's view, and a
+        // staging copy's state may hold all of the transaction: that becomes the state, so that a million
+        // records are not rewritten a second time.
+        let start = transaction.base.lastSequence
+        var adopted = transaction.adoptedState
+        transaction.adoptedState = nil
+        var migratedView = adopted != nil || transaction.migrations.isEmpty ? nil : transaction.base
         // Otherwise the view is no longer needed. Releasing it keeps the state uniquely referenced, so
         // applying the transaction changes it in place instead of copying every table.
         transaction.base = StoreState()
@@ -99,7 +103,7 @@ extension Store {
         var spans: InsertedRecordSpans? = nil
         guard paths != nil || configuration.checksLinesInMemory else {
             withReadState { read in
-                Self.apply(committed, migratedView: &migratedView, to: &read.state)
+                Self.apply(committed, adopting: &adopted, from: start, migratedView: &migratedView, to: &read.state)
                 read.retained.append(committed)
             }
             return committed
@@ -125,7 +129,7 @@ extension Store {
             try append(line, paths: paths, journal: &journal)
         }
         withReadState { read in
-            Self.apply(committed, migratedView: &migratedView, to: &read.state)
+            Self.apply(committed, adopting: &adopted, from: start, migratedView: &migratedView, to: &read.state)
             read.retained.append(committed)
             if paths != nil {
                 if let spans { read.insertedSpans[committed.sequence] = spans }
@@ -136,11 +140,23 @@ extension Store {
         return committed
     }
 
-    /// Applies a just committed transaction to `state`, starting from the transaction's migrated view
-    /// of it when there is one (taken, so that it is changed in place). The view was taken from `state`
-    /// under the same writer lock, so it differs from it only by the migrations; a view of another
-    /// sequence is not used.
-    private static func apply(_ committed: JournalTransaction, migratedView: inout StoreState?, to state: inout StoreState) {
+    /// Applies a just committed transaction to `state`: takes the staging copy's state that holds it
+    /// (``WriteTransaction/adoptState(of:)``), or starts from the transaction's migrated view of the
+    /// state when there is one. Either is taken (so that it is changed in place) and was made from
+    /// `state` at `start` under the same writer lock; one made from another sequence is not used.
+    private static func apply(
+        _ committed: JournalTransaction, adopting adopted: inout StoreState?, from start: UInt64, migratedView: inout StoreState?,
+        to state: inout StoreState
+    ) {
+        // A staging copy's state, made from `state` under this writer lock and changed by commits after it.
+        if let copySequence = adopted?.lastSequence, copySequence > start, start == state.lastSequence {
+            state = StoreState()
+            adopted?.adopt(committed, stagedAfter: start)
+            if let copy = adopted { state = copy }
+            adopted = nil
+            return
+        }
+        adopted = nil
         guard let viewSequence = migratedView?.lastSequence, viewSequence == state.lastSequence else {
             migratedView = nil
             _ = state.apply(committed)

@@ -135,6 +135,23 @@ struct StoreState: Sendable {
         }
     }
 
+    /// Makes this state, a staging copy's after its commits since `startSequence`, the state that
+    /// applying `transaction` (those commits' changes as one transaction, sequence `startSequence + 1`)
+    /// gives the state the copy started from: the records the commits wrote, and their entities, take
+    /// the transaction's sequence as their version, and the schema and counters its values.
+    mutating func adopt(_ transaction: JournalTransaction, stagedAfter startSequence: UInt64) {
+        let sequence = transaction.sequence
+        if lastSequence > sequence {
+            records.updateEach(where: { $0.version > startSequence }) { $0.version = sequence }
+        }
+        for (entity, modified) in lastModified where modified > startSequence { lastModified[entity] = sequence }
+        for entity in transaction.entities { lastModified[entity] = sequence }
+        for record in transaction.inserted { counters.note(record.id &+ 1) }
+        counters.note(transaction.nextID)
+        if let schema = transaction.schema { self.schema = schema }
+        lastSequence = sequence
+    }
+
     /// Applies a transaction: its migrations first, then its deletes, inserts and updates.
     ///
     /// - Parameters:

@@ -258,6 +258,17 @@ public struct WriteTransaction {
     /// Whether the transaction forgets the merge conflicts recorded before it (see ``Store/conflicts()``).
     package var clearsConflicts = false
 
+    /// A staging copy's state that already holds this transaction's effect (see ``adoptState(of:)``).
+    var adoptedState: StoreState?
+
+    /// Declares that `staging`, a ``Store/stagingCopy(of:)`` of this transaction, holds in its records
+    /// exactly what this transaction does: its commits since the copy was made were replayed into this
+    /// transaction, which made no other change. Committing then takes the copy's records as the store's
+    /// instead of applying every change again (a migration's custom stage rewrites every record).
+    package mutating func adoptState(of staging: Store) {
+        adoptedState = staging.withState { $0 }
+    }
+
     /// The journal transaction that committing this write appends: sequence `lastSequence + 1`, the
     /// records sorted by identifier, updates that set nothing left out.
     ///
