@@ -6,28 +6,47 @@ import Testing
 @MainActor
 @Suite("A store open while git merges into it", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git")))
 struct GitLiveStoreTests {
-    @discardableResult
-    static func git(_ arguments: String..., in directory: URL) throws -> String {
+    /// Runs `executable` and returns its exit status and its output and errors, interleaved.
+    static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil,
+                    environment extra: [String: String] = [:]) throws -> (status: Int32, output: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        process.executableURL = executable
         process.arguments = arguments
-        process.currentDirectoryURL = directory
-        var environment = ProcessInfo.processInfo.environment
-        for (key, value) in ["GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": directory.path,
-                             "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "Test",
-                             "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_MERGE_AUTOEDIT": "no"] {
-            environment[key] = value
-        }
-        process.environment = environment
+        if let directory { process.currentDirectoryURL = directory }
+        process.environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        try #require(process.terminationStatus == 0, "git \(arguments.joined(separator: " ")): \(text)")
-        return text
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @discardableResult
+    static func git(_ arguments: String..., in directory: URL) throws -> String {
+        let result = try run(URL(fileURLWithPath: "/usr/bin/git"), arguments, in: directory, environment: [
+            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": directory.path,
+            "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "Test",
+            "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_MERGE_AUTOEDIT": "no",
+        ])
+        try #require(result.status == 0, "git \(arguments.joined(separator: " ")): \(result.output)")
+        return result.output
+    }
+
+    /// A new scratch directory (the caller removes it) holding a bare remote `origin.git` and its first
+    /// clone `a`, whose `.gitattributes` and `.gitignore` route the store `store`'s files through Folio's
+    /// merge driver and leave its lock and cache out.
+    static func remote(_ label: String, store: String) throws -> (scratch: URL, origin: URL, first: URL) {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("folio-\(label)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let origin = scratch.appendingPathComponent("origin.git")
+        try git("init", "-q", "--bare", "-b", "main", origin.path, in: scratch)
+        let first = try clone(origin, "a", in: scratch)
+        try Data("\(store)/**/*.jsonl merge=folio -text\n\(store)/*.jsonl merge=folio -text\n\(store)/manifest.json merge=folio -text\n".utf8)
+            .write(to: first.appendingPathComponent(".gitattributes"))
+        try Data("\(store)/lock\n\(store)/cache/\n".utf8).write(to: first.appendingPathComponent(".gitignore"))
+        return (scratch, origin, first)
     }
 
     /// Clones `origin` into `name` and registers Folio's merge driver there.
@@ -44,15 +63,8 @@ struct GitLiveStoreTests {
     }
 
     @Test func aMergeReachesTheOpenContainerItsObserversAndItsNextSave() async throws {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("folio-git-live-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let (scratch, origin, a) = try Self.remote("git-live", store: "Trips.folio")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let origin = scratch.appendingPathComponent("origin.git")
-        try Self.git("init", "-q", "--bare", "-b", "main", origin.path, in: scratch)
-        let a = try Self.clone(origin, "a", in: scratch)
-        try Data("Trips.folio/*.jsonl merge=folio -text\nTrips.folio/manifest.json merge=folio -text\n".utf8)
-            .write(to: a.appendingPathComponent(".gitattributes"))
-        try Data("Trips.folio/lock\nTrips.folio/cache/\n".utf8).write(to: a.appendingPathComponent(".gitignore"))
         let storeA = a.appendingPathComponent("Trips.folio")
         let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: storeA))
         let context = ModelContext(container)

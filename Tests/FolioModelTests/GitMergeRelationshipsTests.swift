@@ -14,30 +14,14 @@ struct GitMergeRelationshipsTests {
     }
 
     static func folio(_ arguments: String...) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = try #require(builtExecutableURL("folio"), "folio is built next to the tests")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try GitLiveStoreTests.run(try #require(builtExecutableURL("folio"), "folio is built next to the tests"), arguments)
     }
 
     @Test func recipesBothClonesAddedDeletedAndInsertedTwiceMergeIntoOneConsistentStore() throws {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("folio-git-relationships-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let (scratch, origin, a) = try GitLiveStoreTests.remote("git-relationships", store: "Recipes.folio")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let origin = scratch.appendingPathComponent("origin.git")
-        try GitLiveStoreTests.git("init", "-q", "--bare", "-b", "main", origin.path, in: scratch)
 
         // The base: one cookbook with two recipes.
-        let a = try GitLiveStoreTests.clone(origin, "a", in: scratch)
-        try Data("Recipes.folio/**/*.jsonl merge=folio -text\nRecipes.folio/*.jsonl merge=folio -text\nRecipes.folio/manifest.json merge=folio -text\n".utf8)
-            .write(to: a.appendingPathComponent(".gitattributes"))
-        try Data("Recipes.folio/lock\nRecipes.folio/cache/\n".utf8).write(to: a.appendingPathComponent(".gitignore"))
         do {
             let context = ModelContext(try Self.container(a))
             let suppers = Cookbook(title: "Suppers")

@@ -194,22 +194,11 @@ struct RecordMigrationTests {
                 try tx.delete(entity: "Keep", id: 7)
                 try tx.insert(entity: "Trip", id: tx.allocateID(), values: ["title": .string("new")])
             }
-            func snapshot(_ store: Store) -> [String] {
-                store.withState { state in
-                    var rows: [String] = []
-                    state.records.forEachInNumberOrder { id, entry in
-                        rows.append("\(id) \(state.entityNames[Int(entry.entity)]) v\(entry.version) \(entry.values.dictionary)")
-                    }
-                    rows.append("counts \(state.recordCounts) last \(state.lastSequence) next \(state.nextID)")
-                    rows.append("modified \(state.lastModified.filter { state.recordCounts[$0.key, default: 0] > 0 }.sorted { $0.key < $1.key })")
-                    return rows
-                }
-            }
-            let committed = snapshot(store)
-            #expect(committed.contains { $0.hasPrefix("4 Trip v2 ") && $0.contains("\"price\": FolioStorage.JSONValue.int(1)") })
+            let committed = StagingCopyTests.snapshot(store)
+            #expect(committed.contains { $0.hasPrefix("4 Trip v2 ") && $0.contains("price=int(1)") })
             #expect(!committed.contains { $0.hasPrefix("7 ") })
             store.close()
-            #expect(snapshot(try Store.open(at: url)) == committed)
+            #expect(StagingCopyTests.snapshot(try Store.open(at: url)) == committed)
         }
     }
 
