@@ -24,17 +24,24 @@ extension JournalThreeWayMerge {
         // Each side's last write of each relationship, and the last write of all.
         var last: [[Key: (position: Int, value: JSONValue)]] = [[:], [:]]
         var lastOfAll: [Key: (position: Int, value: JSONValue)] = [:]
+        // Records come in runs of one entity: its relationships are looked up once per entity.
+        var relationshipNames: [String: [String]] = [:]
+        func note(_ record: StoredRecord, at position: Int) {
+            let names = relationshipNames[record.entity] ?? schema.relationships(of: record.entity)
+            relationshipNames[record.entity] = names
+            guard !names.isEmpty else { return }
+            entityOf[record.id] = record.entity
+            for name in names {
+                guard let value = record.values[name] else { continue }
+                let key = Key(id: record.id, member: name)
+                last[sides[position]][key] = (position, value)
+                lastOfAll[key] = (position, value)
+            }
+        }
         for (position, transaction) in transactions.enumerated() {
             for record in transaction.deleted { deleted.insert(record.id) }
-            for record in transaction.inserted + transaction.updated {
-                entityOf[record.id] = record.entity
-                for name in schema.relationships(of: record.entity) {
-                    guard let value = record.values[name] else { continue }
-                    let key = Key(id: record.id, member: name)
-                    last[sides[position]][key] = (position, value)
-                    lastOfAll[key] = (position, value)
-                }
-            }
+            for record in transaction.inserted { note(record, at: position) }
+            for record in transaction.updated { note(record, at: position) }
         }
         func refers(_ value: JSONValue?, to target: Int64) -> Bool {
             switch value {

@@ -18,9 +18,12 @@ extension JournalThreeWayMerge {
         var holders: [String: (id: Int64, side: Int)] = [:]
         var into: [Int64: Int64] = [:]
         let writer = CanonicalJSONWriter()
+        var constraints: [String: [(owner: String, members: [String])]] = [:]
         for (side, transaction) in merged {
             for record in transaction.inserted where into[record.id] == nil {
-                for (owner, members) in schema.uniqueness(of: record.entity) {
+                let groups = constraints[record.entity] ?? schema.uniqueness(of: record.entity)
+                constraints[record.entity] = groups
+                for (owner, members) in groups {
                     let values = members.map { record.values[$0] ?? .null }
                     guard !values.contains(where: \.isNull), let text = try? writer.string(.array(values)) else { continue }
                     let key = "\(owner)\u{0}\(members.joined(separator: ","))\u{0}\(text)"
