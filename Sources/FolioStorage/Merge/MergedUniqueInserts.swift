@@ -13,9 +13,9 @@ extension JournalThreeWayMerge {
     /// Recorded as conflicts on the later insert's line: each value of the earlier record that the
     /// later insert replaced, and the identifier that no longer exists (member ``uniqueMergeMember``,
     /// `kept` the identifier that remains). A constraint with a missing or null value never collides.
-    /// Only the values the records were inserted with are compared.
+    /// Only the values the records were inserted with are compared, and only records of one entity merge.
     static func mergeUniqueInserts(_ merged: inout [SidedTransaction], schema: MergeSchema, conflicts: inout [Int: [MergeConflict]]) {
-        var holders: [String: (id: Int64, side: Int)] = [:]
+        var holders: [String: (id: Int64, side: Int, entity: String)] = [:]
         var into: [Int64: Int64] = [:]
         let writer = CanonicalJSONWriter()
         var constraints: [String: [(owner: String, members: [String])]] = [:]
@@ -28,10 +28,12 @@ extension JournalThreeWayMerge {
                     guard !values.contains(where: \.isNull), let text = try? writer.string(.array(values)) else { continue }
                     let key = "\(owner)\u{0}\(members.joined(separator: ","))\u{0}\(text)"
                     guard let holder = holders[key] else {
-                        holders[key] = (record.id, side)
+                        holders[key] = (record.id, side, record.entity)
                         continue
                     }
-                    if holder.side != side && holder.id != record.id {
+                    // Records of two entities (a subentity's and its superentity's) cannot be one record:
+                    // that collision is left for `folio verify` to report.
+                    if holder.side != side && holder.id != record.id && holder.entity == record.entity {
                         into[record.id] = into[holder.id] ?? holder.id
                         break
                     }
