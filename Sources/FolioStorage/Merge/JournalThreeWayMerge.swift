@@ -65,7 +65,8 @@ package enum JournalThreeWayMerge {
         let o = Version(try read(base, name: names.base), name: names.base)
         let a = Version(try read(ours, name: names.ours), name: names.ours)
         let b = Version(try read(theirs, name: names.theirs), name: names.theirs)
-        let schema = mergeSchema(o, a, b, fallback: fallbackSchema)
+        // The base's last recorded schema; a new line's, in merge order, takes over in `resolve`.
+        let schema = lastSchema(of: o.lines.map(\.transaction)) ?? MergeSchema(fallbackSchema)
         let baseIDs = Set(o.lines.map(\.transaction.transactionID))
         func compacted(_ side: Version) -> Bool {
             !baseIDs.isSubset(of: side.lines.map(\.transaction.transactionID))
@@ -152,17 +153,9 @@ package enum JournalThreeWayMerge {
         return Result(bytes: output, conflicts: transactions.flatMap(\.conflicts), added: (newOurs.count, newTheirs.count))
     }
 
-    /// The schema the merged transactions are written against: the last one a line records (the base's
-    /// lines, then both sides' new ones in merge order; two sides that both change it are refused when
-    /// they migrate), else `fallback`.
-    private static func mergeSchema(_ o: Version, _ a: Version, _ b: Version, fallback: JSONValue?) -> MergeSchema? {
-        let baseIDs = Set(o.lines.map(\.transaction.transactionID))
-        let newLines = interleave(a.lines.filter { !baseIDs.contains($0.transaction.transactionID) },
-                                  b.lines.filter { !baseIDs.contains($0.transaction.transactionID) }).map(\.transaction)
-        for transaction in (o.lines.map(\.transaction) + newLines).reversed() {
-            if let value = transaction.schema, let schema = MergeSchema(value) { return schema }
-        }
-        return MergeSchema(fallback)
+    /// The schema description the last of `transactions` that records one records.
+    private static func lastSchema(of transactions: [JournalTransaction]) -> MergeSchema? {
+        transactions.reversed().lazy.compactMap { $0.schema.flatMap { MergeSchema($0) } }.first
     }
 
     /// One version of the journal: its compaction mark, if any, and its transactions.
@@ -266,8 +259,11 @@ package enum JournalThreeWayMerge {
     }
 
     /// The merged transactions with the losing changes dropped and the conflicts recorded.
-    static func resolve(_ sided: [(side: Int, transaction: JournalTransaction)], schema: MergeSchema?) throws(Refusal) -> [JournalTransaction] {
+    /// - Parameter baseSchema: the schema before the new transactions; one that records a schema
+    ///   changes it for the relationship and uniqueness merges.
+    static func resolve(_ sided: [(side: Int, transaction: JournalTransaction)], schema baseSchema: MergeSchema?) throws(Refusal) -> [JournalTransaction] {
         var merged = sided
+        let schema = lastSchema(of: sided.map(\.transaction)) ?? baseSchema
         var conflicts: [Int: [MergeConflict]] = [:]
         // Identifiers both sides inserted: only stores that allocate sequentially do that.
         var insertedBy: [Int64: Int] = [:]

@@ -59,6 +59,9 @@ extension JournalThreeWayMerge {
             return refers(lastOfAll[key]?.value, to: owner)
         }
 
+        var setMerged = Set<Key>()
+        // The values to write, by position and record: applied in one pass over each transaction.
+        var fixes: [Int: [Int64: [String: JSONValue]]] = [:]
         for key in lastOfAll.keys.sorted() where !deleted.contains(key.id) {
             guard let write = lastOfAll[key], let entity = entityOf[key.id],
                   let relationship = schema.relationship(key.member, of: entity) else { continue }
@@ -74,10 +77,7 @@ extension JournalThreeWayMerge {
                         if oursSet.contains(member) && theirsSet.contains(member) { return true }
                         return keeps(member, of: key.id, inverse: relationship.inverse, listedBy: oursSet.contains(member) ? 0 : 1)
                     }
-                    // Nothing of either list is lost to a later write: the set merge replaces that conflict.
-                    for position in conflicts.keys {
-                        conflicts[position]?.removeAll { $0.id == key.id && $0.member == key.member }
-                    }
+                    setMerged.insert(key)
                 }
                 var seen = Set<Int64>()
                 let kept = members.filter { !deleted.contains($0) && seen.insert($0).inserted }
@@ -101,12 +101,20 @@ extension JournalThreeWayMerge {
                     entity: entity, id: key.id, member: key.member, kept: value, lost: write.value,
                     lostTransaction: transactions[write.position].transactionID))
             }
-            guard value != write.value else { continue }
-            if let index = transactions[write.position].inserted.firstIndex(where: { $0.id == key.id }) {
-                transactions[write.position].inserted[index].values[key.member] = value
-            } else if let index = transactions[write.position].updated.firstIndex(where: { $0.id == key.id }) {
-                transactions[write.position].updated[index].values[key.member] = value
+            if value != write.value { fixes[write.position, default: [:]][key.id, default: [:]][key.member] = value }
+        }
+        // Nothing of either list is lost to a later write: the set merge replaces that conflict.
+        if !setMerged.isEmpty {
+            for position in conflicts.keys {
+                conflicts[position]?.removeAll { setMerged.contains(Key(id: $0.id, member: $0.member)) }
             }
+        }
+        for (position, records) in fixes {
+            func fix(_ record: inout StoredRecord) {
+                for (member, value) in records[record.id] ?? [:] { record.values[member] = value }
+            }
+            for index in transactions[position].inserted.indices { fix(&transactions[position].inserted[index]) }
+            for index in transactions[position].updated.indices { fix(&transactions[position].updated[index]) }
         }
     }
 }

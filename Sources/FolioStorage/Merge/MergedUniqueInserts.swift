@@ -45,6 +45,7 @@ extension JournalThreeWayMerge {
         // The current values of each surviving record, and the transaction that wrote each.
         var current: [Int64: (entity: String, values: [String: JSONValue], writers: [String: String])] = [:]
         let survivors = Set(into.values)
+        let renumbering = IdentifierRenumbering(mapping: into)
         for position in merged.indices {
             var transaction = merged[position].transaction
             var turned: [StoredRecord] = []
@@ -67,7 +68,7 @@ extension JournalThreeWayMerge {
                 return true
             }
             transaction.updated += turned
-            IdentifierRenumbering(mapping: into).rewrite(&transaction, schema: schema)
+            renumbering.rewrite(&transaction, schema: schema)
             for record in transaction.inserted where survivors.contains(record.id) {
                 current[record.id] = (record.entity, record.values.dictionary, record.values.dictionary.mapValues { _ in transaction.transactionID })
             }
