@@ -141,7 +141,7 @@ extension Store {
     }
 
     /// Applies a just committed transaction to `state`: takes the staging copy's state that holds it
-    /// (``WriteTransaction/adoptState(of:)``), or starts from the transaction's migrated view of the
+    /// (``WriteTransaction/takeCommits(of:after:)``), or starts from the transaction's migrated view of the
     /// state when there is one. Either is taken (so that it is changed in place) and was made from
     /// `state` at `start` under the same writer lock; one made from another sequence is not used.
     private static func apply(

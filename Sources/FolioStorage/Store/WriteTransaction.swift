@@ -18,7 +18,7 @@ public struct WriteTransaction {
     /// How many identifiers ``allocateID()`` handed out. They are all at or above `base.nextID`.
     var allocatedCount = 0
     /// The last entity name ``insert(_:)`` found valid: a save inserts runs of one entity.
-    private var lastCheckedEntity: String? = nil
+    var lastCheckedEntity: String? = nil
     /// Identifiers reserved earlier by this process with ``Store/reserveIDs(_:)`` and not used yet.
     var reserved: Set<Int64> = []
     var nextID: Int64
@@ -47,6 +47,7 @@ public struct WriteTransaction {
 
     /// The record with this identifier, including this transaction's changes.
     public func record(id: Int64) -> StoredRecord? {
+        if let adoptedState { return adoptedState.record(id: id) }
         if deleted[id] != nil { return nil }
         if let record = inserted[id] { return record }
         guard var record = base.record(id: id) else { return nil }
@@ -57,6 +58,7 @@ public struct WriteTransaction {
     /// The entity of the record with this identifier, including this transaction's changes; nil if
     /// there is no such record. Cheaper than ``record(id:)`` when the values are not needed.
     public func entity(ofRecord id: Int64) -> String? {
+        if let adoptedState { return adoptedState.entity(ofRecord: id) }
         if deleted[id] != nil { return nil }
         if let record = inserted[id] { return record.entity }
         return base.entity(ofRecord: id)
@@ -64,6 +66,11 @@ public struct WriteTransaction {
 
     /// The records of an entity, including this transaction's changes, in identifier order.
     public func records(of entity: String) -> [StoredRecord] {
+        if let adoptedState {
+            var records: [StoredRecord] = []
+            adoptedState.records(of: entity).forEach { id, values in records.append(StoredRecord(entity: entity, id: id, values: values)) }
+            return records
+        }
         var ids: [Int64] = []
         base.records(of: entity).forEach { id, _ in ids.append(id) }
         let insertedIDs = inserted.inIdentifierOrder().filter { $0.entity == entity }.map(\.id)
@@ -102,6 +109,7 @@ public struct WriteTransaction {
     ///   ``StorageError/Code/unknownEntity``.
     public mutating func insert(_ record: consuming StoredRecord) throws {
         if record.entity != lastCheckedEntity {
+            try checkNotTaken()
             try checkEntity(record.entity)
             lastCheckedEntity = record.entity
         }
@@ -140,6 +148,18 @@ public struct WriteTransaction {
                 .invalidTransaction,
                 "cannot migrate \(migration.entity) after this transaction inserted, updated or deleted records: a migration must come first in its transaction")
         }
+        try checkNotTaken()
+        try checkMigration(migration)
+        if migration.isEmpty { return }
+        if !migration.removesEntity {
+            try checkRenameTargets(of: migration)
+        }
+        base.migrate(migration, sequence: base.lastSequence + 1)
+        migrations.append(migration)
+    }
+
+    /// Checks what a migration names, without the records.
+    func checkMigration(_ migration: RecordMigration) throws {
         try checkEntityName(migration.entity)
         if !migration.removesEntity, let knownEntities, !knownEntities.contains(migration.entity) {
             throw StorageError(.unknownEntity, "entity \"\(migration.entity)\" is not in the store's known entities")
@@ -147,12 +167,6 @@ public struct WriteTransaction {
         if let problem = migration.contentProblem() {
             throw StorageError(.invalidTransaction, "cannot migrate \(migration.entity): the migration \(problem)")
         }
-        if migration.isEmpty { return }
-        if !migration.removesEntity {
-            try checkRenameTargets(of: migration)
-        }
-        base.migrate(migration, sequence: base.lastSequence + 1)
-        migrations.append(migration)
     }
 
     /// Refuses a rename onto a member that some record of the entity has and that the migration neither
@@ -202,6 +216,7 @@ public struct WriteTransaction {
     ///
     /// - Throws: ``StorageError/Code/invalidTransaction`` if no record of that entity has this identifier.
     public mutating func update(entity: String, id: Int64, values: RecordValues) throws {
+        try checkNotTaken()
         if var record = inserted[id] {
             guard record.entity == entity else { throw mismatch(entity, id, record.entity) }
             record.values = record.values.merging(values)
@@ -230,6 +245,7 @@ public struct WriteTransaction {
     ///
     /// - Throws: ``StorageError/Code/invalidTransaction`` if no record of that entity has this identifier.
     public mutating func delete(entity: String, id: Int64, tombstone: [String: JSONValue] = [:]) throws {
+        try checkNotTaken()
         if let record = inserted[id] {
             guard record.entity == entity else { throw mismatch(entity, id, record.entity) }
             inserted[id] = nil
@@ -252,22 +268,18 @@ public struct WriteTransaction {
     /// Whether the transaction changes nothing (no migrations, no records, no schema, no identifiers allocated).
     public var isEmpty: Bool {
         migrations.isEmpty && inserted.isEmpty && updated.isEmpty && deleted.isEmpty && schemaChange == nil && allocatedCount == 0
-            && !clearsConflicts
+            && !clearsConflicts && adoptedState == nil
     }
 
     /// Whether the transaction forgets the merge conflicts recorded before it (see ``Store/conflicts()``).
     package var clearsConflicts = false
 
-    /// A staging copy's state that already holds this transaction's effect (see ``adoptState(of:)``).
+    /// A staging copy's state that holds this transaction's effect (see ``takeCommits(of:after:)``):
+    /// reads see it, and committing makes it the store's.
     var adoptedState: StoreState?
-
-    /// Declares that `staging`, a ``Store/stagingCopy(of:)`` of this transaction, holds in its records
-    /// exactly what this transaction does: its commits since the copy was made were replayed into this
-    /// transaction, which made no other change. Committing then takes the copy's records as the store's
-    /// instead of applying every change again (a migration's custom stage rewrites every record).
-    package mutating func adoptState(of staging: Store) {
-        adoptedState = staging.withState { $0 }
-    }
+    /// The record changes of the one staged commit that ``takeCommits(of:after:)`` took as they are,
+    /// sorted by identifier; nil when the changes are in ``inserted``, ``updated`` and ``deleted``.
+    var takenChanges: (inserted: [StoredRecord], updated: [StoredRecord], deleted: [DeletedRecord])?
 
     /// The journal transaction that committing this write appends: sequence `lastSequence + 1`, the
     /// records sorted by identifier, updates that set nothing left out.
@@ -276,11 +288,13 @@ public struct WriteTransaction {
     /// records then change hands without a retain and a release of each (their values were made on
     /// another core, so each retain here waited for memory). The transaction keeps no inserted records.
     mutating func takeJournalTransaction(transactionID: String, timestamp: Date, author: String?) -> JournalTransaction {
+        let taken = takenChanges ?? (
+            inserted.removeAllInIdentifierOrder(), updated.values.filter { !$0.values.isEmpty }.sorted { $0.id < $1.id },
+            deleted.values.sorted { $0.id < $1.id })
+        takenChanges = nil
         var committed = JournalTransaction(
             sequence: base.lastSequence + 1, transactionID: transactionID, timestamp: timestamp,
-            author: author, migrations: migrations, inserted: inserted.removeAllInIdentifierOrder(),
-            updated: updated.values.filter { !$0.values.isEmpty }.sorted { $0.id < $1.id },
-            deleted: deleted.values.sorted { $0.id < $1.id },
+            author: author, migrations: migrations, inserted: taken.inserted, updated: taken.updated, deleted: taken.deleted,
             schema: schemaChange.map { $0 ?? .null }, nextID: nextID)
         committed.clearsConflicts = clearsConflicts
         return committed
@@ -288,6 +302,13 @@ public struct WriteTransaction {
 
     private func mismatch(_ entity: String, _ id: Int64, _ actual: String) -> StorageError {
         StorageError(.invalidTransaction, "record \(id) is a \(actual), not a \(entity)")
+    }
+
+    /// Refuses a change once the transaction took a staging copy's commits, which are all it holds.
+    private func checkNotTaken() throws {
+        guard adoptedState == nil else {
+            throw StorageError(.invalidTransaction, "a transaction that took a staging copy's commits changes nothing more; commit it")
+        }
     }
 
     private func checkEntity(_ entity: String) throws {
