@@ -8,7 +8,8 @@ import Foundation
 /// if any code throws.
 enum StagedMigration {
     /// Stages `steps` on a copy of what `transaction` sees and makes their effect `transaction`'s, which
-    /// must be unchanged so far and takes no other change but its schema. `store` is the store being migrated, `path` names it in errors.
+    /// must be unchanged so far and takes no other change but its schema. `store` is the store being
+    /// migrated, `path` names it in errors.
     ///
     /// - Throws: what a stage's code throws; ``FolioError/Code/migrationRequired`` when the stages left
     ///   a record without a value for a property a step added without a default.

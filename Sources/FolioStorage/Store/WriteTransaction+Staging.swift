@@ -38,7 +38,6 @@ extension WriteTransaction {
             try replay(staged, changing: changing)
         }
         adoptedState = staging.withState { $0 }
-        lastCheckedEntity = nil
     }
 
     /// Adds the record changes of the `changing` commits of `staged` to this transaction, in order,

@@ -18,7 +18,7 @@ public struct WriteTransaction {
     /// How many identifiers ``allocateID()`` handed out. They are all at or above `base.nextID`.
     var allocatedCount = 0
     /// The last entity name ``insert(_:)`` found valid: a save inserts runs of one entity.
-    var lastCheckedEntity: String? = nil
+    private var lastCheckedEntity: String? = nil
     /// Identifiers reserved earlier by this process with ``Store/reserveIDs(_:)`` and not used yet.
     var reserved: Set<Int64> = []
     var nextID: Int64
@@ -108,8 +108,8 @@ public struct WriteTransaction {
     ///   and not allocated by ``allocateID()``, ``StorageError/Code/invalidEntityName``,
     ///   ``StorageError/Code/unknownEntity``.
     public mutating func insert(_ record: consuming StoredRecord) throws {
+        try checkNotTaken()
         if record.entity != lastCheckedEntity {
-            try checkNotTaken()
             try checkEntity(record.entity)
             lastCheckedEntity = record.entity
         }
