@@ -9,8 +9,9 @@ final class IndexedRecords {
     private(set) var values: [Int64: RecordValues] = [:]
     private(set) var index: FieldIndex!
 
-    init(field: String, isUnique: Bool = false, hashing: KeyHash.Hashing = .standard) {
-        index = FieldIndex(field: field, conversion: .plain, isUnique: isUnique, isDeclared: true, hashing: hashing) { [unowned self] id in
+    /// A declared index by default, which keeps a hash table only when `isUnique`.
+    init(field: String, isUnique: Bool = false, isDeclared: Bool = true, hashing: KeyHash.Hashing = .standard) {
+        index = FieldIndex(field: field, conversion: .plain, isUnique: isUnique, isDeclared: isDeclared, hashing: hashing) { [unowned self] id in
             self.values[id]
         }
     }
@@ -31,11 +32,28 @@ final class IndexedRecords {
     }
 }
 
+/// The kinds of field index: with its hash table (as for a unique field or one indexed only for a
+/// `#Unique`), the same with hashes of a few bits (most keys then share a slot), and a declared
+/// `#Index` on a field that is not unique, which keeps only its sorted pairs.
+enum FieldIndexKind: CaseIterable, Sendable {
+    case table, tableWithTwoBitHashes, sortedOnly
+
+    func records(field: String) -> IndexedRecords {
+        switch self {
+        case .table: IndexedRecords(field: field, isDeclared: false)
+        case .tableWithTwoBitHashes: IndexedRecords(field: field, isDeclared: false, hashing: .keepingLowBits(2))
+        case .sortedOnly: IndexedRecords(field: field)
+        }
+    }
+}
+
 @Suite("Field index")
 struct FieldIndexTests {
-    @Test func keysMoveBetweenOneAndManyIdentifiersAndTheSortedOrderFollows() {
-        let records = IndexedRecords(field: "city")
+    @Test(arguments: FieldIndexKind.allCases)
+    func keysMoveBetweenOneAndManyIdentifiersAndTheSortedOrderFollows(kind: FieldIndexKind) {
+        let records = kind.records(field: "city")
         let index = records.index!
+        #expect(index.keepsTable == (kind != .sortedOnly))
         func values(_ city: String) -> RecordValues { ["city": .string(city)] }
         records.insert(1, values("Rome"))
         records.insert(2, values("Rome"))
@@ -82,7 +100,7 @@ struct FieldIndexTests {
     /// found under its own key only, as they come and go, and a key left alone with one record goes
     /// back to the slot, where it is read back from its record again.
     @Test func differentKeysWithTheSameHashAreKeptApartAsTheyComeAndGo() {
-        let records = IndexedRecords(field: "code", hashing: .keepingLowBits(0))  // every key hashes to 0
+        let records = IndexedRecords(field: "code", isDeclared: false, hashing: .keepingLowBits(0))  // every key hashes to 0
         let index = records.index!
         records.insert(1, ["code": .string("a")])
         #expect(Array(index.lookup(.string("a"))) == [1])
@@ -114,11 +132,12 @@ struct FieldIndexTests {
     }
 
     /// While a store loads, a declared index keeps each key it worked out and sorts those pairs for its
-    /// sorted entries; a removal before they are sorted makes it read the keys back from the records
-    /// instead. Both ways give the pairs in key order, records of one key in increasing order.
-    @Test(arguments: [false, true])
-    func theSortedEntriesOfALoadAreTheSameWhetherTheKeysWereKeptOrReadBack(removingOne: Bool) {
-        let records = IndexedRecords(field: "day")
+    /// sorted entries; with a table (a unique field), a removal before they are sorted makes it read the
+    /// keys back from the records instead, and without one the removal is applied to the gathered pairs.
+    /// Every way gives the pairs in key order, records of one key in increasing order.
+    @Test(arguments: [false, true], [false, true])
+    func theSortedEntriesOfALoadAreTheSameWhetherTheKeysWereKeptOrReadBack(removingOne: Bool, withTable: Bool) {
+        let records = IndexedRecords(field: "day", isUnique: withTable)
         let index = records.index!
         var generator = SplitMix64(state: 7)
         let ids = (1...2_000).map(Int64.init).shuffled(using: &generator)
@@ -143,13 +162,12 @@ struct FieldIndexTests {
         #expect(index.sortedEntries().count == expected.count)
     }
 
-    /// Many changes in random order against a plain table, with 64-bit hashes and with hashes of two
-    /// bits (most keys then share a slot): every key's records, the key count, the counts per key and
-    /// the sorted entries agree every few steps.
-    @Test(arguments: [KeyHash.Hashing.standard, .keepingLowBits(2)])
-    func randomInsertsUpdatesAndRemovalsAgreeWithAPlainTable(hashing: KeyHash.Hashing) {
+    /// Many changes in random order against a plain table, for each kind of index: every key's records,
+    /// the key count, the counts per key and the sorted entries agree every few steps.
+    @Test(arguments: FieldIndexKind.allCases)
+    func randomInsertsUpdatesAndRemovalsAgreeWithAPlainTable(kind: FieldIndexKind) {
         var generator = SplitMix64(state: 42)
-        let records = IndexedRecords(field: "k", hashing: hashing)
+        let records = kind.records(field: "k")
         let index = records.index!
         var table: [Int64: Int] = [:]
         for step in 0..<4_000 {
@@ -210,7 +228,9 @@ struct IndexSizingTests {
         try context.save()
     }
 
-    @Test func aNearlyUniqueIndexIsSizedFromItsFirstRecordsForTheWholeEntityAndAFewValuedOneGrows() throws {
+    /// `Trip`'s `#Index`es on `startDate` and `destination` are not unique: they keep their pairs in key
+    /// order and no hash table, and answer equalities, counts per key and ranges from those pairs.
+    @Test func aDeclaredIndexOfAFieldThatIsNotUniqueKeepsNoTableAndStillAnswersEqualities() throws {
         let store = TemporaryStore()
         defer { store.cleanUp() }
         try storeWithTrips(store)
@@ -220,25 +240,47 @@ struct IndexSizingTests {
         let index = try container.index
         let byDate = try #require(index.fieldIndex("Trip", "startDate"))
         let byCity = try #require(index.fieldIndex("Trip", "destination"))
-        // Its first 4,096 records had 4,096 dates: sized for 10,000 keys at once, where growing to hold
-        // its 5,000 keys would have stopped below that.
+        #expect(!byDate.keepsTable && !byCity.keepsTable)
+        #expect(byDate.keyCapacity == 0 && byCity.keyCapacity == 0)
         #expect(byDate.keyCount == 5_000)
-        #expect(byDate.keyCapacity >= 10_000)
         #expect(byCity.keyCount == 20)
-        #expect(byCity.keyCapacity < 1_000)
+        #expect(byCity.keyCounts().map(\.count) == Array(repeating: 500, count: 20))
 
-        // The sized indexes answer queries as before.
         let context = ModelContext(container)
         let day = Date(timeIntervalSince1970: 1_700_000_000 + 4_999 * 60)
         let trips = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.startDate == day },
                                                             sortBy: [SortDescriptor(\.name)]))
         #expect(trips.map(\.name) == ["trip 4999", "trip 9999"])
         #expect(try context.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "City7" })) == 500)
+        #expect(try context.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Nowhere" })) == 0)
+        let counts = try context.count(Trip.self, groupedBy: \.destination)
+        #expect(counts.count == 20 && counts.allSatisfy { $0.value == 500 })
+
+        // A change moves the record between keys; the next read applies it.
+        trips[0].destination = "City7"
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "City7" })) == 501)
+    }
+
+    /// Without a table, changes no read applies are kept only until they outnumber the sorted pairs.
+    @Test func anIndexWithoutATableAppliesItsKeptChangesOnceTheyOutnumberItsPairs() {
+        let records = IndexedRecords(field: "day")
+        let index = records.index!
+        for id in 1...Int64(100) { records.insert(id, ["day": .int(id)]) }
+        _ = index.sortedEntries()
+        for step in 1...20_000 {
+            let id = Int64(step % 100) + 1
+            records.update(id, ["day": .int(Int64(step))])
+        }
+        #expect(index.keptChangeCount <= 100 + 4_096 + 2)
+        #expect(index.sortedEntries().count == 100)
+        #expect(Array(index.lookup(.int(20_000))) == [1])
+        #expect(index.keyCount == 100)
     }
 
     @Test func aFieldIndexIsSizedFromItsSampleOnlyWhenAtLeastHalfTheSampledRecordsHadTheirOwnKey() {
-        let halfDistinctRecords = IndexedRecords(field: "day")
-        let fewValuedRecords = IndexedRecords(field: "city")
+        let halfDistinctRecords = IndexedRecords(field: "day", isDeclared: false)
+        let fewValuedRecords = IndexedRecords(field: "city", isDeclared: false)
         let halfDistinct = halfDistinctRecords.index!, fewValued = fewValuedRecords.index!
         for id in 0..<Int64(100) {
             halfDistinctRecords.insert(id, ["day": .int(id / 2)])  // 50 keys in 100 records

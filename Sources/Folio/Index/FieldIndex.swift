@@ -1,7 +1,12 @@
 @_spi(FolioEngine) import FolioStorage
 
 /// The index on one field of one entity: a hash table from key to identifiers, and the same pairs in
-/// key order.
+/// key order; or, for a declared `#Index` on a field that is not unique, only the pairs in key order.
+///
+/// A field that is unique, or indexed only for a `#Unique`, keeps the table: every insert checks it.
+/// A declared index on another field answers an equality by binary search in its sorted pairs, which
+/// it keeps anyway for ranges and ordering: a table beside them took another 16 bytes a record for a
+/// nearly unique field (34 MB for a million dates) and an identifier list per key for a repeated one.
 ///
 /// The sorted pairs are made on first use; from then on each change is kept as a pair to add or remove,
 /// and the next read merges the kept pairs into the sorted ones in one pass (or, for a few, inserts and
@@ -23,6 +28,11 @@ final class FieldIndex {
     let isUnique: Bool
     /// Whether the model declares `#Index` on the field (otherwise it is indexed for uniqueness only).
     let isDeclared: Bool
+    /// Whether the index keeps its hash table (see the type's description). Without it, ``sorted``
+    /// with ``pendingAdditions`` and ``pendingRemovals`` applied always holds every pair.
+    let keepsTable: Bool
+    /// While a store loads into an index without a table: its pairs are only gathered, to be sorted once.
+    private var isLoading = false
     /// The stored value a record without one for the field is indexed under: the field's declared default.
     private let missing: JSONValue?
     /// The current values of an indexed record, from which the keys the table does not keep are read.
@@ -33,8 +43,8 @@ final class FieldIndex {
     /// The groups the slots point to; the positions in ``freeGroups`` are unused.
     private var groups: [KeyGroup] = []
     private var freeGroups: [Int] = []
-    /// The number of distinct keys.
-    private(set) var keyCount = 0
+    /// The number of distinct keys in the table.
+    private var tableKeyCount = 0
     private var sorted: [(key: QueryKey, id: Int64)] = []
     /// Whether ``sorted`` holds every pair once ``pendingAdditions`` and ``pendingRemovals`` are applied;
     /// false until it is first made, and after changes outnumber its pairs (it is then made again).
@@ -44,6 +54,8 @@ final class FieldIndex {
     /// in ``sorted`` or an earlier addition.
     private var pendingAdditions: [(key: QueryKey, id: Int64)] = []
     private var pendingRemovals: [(key: QueryKey, id: Int64)] = []
+    /// How many changes are kept for the sorted pairs, not applied yet, for tests.
+    var keptChangeCount: Int { pendingAdditions.count + pendingRemovals.count }
     /// How many times ``sorted`` was made from the whole table, for tests.
     private(set) var sortedRebuilds = 0
     /// While a store loads, for a declared index whose keys are (nearly) all different: each key as it
@@ -62,6 +74,7 @@ final class FieldIndex {
         self.conversion = conversion
         self.isUnique = isUnique
         self.isDeclared = isDeclared
+        self.keepsTable = isUnique || !isDeclared
         self.hashing = hashing
         self.missing = missing
         self.valuesOf = valuesOf
@@ -69,11 +82,17 @@ final class FieldIndex {
 
     /// Makes room for `additionalKeys` more keys.
     func reserveCapacity(_ additionalKeys: Int) {
+        guard keepsTable else { return }
         slots.reserveCapacity(slots.count + additionalKeys)
     }
 
-    /// How many keys the table holds before it must grow.
+    /// How many keys the table holds before it must grow (0 without a table).
     var keyCapacity: Int { slots.capacity }
+
+    /// The number of distinct keys.
+    var keyCount: Int {
+        keepsTable ? tableKeyCount : keyCounts().count
+    }
 
     /// Sizes the table for `total` records from the keys the first `sampled` of them gave, when at
     /// least half of those records had a key of their own: a nearly unique field (a date, a name) then
@@ -81,12 +100,13 @@ final class FieldIndex {
     /// table on the way. A field with fewer distinct values (a city, a category) is left to grow: its
     /// keys stop multiplying long before its records do.
     func reserveCapacity(forRecords total: Int, afterSampling sampled: Int) {
-        guard sampled > 0, total > sampled, keyCount * 2 >= sampled else {
+        guard keepsTable else { return }
+        guard sampled > 0, total > sampled, tableKeyCount * 2 >= sampled else {
             // Keys that repeat: sorting the groups' keys is cheaper than sorting every record's pair.
             loadedEntries = nil
             return
         }
-        slots.reserveCapacity(Int((Double(keyCount) * Double(total) / Double(sampled)).rounded(.up)))
+        slots.reserveCapacity(Int((Double(tableKeyCount) * Double(total) / Double(sampled)).rounded(.up)))
         loadedEntries?.reserveCapacity(total)
     }
 
@@ -94,15 +114,22 @@ final class FieldIndex {
         slots = [:]
         groups = []
         freeGroups = []
-        keyCount = 0
+        tableKeyCount = 0
         forgetSorted()
         loadedEntries = nil
+        isLoading = false
     }
 
     /// Starts keeping each inserted key for the sorted entries (see ``loadedEntries``): a declared index
     /// about to be filled by a store's open, whose ``sortedEntries()`` then sorts them and stops.
     func beginLoading(expectedRecords: Int) {
         guard isDeclared else { return }
+        guard keepsTable else {
+            // Into an empty index: the pairs are sorted once, when the load asks for them.
+            isLoading = true
+            pendingAdditions.reserveCapacity(expectedRecords)
+            return
+        }
         forgetSorted()
         loadedEntries = []
         loadedEntries?.reserveCapacity(isUnique ? expectedRecords : 0)
@@ -121,6 +148,11 @@ final class FieldIndex {
 
     func insert(_ id: Int64, _ values: RecordValues) {
         let key = keyOf(values)
+        guard keepsTable else {
+            pendingAdditions.append((key, id))
+            settleIfOutnumbered()
+            return
+        }
         loadedEntries?.append((key, id))
         // One hash lookup: the slot is changed in place through the dictionary's accessor.
         if insert(id, key, into: &slots[KeyHash(key, hashing)]), isSortedKept {
@@ -133,7 +165,7 @@ final class FieldIndex {
     private func insert(_ id: Int64, _ key: QueryKey, into slot: inout Int64?) -> Bool {
         guard let current = slot else {
             slot = id >= 0 ? id : makeGroup(KeyGroup(key, [id]))
-            keyCount += 1
+            tableKeyCount += 1
             return true
         }
         if current >= 0 {
@@ -148,7 +180,7 @@ final class FieldIndex {
                 var group = KeyGroup(existing, [current])
                 group.append(key, [id])
                 slot = makeGroup(group)
-                keyCount += 1
+                tableKeyCount += 1
             }
             return true
         }
@@ -159,13 +191,20 @@ final class FieldIndex {
             return groups[position].ids[member].count != before
         }
         groups[position].append(key, [id])
-        keyCount += 1
+        tableKeyCount += 1
         return true
     }
 
+    /// Removes the record, indexed under `values`. Without a table, the index trusts the rule
+    /// ``RecordIndex`` follows: only a pair the index holds is removed.
     func remove(_ id: Int64, _ values: RecordValues) {
-        loadedEntries = nil
         let key = keyOf(values)
+        guard keepsTable else {
+            pendingRemovals.append((key, id))
+            settleIfOutnumbered()
+            return
+        }
+        loadedEntries = nil
         if remove(id, key, from: &slots[KeyHash(key, hashing)]), isSortedKept {
             pendingRemovals.append((key, id))
             dropSortedIfOutnumbered()
@@ -178,7 +217,7 @@ final class FieldIndex {
         if current >= 0 {
             guard current == id else { return false }
             slot = nil
-            keyCount -= 1
+            tableKeyCount -= 1
             return true
         }
         let position = Self.groupPosition(current)
@@ -188,7 +227,7 @@ final class FieldIndex {
         guard groups[position].ids[member].count != before else { return false }
         if groups[position].ids[member].isEmpty {
             groups[position].remove(at: member)
-            keyCount -= 1
+            tableKeyCount -= 1
         }
         let group = groups[position]
         if group.keys.isEmpty {
@@ -205,6 +244,16 @@ final class FieldIndex {
 
     /// The identifiers of the records whose value is `key`, in increasing order.
     func lookup(_ key: QueryKey) -> IdentifierList {
+        guard keepsTable else {
+            applyPendingChanges()
+            var ids = IdentifierList()
+            var position = SortedEntries.firstPosition(notBefore: (key, .min), in: sorted)
+            while position < sorted.count, sorted[position].key == key {
+                ids.insert(sorted[position].id)  // in increasing order: an append
+                position += 1
+            }
+            return ids
+        }
         guard let slot = slots[KeyHash(key, hashing)] else { return [] }
         if slot >= 0 {
             return keyOfRecord(slot) == key ? [slot] : []
@@ -216,8 +265,20 @@ final class FieldIndex {
 
     /// For each key: one of its records and how many there are.
     func keyCounts() -> [(id: Int64, count: Int)] {
+        guard keepsTable else {
+            applyPendingChanges()
+            var counts: [(id: Int64, count: Int)] = []
+            var start = 0
+            while start < sorted.count {
+                var end = start + 1
+                while end < sorted.count, sorted[end].key == sorted[start].key { end += 1 }
+                counts.append((sorted[start].id, end - start))
+                start = end
+            }
+            return counts
+        }
         var counts: [(id: Int64, count: Int)] = []
-        counts.reserveCapacity(keyCount)
+        counts.reserveCapacity(tableKeyCount)
         for slot in slots.values {
             if slot >= 0 {
                 counts.append((slot, 1))
@@ -232,7 +293,7 @@ final class FieldIndex {
 
     /// Every pair of the table, by key and then identifier.
     func sortedEntries() -> [(key: QueryKey, id: Int64)] {
-        if isSortedKept {
+        if isSortedKept || !keepsTable {
             applyPendingChanges()
             return sorted
         }
@@ -247,7 +308,7 @@ final class FieldIndex {
         // Sort the distinct keys, then list each key's identifiers: cheaper than sorting every pair when
         // keys repeat, and the same when they do not.
         var keys: [(key: QueryKey, slot: Int64, member: Int)] = []
-        keys.reserveCapacity(keyCount)
+        keys.reserveCapacity(tableKeyCount)
         var total = 0
         for slot in slots.values {
             if slot >= 0 {
@@ -278,7 +339,15 @@ final class FieldIndex {
 
     /// Brings ``sorted`` up to date with the pairs changed since it last was.
     private func applyPendingChanges() {
+        isLoading = false
         guard !pendingAdditions.isEmpty || !pendingRemovals.isEmpty else { return }
+        if sorted.isEmpty, pendingRemovals.isEmpty {
+            // A load: the gathered pairs become the sorted ones, sorted in place, never copied.
+            sorted = pendingAdditions
+            pendingAdditions = []
+            sorted.sort(by: Self.precedes)
+            return
+        }
         SortedEntries.apply(additions: pendingAdditions, removals: pendingRemovals, to: &sorted)
         pendingAdditions = []
         pendingRemovals = []
@@ -288,6 +357,12 @@ final class FieldIndex {
     /// what the merge would, and the changes kept meanwhile would outgrow it.
     private func dropSortedIfOutnumbered() {
         if pendingAdditions.count + pendingRemovals.count > sorted.count + 4_096 { forgetSorted() }
+    }
+
+    /// Without a table, applies the changes kept once they outnumber the sorted pairs (never while a
+    /// load gathers them), so that what is kept stays in proportion to the index.
+    private func settleIfOutnumbered() {
+        if !isLoading, pendingAdditions.count + pendingRemovals.count > sorted.count + 4_096 { applyPendingChanges() }
     }
 
     private func forgetSorted() {
