@@ -179,6 +179,14 @@ package struct CanonicalJSONWriter: Sendable {
         case PackedEncoding.string:
             guard let utf8 = reader.readUTF8() else { return Self.writeNull(into: &output) }
             Self.writeString(utf8: utf8, into: &output)
+        case PackedEncoding.dateString, PackedEncoding.uuidString:
+            // Digits, separators and letters only: written between quotes as they are.
+            let written: Void? = reader.readShapedText(tag: tag) { text in
+                output.append(_quoteByte)
+                output.append(contentsOf: text)
+                output.append(_quoteByte)
+            }
+            if written == nil { Self.writeNull(into: &output) }
         case PackedEncoding.array:
             // Each element takes a byte at least: a count past the bytes left is broken.
             guard depth < PackedReader.maximumDepth, let count = reader.readVarint(), count <= reader.remaining

@@ -9,7 +9,8 @@
 ///   (from the buffer's start) where its bytes end, in `w` bytes each, little-endian; the values follow,
 ///   so that reading one value is O(1);
 /// - a value is a tag byte and its payload: `null`, `false`, `true` (no payload); an integer in the
-///   fewest of 1, 2, 4 or 8 bytes; a double's 8 raw bytes; a string's UTF-8 length (LEB128) and bytes;
+///   fewest of 1, 2, 4 or 8 bytes; a double's 8 raw bytes; a string's UTF-8 length (LEB128) and bytes,
+///   or for a string of a date's or a UUID's shape (``PackedTextShapes``) its digits in 9 or 16 bytes;
 ///   an array's count (LEB128) and its elements; an object's count and, sorted by their UTF-8 bytes as
 ///   the canonical writer orders them, each key (length and bytes) followed by its value.
 ///
@@ -185,6 +186,11 @@ enum PackedEncoding {
     static let string: UInt8 = 0x09
     static let array: UInt8 = 0x0A
     static let object: UInt8 = 0x0B
+    /// A string of a date's shape: the number of its fraction digits in a byte, then its digits as one
+    /// decimal number in 8 bytes (see ``PackedTextShapes``).
+    static let dateString: UInt8 = 0x0C
+    /// A string of a UUID's shape: its 32 hexadecimal digits in 16 bytes, the first 16 first.
+    static let uuidString: UInt8 = 0x0D
 
     @inline(__always)
     static func appendVarint<S: PackedSink>(_ value: Int, into sink: inout S) {
@@ -244,8 +250,7 @@ enum PackedEncoding {
     }
 
     static func appendString<S: PackedSink>(_ string: String, into sink: inout S) {
-        if S.measuresOnly {
-            let length = string.utf8.count
+        if S.measuresOnly, case let length = string.utf8.count, !PackedTextShapes.mayHaveAShape(length: length) {
             sink.append(plainString)
             appendVarint(length, into: &sink)
             sink.appendUnwritten(length)
@@ -256,6 +261,20 @@ enum PackedEncoding {
     }
 
     static func appendString<S: PackedSink>(utf8: UnsafeBufferPointer<UInt8>, into sink: inout S) {
+        if PackedTextShapes.mayHaveAShape(length: utf8.count) {
+            if let uuid = PackedTextShapes.uuidBytes(utf8) {
+                sink.append(uuidString)
+                appendFixed(uuid.high, width: 8, into: &sink)
+                appendFixed(uuid.low, width: 8, into: &sink)
+                return
+            }
+            if let date = PackedTextShapes.dateDigits(utf8) {
+                sink.append(dateString)
+                sink.append(UInt8(date.fractionDigits))
+                appendFixed(date.digits, width: 8, into: &sink)
+                return
+            }
+        }
         sink.append(isPlain(utf8) ? plainString : string)
         appendVarint(utf8.count, into: &sink)
         sink.append(utf8)
@@ -465,6 +484,29 @@ struct PackedReader {
         return readBytes(length)
     }
 
+    /// The text of a string packed by its shape, whose tag `tag` was just read, given to `body`; nil if
+    /// the bytes are broken.
+    mutating func readShapedText<R>(tag: UInt8, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        switch tag {
+        case PackedEncoding.dateString:
+            guard let fraction = readByte().map(Int.init), let digits = readFixed(width: 8),
+                  PackedTextShapes.isDate(digits: digits, fractionDigits: fraction)
+            else { return nil }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: PackedTextShapes.dateLength(fractionDigits: fraction)) { text in
+                PackedTextShapes.writeDate(digits: digits, fractionDigits: fraction, into: text)
+                return body(UnsafeBufferPointer(text))
+            }
+        case PackedEncoding.uuidString:
+            guard let high = readFixed(width: 8), let low = readFixed(width: 8) else { return nil }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: PackedTextShapes.uuidLength) { text in
+                PackedTextShapes.writeUUID(high: high, low: low, into: text)
+                return body(UnsafeBufferPointer(text))
+            }
+        default:
+            return nil
+        }
+    }
+
     /// A signed integer of `width` bytes.
     @inline(__always)
     mutating func readInteger(width: Int) -> Int64? {
@@ -487,6 +529,8 @@ struct PackedReader {
         case PackedEncoding.double: return readFixed(width: 8).map { .double(Double(bitPattern: $0)) }
         case PackedEncoding.plainString, PackedEncoding.string:
             return readUTF8().map { .string(String(decoding: $0, as: UTF8.self)) }
+        case PackedEncoding.dateString, PackedEncoding.uuidString:
+            return readShapedText(tag: tag) { .string(String(decoding: $0, as: UTF8.self)) }
         case PackedEncoding.array:
             // Each element takes a byte at least: a count past the remaining bytes is broken.
             guard depth < Self.maximumDepth, let count = readVarint(), count <= bytes.count - position else { return nil }

@@ -13,6 +13,9 @@ private let sampleValues: [JSONValue] = [
     .string(""), .string("plain ASCII"), .string("quote \" and backslash \\"), .string("tab\tnewline\n\u{7F}"),
     .string("é"), .string("e\u{301}"), .string("日本語"), .string("🧳 trip"), .string("\u{2028}\u{85}"),
     .string(String(repeating: "long text ", count: 20_000)),
+    .string("2022-07-20T05:19:19.323Z"), .string("0001-01-01T00:00:00Z"), .string("9999-12-31T23:59:59.99999Z"),
+    .string("6F9619FF-8B86-D011-B42D-00C04FC964FF"), .string("00000000-0000-0000-0000-000000000000"),
+    .string("6f9619ff-8b86-d011-b42d-00c04fc964ff"), .string("2022-07-20T05:19:19.323456Z"),
     .array([]), .array([.int(1), .string("two"), .null, .array([.array([])])]),
     .array((0..<300).map { .int(Int64($0)) }),
     .object([:]), .object(["rawValue": .string("I0123456789abcdef")]),
@@ -60,10 +63,45 @@ struct PackedRecordValuesTests {
             "destination": .string("City17"), "startDate": .double(7.5e8), "price": .double(1234.5),
             "mapItem": .object(["rawValue": .string("I0123456789abcdef")]),
         ]
-        // 6 offsets, 36 + 12 + 6 + 17 characters, two doubles and the object's key: about 125 bytes.
-        #expect(trip.values.bytes.count <= 130)
+        // 6 offsets, a UUID's 16 bytes, 12 + 6 + 17 characters, two doubles and the object's key.
+        #expect(trip.values.bytes.count <= 110)
         #expect(RecordValues().values.bytes.isEmpty)
         #expect(trip.values.count == 6)
+    }
+
+    /// A string of a date's shape (as Folio writes a `Date`) or an uppercase UUID's takes 10 or 17 bytes
+    /// instead of 26 or 38, and reads back and is written as exactly its text; near misses stay text.
+    @Test func datesAndUUIDsAsTextTakeFewerBytesAndReadBackAsTheirText() throws {
+        func packedSize(_ text: String) -> Int { PackedEncoding.size(of: .string(text)) }
+        let shaped = [
+            ("2022-07-20T05:19:19.323Z", 10), ("2026-03-01T09:30:00Z", 10), ("2026-03-01T09:30:00.25Z", 10),
+            ("0000-00-00T00:00:00.00000Z", 10), ("9999-99-99T99:99:99Z", 10),  // digits, not a calendar
+            ("6F9619FF-8B86-D011-B42D-00C04FC964FF", 17), ("FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF", 17),
+        ]
+        let nearMisses = [
+            "2022-07-20T05:19:19.323456Z", "2022-07-20T05:19:19.Z", "2022-07-20 05:19:19Z", "2022-07-20T05:19:19.3x3Z",
+            "2022-07-20T05:19:19.323", "+022-07-20T05:19:19Z", "6f9619ff-8b86-d011-b42d-00c04fc964ff",
+            "6F9619FF-8B86-D011-B42D-00C04FC964FG", "6F9619FF8B86-D011-B42D-00C04FC964FF-", "é022-07-20T05:19:19Z",
+        ]
+        for (text, size) in shaped {
+            #expect(packedSize(text) == size, "\(text)")
+        }
+        for text in nearMisses {
+            #expect(packedSize(text) == 2 + text.utf8.count, "\(text)")
+        }
+        let writer = CanonicalJSONWriter()
+        for text in shaped.map(\.0) + nearMisses {
+            let record: RecordValues = ["s": .string(text), "t": .array([.string(text)])]
+            #expect(record["s"] == .string(text))
+            #expect(record["t"] == .array([.string(text)]))
+            // From the text of a line, as a store loads it, to the same bytes and back to the same text.
+            let line = #"{"s":"\#(text)","t":["\#(text)"]}"#
+            let parsed = try parseRecord(line)
+            #expect(parsed.values.bytes == record.values.bytes, "\(text)")
+            var written: [UInt8] = []
+            try writer.write(parsed, into: &written)
+            #expect(String(decoding: written, as: UTF8.self) == line)
+        }
     }
 
     @Test func aSlotOutsideTheValuesReadsAsNull() {
@@ -182,27 +220,31 @@ struct PackedRecordValuesTests {
     }
 
     @Test func brokenBytesDecodeAsNullAndStayInBounds() throws {
-        let record = RecordValues(names: ["a", "b", "c"], values: [
+        let record = RecordValues(names: ["a", "b", "c", "d"], values: [
             .string("some text"), .array([.object(["k": .int(300)]), .double(2.5)]), .int(.max),
+            .array([.string("2022-07-20T05:19:19.323Z"), .string("6F9619FF-8B86-D011-B42D-00C04FC964FF")]),
         ])
         let bytes = try #require(record).values.bytes
         // Every truncation and every single-byte change of a valid buffer must decode without trapping.
         for length in 0..<bytes.count {
             let broken = PackedValues(unvalidatedBytes: ContiguousArray(bytes.prefix(length)))
-            for slot in -1...3 { _ = broken.value(atSlot: slot) }
+            for slot in -1...4 { _ = broken.value(atSlot: slot) }
             _ = broken.count
         }
         for position in bytes.indices {
-            for replacement: UInt8 in [0x00, 0x01, 0x07, 0x09, 0x0A, 0x0B, 0x7F, 0x80, 0xFF] {
+            for replacement: UInt8 in [0x00, 0x01, 0x05, 0x07, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x7F, 0x80, 0xFF] {
                 var changed = bytes
                 changed[position] = replacement
                 let broken = PackedValues(unvalidatedBytes: changed)
-                for slot in 0..<3 { _ = broken.value(atSlot: slot) }
+                for slot in 0..<4 { _ = broken.value(atSlot: slot) }
+                guard broken.count == 4 else { continue }
+                var output: [UInt8] = []
+                try? CanonicalJSONWriter().write(RecordValues(layout: RecordLayout.interned(sortedNames: ["a", "b", "c", "d"]), packed: broken), into: &output)
             }
         }
         // A truncated value reads as null; an absurd count or width reads as no values.
         let truncated = PackedValues(unvalidatedBytes: ContiguousArray(bytes.dropLast()))
-        #expect(truncated.value(atSlot: 2) == .null)
+        #expect(truncated.value(atSlot: 3) == .null)
         #expect(PackedValues(unvalidatedBytes: [3, 1, 0, 0]).isEmpty)
         #expect(PackedValues(unvalidatedBytes: [1, 0xFF, 4]).isEmpty)
         let hugeArray = PackedValues(unvalidatedBytes: [1, 1, 12, PackedEncoding.array, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F, 0])

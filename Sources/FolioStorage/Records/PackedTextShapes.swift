@@ -1,0 +1,129 @@
+/// Two shapes of string most records hold, which ``PackedValues`` keeps in fewer bytes than their text:
+/// a date as Folio writes it (`2022-07-20T05:19:19.323Z`: 26 bytes as text, 10 packed) and a UUID as
+/// `UUID.uuidString` writes it (`6F9619FF-8B86-D011-B42D-00C04FC964FF`: 38 bytes as text, 17 packed).
+///
+/// Only the digits are packed, never a date's or a UUID's meaning: any string of the shape, whatever
+/// its digits, unpacks to exactly its own bytes, so equal strings still pack to equal bytes.
+enum PackedTextShapes {
+    /// Whether a string of `length` UTF-8 bytes may have one of the shapes: the test before looking.
+    @inline(__always)
+    static func mayHaveAShape(length: Int) -> Bool {
+        length == uuidLength || (length >= 20 && length <= 21 + maximumFractionDigits)
+    }
+
+    // MARK: Dates
+
+    /// The most fraction digits a packed date keeps: 14 digits of date and time and 5 of a fraction make
+    /// 19 decimal digits, which fit in 64 bits.
+    static let maximumFractionDigits = 5
+
+    /// A string `YYYY-MM-DDTHH:MM:SSZ`, or `YYYY-MM-DDTHH:MM:SS.` with 1 to 5 fraction digits and `Z`, as
+    /// its digits read as one decimal number and the number of fraction digits; nil for any other string.
+    static func dateDigits(_ utf8: UnsafeBufferPointer<UInt8>) -> (digits: UInt64, fractionDigits: Int)? {
+        let count = utf8.count
+        guard count == 20 || (count >= 22 && count <= 21 + maximumFractionDigits), utf8[count - 1] == UInt8(ascii: "Z")
+        else { return nil }
+        let separators: [(Int, UInt8)] = [(4, UInt8(ascii: "-")), (7, UInt8(ascii: "-")), (10, UInt8(ascii: "T")),
+                                          (13, UInt8(ascii: ":")), (16, UInt8(ascii: ":"))]
+        for (position, byte) in separators where utf8[position] != byte { return nil }
+        if count > 20, utf8[19] != UInt8(ascii: ".") { return nil }
+        var digits: UInt64 = 0
+        for position in 0..<(count - 1) where !isSeparatorPosition(position, count: count) {
+            let digit = utf8[position] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            digits = digits * 10 + UInt64(digit)
+        }
+        return (digits, count == 20 ? 0 : count - 21)
+    }
+
+    /// The length of the text of a date with `fractionDigits` fraction digits.
+    static func dateLength(fractionDigits: Int) -> Int {
+        fractionDigits == 0 ? 20 : 21 + fractionDigits
+    }
+
+    /// Whether `digits` and `fractionDigits` are what ``dateDigits(_:)`` can read.
+    static func isDate(digits: UInt64, fractionDigits: Int) -> Bool {
+        guard fractionDigits >= 0, fractionDigits <= maximumFractionDigits else { return false }
+        var limit: UInt64 = 1
+        for _ in 0..<(14 + fractionDigits) { limit *= 10 }
+        return digits < limit
+    }
+
+    /// Writes the text ``dateDigits(_:)`` read `digits` and `fractionDigits` from into `text`, which
+    /// holds ``dateLength(fractionDigits:)`` bytes (checked with ``isDate(digits:fractionDigits:)``).
+    static func writeDate(digits: UInt64, fractionDigits: Int, into text: UnsafeMutableBufferPointer<UInt8>) {
+        let count = text.count
+        var rest = digits
+        for position in (0..<(count - 1)).reversed() {
+            if isSeparatorPosition(position, count: count) {
+                text[position] = separator(at: position)
+            } else {
+                text[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
+        }
+        text[count - 1] = UInt8(ascii: "Z")
+    }
+
+    private static func isSeparatorPosition(_ position: Int, count: Int) -> Bool {
+        switch position {
+        case 4, 7, 10, 13, 16: return true
+        case 19: return count > 20
+        default: return false
+        }
+    }
+
+    private static func separator(at position: Int) -> UInt8 {
+        switch position {
+        case 4, 7: return UInt8(ascii: "-")
+        case 10: return UInt8(ascii: "T")
+        case 13, 16: return UInt8(ascii: ":")
+        default: return UInt8(ascii: ".")
+        }
+    }
+
+    // MARK: UUIDs
+
+    /// The length of a UUID's text.
+    static let uuidLength = 36
+
+    /// The 16 bytes of a string of 32 uppercase hexadecimal digits in groups of 8, 4, 4, 4 and 12
+    /// separated by `-`, as two 64-bit numbers; nil for any other string (lowercase digits included).
+    static func uuidBytes(_ utf8: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
+        guard utf8.count == uuidLength else { return nil }
+        var high: UInt64 = 0, low: UInt64 = 0
+        var nibbles = 0
+        for position in 0..<uuidLength {
+            let byte = utf8[position]
+            if position == 8 || position == 13 || position == 18 || position == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let nibble: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if nibbles < 16 { high = high << 4 | UInt64(nibble) } else { low = low << 4 | UInt64(nibble) }
+            nibbles += 1
+        }
+        return (high, low)
+    }
+
+    /// Writes the text ``uuidBytes(_:)`` read `high` and `low` from into `text`, which holds
+    /// ``uuidLength`` bytes.
+    static func writeUUID(high: UInt64, low: UInt64, into text: UnsafeMutableBufferPointer<UInt8>) {
+        var nibble = 0
+        for position in 0..<uuidLength {
+            if position == 8 || position == 13 || position == 18 || position == 23 {
+                text[position] = UInt8(ascii: "-")
+                continue
+            }
+            let word = nibble < 16 ? high : low
+            let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * (nibble % 16))) & 0xF
+            text[position] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
+            nibble += 1
+        }
+    }
+}
