@@ -21,7 +21,13 @@ public final class ModelBackingData {
     /// The context that manages the model. Contexts hold their models strongly; models point back weakly.
     weak var context: ModelContext?
     /// Names of the persisted properties changed since the last save or load.
-    var changedProperties: Set<String> = []
+    var changedProperties: Set<String> {
+        get { extras?.changedProperties ?? [] }
+        set {
+            if extras == nil, newValue.isEmpty { return }
+            madeExtras().changedProperties = newValue
+        }
+    }
     /// Whether any persisted property was set since the model was made or last loaded completely;
     /// until then, every property's value is the one in ``faultValues``.
     var hasSetProperties = false
@@ -30,7 +36,13 @@ public final class ModelBackingData {
     /// Whether a model instance has this backing data (see ``_claim(for:)``).
     var isClaimed = false
     /// Stored values of relationships that have not been resolved into models yet, by property name.
-    var unresolvedRelationships: [String: JSONValue] = [:]
+    var unresolvedRelationships: [String: JSONValue] {
+        get { extras?.unresolvedRelationships ?? [:] }
+        set {
+            if extras == nil, newValue.isEmpty { return }
+            madeExtras().unresolvedRelationships = newValue
+        }
+    }
     /// The index version of the record the model was last loaded from.
     var loadedVersion: UInt64 = 0
     /// The stored values of the record a fetched model was made from, from which its properties are
@@ -41,19 +53,31 @@ public final class ModelBackingData {
     /// Why the last property that failed to load from ``faultValues`` could not be (the record holds a
     /// value that does not decode as the property's type); the property then reads as its default.
     var loadError: FolioError? {
-        get { loadErrorBox?.error }
-        set { loadErrorBox = newValue.map(LoadErrorBox.init) }
+        get { extras?.loadError }
+        set {
+            if extras == nil, newValue == nil { return }
+            madeExtras().loadError = newValue
+        }
     }
-    /// Boxed: rare, and kept out of every instance's size.
-    private var loadErrorBox: LoadErrorBox?
-    private final class LoadErrorBox {
-        let error: FolioError
-        init(_ error: FolioError) { self.error = error }
+    /// What a model needs once it is read, changed or related: made then, and kept out of the size of
+    /// every model a large fetch makes and nobody touches (a million of them took 16 MB more with these
+    /// four fields in place).
+    private var extras: Extras?
+    private final class Extras {
+        var changedProperties: Set<String> = []
+        var unresolvedRelationships: [String: JSONValue] = [:]
+        var loadError: FolioError?
+        /// The Observation registrar, made on the first read of a property: a model nobody reads
+        /// cannot be observed.
+        var registrar: ObservationRegistrar?
     }
-    /// The Observation registrar, made on the first read of a property: a model nobody reads (most of
-    /// a large fetch) cannot be observed, and skips its two allocations. (Declared last: its type's
-    /// size is only known at run time, and so would the offset of every property declared after it.)
-    private var registrar: ObservationRegistrar?
+
+    private func madeExtras() -> Extras {
+        if let extras { return extras }
+        let made = Extras()
+        extras = made
+        return made
+    }
 
     /// Creates the state of a new, unsaved model. Models get theirs from their initializers (generated
     /// code calls ``_forNewInstance()``) or from a context (``_ClaimedBackingData``).
@@ -86,8 +110,9 @@ public final class ModelBackingData {
 
     /// Reports a read of `keyPath` to Observation. Generated accessors call this.
     public func access<Model: PersistentModel, Value>(_ model: Model, keyPath: KeyPath<Model, Value>) {
-        if registrar == nil { registrar = ObservationRegistrar() }
-        registrar?.access(model, keyPath: keyPath)
+        let extras = madeExtras()
+        if extras.registrar == nil { extras.registrar = ObservationRegistrar() }
+        extras.registrar?.access(model, keyPath: keyPath)
     }
 
     /// Performs a change of `keyPath`, reporting it to Observation and recording it for the model's
@@ -99,7 +124,7 @@ public final class ModelBackingData {
         hasSetProperties = true
         // Without a registrar no property was ever read, so no observer can be tracking this model.
         let result: Result
-        if let registrar {
+        if let registrar = extras?.registrar {
             result = try registrar.withMutation(of: model, keyPath: keyPath, mutation)
         } else {
             result = try mutation()
