@@ -36,7 +36,7 @@ struct SortedIndexMaintenanceTests {
             }
         }
         for id in 0..<300 { records.insert(Int64(id), randomValues()) }
-        #expect(Self.firstDifference(index.sortedEntries(), Self.bruteForce(records, "city")) == nil)
+        #expect(Self.firstDifference(Array(index.sortedEntries()), Self.bruteForce(records, "city")) == nil)
         var nextID: Int64 = 300
         for round in 0..<200 {
             let changes = round % 3 == 0 ? Int.random(in: 1...4, using: &generator) : Int.random(in: 5...60, using: &generator)
@@ -54,9 +54,43 @@ struct SortedIndexMaintenanceTests {
                 }
             }
             let expected = Self.bruteForce(records, "city")
-            #expect(Self.firstDifference(index.sortedEntries(), expected) == nil, "round \(round)")
+            #expect(Self.firstDifference(Array(index.sortedEntries()), expected) == nil, "round \(round)")
         }
         #expect(index.sortedRebuilds == (kind == .sortedOnly ? 0 : 1))
+    }
+
+    /// The columns of sorted pairs, with keys per run (few keys) and per pair (mostly distinct keys),
+    /// against an array of pairs, through random inserts and removals at their places.
+    @Test(arguments: [8, 100_000])
+    func sortedPairsInColumnsAgreeWithAnArrayOfPairs(keyRange: Int) {
+        var generator = SplitMix64(state: UInt64(keyRange))
+        var array: [(key: QueryKey, id: Int64)] = (0..<Int64(5_000)).map { (.int(Int64(generator.next() % UInt64(keyRange))), $0) }
+        array.sort(by: SortedEntries.precedes)
+        var pairs = SortedPairs(array)
+        #expect(pairs.keepsKeysPerRun == (keyRange == 8))
+        var nextID: Int64 = 5_000
+        for step in 0..<3_000 {
+            if generator.next() % 2 == 0, !array.isEmpty {
+                let position = Int(generator.next() % UInt64(array.count))
+                array.remove(at: position)
+                pairs.remove(at: position)
+            } else {
+                // A key of its own now and then, so that runs also start and end at the edges.
+                let key: QueryKey = generator.next() % 10 == 0 ? .int(-Int64(step)) : .int(Int64(generator.next() % UInt64(keyRange)))
+                let pair = (key: key, id: nextID)
+                nextID += 1
+                let position = SortedEntries.firstPosition(notBefore: pair, in: pairs)
+                array.insert(pair, at: position)
+                pairs.insert(pair, at: position)
+            }
+            guard step % 250 == 0 || step == 2_999 else { continue }
+            #expect(Self.firstDifference(Array(pairs), array) == nil, "step \(step)")
+            #expect(zip(array, array.dropFirst()).allSatisfy { SortedEntries.precedes($0, $1) }, "step \(step)")
+            var runs: [(QueryKey, Int)] = []
+            pairs.forEachRun { key, positions in runs.append((key, positions.count)) }
+            #expect(runs.reduce(0) { $0 + $1.1 } == array.count)
+            #expect(zip(runs, runs.dropFirst()).allSatisfy { $0.0 < $1.0 })
+        }
     }
 
     /// With a table, which tells a pair it holds already from a new one.

@@ -45,7 +45,7 @@ final class FieldIndex {
     private var freeGroups: [Int] = []
     /// The number of distinct keys in the table.
     private var tableKeyCount = 0
-    private var sorted: [(key: QueryKey, id: Int64)] = []
+    private var sorted = SortedPairs()
     /// Whether ``sorted`` holds every pair once ``pendingAdditions`` and ``pendingRemovals`` are applied;
     /// false until it is first made, and after changes outnumber its pairs (it is then made again).
     private var isSortedKept = false
@@ -248,8 +248,8 @@ final class FieldIndex {
             applyPendingChanges()
             var ids = IdentifierList()
             var position = SortedEntries.firstPosition(notBefore: (key, .min), in: sorted)
-            while position < sorted.count, sorted[position].key == key {
-                ids.insert(sorted[position].id)  // in increasing order: an append
+            while position < sorted.count, sorted.key(at: position) == key {
+                ids.insert(sorted.ids[position])  // in increasing order: an append
                 position += 1
             }
             return ids
@@ -268,13 +268,7 @@ final class FieldIndex {
         guard keepsTable else {
             applyPendingChanges()
             var counts: [(id: Int64, count: Int)] = []
-            var start = 0
-            while start < sorted.count {
-                var end = start + 1
-                while end < sorted.count, sorted[end].key == sorted[start].key { end += 1 }
-                counts.append((sorted[start].id, end - start))
-                start = end
-            }
+            sorted.forEachRun { _, positions in counts.append((sorted.ids[positions.lowerBound], positions.count)) }
             return counts
         }
         var counts: [(id: Int64, count: Int)] = []
@@ -292,7 +286,7 @@ final class FieldIndex {
     }
 
     /// Every pair of the table, by key and then identifier.
-    func sortedEntries() -> [(key: QueryKey, id: Int64)] {
+    func sortedEntries() -> SortedPairs {
         if isSortedKept || !keepsTable {
             applyPendingChanges()
             return sorted
@@ -301,7 +295,7 @@ final class FieldIndex {
         if var entries = loadedEntries {
             loadedEntries = nil
             entries.sort(by: Self.precedes)
-            sorted = entries
+            sorted = SortedPairs(entries)
             isSortedKept = true
             return sorted
         }
@@ -323,8 +317,7 @@ final class FieldIndex {
             }
         }
         keys.sort { $0.key < $1.key }
-        var entries: [(key: QueryKey, id: Int64)] = []
-        entries.reserveCapacity(total)
+        var entries = SortedPairs.Builder(expectedCount: total)
         for (key, slot, member) in keys {
             if slot >= 0 {
                 entries.append((key, slot))
@@ -332,7 +325,7 @@ final class FieldIndex {
                 for id in groups[Self.groupPosition(slot)].ids[member] { entries.append((key, id)) }
             }
         }
-        sorted = entries
+        sorted = entries.finish()
         isSortedKept = true
         return sorted
     }
@@ -342,10 +335,10 @@ final class FieldIndex {
         isLoading = false
         guard !pendingAdditions.isEmpty || !pendingRemovals.isEmpty else { return }
         if sorted.isEmpty, pendingRemovals.isEmpty {
-            // A load: the gathered pairs become the sorted ones, sorted in place, never copied.
-            sorted = pendingAdditions
+            // A load: the gathered pairs are sorted in place, then kept in columns.
+            pendingAdditions.sort(by: Self.precedes)
+            sorted = SortedPairs(pendingAdditions)
             pendingAdditions = []
-            sorted.sort(by: Self.precedes)
             return
         }
         SortedEntries.apply(additions: pendingAdditions, removals: pendingRemovals, to: &sorted)
@@ -366,7 +359,7 @@ final class FieldIndex {
     }
 
     private func forgetSorted() {
-        sorted = []
+        sorted = SortedPairs()
         isSortedKept = false
         pendingAdditions = []
         pendingRemovals = []

@@ -266,7 +266,7 @@ final class RecordIndex {
     }
 
     /// The entries of `entity`'s sorted index on `field`, in ascending key order, or nil without an index.
-    func sortedEntries(_ entity: String, _ field: String) -> [(key: QueryKey, id: Int64)]? {
+    func sortedEntries(_ entity: String, _ field: String) -> SortedPairs? {
         fieldIndex(entity, field)?.sortedEntries()
     }
 }

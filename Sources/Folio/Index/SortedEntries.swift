@@ -18,7 +18,7 @@ enum SortedEntries {
 
     /// Applies pairs added and removed, in the order they changed, to `entries`. Each removal matches an
     /// entry or an earlier addition; the result is as if each change had been made in turn.
-    static func apply(additions: [Entry], removals: [Entry], to entries: inout [Entry]) {
+    static func apply(additions: [Entry], removals: [Entry], to entries: inout SortedPairs) {
         if additions.count + removals.count <= inPlaceLimit {
             // As counts of each pair: a removal takes back an addition of the same pair if there is one,
             // else the entry.
@@ -37,7 +37,7 @@ enum SortedEntries {
     }
 
     /// The position of the first entry that does not precede `entry`.
-    static func firstPosition(notBefore entry: Entry, in entries: [Entry]) -> Int {
+    static func firstPosition(notBefore entry: Entry, in entries: SortedPairs) -> Int {
         var low = 0
         var high = entries.count
         while low < high {
@@ -47,15 +47,14 @@ enum SortedEntries {
         return low
     }
 
-    private static func remove(_ entry: Entry, from entries: inout [Entry]) {
+    private static func remove(_ entry: Entry, from entries: inout SortedPairs) {
         let position = firstPosition(notBefore: entry, in: entries)
         if position < entries.count, same(entries[position], entry) { entries.remove(at: position) }
     }
 
     /// Merges sorted additions into `entries`, leaving out one entry for each of the sorted removals.
-    private static func merge(additions: [Entry], removals: [Entry], into entries: inout [Entry]) {
-        var merged: [Entry] = []
-        merged.reserveCapacity(max(0, entries.count + additions.count - removals.count))
+    private static func merge(additions: [Entry], removals: [Entry], into entries: inout SortedPairs) {
+        var merged = SortedPairs.Builder(expectedCount: max(0, entries.count + additions.count - removals.count))
         var nextRemoval = 0
         func keep(_ entry: Entry) {
             // A removal before this entry matched nothing; the table only reports real ones, so this is
@@ -79,6 +78,6 @@ enum SortedEntries {
             keep(additions[nextAddition])
             nextAddition += 1
         }
-        entries = merged
+        entries = merged.finish()
     }
 }

@@ -26,7 +26,7 @@ extension QueryExecutor {
             var ids: [Int64] = []
             for entity in query.entities {
                 guard let entries = index.sortedEntries(entity, field) else { continue }
-                for position in entries.positions(operation, bound) { ids.append(entries[position].id) }
+                ids.append(contentsOf: entries.ids[entries.positions(operation, bound)])
             }
             // Entries are in key order; each record has one, so sorting leaves no repeats.
             ids.sort()
@@ -47,14 +47,13 @@ extension QueryExecutor {
     /// Walks the sorted indexes of the entities on `key` in order, keeping rows that pass the filter,
     /// until `limit` of them are found.
     func orderedWalk(_ key: SortKey, filter: QueryNode?, evaluator: QueryEvaluator, limit: Int) throws -> [RowID] {
-        var lists: [[(key: QueryKey, id: Int64)]] = []
+        var lists: [SortedPairs] = []
         for entity in query.entities {
             guard let entries = index.sortedEntries(entity, key.name) else { continue }
             lists.append(entries)
         }
         // Merge the entities' indexes; with one entity this is the index itself.
-        var merged = lists.count == 1 ? lists[0] : lists.flatMap { $0 }
-        if lists.count > 1 { merged.sort { $0.key < $1.key || ($0.key == $1.key && $0.id < $1.id) } }
+        let merged = lists.count == 1 ? lists[0] : SortedPairs(lists.flatMap { $0 }.sorted(by: SortedEntries.precedes))
         var result: [RowID] = []
         var slots: [QueryValue] = []
         // A filter made only of comparisons of numbers or dates with constants is tested on the stored

@@ -171,7 +171,7 @@ extension QueryKey {
     }
 }
 
-extension Array where Element == (key: QueryKey, id: Int64) {
+extension SortedPairs {
     /// The positions of the entries, sorted by key, whose key compares with `bound` as `operation` says;
     /// nil keys, which sort first, are never in a range.
     func positions(_ operation: QueryNode.ComparisonOperator, _ bound: QueryKey) -> Range<Int> {
@@ -180,7 +180,7 @@ extension Array where Element == (key: QueryKey, id: Int64) {
             var high = count
             while low < high {
                 let middle = (low + high) / 2
-                if belongs(self[middle].key) { high = middle } else { low = middle + 1 }
+                if belongs(key(at: middle)) { high = middle } else { low = middle + 1 }
             }
             return low
         }
