@@ -262,6 +262,28 @@ struct IndexSizingTests {
         #expect(try context.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "City7" })) == 501)
     }
 
+    /// A load of a field whose keys repeat gathers each key's records and sorts only the keys; in record
+    /// order or not, with a removal and changes before the first read, the pairs are a sort of them all.
+    @Test(arguments: [false, true])
+    func aLoadOfRepeatedKeysGivesTheSortedPairsOfEveryRecord(inRecordOrder: Bool) {
+        let records = IndexedRecords(field: "city")
+        let index = records.index!
+        var generator = SplitMix64(state: 11)
+        var ids = (1...Int64(10_000)).map { $0 }
+        if !inRecordOrder { ids.shuffle(using: &generator) }
+        index.beginLoading(expectedRecords: ids.count)
+        for id in ids { records.insert(id, ["city": .string("City\(generator.next() % 30)")]) }
+        records.remove(ids[5_000])
+        records.update(ids[6_000], ["city": .string("Aaa")])
+        let expected = records.values.map { (key: QueryKey($0.value["city"], .plain), id: $0.key) }.sorted(by: SortedEntries.precedes)
+        let entries = index.sortedEntries()
+        #expect(entries.map(\.id) == expected.map(\.id))
+        #expect(entries.map(\.key) == expected.map(\.key))
+        #expect(entries.keepsKeysPerRun)
+        #expect(index.keyCount == 31)
+        #expect(Array(index.lookup(.string("Aaa"))) == [ids[6_000]])
+    }
+
     /// Without a table, changes no read applies are kept only until they outnumber the sorted pairs.
     @Test func anIndexWithoutATableAppliesItsKeptChangesOnceTheyOutnumberItsPairs() {
         let records = IndexedRecords(field: "day")

@@ -33,6 +33,10 @@ final class FieldIndex {
     let keepsTable: Bool
     /// While a store loads into an index without a table: its pairs are only gathered, to be sorted once.
     private var isLoading = false
+    /// While such a load gathers a field whose keys repeat (at most half its first pairs have a key of
+    /// their own): each distinct key's identifiers, in the order they came, so that the sort that ends
+    /// the load sorts the distinct keys, not every pair.
+    private var loadedGroups: LoadedGroups?
     /// The stored value a record without one for the field is indexed under: the field's declared default.
     private let missing: JSONValue?
     /// The current values of an indexed record, from which the keys the table does not keep are read.
@@ -117,6 +121,7 @@ final class FieldIndex {
         tableKeyCount = 0
         forgetSorted()
         loadedEntries = nil
+        loadedGroups = nil
         isLoading = false
     }
 
@@ -149,7 +154,15 @@ final class FieldIndex {
     func insert(_ id: Int64, _ values: RecordValues) {
         let key = keyOf(values)
         guard keepsTable else {
+            if loadedGroups != nil {
+                loadedGroups?.append(key, id)
+                return
+            }
             pendingAdditions.append((key, id))
+            if isLoading, pendingAdditions.count == SortedPairs.Builder.sample, sorted.isEmpty, pendingRemovals.isEmpty {
+                loadedGroups = LoadedGroups(ifKeysRepeatIn: pendingAdditions)
+                if loadedGroups != nil { pendingAdditions = [] }
+            }
             settleIfOutnumbered()
             return
         }
@@ -333,6 +346,11 @@ final class FieldIndex {
     /// Brings ``sorted`` up to date with the pairs changed since it last was.
     private func applyPendingChanges() {
         isLoading = false
+        if let groups = loadedGroups {
+            // Only made into an empty index: the groups are all its pairs but the changes kept since.
+            loadedGroups = nil
+            sorted = groups.sortedPairs()
+        }
         guard !pendingAdditions.isEmpty || !pendingRemovals.isEmpty else { return }
         if sorted.isEmpty, pendingRemovals.isEmpty {
             // A load: the gathered pairs are sorted in place, then kept in columns.
@@ -454,5 +472,44 @@ struct KeyGroup {
     mutating func remove(at member: Int) {
         keys.remove(at: member)
         ids.remove(at: member)
+    }
+}
+
+/// The pairs a load gathered for a field whose keys repeat, by key (see ``FieldIndex``).
+private struct LoadedGroups {
+    private var positions: [QueryKey: Int] = [:]
+    private var keys: [QueryKey] = []
+    private var ids: [[Int64]] = []
+    private var count = 0
+
+    /// The groups of `pairs`, or nil when more than half of them have a key of their own.
+    init?(ifKeysRepeatIn pairs: [(key: QueryKey, id: Int64)]) {
+        for pair in pairs {
+            append(pair.key, pair.id)
+            if keys.count * 2 > pairs.count { return nil }
+        }
+    }
+
+    mutating func append(_ key: QueryKey, _ id: Int64) {
+        count += 1
+        if let position = positions[key] {
+            ids[position].append(id)
+        } else {
+            positions[key] = keys.count
+            keys.append(key)
+            ids.append([id])
+        }
+    }
+
+    /// Every pair, in the index's order.
+    func sortedPairs() -> SortedPairs {
+        var builder = SortedPairs.Builder(expectedCount: count)
+        for position in keys.indices.sorted(by: { keys[$0] < keys[$1] }) {
+            var group = ids[position]
+            // A load comes in record order; any other order is sorted here.
+            if zip(group, group.dropFirst()).contains(where: { $0 > $1 }) { group.sort() }
+            for id in group { builder.append((keys[position], id)) }
+        }
+        return builder.finish()
     }
 }

@@ -52,17 +52,31 @@ enum PackedTextShapes {
     /// Writes the text ``dateDigits(_:)`` read `digits` and `fractionDigits` from into `text`, which
     /// holds ``dateLength(fractionDigits:)`` bytes (checked with ``isDate(digits:fractionDigits:)``).
     static func writeDate(digits: UInt64, fractionDigits: Int, into text: UnsafeMutableBufferPointer<UInt8>) {
-        let count = text.count
+        guard let base = text.baseAddress, text.count == dateLength(fractionDigits: fractionDigits) else { return }
         var rest = digits
-        for position in (0..<(count - 1)).reversed() {
-            if isSeparatorPosition(position, count: count) {
-                text[position] = separator(at: position)
-            } else {
-                text[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+        base[text.count - 1] = UInt8(ascii: "Z")
+        if fractionDigits > 0 {
+            for position in (20..<(20 + fractionDigits)).reversed() {
+                base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
                 rest /= 10
             }
+            base[19] = UInt8(ascii: ".")
         }
-        text[count - 1] = UInt8(ascii: "Z")
+        // What is left is YYYYMMDDHHMMSS, written two digits at a time from the end.
+        func pair(at position: Int, then separator: UInt8?) {
+            let two = UInt8(truncatingIfNeeded: rest % 100)
+            rest /= 100
+            base[position] = UInt8(ascii: "0") &+ two / 10
+            base[position + 1] = UInt8(ascii: "0") &+ two % 10
+            if let separator { base[position + 2] = separator }
+        }
+        pair(at: 17, then: nil)
+        pair(at: 14, then: UInt8(ascii: ":"))
+        pair(at: 11, then: UInt8(ascii: ":"))
+        pair(at: 8, then: UInt8(ascii: "T"))
+        pair(at: 5, then: UInt8(ascii: "-"))
+        pair(at: 2, then: UInt8(ascii: "-"))
+        pair(at: 0, then: nil)
     }
 
     private static func isSeparatorPosition(_ position: Int, count: Int) -> Bool {
@@ -70,15 +84,6 @@ enum PackedTextShapes {
         case 4, 7, 10, 13, 16: return true
         case 19: return count > 20
         default: return false
-        }
-    }
-
-    private static func separator(at position: Int) -> UInt8 {
-        switch position {
-        case 4, 7: return UInt8(ascii: "-")
-        case 10: return UInt8(ascii: "T")
-        case 13, 16: return UInt8(ascii: ":")
-        default: return UInt8(ascii: ".")
         }
     }
 
@@ -114,16 +119,22 @@ enum PackedTextShapes {
     /// Writes the text ``uuidBytes(_:)`` read `high` and `low` from into `text`, which holds
     /// ``uuidLength`` bytes.
     static func writeUUID(high: UInt64, low: UInt64, into text: UnsafeMutableBufferPointer<UInt8>) {
-        var nibble = 0
-        for position in 0..<uuidLength {
-            if position == 8 || position == 13 || position == 18 || position == 23 {
-                text[position] = UInt8(ascii: "-")
-                continue
+        guard let base = text.baseAddress, text.count == uuidLength else { return }
+        // `count` hexadecimal digits of `word`, from its nibble `first` (0 is the highest), at `position`.
+        func digits(_ word: UInt64, first: Int, count: Int, at position: Int) {
+            for digit in 0..<count {
+                let nibble = UInt8(truncatingIfNeeded: word &>> UInt64(60 - 4 * (first + digit))) & 0xF
+                base[position + digit] = nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "A") &+ (nibble &- 10)
             }
-            let word = nibble < 16 ? high : low
-            let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * (nibble % 16))) & 0xF
-            text[position] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
-            nibble += 1
         }
+        digits(high, first: 0, count: 8, at: 0)
+        digits(high, first: 8, count: 4, at: 9)
+        digits(high, first: 12, count: 4, at: 14)
+        digits(low, first: 0, count: 4, at: 19)
+        digits(low, first: 4, count: 12, at: 24)
+        base[8] = UInt8(ascii: "-")
+        base[13] = UInt8(ascii: "-")
+        base[18] = UInt8(ascii: "-")
+        base[23] = UInt8(ascii: "-")
     }
 }
