@@ -352,6 +352,11 @@ final class FieldIndex {
             sorted = groups.sortedPairs()
         }
         guard !pendingAdditions.isEmpty || !pendingRemovals.isEmpty else { return }
+        // Many additions of a field whose keys repeat: put them in order by key first, so that the sorts
+        // below find them sorted and compare each pair about once.
+        if pendingAdditions.count > SortedPairs.Builder.sample, let ordered = LoadedGroups.inIndexOrder(pendingAdditions) {
+            pendingAdditions = ordered
+        }
         if sorted.isEmpty, pendingRemovals.isEmpty {
             // A load: the gathered pairs are sorted in place, then kept in columns.
             pendingAdditions.sort(by: Self.precedes)
@@ -370,10 +375,12 @@ final class FieldIndex {
         if pendingAdditions.count + pendingRemovals.count > sorted.count + 4_096 { forgetSorted() }
     }
 
-    /// Without a table, applies the changes kept once they outnumber the sorted pairs (never while a
-    /// load gathers them), so that what is kept stays in proportion to the index.
+    /// Without a table, applies the changes kept once the removals among them outnumber the sorted
+    /// pairs (never while a load gathers them). Additions alone are new records, at most one pair each,
+    /// so what is kept stays in proportion to the index; a run of inserts sorts its pairs once, at the
+    /// next read, instead of merging them again and again.
     private func settleIfOutnumbered() {
-        if !isLoading, pendingAdditions.count + pendingRemovals.count > sorted.count + 4_096 { applyPendingChanges() }
+        if !isLoading, pendingRemovals.count > sorted.count + 4_096 { applyPendingChanges() }
     }
 
     private func forgetSorted() {
@@ -500,6 +507,17 @@ private struct LoadedGroups {
             ids.append([id])
         }
     }
+
+    /// `pairs` in the index's order, when at most half of their first ``SortedPairs/Builder/sample``
+    /// have a key of their own; nil otherwise.
+    static func inIndexOrder(_ pairs: [(key: QueryKey, id: Int64)]) -> [(key: QueryKey, id: Int64)]? {
+        guard LoadedGroups(ifKeysRepeatIn: Array(pairs.prefix(SortedPairs.Builder.sample))) != nil else { return nil }
+        var groups = LoadedGroups()
+        for pair in pairs { groups.append(pair.key, pair.id) }
+        return Array(groups.sortedPairs())
+    }
+
+    private init() {}
 
     /// Every pair, in the index's order.
     func sortedPairs() -> SortedPairs {

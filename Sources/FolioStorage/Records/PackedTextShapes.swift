@@ -95,24 +95,25 @@ enum PackedTextShapes {
     /// The 16 bytes of a string of 32 uppercase hexadecimal digits in groups of 8, 4, 4, 4 and 12
     /// separated by `-`, as two 64-bit numbers; nil for any other string (lowercase digits included).
     static func uuidBytes(_ utf8: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
-        guard utf8.count == uuidLength else { return nil }
-        var high: UInt64 = 0, low: UInt64 = 0
-        var nibbles = 0
-        for position in 0..<uuidLength {
-            let byte = utf8[position]
-            if position == 8 || position == 13 || position == 18 || position == 23 {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
+        guard utf8.count == uuidLength, let base = utf8.baseAddress else { return nil }
+        let dash = UInt8(ascii: "-")
+        // The dashes first: most strings of this length are not UUIDs.
+        guard base[8] == dash, base[13] == dash, base[18] == dash, base[23] == dash else { return nil }
+        // `count` digits from `position` onto `word`; false at anything but 0-9 and A-F.
+        func digits(_ word: inout UInt64, from position: Int, count: Int) -> Bool {
+            for offset in 0..<count {
+                let byte = base[position + offset]
+                let decimal = byte &- UInt8(ascii: "0"), letter = byte &- UInt8(ascii: "A")
+                let nibble: UInt8
+                if decimal < 10 { nibble = decimal } else if letter < 6 { nibble = letter &+ 10 } else { return false }
+                word = word &<< 4 | UInt64(nibble)
             }
-            let nibble: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-            if nibbles < 16 { high = high << 4 | UInt64(nibble) } else { low = low << 4 | UInt64(nibble) }
-            nibbles += 1
+            return true
         }
+        var high: UInt64 = 0, low: UInt64 = 0
+        guard digits(&high, from: 0, count: 8), digits(&high, from: 9, count: 4), digits(&high, from: 14, count: 4),
+              digits(&low, from: 19, count: 4), digits(&low, from: 24, count: 12)
+        else { return nil }
         return (high, low)
     }
 
