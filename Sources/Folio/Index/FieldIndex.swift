@@ -354,8 +354,13 @@ final class FieldIndex {
         guard !pendingAdditions.isEmpty || !pendingRemovals.isEmpty else { return }
         // Many additions of a field whose keys repeat: put them in order by key first, so that the sorts
         // below find them sorted and compare each pair about once.
-        if pendingAdditions.count > SortedPairs.Builder.sample, let ordered = LoadedGroups.inIndexOrder(pendingAdditions) {
-            pendingAdditions = ordered
+        if pendingAdditions.count > SortedPairs.Builder.sample, let groups = LoadedGroups(grouping: pendingAdditions) {
+            if sorted.isEmpty, pendingRemovals.isEmpty {
+                sorted = groups.sortedPairs()
+                pendingAdditions = []
+                return
+            }
+            pendingAdditions = Array(groups.sortedPairs())
         }
         if sorted.isEmpty, pendingRemovals.isEmpty {
             // A load: the gathered pairs are sorted in place, then kept in columns.
@@ -508,16 +513,12 @@ private struct LoadedGroups {
         }
     }
 
-    /// `pairs` in the index's order, when at most half of their first ``SortedPairs/Builder/sample``
+    /// The groups of all of `pairs`, when at most half of their first ``SortedPairs/Builder/sample``
     /// have a key of their own; nil otherwise.
-    static func inIndexOrder(_ pairs: [(key: QueryKey, id: Int64)]) -> [(key: QueryKey, id: Int64)]? {
+    init?(grouping pairs: [(key: QueryKey, id: Int64)]) {
         guard LoadedGroups(ifKeysRepeatIn: Array(pairs.prefix(SortedPairs.Builder.sample))) != nil else { return nil }
-        var groups = LoadedGroups()
-        for pair in pairs { groups.append(pair.key, pair.id) }
-        return Array(groups.sortedPairs())
+        for pair in pairs { append(pair.key, pair.id) }
     }
-
-    private init() {}
 
     /// Every pair, in the index's order.
     func sortedPairs() -> SortedPairs {
