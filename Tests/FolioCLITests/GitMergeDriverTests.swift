@@ -61,11 +61,12 @@ struct GitMergeDriverTests {
 
     /// The base: three trips, committed and pushed from a first clone (compacted first, when
     /// `compacted`: the base's snapshots then hold its whole state). Returns their identifiers.
-    static func seed(_ remote: Remote, compacted: Bool = false) throws -> [Int64] {
+    static func seed(_ remote: Remote, compacted: Bool = false,
+                     trips: [(name: String, price: Double)] = [("Oslo", 80), ("Rome", 99), ("Lima", 60)]) throws -> [Int64] {
         let seed = try remote.clone("seed")
         var ids: [Int64] = []
         try write(seed) { t in
-            for (name, price) in [("Oslo", 80.0), ("Rome", 99.0), ("Lima", 60.0)] {
+            for (name, price) in trips {
                 let id = t.allocateID()
                 ids.append(id)
                 try t.insert(entity: "Trip", id: id, values: ["name": .string(name), "price": .double(price)])
@@ -236,6 +237,74 @@ struct GitMergeDriverTests {
         #expect(again.status == 0 && againB.status == 0, "\(again)\n\(againB)")
         let after = try Self.records(b)
         #expect(after[trips[0]]?.values["price"] == .double(3) && after[trips[1]]?.values["price"] == .double(4))
+    }
+
+    /// The conflicts of `clone`'s store as `member of record = lost value (kept value)` lines.
+    static func conflictLines(_ clone: URL) throws -> Set<String> {
+        let listed = try folio("conflicts", clone.appendingPathComponent("Trips.folio").path, "--json").jsonLines()
+        return Set(listed.map { conflict in
+            func describe(_ value: JSONValue?) -> String {
+                switch value {
+                case .string(let text)?: "\"\(text)\""
+                case .int(let number)?: "\(number)"
+                case .double(let number)?: "\(number)"
+                case nil, .null?: "deleted"
+                case let other?: "\(other)"
+                }
+            }
+            guard case .string(let member)? = conflict["member"] else { return "no member in \(conflict)" }
+            return "\(member) of \(describe(conflict["id"])) = \(describe(conflict["lost"])) (\(describe(conflict["kept"])))"
+        })
+    }
+
+    @Test func aMergeWithACompactedSideRecordsWhatTheOtherSideOverwrote() throws {
+        let remote = try Remote()
+        defer { remote.scratch.remove() }
+        let trips = try Self.seed(remote, trips: [("Oslo", 80), ("Rome", 99), ("Lima", 60), ("Nice", 70)])
+        let (oslo, rome, lima, nice) = (trips[0], trips[1], trips[2], trips[3])
+        let a = try remote.clone("a"), b = try remote.clone("b")
+        // a changes four trips, folds that into its snapshots, then renames one trip again.
+        try Self.write(a) { t in
+            try t.update(entity: "Trip", id: oslo, values: ["price": .double(1)])
+            try t.update(entity: "Trip", id: rome, values: ["name": .string("Roma")])
+            try t.update(entity: "Trip", id: nice, values: ["notes": .string("by the sea")])
+            try t.delete(entity: "Trip", id: lima)
+        }
+        try Self.compact(a)
+        try Self.write(a) { try $0.update(entity: "Trip", id: rome, values: ["name": .string("Rome (a)")]) }
+        Thread.sleep(forTimeInterval: 0.01)  // b's transaction is the later one
+        try Self.write(b) { t in
+            try t.update(entity: "Trip", id: oslo, values: ["price": .double(2)])
+            try t.update(entity: "Trip", id: rome, values: ["name": .string("Rom")])
+            try t.update(entity: "Trip", id: lima, values: ["price": .double(5)])
+            try t.delete(entity: "Trip", id: nice)
+        }
+        let (mergedA, mergedB) = try Self.commitAndMergeBothWays(a, b)
+        #expect(mergedA.status == 0 && mergedB.status == 0, "\(mergedA)\n\(mergedB)")
+        #expect(try Self.storeFiles(a) == Self.storeFiles(b), "merging either way round gives the same files")
+
+        let records = try Self.records(a)
+        #expect(records[oslo]?.values["price"] == .double(2), "the journal's side writes over the folded change")
+        #expect(records[rome]?.values["name"] == .string("Rom"), "the later of two writes the driver saw wins")
+        #expect(records[lima] == nil, "a record the folded transactions deleted stays deleted, though the other side updated it")
+        #expect(records[nice] == nil, "a delete of a record the folded transactions changed stands")
+        let expected: Set<String> = [
+            "price of \(oslo) = 1.0 (2.0)", "price of \(lima) = 5.0 (deleted)", "notes of \(nice) = \"by the sea\" (deleted)",
+            "name of \(rome) = \"Rome (a)\" (\"Rom\")",
+        ]
+        for clone in [a, b] {
+            let listed = try Self.conflictLines(clone)
+            #expect(listed == expected, "\(listed)")
+        }
+
+        // The conflicts are forgotten like any others, and the next merge records none of these again.
+        let cleared = try folio("conflicts", a.appendingPathComponent("Trips.folio").path, "--clear")
+        #expect(cleared.status == 0 && cleared.stdout.contains("Forgot 4"), "\(cleared)")
+        try Self.write(b) { try $0.update(entity: "Trip", id: oslo, values: ["notes": .string("fjord")]) }
+        let (again, againB) = try Self.commitAndMergeBothWays(a, b)
+        #expect(again.status == 0 && againB.status == 0, "\(again)\n\(againB)")
+        #expect(try Self.conflictLines(a).isEmpty)
+        #expect(try Self.records(a)[oslo]?.values["notes"] == .string("fjord"))
     }
 
     @Test func twoClonesThatBothCompactedMergeRecordByRecord() throws {

@@ -27,6 +27,9 @@ public struct JournalTransaction: Hashable, Sendable {
     public var conflicts: [MergeConflict] = []
     /// Whether this transaction forgets the conflicts recorded before it (`folio conflicts --clear`).
     public var clearsConflicts = false
+    /// Set by a merge with a side that had compacted: the transactions that side folded into its
+    /// snapshots, which this transaction's writer had or had not seen (see ``FoldedTransactions``).
+    public var folded: FoldedTransactions?
     /// Whether this line is a compaction mark: the first line of a journal a compaction wrote, naming
     /// the last transaction the snapshots hold (its sequence, id and time, without its changes), so that
     /// the journal alone says where the snapshots stand (see ``compactionMark(for:)``).
@@ -85,6 +88,7 @@ extension JournalTransaction {
         if clearsConflicts { members["clearsConflicts"] = .bool(true) }
         if isCompactionMark { members["compacted"] = .bool(true) }
         if !conflicts.isEmpty { members["conflicts"] = .array(conflicts.map { $0.jsonValue() }) }
+        if let folded { members["folded"] = folded.jsonValue() }
         let written = writtenMigrations
         if !written.isEmpty { members["migrate"] = .array(written.map { $0.jsonValue() }) }
         if !inserted.isEmpty {
@@ -164,8 +168,8 @@ extension JournalTransaction {
                 }
                 body.append(UInt8(ascii: "]"))
             }
-            // Members in byte order: author, clearsConflicts, compacted, conflicts, deleted, id, inserted, migrate,
-            // nextID, schema, seq, time, updated.
+            // Members in byte order: author, clearsConflicts, compacted, conflicts, deleted, folded, id, inserted,
+            // migrate, nextID, schema, seq, time, updated.
             if let author {
                 member("author")
                 CanonicalJSONWriter.writeString(author, into: &body)
@@ -185,6 +189,10 @@ extension JournalTransaction {
             if !deleted.isEmpty {
                 member("deleted")
                 try Self.write(deleted, with: writer, into: &body)
+            }
+            if let folded {
+                member("folded")
+                try writer.write(folded.jsonValue(), into: &body)
             }
             member("id")
             CanonicalJSONWriter.writeString(transactionID, into: &body)
@@ -361,9 +369,10 @@ extension JournalTransaction {
             schema: schema, nextID: nextID)
         self.conflicts = conflicts
         self.clearsConflicts = clearsConflicts
+        if let value = members["folded"] { folded = try FoldedTransactions(jsonValue: value) }
         if let value = members["compacted"] {
             guard case .bool(true) = value else { throw bad("\"compacted\" must be true when present") }
-            guard changedRecordCount == 0, migrations.isEmpty, schema == nil, conflicts.isEmpty, !clearsConflicts else {
+            guard changedRecordCount == 0, migrations.isEmpty, schema == nil, conflicts.isEmpty, !clearsConflicts, folded == nil else {
                 throw bad("a compaction mark (\"compacted\":true) holds no changes")
             }
             isCompactionMark = true
@@ -391,7 +400,7 @@ extension JournalTransaction {
     /// The members a journal line may have besides `$crc` (which framing removes).
     static let lineMembers: Set<String> = [
         "seq", "id", "time", "nextID", "author", "migrate", "inserted", "updated", "deleted", "schema", "conflicts", "clearsConflicts",
-        "compacted",
+        "compacted", "folded",
     ]
 }
 

@@ -106,8 +106,22 @@ package enum JournalThreeWayMerge {
         let kept = o.lines.filter { line in
             [a, b].allSatisfy { side in side.lines.contains { $0.transaction.transactionID == line.transaction.transactionID } }
         }
-        let merged = interleave(a.lines.filter { !baseIDs.contains($0.transaction.transactionID) },
+        var merged = interleave(a.lines.filter { !baseIDs.contains($0.transaction.transactionID) },
                                 b.lines.filter { !baseIDs.contains($0.transaction.transactionID) })
+        // One side compacted: what it folded since the sides parted is in its snapshots and history,
+        // which git takes as they are. Its new transactions there are not in this file, so each merged
+        // transaction says which they are and whether its writer saw them (``FoldedTransactions``).
+        if compacted(a) != compacted(b) {
+            let folding = compacted(a) ? 0 : 1
+            let parted = o.lines.last?.transaction.sequence ?? baseMark
+            let foldedThrough = folding == 0 ? ourMark : theirMark
+            if foldedThrough > parted {
+                for index in merged.indices {
+                    merged[index].transaction.folded = FoldedTransactions(
+                        sequences: (parted + 1)...foldedThrough, seen: merged[index].side == folding)
+                }
+            }
+        }
         var transactions = kept.map(\.transaction) + (try resolve(merged, schema: schema))
         // The mark names the later of the sides' marks, at the merged point.
         let marks = [a, b].filter(compacted).compactMap(\.mark?.transaction)

@@ -22,11 +22,17 @@ extension Store {
 
     /// The conflicts that merges of this store resolved, oldest first: those recorded in the retained
     /// history and the journal after the last ``clearConflicts()``.
+    ///
+    /// A merge with a side that had compacted records its conflicts with that side's folded
+    /// transactions only as ``JournalTransaction/folded``; they are found here from the retained history
+    /// (``FoldedTransactions``), and listed with the merged transaction whose value was kept.
     public func conflicts() throws -> [ResolvedConflict] {
         var found: [ResolvedConflict] = []
-        for transaction in try retainedHistory() {
+        let transactions = try retainedHistory()
+        let folded = FoldedConflicts.find(in: transactions)
+        for transaction in transactions {
             if transaction.clearsConflicts { found.removeAll() }
-            for conflict in transaction.conflicts {
+            for conflict in transaction.conflicts + (folded[transaction.sequence] ?? []) {
                 found.append(ResolvedConflict(conflict: conflict, sequence: transaction.sequence, transactionID: transaction.transactionID))
             }
         }

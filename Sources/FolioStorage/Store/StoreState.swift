@@ -167,6 +167,9 @@ struct StoreState: Sendable {
     ) -> [String] {
         var problems: [String] = []
         let sequence = transaction.sequence
+        // A merged transaction written without seeing the other side's folded transactions may change a
+        // record those deleted: the delete stands, and `Store.conflicts()` lists the change.
+        let mayFindDeleted = transaction.folded?.seen == false
         // Transactions usually touch one entity or a few: decide per entity once, not per record.
         var decided: [(entity: String, applies: Bool)] = []
         func applies(_ entity: String) -> Bool {
@@ -196,7 +199,7 @@ struct StoreState: Sendable {
             if let entry = records[deleted.id], entry.entity == entity {
                 records[deleted.id] = nil
                 counts[Int(entity)] -= 1
-            } else {
+            } else if !mayFindDeleted {
                 problems.append("deletes \(deleted.entity) \(deleted.id), which does not exist")
             }
             modified(deleted.entity)
@@ -212,7 +215,7 @@ struct StoreState: Sendable {
         }
         for updated in transaction.updated where applies(updated.entity) {
             guard var entry = records[updated.id], entry.entity == entityPosition(updated.entity) else {
-                problems.append("updates \(updated.entity) \(updated.id), which does not exist")
+                if !mayFindDeleted { problems.append("updates \(updated.entity) \(updated.id), which does not exist") }
                 continue
             }
             entry.values = entry.values.merging(updated.values)

@@ -50,12 +50,28 @@ struct LineEncodingTests {
                                    return record
                                }, updated: [], deleted: [], nextID: 101),
         ]
-        for transaction in variants {
+        // A merged transaction: its conflicts and the folded transactions it did not see.
+        var merged = variants[2]
+        merged.conflicts = [MergeConflict(entity: "Trip", id: 1, member: "price", kept: nil, lost: .double(2), lostTransaction: "T4")]
+        merged.folded = FoldedTransactions(sequences: 4...8, seen: false)
+        for transaction in variants + [merged] {
             let line = try transaction.encodedLine()
             #expect(line == (try LineFraming.encode(transaction.jsonMembers())))
             let decoded = try line.dropLast().withUnsafeBufferPointer { try JournalTransaction(members: LineFraming.decode($0)) }
             #expect(decoded == transaction)
         }
+    }
+
+    @Test(arguments: [
+        #"{"from":5,"seen":true,"through":3}"#, #"{"from":0,"seen":true,"through":3}"#, #"{"from":1,"seen":1,"through":3}"#,
+        #"{"from":1,"through":3}"#, #"{"from":1,"seen":false,"through":3,"x":1}"#, #"[1,3]"#,
+        #"{"from":1,"seen":false,"through":4611686018427387904}"#,
+    ])
+    func aFoldedMemberThatIsNotARangeOfSequencesIsRefused(_ folded: String) throws {
+        var members: [String: JSONValue] = ["seq": .int(9), "id": .string("T9"), "time": .string("2026-01-31T12:00:00.000Z"), "nextID": .int(1)]
+        members["folded"] = try JSONReader().parse(folded)
+        let error = #expect(throws: StorageError.self) { try JournalTransaction(members: members) }
+        #expect(error?.code == .malformedLine && error?.message.contains("\"folded\" must be") == true, "\(String(describing: error))")
     }
 
     /// A transaction with thousands of records has them written in runs on separate threads: the line
