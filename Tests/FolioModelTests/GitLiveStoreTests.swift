@@ -110,4 +110,86 @@ struct GitLiveStoreTests {
         let names = try ModelContext(reopened).fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)])).map(\.name)
         #expect(names == ["after", "base 1", "base 2", "from a", "from b"])
     }
+
+    /// Two clones each save a trip after the base; the other clone's transaction is the earlier, so the
+    /// merge numbers it before this clone's own.
+    static func mergeRenumberingOwnTransaction(into a: URL, origin: URL, scratch: URL, container: ModelContainer) throws {
+        let b = try Self.clone(origin, "b", in: scratch)
+        do {
+            let other = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: b.appendingPathComponent("Trips.folio")))
+            let otherContext = ModelContext(other)
+            otherContext.author = "b"
+            otherContext.insert(Self.trip("from b"))
+            try otherContext.save()
+        }
+        try Self.git("commit", "-q", "-am", "b", in: b)
+        try Self.git("push", "-q", "origin", "main:b", in: b)
+        let context = ModelContext(container)
+        context.author = "a"
+        context.insert(Self.trip("from a"))
+        try context.save()
+    }
+
+    @Test func aHistoryTokenFromBeforeAMergeThatRenumberedItIsRefusedNotSkippedPast() async throws {
+        let (scratch, origin, a) = try Self.remote("git-tokens", store: "Trips.folio")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: a.appendingPathComponent("Trips.folio")))
+        let context = ModelContext(container)
+        context.insert(Self.trip("base"))
+        try context.save()
+        try Self.git("add", "-A", in: a)
+        try Self.git("commit", "-q", "-m", "base", in: a)
+        try Self.git("push", "-q", "origin", "main", in: a)
+        let atBase = try #require(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last?.token)
+
+        try Self.mergeRenumberingOwnTransaction(into: a, origin: origin, scratch: scratch, container: container)
+        let ownSave = try #require(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last?.token)
+        #expect(ownSave.sequence == atBase.sequence + 1)
+        // A token persisted by a sync process, as JSON.
+        let persisted = try JSONEncoder().encode(ownSave)
+        let stream = Collected()
+        let reader = Task { [container] in
+            do {
+                for try await transaction in container.historyTransactions(after: atBase) { stream.append(transaction.author ?? "-") }
+            } catch {
+                stream.append("error")
+            }
+        }
+        defer { reader.cancel() }
+        #expect(await eventually { stream.values == ["a"] }, "\(stream.values)")
+
+        try Self.git("commit", "-q", "-am", "a", in: a)
+        try Self.git("fetch", "-q", "origin", in: a)
+        try Self.git("merge", "--no-edit", "origin/b", in: a)
+
+        // The merged journal holds b's transaction at the sequence this clone's save had.
+        let after = try ModelContext(container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(
+            predicate: #Predicate { $0.token > atBase }))
+        #expect(after.map { $0.author ?? "-" } == ["b", "a"])
+        let saved = try JSONDecoder().decode(DefaultHistoryToken.self, from: persisted)
+        #expect(saved == ownSave)
+        #expect {
+            _ = try ModelContext(container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > saved }))
+        } throws: { error in
+            (error as? FolioError)?.code == .historyExpired && "\(error)".contains("renumbered")
+        }
+        #expect(throws: FolioError.self) { _ = try HistoryObserver(historyTokens: [saved.storeIdentifier: saved], modelContainer: container) }
+        // A stream that was running when git merged delivers b's transaction once, though its number is
+        // below the one it had delivered.
+        #expect(await eventually { stream.values == ["a", "b"] }, "\(stream.values)")
+        // A token without the transaction's identifier (as older versions encoded it) is read by sequence.
+        let old = try JSONDecoder().decode(DefaultHistoryToken.self, from: Data(#"{"storeIdentifier":"\#(saved.storeIdentifier)","sequence":\#(atBase.sequence)}"#.utf8))
+        #expect(old.journalIdentifier == nil)
+        #expect(try ModelContext(container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(
+            predicate: #Predicate { $0.token > old })).count == 2)
+    }
+}
+
+/// Values appended from another task.
+final class Collected: @unchecked Sendable {
+    // Sendable: `items` is read and written only while holding `lock`.
+    private let lock = NSLock()
+    private var items: [String] = []
+    func append(_ value: String) { lock.withLock { items.append(value) } }
+    var values: [String] { lock.withLock { items } }
 }

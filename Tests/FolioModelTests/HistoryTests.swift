@@ -129,6 +129,31 @@ struct HistoryTests {
         #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > recent })).count == 1)
     }
 
+    @Test func aTokenWhoseSequenceNowHoldsAnotherTransactionOrIsPastTheLastGetsHistoryExpired() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        let container = try ModelContainer(for: Ticket.self, configurations: ModelConfiguration(url: store.url))
+        let context = ModelContext(container)
+        for index in 0..<2 {
+            context.insert(Ticket(code: "C\(index)", seat: index))
+            try context.save()
+        }
+        let all = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        let first = try #require(all.first?.token)
+        #expect(first.journalIdentifier == all.first?.journalIdentifier)
+        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > first })).count == all.count - 1)
+        // What a token taken on another branch, before a merge numbered that branch's transactions anew, looks like.
+        let renumbered = DefaultHistoryToken(storeIdentifier: first.storeIdentifier, sequence: first.sequence, journalIdentifier: UUID().uuidString)
+        let ahead = DefaultHistoryToken(storeIdentifier: first.storeIdentifier, sequence: first.sequence + 5)
+        for token in [renumbered, ahead] {
+            #expect {
+                _ = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > token }))
+            } throws: { error in
+                (error as? FolioError)?.code == .historyExpired
+            }
+        }
+    }
+
     @Test func aSyncConsumerPersistsItsTokenRestartsAndResumesWithoutMissingOrRepeating() throws {
         let store = TemporaryStore()
         defer { store.cleanUp() }

@@ -26,7 +26,8 @@ extension ModelContainer {
         }
         return DefaultHistoryTransaction(
             storeIdentifier: storeIdentifier, transactionIdentifier: journal.sequence, journalIdentifier: journal.transactionID,
-            token: DefaultHistoryToken(storeIdentifier: storeIdentifier, sequence: journal.sequence), author: journal.author,
+            token: DefaultHistoryToken(storeIdentifier: storeIdentifier, sequence: journal.sequence, journalIdentifier: journal.transactionID),
+            author: journal.author,
             changes: changes, timestamp: journal.timestamp)
     }
 
@@ -52,6 +53,34 @@ extension ModelContainer {
                                                        _ values: [String: JSONValue]) -> any HistoryDelete {
         DefaultHistoryDelete<M>(changedPersistentIdentifier: id, changeIdentifier: change, transactionIdentifier: sequence,
                                 tombstone: HistoryTombstone(values: HistoryValues(storedValues: values)))
+    }
+
+    /// Checks that `token` still names the position it was taken at, so that reading on from it misses
+    /// nothing: the transaction at its sequence is the one it was taken at, and the store has not gone
+    /// back to before it.
+    ///
+    /// - Throws: ``FolioError/Code/historyExpired`` when a merge renumbered the transactions since the
+    ///   token was taken (git merges number each side's new transactions on from the merge base), or
+    ///   when the store's files were replaced by older ones (a checkout or a reset).
+    func checkPosition(of token: DefaultHistoryToken) throws {
+        guard token.storeIdentifier == storeIdentifier, token.sequence > 0 else { return }
+        let last = store.lastSequence
+        if token.sequence > last {
+            throw FolioError(.historyExpired,
+                "History token \(token) is after the store's last transaction, #\(last): its files were replaced by older ones (a git checkout or reset); fetch the current state again and continue from the newest token")
+        }
+        guard let taken = token.journalIdentifier else { return }
+        let current: String?
+        do {
+            current = try store.retainedTransactionID(at: token.sequence)
+        } catch {
+            throw FolioError(.storage, "The history could not be read", underlying: error)
+        }
+        // A transaction no longer retained is the expiry check's to report.
+        if let current, current != taken {
+            throw FolioError(.historyExpired,
+                "History token \(token) now names another transaction: a merge (git) renumbered the store's history since it was taken, and reading on from it could skip transactions its holder never saw; fetch the current state again and continue from the newest token")
+        }
     }
 
     /// The retained transactions after `sequence`, as history transactions.
@@ -88,6 +117,7 @@ extension ModelContext {
                         throw FolioError(.historyExpired,
                             "History after \(token) is no longer retained (the oldest kept transaction is #\(oldest)); fetch the current state again and continue from the newest token")
                     }
+                    try container.checkPosition(of: token)
                 }
             }
             var transactions = try container.historyTransactions(after: oldest > 0 ? oldest - 1 : 0).compactMap { $0 as? T }

@@ -63,6 +63,7 @@ public final class HistoryObserver: Observable {
             guard let token = given as? DefaultHistoryToken else {
                 throw FolioError(.historyExpired, "The history token for \(storeIdentifier) is not a Folio token")
             }
+            try modelContainer.checkPosition(of: token)
             start = token
         }
         tokens = [storeIdentifier: start]
@@ -106,7 +107,9 @@ extension ModelContainer {
     /// by this process or another, until the task is cancelled.
     ///
     /// The sequence fails with ``FolioError/Code/historyExpired`` if `token` is older than the retained
-    /// history, or if compaction removed transactions before they could be delivered.
+    /// history or a merge renumbered the history since it was taken, or if compaction removed
+    /// transactions before they could be delivered. Transactions a merge brings while the sequence runs
+    /// (git replacing the store's files) are delivered once each, whatever numbers the merge gave them.
     public func historyTransactions(after token: DefaultHistoryToken?) -> AsyncThrowingStream<DefaultHistoryTransaction, any Error> {
         AsyncThrowingStream { continuation in
             let hub = changeHub
@@ -118,15 +121,16 @@ extension ModelContainer {
                         "History was compacted away before it could be delivered; fetch the current state again"))
                     return
                 }
-                for journal in event.transactions where position.advance(to: journal.sequence) {
+                for journal in event.transactions where position.advance(past: journal, arrivedByReload: event.reloadedThrough != nil) {
                     continuation.yield(self.historyTransaction(journal))
                 }
+                if let last = event.reloadedThrough { position.finishReload(at: last) }
             }
             let subscription = hub.subscribe(deliver)
             continuation.onTermination = { _ in hub.unsubscribe(subscription) }
             do {
-                for transaction in try historyTransactions(after: position.value)
-                where position.advance(to: transaction.transactionIdentifier) {
+                if let token { try checkPosition(of: token) }
+                for transaction in try historyTransactions(after: position.value) where position.advanceInBacklog(past: transaction) {
                     continuation.yield(transaction)
                 }
             } catch {
@@ -136,22 +140,53 @@ extension ModelContainer {
     }
 }
 
-/// The sequence number a history stream has delivered up to, shared between the backlog and the hub.
-// Sendable: `sequence`, the only mutable state, is read and written only while holding `lock`.
+/// What a history stream has delivered, shared between the backlog and the hub: the sequence number
+/// delivered up to, and until the first reload of replaced files, the backlog's transactions.
+// Sendable: the mutable state is read and written only while holding `lock`.
 final class PositionBox: @unchecked Sendable {
     private let lock = NSLock()
     private var sequence: UInt64
+    /// The identifiers of the backlog's transactions. A reload that raced with reading the backlog
+    /// delivers its arrivals again, by identifier; a later reload cannot bring any of them.
+    private var backlog: Set<String>? = []
 
     init(_ sequence: UInt64) { self.sequence = sequence }
 
     var value: UInt64 { lock.withLock { sequence } }
 
-    /// Moves to `next` if it follows what was delivered; false if it was delivered already.
-    func advance(to next: UInt64) -> Bool {
+    /// Moves past a transaction of the backlog if it follows what was delivered; false if it was
+    /// delivered already.
+    func advanceInBacklog(past transaction: DefaultHistoryTransaction) -> Bool {
         lock.withLock {
-            guard next > sequence else { return false }
-            sequence = next
+            guard transaction.transactionIdentifier > sequence else { return false }
+            sequence = transaction.transactionIdentifier
+            backlog?.insert(transaction.journalIdentifier)
             return true
+        }
+    }
+
+    /// Moves past a transaction the hub delivered; false if it was delivered already. A reload's
+    /// transactions were new to the store, so they count by identifier: a merge may have numbered them
+    /// below what was delivered.
+    func advance(past transaction: JournalTransaction, arrivedByReload: Bool) -> Bool {
+        lock.withLock {
+            guard arrivedByReload else {
+                guard transaction.sequence > sequence else { return false }
+                sequence = transaction.sequence
+                return true
+            }
+            if backlog?.contains(transaction.transactionID) == true { return false }
+            sequence = max(sequence, transaction.sequence)
+            return true
+        }
+    }
+
+    /// Moves to `last`, the store's last sequence after a reload whose transactions were delivered
+    /// (a complete reload never ends below where it started), and forgets the backlog's identifiers.
+    func finishReload(at last: UInt64) {
+        lock.withLock {
+            sequence = max(sequence, last)
+            backlog = nil
         }
     }
 }

@@ -14,6 +14,10 @@ final class StoreChangeHub: @unchecked Sendable {
     struct Event {
         var transactions: [JournalTransaction]
         var isReset: Bool
+        /// The store's last sequence when the transactions came with a reload of replaced files, nil
+        /// otherwise. A merge may have numbered them below sequences delivered before, so they are new
+        /// by identifier, not by sequence.
+        var reloadedThrough: UInt64? = nil
     }
 
     private weak var container: ModelContainer?
@@ -100,7 +104,7 @@ final class StoreChangeHub: @unchecked Sendable {
                     transactions += later.filter { $0.sequence <= last }
                 }
                 lastReload = reload.number
-                event = Event(transactions: complete ? transactions : [], isReset: !complete)
+                event = Event(transactions: complete ? transactions : [], isReset: !complete, reloadedThrough: last)
                 lastDelivered = last
             } else if last > from {
                 if let transactions = try? container.store.history(after: from), transactions.first?.sequence == from + 1 {

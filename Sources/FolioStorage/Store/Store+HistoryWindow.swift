@@ -9,6 +9,21 @@ extension Store {
         return withReadState { $0.oldestRetainedSequence }
     }
 
+    /// The identifier of transaction `sequence` when the retained history holds it; nil otherwise (compacted
+    /// away, or after the last transaction).
+    package func retainedTransactionID(at sequence: UInt64) throws -> String? {
+        try loadRecords()
+        try loadHistoryFileIfNeeded()
+        return withReadState { read in
+            // The retained transactions are consecutive, oldest first.
+            guard let first = read.retained.first?.sequence, sequence >= first else { return nil }
+            let offset = sequence - first
+            guard offset < UInt64(read.retained.count) else { return nil }
+            let transaction = read.retained[Int(offset)]
+            return transaction.sequence == sequence ? transaction.transactionID : nil
+        }
+    }
+
     /// Deletes the persistent history up to and including `sequence`, keeping the records themselves.
     ///
     /// The store is compacted, so that no transaction lingers in the journal, and the compaction writes
