@@ -104,6 +104,10 @@ extension StorageError {
         public static let readOnly = Code(rawValue: "readOnly")
         /// An earlier write or fsync failed; the store refuses writes until it is reopened.
         public static let storePoisoned = Code(rawValue: "storePoisoned")
+        /// Something that does not take the store's lock (git checking out, merging, pulling or
+        /// resetting) replaced the journal while a save was written to it: the save is in no file, so it
+        /// failed. Save again: the store reloads what replaced it first.
+        public static let filesReplaced = Code(rawValue: "filesReplaced")
         /// A transaction refers to a record that does not exist, or inserts one that does.
         public static let invalidTransaction = Code(rawValue: "invalidTransaction")
         /// An insert used an identifier that was not allocated for it (identifiers are never reused).

@@ -42,7 +42,7 @@ extension Store {
             switch configuration.identifierAllocation {
             case .sequential: journal.allocatesPerClone = false
             case .perClone: journal.allocatesPerClone = true
-            case .automatic: journal.allocatesPerClone = isInsideGitWorkTree(paths.directory)
+            case .automatic: journal.allocatesPerClone = gitWorkTree(&journal) != nil
             }
         }
         guard journal.allocatesPerClone == true else { return nil }
@@ -61,17 +61,5 @@ extension Store {
         try? IdentifierBlockFile.write(block, at: path, directory: identity, fileSystem: fs)
         journal.identifierBlock = block
         return block
-    }
-
-    /// Whether `directory` or a folder above it holds `.git` (a repository's folder, or the file a linked
-    /// worktree or submodule has instead).
-    private func isInsideGitWorkTree(_ directory: String) -> Bool {
-        var path = fs.resolvedPath(directory) ?? directory
-        while true {
-            if (try? fs.status(atPath: "\(path)/.git")) ?? nil != nil { return true }
-            let parent = PosixFileSystem.directory(of: path)
-            if parent == path || parent.isEmpty { return false }
-            path = parent
-        }
     }
 }

@@ -20,6 +20,11 @@ struct JournalWriter {
     var allocatesPerClone: Bool? = nil
     /// The block it allocates in, once read or drawn (see ``IdentifierBlockFile``).
     var identifierBlock: Int64? = nil
+    /// The git work tree the store is in: nil until first looked up, then `.some(nil)` outside one.
+    var gitWorkTree: GitWorkTree?? = nil
+    /// A git index lock that outlasted ``StoreConfiguration/gitLockWait``: left behind by a killed git, not
+    /// waited for again.
+    var abandonedGitLock: FileStatus? = nil
     /// Syncs batched writes on a timer.
     var batchTimer: (any DispatchSourceTimer)?
 

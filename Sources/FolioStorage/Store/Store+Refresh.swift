@@ -38,9 +38,14 @@ extension Store {
     /// Reads what other processes appended (or reloads after they compacted). Caller holds a file lock.
     func catchUp(_ journal: inout JournalWriter) throws -> [JournalTransaction] {
         guard let paths else { return [] }
-        let current = try fs.status(atPath: paths.journal)
+        var current = try fs.status(atPath: paths.journal)
         let (journalIdentity, journalEnd, journalLines, tailLength) = withReadState {
             ($0.journalIdentity, $0.journalEnd, $0.journalLines, $0.tailLength)
+        }
+        // What changed may be git rewriting the work tree: read it once git is done.
+        if current?.inode != journalIdentity?.inode || current?.device != journalIdentity?.device
+            || (current?.size ?? 0) != journalEnd + tailLength, waitWhileGitRewritesWorkTree(&journal) {
+            current = try fs.status(atPath: paths.journal)
         }
         let replaced: Bool
         if let current, let known = journalIdentity {

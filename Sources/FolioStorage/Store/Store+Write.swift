@@ -23,6 +23,8 @@ extension Store {
             try journal.takeFileLock(fs, exclusive: true)
             defer { journal.releaseFileLock(fs) }
             _ = try catchUp(&journal)
+            // A save while git rewrites the store's files would build on a state git is replacing.
+            if waitWhileGitRewritesWorkTree(&journal) { _ = try catchUp(&journal) }
             let paths = self.paths
             let fs = self.fs
             let base = withState { $0 }
@@ -184,6 +186,18 @@ extension Store {
             try moveTornTail(paths: paths, journal: &journal)
         }
         try journal.append(line, at: withReadState { $0.journalEnd }, fs: fs, durability: configuration.durability)
+        // Git replaces files without taking the store's lock: a line written to a journal it had just
+        // replaced is in no file, and must not be reported as saved.
+        if gitWorkTree(&journal) != nil, let file = journal.journalFile {
+            let written = try fs.status(file)
+            let current = try fs.status(atPath: paths.journal)
+            if current?.inode != written.inode || current?.device != written.device {
+                throw StorageError(
+                    .filesReplaced,
+                    "the journal was replaced (by git?) while this save was written to it, so the save is not in the store; save again",
+                    file: paths.journal)
+            }
+        }
     }
 
     /// Moves an incomplete last line to `journal.jsonl.corrupt-tail`, then truncates it away.

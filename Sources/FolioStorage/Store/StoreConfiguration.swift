@@ -131,6 +131,11 @@ public struct StoreConfiguration: Sendable {
     /// copy of a store inside a git work tree a block of identifiers of its own, so that clones never
     /// allocate the same identifier and a merge keeps every `PersistentIdentifier` meaning the same model.
     public var identifierAllocation: IdentifierAllocation = .automatic
+    /// How long the store waits, before reading files something replaced and before each write, for git
+    /// to release the index lock it holds while it rewrites the work tree (a checkout, merge, pull or
+    /// reset; see ``Store/warnings`` for a lock that outlasted the wait, which is then taken for one a
+    /// killed git left behind and not waited for again). The default is 30 seconds.
+    public var gitLockWait: Double = 30
     /// The block a migration's staging copy allocates in: the block of the store it copies (nil: decided
     /// by ``identifierAllocation``).
     package var fixedIdentifierBlock: Int64? = nil
