@@ -346,32 +346,77 @@ struct GitMergeDriverTests {
         #expect(try folio("verify", a.appendingPathComponent("Trips.folio").path).status == 0)
     }
 
-    /// Both clones change a trip and compact, then each merges the other; returns clone a's merge and status.
-    static func mergeTwoCompactedChanges(seedCompacted: Bool, sameTrip: Bool) throws -> (merge: FolioRun, status: String, trip: Int64) {
-        let remote = try Remote()
-        defer { remote.scratch.remove() }
+    /// Both clones change a trip and compact, then each merges the other; returns both merges, clone
+    /// a's status and the trip a changed.
+    static func mergeTwoCompactedChanges(_ remote: Remote, seedCompacted: Bool, sameTrip: Bool, deleteOnB: Bool = false) throws
+        -> (merge: FolioRun, other: FolioRun, status: String, trip: Int64, a: URL, b: URL) {
         let trips = try seed(remote, compacted: seedCompacted)
         let a = try remote.clone("a"), b = try remote.clone("b")
         try write(a) { try $0.update(entity: "Trip", id: trips[0], values: ["price": .double(1)]) }
         try compact(a)
-        try write(b) { try $0.update(entity: "Trip", id: trips[sameTrip ? 0 : 1], values: ["price": .double(2)]) }
+        try write(b) { t in
+            if deleteOnB { try t.delete(entity: "Trip", id: trips[0]) }
+            try t.update(entity: "Trip", id: trips[sameTrip ? 2 : 1], values: ["price": .double(2)])
+        }
+        try write(b) { t in
+            if sameTrip { try t.update(entity: "Trip", id: trips[0], values: ["price": .double(2)]) }
+        }
         try compact(b)
-        let (merge, _) = try commitAndMergeBothWays(a, b)
-        return (merge, try git("status", "--short", in: a).stdout, trips[0])
+        let (merge, other) = try commitAndMergeBothWays(a, b)
+        return (merge, other, try git("status", "--short", in: a).stdout, trips[0], a, b)
     }
 
     @Test func bothSidesCompactingABaseWithTransactionsInItsJournalIsAConflict() throws {
-        let (merge, status, _) = try Self.mergeTwoCompactedChanges(seedCompacted: false, sameTrip: false)
+        let remote = try Remote()
+        defer { remote.scratch.remove() }
+        let (merge, _, status, _, _, _) = try Self.mergeTwoCompactedChanges(remote, seedCompacted: false, sameTrip: false)
         #expect(merge.status == 1, "\(merge)")
         #expect(merge.stderr.contains("Trips.folio/journal.jsonl: base line 1: both sides compacted"), "\(merge)")
         #expect(status.contains("UU Trips.folio/journal.jsonl"), "\(status)")
     }
 
-    @Test func anAttributeBothCompactedSidesChangedIsAConflictGitReports() throws {
-        let (merge, status, trip) = try Self.mergeTwoCompactedChanges(seedCompacted: true, sameTrip: true)
-        #expect(merge.status == 1, "\(merge)")
-        #expect(merge.stderr.contains("Trip \(trip) 'price'"), "\(merge)")
-        #expect(status.contains("UU Trips.folio/snapshots/Trip.jsonl"), "\(status)")
+    @Test func anAttributeBothCompactedSidesChangedGoesToTheSideWithMoreTransactionsAndIsListed() throws {
+        let remote = try Remote()
+        defer { remote.scratch.remove() }
+        let (merge, other, status, trip, a, b) = try Self.mergeTwoCompactedChanges(remote, seedCompacted: true, sameTrip: true)
+        #expect(merge.status == 0 && other.status == 0, "\(merge)\n\(other)")
+        #expect(!status.contains("UU"), "\(status)")
+        #expect(merge.stderr.contains("snapshots/Trip.jsonl: merged the snapshots of two compacted sides; 1 conflicting value(s) resolved"),
+                "\(merge)")
+        #expect(try Self.storeFiles(a) == Self.storeFiles(b), "merging either way round gives the same files")
+        // b saved two transactions since the base, a one: b's value stands, a's is listed.
+        #expect(try Self.records(a)[trip]?.values["price"] == .double(2))
+        let lines = try Self.conflictLines(a)
+        #expect(lines == ["price of \(trip) = 1.0 (2.0)"], "\(lines)")
+        let listed = try folio("conflicts", a.appendingPathComponent("Trips.folio").path, "--json").jsonLines()
+        guard case .string(let writer)? = listed.first?["lostTransaction"] else {
+            Issue.record("no lostTransaction in \(listed)")
+            return
+        }
+        #expect(!writer.isEmpty, "the history names a's transaction")
+        #expect(try folio("verify", a.appendingPathComponent("Trips.folio").path).status == 0)
+
+        // Cleared, they are gone; the next compaction writes the header without them.
+        let cleared = try folio("conflicts", a.appendingPathComponent("Trips.folio").path, "--clear")
+        #expect(cleared.status == 0 && cleared.stdout.contains("Forgot 1"), "\(cleared)")
+        #expect(try Self.conflictLines(a).isEmpty)
+        try Self.compact(a)
+        let header = try String(contentsOf: a.appendingPathComponent("Trips.folio/snapshots/Trip.jsonl"), encoding: .utf8)
+            .split(separator: "\n").first.map(String.init) ?? ""
+        #expect(!header.contains("conflicts"), "\(header)")
+        #expect(try Self.conflictLines(a).isEmpty)
+    }
+
+    @Test func aRecordOneCompactedSideDeletedStaysDeletedWithTheOthersChangeListed() throws {
+        let remote = try Remote()
+        defer { remote.scratch.remove() }
+        let (merge, other, _, trip, a, b) = try Self.mergeTwoCompactedChanges(remote, seedCompacted: true, sameTrip: false, deleteOnB: true)
+        #expect(merge.status == 0 && other.status == 0, "\(merge)\n\(other)")
+        #expect(try Self.storeFiles(a) == Self.storeFiles(b))
+        #expect(try Self.records(a)[trip] == nil)
+        let lines = try Self.conflictLines(a)
+        #expect(lines == ["price of \(trip) = 1.0 (deleted)"], "\(lines)")
+        #expect(try folio("verify", a.appendingPathComponent("Trips.folio").path).status == 0)
     }
 
     @Test func threeClonesMergeInTurnAndAnOctopusStopsWithoutCommitting() throws {

@@ -4,11 +4,16 @@ import Foundation
 ///
 /// The three files are sorted by identifier, so the merge walks them together, record by record: a
 /// record one side left as the base had it takes the other side's line, as it is; records both sides
-/// changed combine attribute by attribute, each attribute taken from the side that changed it. A record
-/// both sides changed in the same attribute to different values, or that one side deleted and the
-/// other changed, is refused: git then reports a conflict, and the message names the record (recording
-/// such conflicts as the journal merge does is not done yet). The header is written anew: the record
-/// count, and the later of the two sides' sequences.
+/// changed combine attribute by attribute, each attribute taken from the side that changed it.
+///
+/// Snapshots keep no time per record, so where both sides changed one attribute to different values
+/// the side whose header has the later sequence wins (the side that saved more transactions since the
+/// base), and on equal sequences the value whose canonical JSON sorts last: the same winner whichever
+/// side is ours. A record one side deleted and the other changed stays deleted, as in the journal
+/// merge. Either way the values not kept are recorded in the merged header's `conflicts`, beside those
+/// both sides' headers already listed (one a side cleared is gone), and ``Store/conflicts()`` lists
+/// them. The header is written anew: the record count, the later of the two sides' sequences and the
+/// conflicts.
 package enum SnapshotMerge {
     package typealias Refusal = JournalThreeWayMerge.Refusal
 
@@ -16,6 +21,7 @@ package enum SnapshotMerge {
     struct Version {
         var entity: String
         var sequence: UInt64
+        var conflicts: [MergeConflict] = []
         var records: [(id: Int64, line: Range<Int>)]
     }
 
@@ -28,18 +34,20 @@ package enum SnapshotMerge {
 
     /// Merges three versions of one entity's snapshot, handing the merged file to `write` in pieces of
     /// about ``SnapshotFile/chunkSize``, so that a large snapshot is never built whole in memory.
+    ///
+    /// - Returns: how many values this merge did not keep (recorded in the merged header).
+    @discardableResult
     package static func merge(base: [UInt8], ours: [UInt8], theirs: [UInt8],
-                              write: (UnsafeBufferPointer<UInt8>) throws -> Void) throws(Refusal) {
+                              write: (UnsafeBufferPointer<UInt8>) throws -> Void) throws(Refusal) -> Int {
         // Lines are found, checked and copied in place, none decoded unless both sides changed it.
-        let failure: Refusal? = base.withUnsafeBufferPointer { o in
+        let outcome: Result<Int, Refusal> = base.withUnsafeBufferPointer { o in
             ours.withUnsafeBufferPointer { a in
                 theirs.withUnsafeBufferPointer { b in
-                    do throws(Refusal) { try merge(o, a, b, write: write) } catch { return error }
-                    return nil
+                    do throws(Refusal) { return .success(try merge(o, a, b, write: write)) } catch { return .failure(error) }
                 }
             }
         }
-        if let failure { throw failure }
+        return try outcome.get()
     }
 
     /// Where a merged record line comes from: a line of one of the three files, or one combined anew.
@@ -49,7 +57,7 @@ package enum SnapshotMerge {
     }
 
     private static func merge(_ oBytes: UnsafeBufferPointer<UInt8>, _ aBytes: UnsafeBufferPointer<UInt8>,
-                              _ bBytes: UnsafeBufferPointer<UInt8>, write: (UnsafeBufferPointer<UInt8>) throws -> Void) throws(Refusal) {
+                              _ bBytes: UnsafeBufferPointer<UInt8>, write: (UnsafeBufferPointer<UInt8>) throws -> Void) throws(Refusal) -> Int {
         let a = try read(aBytes, name: "ours"), b = try read(bBytes, name: "theirs")
         // A snapshot added on both sides has an empty base.
         let o = oBytes.isEmpty ? Version(entity: a.entity, sequence: 0, records: []) : try read(oBytes, name: "base")
@@ -57,8 +65,10 @@ package enum SnapshotMerge {
             throw Refusal(message: "the three versions are snapshots of different entities (\(o.entity), \(a.entity), \(b.entity))")
         }
         let files = [oBytes, aBytes, bBytes]
-        // First the decision for every record, then the file: its header needs the count.
+        // First the decision for every record, then the file: its header needs the count and conflicts.
         var merged: [Source] = []
+        var conflicts: [MergeConflict] = []
+        let oursWins = SnapshotMerge.oursWins(sequences: (a.sequence, b.sequence))
         merged.reserveCapacity(max(a.records.count, b.records.count))
         var (io, ia, ib) = (0, 0, 0)
         let writer = CanonicalJSONWriter()
@@ -87,12 +97,18 @@ package enum SnapshotMerge {
             } else if same(ours, was) {
                 if let theirs { merged.append(.line(file: theirs.file, range: theirs.range)) }
             } else {
-                merged.append(.combined(try combine(entity: a.entity, id: id, was: bytes(was), ours: bytes(ours), theirs: bytes(theirs),
-                                                    writer: writer)))
+                let combined = try combine(entity: a.entity, id: id, was: bytes(was), ours: bytes(ours), theirs: bytes(theirs),
+                                           oursWins: oursWins, writer: writer)
+                if let line = combined.line { merged.append(.combined(line)) }
+                conflicts += combined.conflicts
             }
         }
         var chunk: [UInt8]
-        do { chunk = try SnapshotFile.header(entity: a.entity, sequence: max(a.sequence, b.sequence), count: merged.count) } catch {
+        let resolved = conflicts.count
+        conflicts = Self.mergedConflicts(base: o.conflicts, ours: a.conflicts, theirs: b.conflicts, new: conflicts)
+        do {
+            chunk = try SnapshotFile.header(entity: a.entity, sequence: max(a.sequence, b.sequence), count: merged.count, conflicts: conflicts)
+        } catch {
             throw Refusal(message: "the merged snapshot's header cannot be written: \(error)")
         }
         chunk.reserveCapacity(SnapshotFile.chunkSize + 4096)
@@ -112,42 +128,73 @@ package enum SnapshotMerge {
         } catch {
             throw Refusal(message: "the merged snapshot cannot be written: \(error)")
         }
+        return resolved
     }
 
-    /// The line of a record both sides changed: their changes combined attribute by attribute.
-    static func combine(entity: String, id: Int64, was: [UInt8]?, ours: [UInt8]?, theirs: [UInt8]?,
-                        writer: CanonicalJSONWriter) throws(Refusal) -> [UInt8] {
+    /// Whether ours wins where both sides changed one attribute, decided from the headers alone (a
+    /// tie is decided per value, by ``wins(_:over:)``).
+    static func oursWins(sequences: (ours: UInt64, theirs: UInt64)) -> Bool? {
+        sequences.ours == sequences.theirs ? nil : sequences.ours > sequences.theirs
+    }
+
+    /// Whether `value` wins over `other` on equal header sequences: the one whose canonical JSON sorts
+    /// last, so that the choice does not depend on which side is ours.
+    static func wins(_ value: JSONValue?, over other: JSONValue?) -> Bool {
+        let writer = CanonicalJSONWriter()
+        let encoded = value.flatMap { try? writer.string($0) } ?? "", otherEncoded = other.flatMap { try? writer.string($0) } ?? ""
+        return otherEncoded.utf8.lexicographicallyPrecedes(encoded.utf8)
+    }
+
+    /// The line of a record both sides changed (nil: it stays deleted), their changes combined attribute
+    /// by attribute, and the values not kept.
+    static func combine(entity: String, id: Int64, was: [UInt8]?, ours: [UInt8]?, theirs: [UInt8]?, oursWins: Bool?,
+                        writer: CanonicalJSONWriter) throws(Refusal) -> (line: [UInt8]?, conflicts: [MergeConflict]) {
         let o = try was.map { line throws(Refusal) in try values(line) }
         guard let oursLine = ours, let theirsLine = theirs else {
-            throw Refusal(message: """
-                \(entity) \(id) was deleted on one side and changed on the other: merging that in compacted snapshots is not \
-                supported yet. Keep one side and redo the other's change (see docs/git.md)
-                """)
+            // One side deleted the record and the other changed it: the delete stands, and every value
+            // the other side changed is lost.
+            guard let o, let changedLine = ours ?? theirs else {
+                throw Refusal(message: "\(entity) \(id) is in none of the three versions")
+            }
+            let changed = try values(changedLine)
+            let lost = changed.filter { o[$0.key] != $0.value }.sorted { $0.key < $1.key }
+            return (nil, lost.map { MergeConflict(entity: entity, id: id, member: $0.key, kept: nil, lost: $0.value, lostTransaction: "") })
         }
         let a = try values(oursLine), b = try values(theirsLine)
         guard let o else {
-            if a == b { return oursLine }
+            if a == b { return (oursLine, []) }
             throw Refusal(message: "both sides inserted \(entity) \(id) with different values: these copies allocated identifiers sequentially")
         }
         var combined = o
-        for member in Set(a.keys).union(b.keys).union(o.keys) {
+        var conflicts: [MergeConflict] = []
+        for member in Set(a.keys).union(b.keys).union(o.keys).sorted() {
             let (was, ours, theirs) = (o[member], a[member], b[member])
             if ours == theirs || theirs == was {
                 combined[member] = ours
             } else if ours == was {
                 combined[member] = theirs
             } else {
-                throw Refusal(message: """
-                    both sides changed \(entity) \(id) '\(member)' (to \(describe(ours)) and \(describe(theirs))) and both compacted: \
-                    merging that in compacted snapshots is not supported yet. Keep one side and redo the other's change (see docs/git.md)
-                    """)
+                let takeOurs = oursWins ?? wins(ours, over: theirs)
+                let (kept, lost) = takeOurs ? (ours, theirs) : (theirs, ours)
+                combined[member] = kept
+                conflicts.append(MergeConflict(entity: entity, id: id, member: member, kept: kept ?? .null, lost: lost ?? .null, lostTransaction: ""))
             }
         }
         var line: [UInt8] = []
         do { try SnapshotFile.appendRecordLine(id: id, values: RecordValues(combined), with: writer, to: &line) } catch {
             throw Refusal(message: "the merged record \(entity) \(id) cannot be written: \(error)")
         }
-        return Array(line.dropLast())
+        return (Array(line.dropLast()), conflicts)
+    }
+
+    /// The conflicts of the merged header: those either side added since the base, those both kept,
+    /// and the merge's own, in identifier and member order.
+    static func mergedConflicts(base: [MergeConflict], ours: [MergeConflict], theirs: [MergeConflict], new: [MergeConflict]) -> [MergeConflict] {
+        let o = Set(base), a = Set(ours), b = Set(theirs)
+        let kept = a.intersection(b).union(a.subtracting(o)).union(b.subtracting(o)).union(new)
+        let writer = CanonicalJSONWriter()
+        func key(_ conflict: MergeConflict) -> String { (try? writer.string(conflict.jsonValue())) ?? "" }
+        return kept.sorted { ($0.id, $0.member, key($0)) < ($1.id, $1.member, key($1)) }
     }
 
     static func describe(_ value: JSONValue?) -> String {
@@ -206,7 +253,7 @@ package enum SnapshotMerge {
         guard header.records == records.count else {
             throw Refusal(message: "the header counts \(header.records) records but the file has \(records.count)", file: name, line: 1)
         }
-        return Version(entity: header.entity, sequence: header.sequence, records: records)
+        return Version(entity: header.entity, sequence: header.sequence, conflicts: header.conflicts, records: records)
     }
 }
 

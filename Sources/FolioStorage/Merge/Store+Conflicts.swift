@@ -25,18 +25,53 @@ extension Store {
     ///
     /// A merge with a side that had compacted records its conflicts with that side's folded
     /// transactions only as ``JournalTransaction/folded``; they are found here from the retained history
-    /// (``FoldedTransactions``), and listed with the merged transaction whose value was kept.
+    /// (``FoldedTransactions``), and listed with the merged transaction whose value was kept. A merge of
+    /// two compacted sides records its conflicts in the snapshot headers, with the header's sequence;
+    /// the transaction that wrote a lost value is looked up in the retained history (empty when it is
+    /// no longer retained).
     public func conflicts() throws -> [ResolvedConflict] {
+        try loadRecords()
         var found: [ResolvedConflict] = []
         let transactions = try retainedHistory()
         let folded = FoldedConflicts.find(in: transactions)
+        var inHeaders = snapshotHeaderConflicts(in: transactions)[...]
         for transaction in transactions {
+            while let next = inHeaders.first, next.sequence < transaction.sequence {
+                found.append(next)
+                inHeaders = inHeaders.dropFirst()
+            }
             if transaction.clearsConflicts { found.removeAll() }
             for conflict in transaction.conflicts + (folded[transaction.sequence] ?? []) {
                 found.append(ResolvedConflict(conflict: conflict, sequence: transaction.sequence, transactionID: transaction.transactionID))
             }
         }
-        return found
+        return found + inHeaders
+    }
+
+    /// The conflicts the snapshot headers record, each at its header's sequence, by sequence, entity,
+    /// record and member; `transactions` (the retained ones) name the transactions involved.
+    private func snapshotHeaderConflicts(in transactions: [JournalTransaction]) -> [ResolvedConflict] {
+        let (recorded, bases) = withReadState { ($0.snapshotConflicts, $0.snapshotBases) }
+        guard !recorded.isEmpty else { return [] }
+        let byID = Dictionary(transactions.map { ($0.sequence, $0.transactionID) }, uniquingKeysWith: { first, _ in first })
+        var found: [ResolvedConflict] = []
+        for (entity, conflicts) in recorded.sorted(by: { $0.key < $1.key }) {
+            let sequence = bases[entity] ?? 0
+            for var conflict in conflicts {
+                if conflict.lostTransaction.isEmpty { conflict.lostTransaction = Self.writer(of: conflict, in: transactions) ?? "" }
+                found.append(ResolvedConflict(conflict: conflict, sequence: sequence, transactionID: byID[sequence] ?? ""))
+            }
+        }
+        return found.enumerated().sorted { ($0.element.sequence, $0.offset) < ($1.element.sequence, $1.offset) }.map(\.element)
+    }
+
+    /// The newest of `transactions` that inserted or updated the conflict's record with its lost value.
+    private static func writer(of conflict: MergeConflict, in transactions: [JournalTransaction]) -> String? {
+        transactions.last { transaction in
+            (transaction.inserted + transaction.updated).contains {
+                $0.entity == conflict.entity && $0.id == conflict.id && $0.values.dictionary[conflict.member] == conflict.lost
+            }
+        }?.transactionID
     }
 
     /// Forgets the conflicts ``conflicts()`` lists, by committing a transaction that says so.

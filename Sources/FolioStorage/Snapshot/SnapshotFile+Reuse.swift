@@ -27,15 +27,15 @@ extension SnapshotFile {
     ///   be thrown away (the caller writes the file from memory instead).
     /// - Throws: what `output` throws. Problems with the earlier file give `false`, not an error.
     static func write(
-        entity: String, sequence: UInt64, records: EntityRecords, reusing earlier: EarlierFile, copies: JournalRecordCopies? = nil,
-        fileSystem fs: any FileSystem, chunkSize: Int = chunkSize, to output: ([UInt8]) throws -> Void
+        entity: String, sequence: UInt64, records: EntityRecords, conflicts: [MergeConflict] = [], reusing earlier: EarlierFile,
+        copies: JournalRecordCopies? = nil, fileSystem fs: any FileSystem, chunkSize: Int = chunkSize, to output: ([UInt8]) throws -> Void
     ) throws -> Bool {
         guard let file = try? fs.open(earlier.path, .read) else { return false }
         defer { fs.close(file) }
         let changed = earlier.changedIDs.sorted()
         let changedPresent = changed.filter { records.contains($0) }
 
-        var chunk = try header(entity: entity, sequence: sequence, count: records.count)
+        var chunk = try header(entity: entity, sequence: sequence, count: records.count, conflicts: conflicts)
         chunk.reserveCapacity(chunkSize + (1 << 16))
         let writer = CanonicalJSONWriter()
         var nextChanged = 0  // position in `changed`

@@ -1,7 +1,9 @@
 /// A snapshot file, `snapshots/<Entity>.jsonl`: the records of one entity.
 ///
 /// The first line is a header, `{"$crc":"…","entity":"Item","records":3,"sequence":12,"snapshot":1}`:
-/// the record count and the sequence of the last transaction that touched the entity. Each further line
+/// the record count and the sequence of the last transaction that touched the entity, and after a git
+/// merge of two compacted copies, the values it did not keep (member `conflicts`, as on a journal line,
+/// until ``Store/clearConflicts()``; see ``SnapshotMerge``). Each further line
 /// is one record, `{"$crc":"…","id":7,"values":{…}}`, in ascending identifier order, in canonical JSON:
 /// the same records always give the same bytes, and changing one record changes its line (and the
 /// header's `sequence`).
@@ -12,6 +14,8 @@ enum SnapshotFile {
         var entity: String
         var records: Int
         var sequence: UInt64
+        /// What a merge of two compacted copies of the snapshot did not keep.
+        var conflicts: [MergeConflict] = []
     }
 
     static func relativePath(_ entity: String) -> String { "snapshots/\(entity).jsonl" }
@@ -23,10 +27,10 @@ enum SnapshotFile {
     ///
     /// - Parameter copies: records to copy from the journal rather than encode, if any.
     static func write(
-        entity: String, sequence: UInt64, records: EntityRecords, copies: JournalRecordCopies? = nil,
+        entity: String, sequence: UInt64, records: EntityRecords, conflicts: [MergeConflict] = [], copies: JournalRecordCopies? = nil,
         chunkSize: Int = chunkSize, to output: ([UInt8]) throws -> Void
     ) throws {
-        var chunk = try header(entity: entity, sequence: sequence, count: records.count)
+        var chunk = try header(entity: entity, sequence: sequence, count: records.count, conflicts: conflicts)
         chunk.reserveCapacity(chunkSize + 4096)
         let writer = CanonicalJSONWriter()
         try records.forEach { id, values in
@@ -39,12 +43,15 @@ enum SnapshotFile {
         if !chunk.isEmpty { try output(chunk) }
     }
 
-    /// The header line.
-    static func header(entity: String, sequence: UInt64, count: Int) throws -> [UInt8] {
-        try LineFraming.encode([
+    /// The header line; `conflicts` only when there are some, so that a store never merged writes the
+    /// headers it always wrote.
+    static func header(entity: String, sequence: UInt64, count: Int, conflicts: [MergeConflict] = []) throws -> [UInt8] {
+        var members: [String: JSONValue] = [
             "snapshot": .int(version), "entity": .string(entity), "records": .int(Int64(count)),
             "sequence": .int(Int64(clamping: sequence)),
-        ])
+        ]
+        if !conflicts.isEmpty { members["conflicts"] = .array(conflicts.map { $0.jsonValue() }) }
+        return try LineFraming.encode(members)
     }
 
     /// Appends the framed line of one record, copied from `copies` if it has it, otherwise encoded.
@@ -101,7 +108,17 @@ enum SnapshotFile {
         guard case .int(let sequence)? = members["sequence"], SequenceLimits.isValid(sequence, allowsZero: true) else {
             throw StorageError(.malformedLine, "snapshot header member \"sequence\" must be an integer from 0 to 2^62-1")
         }
-        return Header(entity: entity, records: count, sequence: UInt64(sequence))
+        var conflicts: [MergeConflict] = []
+        if let listed = members["conflicts"] {
+            guard case .array(let elements) = listed else {
+                throw StorageError(.malformedLine, "snapshot header member \"conflicts\" must be an array")
+            }
+            conflicts = try elements.map { try MergeConflict(jsonValue: $0) }
+            guard conflicts.allSatisfy({ $0.entity == entity }) else {
+                throw StorageError(.malformedLine, "snapshot header member \"conflicts\" lists a record of another entity than \(entity)")
+            }
+        }
+        return Header(entity: entity, records: count, sequence: UInt64(sequence), conflicts: conflicts)
     }
 
     private static let idMember: [UInt8] = Array(#","id":"#.utf8)

@@ -14,6 +14,8 @@ struct CompactionPlan: Sendable {
     let historyFloor: UInt64?
     /// The header sequence of each snapshot file on disk when the plan was made.
     let snapshotBases: [String: UInt64]
+    /// The conflicts their headers record, by entity.
+    let snapshotConflicts: [String: [MergeConflict]]
     /// The journal the plan was taken from. A compaction installs only if it is still the store's
     /// journal: any other compaction (in any process) replaces it.
     let journalIdentity: FileStatus?
@@ -46,6 +48,8 @@ struct PreparedCompaction: Sendable {
     var kept: [JournalTransaction] = []
     /// The header sequence of each snapshot file once installed.
     var snapshotBases: [String: UInt64] = [:]
+    /// The conflicts their headers record once installed, by entity.
+    var snapshotConflicts: [String: [MergeConflict]] = [:]
     /// Entities with no records left: their snapshot files are removed once the manifest is written.
     var emptied: [String] = []
     /// The first line of the new journal: the mark of the plan's last transaction (nil when it is not

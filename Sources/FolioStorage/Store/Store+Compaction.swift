@@ -100,7 +100,7 @@ extension Store {
             CompactionPlan(
                 state: read.state,
                 retained: read.retained, historyFileLoaded: read.historyFileLoaded, historyFloor: historyFloor,
-                snapshotBases: read.snapshotBases, journalIdentity: read.journalIdentity, journalEnd: read.journalEnd,
+                snapshotBases: read.snapshotBases, snapshotConflicts: read.snapshotConflicts, journalIdentity: read.journalIdentity, journalEnd: read.journalEnd,
                 journalLines: read.journalLines, insertedSpans: read.insertedSpans)
         }
     }

@@ -33,7 +33,10 @@ extension Store {
             try fs.installTemporaryFile(snapshot.temporary, at: paths.snapshot(snapshot.entity), syncingDirectory: false)
         }
         if !prepared.snapshots.isEmpty { try fs.syncDirectory(paths.snapshots) }
-        withReadState { $0.snapshotBases = prepared.snapshotBases }
+        withReadState { read in
+            read.snapshotBases = prepared.snapshotBases
+            read.snapshotConflicts = prepared.snapshotConflicts
+        }
         // 2. Retained history.
         if let history = prepared.history { try fs.installTemporaryFile(history, at: paths.history) }
         // 3. Manifest: the snapshots now stand at the plan's sequence.

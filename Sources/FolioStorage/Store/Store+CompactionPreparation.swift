@@ -40,6 +40,7 @@ extension Store {
     ) throws {
         let state = plan.state
         var bases = plan.snapshotBases
+        var conflicts = plan.snapshotConflicts
         let entities = Set(state.entitiesWithRecords).union(plan.snapshotBases.keys)
         if !entities.isEmpty, try fs.status(atPath: paths.snapshots) == nil {
             try fs.makeDirectory(paths.snapshots)
@@ -51,8 +52,16 @@ extension Store {
             if records.isEmpty {
                 if plan.snapshotBases[entity] == nil { continue }
                 prepared.emptied.append(entity)
+                conflicts[entity] = nil
             }
-            if plan.snapshotBases[entity] == modified { continue }
+            // A header's conflicts stay until a transaction after it clears them.
+            let recorded = plan.snapshotConflicts[entity] ?? []
+            let cleared = !recorded.isEmpty && transactions.contains {
+                $0.clearsConflicts && $0.sequence > (plan.snapshotBases[entity] ?? 0) && $0.sequence <= plan.sequence
+            }
+            let kept = cleared || records.isEmpty ? [] : recorded
+            if plan.snapshotBases[entity] == modified && kept == recorded { continue }
+            conflicts[entity] = kept.isEmpty ? nil : kept
             var temporary: String? = nil
             if let base = plan.snapshotBases[entity], !records.isEmpty,
                 let earlier = earlierSnapshot(of: entity, at: base, through: plan.sequence, paths: paths, transactions: transactions)
@@ -61,7 +70,7 @@ extension Store {
                     temporary = try fs.writeTemporaryFile(beside: paths.snapshot(entity)) { write in
                         let fs = self.fs
                         let reused = try SnapshotFile.write(
-                            entity: entity, sequence: modified, records: records, reusing: earlier, copies: copies, fileSystem: fs
+                            entity: entity, sequence: modified, records: records, conflicts: kept, reusing: earlier, copies: copies, fileSystem: fs
                         ) { chunk in
                             try check()
                             try write(chunk)
@@ -72,7 +81,7 @@ extension Store {
             }
             if temporary == nil {
                 temporary = try fs.writeTemporaryFile(beside: paths.snapshot(entity)) { write in
-                    try SnapshotFile.write(entity: entity, sequence: modified, records: records, copies: copies) { chunk in
+                    try SnapshotFile.write(entity: entity, sequence: modified, records: records, conflicts: kept, copies: copies) { chunk in
                         try check()
                         try write(chunk)
                     }
@@ -82,5 +91,6 @@ extension Store {
             bases[entity] = modified
         }
         prepared.snapshotBases = bases
+        prepared.snapshotConflicts = conflicts
     }
 }

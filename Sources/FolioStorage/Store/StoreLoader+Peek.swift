@@ -47,7 +47,8 @@ extension StoreLoader {
             let path = "\(paths.snapshots)/\(name)"
             guard isKnown(entity), let size = try fs.status(atPath: path)?.size, manifest.snapshotBytes[entity] == size else { return nil }
             let header = try readHeader(path, fileSystem: fs)
-            guard header.entity == entity, header.sequence <= manifest.sequence else { return nil }
+            // Conflicts a merge recorded in a header are read with the records.
+            guard header.entity == entity, header.sequence <= manifest.sequence, header.conflicts.isEmpty else { return nil }
             counts[entity] = header.records
             bases[entity] = header.sequence
             loaded.state.lastModified[entity] = header.sequence

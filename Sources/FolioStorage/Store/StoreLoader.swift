@@ -16,6 +16,8 @@ struct LoadedStore {
     var warnings: [String] = []
     /// The header sequence of each snapshot file on disk.
     var snapshotBases: [String: UInt64] = [:]
+    /// The conflicts snapshot headers record (see ``SnapshotFile/Header/conflicts``), by entity.
+    var snapshotConflicts: [String: [MergeConflict]] = [:]
 }
 
 /// Rebuilds a store's state from its directory: manifest, snapshots, history, journal.
@@ -108,6 +110,7 @@ enum StoreLoader {
                         }
                         entityAccepted = try checkEntity(entity, file: path, line: 1, offset: 0)
                         header = decoded
+                        if !decoded.conflicts.isEmpty { loaded.snapshotConflicts[entity] = decoded.conflicts }
                         loaded.state.reserveCapacity(min(decoded.records, SnapshotFile.maximumRecordCount(inFileOfSize: fileSize)))
                         return
                     }

@@ -23,6 +23,8 @@ struct StoreReadState: Sendable {
     var tailLength: Int64
     /// The header sequence of each snapshot file on disk.
     var snapshotBases: [String: UInt64]
+    /// The conflicts snapshot headers record, by entity.
+    var snapshotConflicts: [String: [MergeConflict]]
     /// The manifest's `sequence`: the base of an entity without a snapshot file.
     var manifestSequence: UInt64
     /// What the last reload of files replaced under this store (see ``Store/lastReload``) brought.
@@ -47,6 +49,7 @@ struct StoreReadState: Sendable {
         journalLines = loaded.journalLines
         tailLength = loaded.tailLength
         snapshotBases = loaded.snapshotBases
+        snapshotConflicts = loaded.snapshotConflicts
         manifestSequence = loaded.manifest.sequence
         warnings = loaded.warnings
     }
@@ -63,6 +66,7 @@ struct StoreReadState: Sendable {
         journalLines = loaded.journalLines
         tailLength = loaded.tailLength
         snapshotBases = loaded.snapshotBases
+        snapshotConflicts = loaded.snapshotConflicts
         manifestSequence = loaded.manifest.sequence
     }
 

@@ -54,9 +54,11 @@ enum ConflictsCommand: FolioSubcommand {
         for resolved in conflicts {
             let conflict = resolved.conflict
             let kept = conflict.kept.map(ValueFormatting.json) ?? "(record deleted)"
+            // A merge of compacted snapshots names no transaction when the history no longer holds it.
+            let writer = conflict.lostTransaction.isEmpty ? "a transaction no longer in the history" : "transaction \(conflict.lostTransaction)"
             console.write("""
                 \(conflict.entity) \(conflict.id) \(conflict.member): kept \(kept) (transaction \(resolved.sequence)), \
-                lost \(ValueFormatting.json(conflict.lost)) (transaction \(conflict.lostTransaction))
+                lost \(ValueFormatting.json(conflict.lost)) (\(writer))
 
                 """)
         }

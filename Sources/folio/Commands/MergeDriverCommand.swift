@@ -64,16 +64,20 @@ enum MergeDriverCommand: FolioSubcommand {
                 summary = "merged the manifests of two compacted sides"
             case .snapshot:
                 // Written as it is merged: a snapshot can be hundreds of megabytes.
+                var resolved = 0
                 do {
                     try write(to: oursPath) { output throws in
-                        try SnapshotMerge.merge(base: files[0], ours: files[1], theirs: files[2], write: output)
+                        resolved = try SnapshotMerge.merge(base: files[0], ours: files[1], theirs: files[2], write: output)
                     }
                 } catch let refusal as JournalThreeWayMerge.Refusal {
                     throw refusal
                 } catch {
                     return refuse("cannot write the merged file: \(error)")
                 }
-                console.warning("folio merge-driver: \(path): merged the snapshots of two compacted sides")
+                console.warning("""
+                    folio merge-driver: \(path): merged the snapshots of two compacted sides\
+                    \(resolved == 0 ? "" : "; \(resolved) conflicting value(s) resolved: see 'folio conflicts'")
+                    """)
                 return ExitCode.success
             case .unknown:
                 return refuse("not a Folio store file (journal.jsonl, history.jsonl, manifest.json or snapshots/ENTITY.jsonl)")

@@ -37,8 +37,8 @@ struct StoreFileMergeTests {
         #expect(damaged?.file == "ours" && damaged?.message.contains("not a Folio manifest") == true)
     }
 
-    static func snapshot(_ records: [(Int64, [String: JSONValue])], sequence: UInt64 = 3) throws -> [UInt8] {
-        var bytes = try SnapshotFile.header(entity: "Trip", sequence: sequence, count: records.count)
+    static func snapshot(_ records: [(Int64, [String: JSONValue])], sequence: UInt64 = 3, conflicts: [MergeConflict] = []) throws -> [UInt8] {
+        var bytes = try SnapshotFile.header(entity: "Trip", sequence: sequence, count: records.count, conflicts: conflicts)
         for (id, values) in records {
             try SnapshotFile.appendRecordLine(id: id, values: RecordValues(values), with: CanonicalJSONWriter(), to: &bytes)
         }
@@ -56,6 +56,51 @@ struct StoreFileMergeTests {
         #expect(merged == (try Self.snapshot([(1, ["name": .string("Oslo (b)"), "price": .double(5)]), (3, ["name": .string("Lima")]),
                                               (7, ["name": .string("Kyoto")]), (9, ["name": .string("Quito")])], sequence: 6)))
         #expect(try SnapshotMerge.merge(base: base, ours: theirs, theirs: ours) == merged, "the same bytes either way round")
+    }
+
+    static func header(of snapshot: [UInt8]) throws -> SnapshotFile.Header {
+        let line = Array(snapshot.split(separator: 0x0A)[0])
+        return try line.withUnsafeBufferPointer { try SnapshotFile.decodeHeader(LineFraming.decode($0)) }
+    }
+
+    @Test func anAttributeBothSidesChangedGoesToTheLaterHeaderAndTheLoserIsRecordedInTheHeader() throws {
+        let base = try Self.snapshot([(1, ["name": .string("Oslo"), "price": .double(1)]), (2, ["name": .string("Rome")])])
+        let ours = try Self.snapshot([(1, ["name": .string("Oslo"), "price": .double(5)]), (2, ["name": .string("Rome")])], sequence: 6)
+        let theirs = try Self.snapshot([(1, ["name": .string("Oslo"), "price": .double(7)]), (2, ["name": .string("Roma")])], sequence: 5)
+        let merged = try SnapshotMerge.merge(base: base, ours: ours, theirs: theirs)
+        let lost = MergeConflict(entity: "Trip", id: 1, member: "price", kept: .double(5), lost: .double(7), lostTransaction: "")
+        #expect(merged == (try Self.snapshot([(1, ["name": .string("Oslo"), "price": .double(5)]), (2, ["name": .string("Roma")])],
+                                             sequence: 6, conflicts: [lost])))
+        #expect(try SnapshotMerge.merge(base: base, ours: theirs, theirs: ours) == merged, "the same bytes either way round")
+        // On equal sequences the value whose canonical JSON sorts last wins, whichever side is ours.
+        let equal = try Self.snapshot([(1, ["name": .string("Oslo"), "price": .double(7)]), (2, ["name": .string("Rome")])], sequence: 6)
+        let tie = try SnapshotMerge.merge(base: base, ours: ours, theirs: equal)
+        #expect(tie == (try SnapshotMerge.merge(base: base, ours: equal, theirs: ours)))
+        let header = try Self.header(of: tie)
+        #expect(header.conflicts == [MergeConflict(entity: "Trip", id: 1, member: "price", kept: .double(7), lost: .double(5), lostTransaction: "")])
+    }
+
+    @Test func aRecordOneSideDeletedAndTheOtherChangedStaysDeletedWithTheChangesRecorded() throws {
+        let base = try Self.snapshot([(1, ["name": .string("Oslo"), "price": .double(1)]), (2, ["name": .string("Rome")])])
+        let ours = try Self.snapshot([(2, ["name": .string("Rome")])], sequence: 4)
+        let theirs = try Self.snapshot([(1, ["name": .string("Oslo"), "price": .double(9)]), (2, ["name": .string("Rome")])], sequence: 5)
+        let merged = try SnapshotMerge.merge(base: base, ours: ours, theirs: theirs)
+        let lost = MergeConflict(entity: "Trip", id: 1, member: "price", kept: nil, lost: .double(9), lostTransaction: "")
+        #expect(merged == (try Self.snapshot([(2, ["name": .string("Rome")])], sequence: 5, conflicts: [lost])))
+        #expect(try SnapshotMerge.merge(base: base, ours: theirs, theirs: ours) == merged)
+    }
+
+    @Test func headerConflictsMergeThreeWaysSoOneASideClearedStaysGone() throws {
+        func conflict(_ id: Int64) -> MergeConflict {
+            MergeConflict(entity: "Trip", id: id, member: "price", kept: .double(1), lost: .double(2), lostTransaction: "T\(id)")
+        }
+        let records: [(Int64, [String: JSONValue])] = [(1, ["name": .string("Oslo")])]
+        let base = try Self.snapshot(records, conflicts: [conflict(1), conflict(2)])
+        let ours = try Self.snapshot(records, sequence: 5, conflicts: [conflict(1), conflict(2), conflict(3)])
+        let theirs = try Self.snapshot(records + [(4, ["name": .string("Lima")])], sequence: 6, conflicts: [conflict(2)])
+        let merged = try SnapshotMerge.merge(base: base, ours: ours, theirs: theirs)
+        let header = try Self.header(of: merged)
+        #expect(header.conflicts == [conflict(2), conflict(3)])
     }
 
     @Test func snapshotLinesOutOfOrderMiscountedOrConflictedAreRefusedNamingTheLine() throws {

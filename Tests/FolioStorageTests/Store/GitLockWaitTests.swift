@@ -8,7 +8,8 @@ import Testing
 /// moment it is empty or ends in half a line. These tests make that moment by hand, as git makes it.
 @Suite("Waiting for git to rewrite the work tree")
 struct GitLockWaitTests {
-    static func configuration(gitLockWait: Double = 60) -> StoreConfiguration {
+    /// Long enough never to end while a test runs: the tests wait for the save, not for the limit.
+    static func configuration(gitLockWait: Double = 3600) -> StoreConfiguration {
         var configuration = StoreConfiguration(durability: .none, compactionThreshold: nil)
         configuration.gitLockWait = gitLockWait
         return configuration
@@ -17,7 +18,7 @@ struct GitLockWaitTests {
     /// A repository at `directory` (a `.git` folder, as `git init` leaves it) and a store `S` in it with
     /// two transactions; returns the store and the journal git will check out: the same two
     /// transactions and one more, saved by another clone.
-    static func repositoryWithStore(in directory: URL, gitLockWait: Double = 60) throws -> (Store, [UInt8]) {
+    static func repositoryWithStore(in directory: URL, gitLockWait: Double = 3600) throws -> (Store, [UInt8]) {
         try FileManager.default.createDirectory(at: directory.appending(".git"), withIntermediateDirectories: true)
         let storeURL = directory.appending("S")
         let store = try Store.open(at: storeURL, configuration: configuration(gitLockWait: gitLockWait))
@@ -55,8 +56,8 @@ struct GitLockWaitTests {
         return handle
     }
 
-    @Test func aSaveWaitsForGitsHalfWrittenJournalAndAppendsAfterIt() async throws {
-        try await withTemporaryDirectoryAsync { directory in
+    @Test func aSaveWaitsForGitsHalfWrittenJournalAndAppendsAfterIt() throws {
+        try withTemporaryDirectory { directory in
             let (store, gitsJournal) = try Self.repositoryWithStore(in: directory)
             let lock = directory.appending(".git/index.lock")
             try writeBytes([], to: lock)
@@ -64,12 +65,12 @@ struct GitLockWaitTests {
             let cut = gitsJournal.count - 20
             let journal = try Self.replaceJournal(of: directory.appending("S"), with: Array(gitsJournal[..<cut]))
             let save = Self.inBackground { try Self.insert("saved during the checkout", into: store) }
-            try await Task.sleep(for: .milliseconds(300))
+            Thread.sleep(forTimeInterval: 0.3)
             #expect(!save.isFinished, "the save went ahead while git held its index lock")
             try journal.write(contentsOf: Data(gitsJournal[cut...]))
             try journal.close()
             try FileManager.default.removeItem(at: lock)
-            #expect(await save.wait(seconds: 120))
+            #expect(save.wait(seconds: 600))
             #expect(save.error == nil, "\(save.error ?? "")")
 
             let written = try readBytes(directory.appending("S/journal.jsonl"))
@@ -84,19 +85,19 @@ struct GitLockWaitTests {
         }
     }
 
-    @Test func aRefreshWaitsForGitInsteadOfReadingTheEmptyFileItHasJustCreated() async throws {
-        try await withTemporaryDirectoryAsync { directory in
+    @Test func aRefreshWaitsForGitInsteadOfReadingTheEmptyFileItHasJustCreated() throws {
+        try withTemporaryDirectory { directory in
             let (store, gitsJournal) = try Self.repositoryWithStore(in: directory)
             let lock = directory.appending(".git/index.lock")
             try writeBytes([], to: lock)
             let journal = try Self.replaceJournal(of: directory.appending("S"), with: [])
             let refresh = Self.inBackground { _ = try store.refresh() }
-            try await Task.sleep(for: .milliseconds(300))
+            Thread.sleep(forTimeInterval: 0.3)
             #expect(!refresh.isFinished, "the refresh read the files while git held its index lock")
             try journal.write(contentsOf: Data(gitsJournal))
             try journal.close()
             try FileManager.default.removeItem(at: lock)
-            #expect(await refresh.wait(seconds: 120))
+            #expect(refresh.wait(seconds: 600))
             #expect(refresh.error == nil, "\(refresh.error ?? "")")
             #expect(store.lastSequence == 3)
             #expect(store.lastReload.number == 1, "one reload, of the complete file")
@@ -192,18 +193,10 @@ final class Outcome: @unchecked Sendable {
     var isFinished: Bool { lock.withLock { finished } }
     var error: String? { lock.withLock { thrown } }
 
-    /// Waits for the call to finish, polling, up to `seconds`.
-    func wait(seconds: Double) async -> Bool {
+    /// Waits for the call to finish, polling on this thread, up to `seconds`.
+    func wait(seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
-        while !isFinished, Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        while !isFinished, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         return isFinished
     }
-}
-
-/// A fresh temporary directory for an asynchronous test, removed afterwards.
-func withTemporaryDirectoryAsync(_ body: (URL) async throws -> Void) async throws {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("folio-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    try await body(url)
 }
