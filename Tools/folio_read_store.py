@@ -14,7 +14,7 @@ import zlib
 
 SUPPORTED_VERSION = 1
 LINE_MEMBERS = {"seq", "id", "time", "nextID", "author", "migrate", "inserted", "updated", "deleted", "schema",
-                "conflicts", "clearsConflicts", "compacted"}
+                "conflicts", "clearsConflicts", "compacted", "folded", "foldedBy"}
 
 
 class StoreError(Exception):
@@ -141,9 +141,15 @@ def read_store(directory):
                 if applies(item["entity"]):
                     records.setdefault(item["entity"], {})[item["id"]] = item["values"]
                     state["nextID"] = max(state["nextID"], item["id"] + 1)
+            # A merged line written without seeing the other side's folded transactions may change a
+            # record they deleted: the delete stands.
+            unseeing = tx.get("folded", {}).get("seen") is False
             for item in tx.get("updated", []):
                 if applies(item["entity"]):
-                    records[item["entity"]][item["id"]].update(item["values"])
+                    table = records.get(item["entity"], {})
+                    if unseeing and item["id"] not in table:
+                        continue
+                    table[item["id"]].update(item["values"])
             if seq > base:
                 state["nextID"] = max(state["nextID"], tx["nextID"])
                 if "schema" in tx:

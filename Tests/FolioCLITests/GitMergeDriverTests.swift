@@ -419,6 +419,35 @@ struct GitMergeDriverTests {
         #expect(try folio("verify", a.appendingPathComponent("Trips.folio").path).status == 0)
     }
 
+    @Test func writesAfterBothSidesCompactedAreComparedWithWhatTheOtherSideFolded() throws {
+        let remote = try Remote()
+        defer { remote.scratch.remove() }
+        let trips = try Self.seed(remote, compacted: true)
+        let a = try remote.clone("a"), b = try remote.clone("b")
+        try Self.write(a) { t in
+            try t.update(entity: "Trip", id: trips[0], values: ["price": .double(1)])
+            try t.delete(entity: "Trip", id: trips[1])
+        }
+        try Self.compact(a)
+        try Self.write(b) { try $0.update(entity: "Trip", id: trips[2], values: ["notes": .string("from b")]) }
+        try Self.compact(b)
+        try Self.write(b) { t in
+            try t.update(entity: "Trip", id: trips[0], values: ["price": .double(2)])
+            try t.update(entity: "Trip", id: trips[1], values: ["price": .double(3)])
+        }
+        let (mergedA, mergedB) = try Self.commitAndMergeBothWays(a, b)
+        #expect(mergedA.status == 0 && mergedB.status == 0, "\(mergedA)\n\(mergedB)")
+        #expect(try Self.storeFiles(a) == Self.storeFiles(b), "merging either way round gives the same files")
+        #expect(try folio("verify", a.appendingPathComponent("Trips.folio").path).status == 0)
+        let records = try Self.records(a)
+        // As when one side compacted: the journal's write stands over the folded one, a delete stays.
+        #expect(records[trips[0]]?.values["price"] == .double(2))
+        #expect(records[trips[1]] == nil)
+        #expect(records[trips[2]]?.values["notes"] == .string("from b"))
+        let lines = try Self.conflictLines(a)
+        #expect(lines == ["price of \(trips[0]) = 1.0 (2.0)", "price of \(trips[1]) = 3.0 (deleted)"], "\(lines)")
+    }
+
     @Test func threeClonesMergeInTurnAndAnOctopusStopsWithoutCommitting() throws {
         let remote = try Remote()
         defer { remote.scratch.remove() }

@@ -1,5 +1,6 @@
 /// What the merge of a side that compacted with one that did not records on each transaction it
 /// adds: the transactions the compacting side had folded into its snapshots since the two parted.
+/// A merge of two sides that both compacted records on each the other side's (see ``by``).
 ///
 /// Git takes that side's snapshots and `history.jsonl` as they are and calls the merge driver only for
 /// the journals, which no longer show those transactions. So the driver cannot compare them with the
@@ -13,25 +14,37 @@ public struct FoldedTransactions: Hashable, Sendable {
     /// Whether this transaction was written on the side that folded them, after its compaction; false
     /// for the other side's, written without seeing them.
     public var seen: Bool
+    /// When both sides had compacted, ``sequences`` holds both sides' folded transactions, interleaved:
+    /// those this transaction did not see are the ones whose ``JournalTransaction/foldedBy`` is this
+    /// identifier (the other side's compaction mark). Nil when one side had compacted.
+    public var by: String?
 
     /// Creates the record of a merge's folded transactions.
-    public init(sequences: ClosedRange<UInt64>, seen: Bool) {
+    public init(sequences: ClosedRange<UInt64>, seen: Bool, by: String? = nil) {
         self.sequences = sequences
         self.seen = seen
+        self.by = by
     }
 
-    /// The journal line member: `{"from":…,"seen":…,"through":…}`.
+    /// Whether `transaction` is one of these folded transactions.
+    func contains(_ transaction: JournalTransaction) -> Bool {
+        sequences.contains(transaction.sequence) && !transaction.isCompactionMark && (by == nil || transaction.foldedBy == by)
+    }
+
+    /// The journal line member: `{"by":…,"from":…,"seen":…,"through":…}`, `by` only when set.
     func jsonValue() -> JSONValue {
         // Sequences are at most SequenceLimits.maximum (checked when read and when a merge sets them).
-        .object([
+        var members: [String: JSONValue] = [
             "from": .int(Int64(clamping: sequences.lowerBound)), "seen": .bool(seen),
             "through": .int(Int64(clamping: sequences.upperBound)),
-        ])
+        ]
+        if let by { members["by"] = .string(by) }
+        return .object(members)
     }
 
     /// Decodes a journal line's `folded` member.
     init(jsonValue value: JSONValue) throws {
-        guard case .object(let members) = value, members.count == 3, case .int(let from)? = members["from"],
+        guard case .object(let members) = value, case .int(let from)? = members["from"],
               case .int(let through)? = members["through"], case .bool(let seen)? = members["seen"],
               SequenceLimits.isValid(from), SequenceLimits.isValid(through), from <= through
         else {
@@ -39,6 +52,15 @@ public struct FoldedTransactions: Hashable, Sendable {
                 .malformedLine,
                 "not a journal transaction: \"folded\" must be {\"from\":…,\"seen\":true|false,\"through\":…} with 1 ≤ from ≤ through < 2^62")
         }
-        self.init(sequences: UInt64(from)...UInt64(through), seen: seen)
+        var by: String? = nil
+        if let value = members["by"] {
+            guard case .string(let identifier) = value, !identifier.isEmpty, members.count == 4 else {
+                throw StorageError(.malformedLine, "not a journal transaction: \"folded\" member \"by\" must be a transaction identifier")
+            }
+            by = identifier
+        } else if members.count != 3 {
+            throw StorageError(.malformedLine, "not a journal transaction: \"folded\" has members other than \"by\", \"from\", \"seen\" and \"through\"")
+        }
+        self.init(sequences: UInt64(from)...UInt64(through), seen: seen, by: by)
     }
 }

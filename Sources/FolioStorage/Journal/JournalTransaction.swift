@@ -30,6 +30,10 @@ public struct JournalTransaction: Hashable, Sendable {
     /// Set by a merge with a side that had compacted: the transactions that side folded into its
     /// snapshots, which this transaction's writer had or had not seen (see ``FoldedTransactions``).
     public var folded: FoldedTransactions?
+    /// Set on a `history.jsonl` line by a merge of two compacted copies' histories: the identifier of
+    /// the compaction mark of the copy whose compaction folded this transaction (the last transaction
+    /// it folded), so that a merged journal line's ``FoldedTransactions/by`` can name one side's.
+    public var foldedBy: String?
     /// Whether this line is a compaction mark: the first line of a journal a compaction wrote, naming
     /// the last transaction the snapshots hold (its sequence, id and time, without its changes), so that
     /// the journal alone says where the snapshots stand (see ``compactionMark(for:)``).
@@ -89,6 +93,7 @@ extension JournalTransaction {
         if isCompactionMark { members["compacted"] = .bool(true) }
         if !conflicts.isEmpty { members["conflicts"] = .array(conflicts.map { $0.jsonValue() }) }
         if let folded { members["folded"] = folded.jsonValue() }
+        if let foldedBy { members["foldedBy"] = .string(foldedBy) }
         let written = writtenMigrations
         if !written.isEmpty { members["migrate"] = .array(written.map { $0.jsonValue() }) }
         if !inserted.isEmpty {
@@ -168,8 +173,8 @@ extension JournalTransaction {
                 }
                 body.append(UInt8(ascii: "]"))
             }
-            // Members in byte order: author, clearsConflicts, compacted, conflicts, deleted, folded, id, inserted,
-            // migrate, nextID, schema, seq, time, updated.
+            // Members in byte order: author, clearsConflicts, compacted, conflicts, deleted, folded, foldedBy, id,
+            // inserted, migrate, nextID, schema, seq, time, updated.
             if let author {
                 member("author")
                 CanonicalJSONWriter.writeString(author, into: &body)
@@ -193,6 +198,10 @@ extension JournalTransaction {
             if let folded {
                 member("folded")
                 try writer.write(folded.jsonValue(), into: &body)
+            }
+            if let foldedBy {
+                member("foldedBy")
+                CanonicalJSONWriter.writeString(foldedBy, into: &body)
             }
             member("id")
             CanonicalJSONWriter.writeString(transactionID, into: &body)
@@ -370,9 +379,14 @@ extension JournalTransaction {
         self.conflicts = conflicts
         self.clearsConflicts = clearsConflicts
         if let value = members["folded"] { folded = try FoldedTransactions(jsonValue: value) }
+        if let value = members["foldedBy"] {
+            guard case .string(let identifier) = value, !identifier.isEmpty else { throw bad("\"foldedBy\" must be a transaction identifier") }
+            foldedBy = identifier
+        }
         if let value = members["compacted"] {
             guard case .bool(true) = value else { throw bad("\"compacted\" must be true when present") }
-            guard changedRecordCount == 0, migrations.isEmpty, schema == nil, conflicts.isEmpty, !clearsConflicts, folded == nil else {
+            guard changedRecordCount == 0, migrations.isEmpty, schema == nil, conflicts.isEmpty, !clearsConflicts, folded == nil, foldedBy == nil
+            else {
                 throw bad("a compaction mark (\"compacted\":true) holds no changes")
             }
             isCompactionMark = true
@@ -400,7 +414,7 @@ extension JournalTransaction {
     /// The members a journal line may have besides `$crc` (which framing removes).
     static let lineMembers: Set<String> = [
         "seq", "id", "time", "nextID", "author", "migrate", "inserted", "updated", "deleted", "schema", "conflicts", "clearsConflicts",
-        "compacted", "folded",
+        "compacted", "folded", "foldedBy",
     ]
 }
 

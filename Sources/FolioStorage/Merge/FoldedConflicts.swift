@@ -1,6 +1,7 @@
-/// The conflicts of merges in which one side had compacted, found where the merge driver could not see
+/// The conflicts of merges in which a side had compacted, found where the merge driver could not see
 /// them: between the other side's transactions and the ones the compacting side folded into its
-/// snapshots (``FoldedTransactions``), which `history.jsonl` still holds.
+/// snapshots (``FoldedTransactions``), which `history.jsonl` still holds. When both sides compacted,
+/// each side's later transactions are compared with the other side's folded ones.
 ///
 /// The merged journal replays the other side's changes over the compacting side's snapshots, so that
 /// side's writes stand, except that a record either side deleted stays deleted. This lists what that
@@ -20,16 +21,25 @@ enum FoldedConflicts {
     /// Folded transactions that the history no longer retains cannot be compared: their conflicts are
     /// not found.
     static func find(in transactions: [JournalTransaction]) -> [UInt64: [MergeConflict]] {
-        var groups: [ClosedRange<UInt64>: [JournalTransaction]] = [:]
+        // One group per merge and folding side: the transactions a merge marked with the same folded ones.
+        var groups: [FoldedTransactions: [JournalTransaction]] = [:]
         for transaction in transactions {
-            if let folded = transaction.folded { groups[folded.sequences, default: []].append(transaction) }
+            if var folded = transaction.folded {
+                folded.seen = false
+                groups[folded, default: []].append(transaction)
+            }
         }
         var found: [UInt64: [MergeConflict]] = [:]
-        for (sequences, merged) in groups {
-            let folded = transactions.filter { sequences.contains($0.sequence) && !$0.isCompactionMark }
-            let unseeing = merged.filter { $0.folded?.seen == false }
+        for (group, marked) in groups {
+            let folded = transactions.filter { group.contains($0) }
+            let unseeing = marked.filter { $0.folded?.seen == false }
             guard !folded.isEmpty, !unseeing.isEmpty else { continue }
-            let seenLater = Writes(merged.filter { $0.folded?.seen == true })
+            // Written after the folded ones on the side that folded them: when one side compacted, the
+            // lines that saw them; when both did, the other side's lines, whose writer folded these.
+            let later = group.by == nil
+                ? marked.filter { $0.folded?.seen == true }
+                : transactions.filter { $0.folded.map { $0.sequences == group.sequences && $0.by != nil && $0.by != group.by } ?? false }
+            let seenLater = Writes(later)
             let ours = Writes(folded), theirs = Writes(unseeing)
             func record(_ conflict: MergeConflict, on sequence: UInt64) { found[sequence, default: []].append(conflict) }
 

@@ -8,8 +8,10 @@ import Foundation
 /// (``ManifestMerge``), which grows by what each side compacted, so no number is shared with the
 /// journal. History is never replayed: these numbers order `fetchHistory`, nothing else.
 ///
-/// Lines are checked (their checksums) and read only for their `id`, `time` and `seq`; a line is
-/// renumbered by rewriting its `seq` digits and checksum, so a large history is not decoded.
+/// Lines are checked (their checksums) and read only for their `id`, `time` and `seq`; a base line is
+/// copied as it is. Each added line is renumbered and marked with `foldedBy`: the identifier of its
+/// side's last transaction, which is that side's compaction mark, so that the merged journal's
+/// transactions can name the folded transactions their writers did not see (``FoldedTransactions/by``).
 package enum HistoryMerge {
     /// One history line: where it is, and what the merge needs of it.
     struct Line {
@@ -36,11 +38,24 @@ package enum HistoryMerge {
         let added = JournalThreeWayMerge.interleave(
             a.filter { !baseIDs.contains($0.transactionID) }, b.filter { !baseIDs.contains($0.transactionID) }
         ) { ($0.timestamp, $0.transactionID) }
-        for (_, line) in added {
+        let marks = [a.last?.transactionID, b.last?.transactionID]
+        for (side, line) in added {
             sequence += 1
-            output += renumbered(line, to: sequence)
+            output += try marked(line, to: sequence, foldedBy: marks[side])
         }
         return output
+    }
+
+    /// The line with its `seq` set to `sequence` and `foldedBy` set to `mark`, encoded anew, ending in `\n`.
+    static func marked(_ line: Line, to sequence: UInt64, foldedBy mark: String?) throws(JournalThreeWayMerge.Refusal) -> [UInt8] {
+        do {
+            var transaction = try Array(line.bytes).withUnsafeBufferPointer { try JournalTransaction(members: LineFraming.decode($0)) }
+            transaction.sequence = sequence
+            transaction.foldedBy = mark
+            return try transaction.encodedLine()
+        } catch {
+            throw JournalThreeWayMerge.Refusal(message: "history line \(line.transactionID) cannot be written again: \(error)")
+        }
     }
 
     /// The line with its `seq` set to `sequence` and its checksum computed again, ending in `\n`.

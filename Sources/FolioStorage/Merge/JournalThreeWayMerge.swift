@@ -111,7 +111,16 @@ package enum JournalThreeWayMerge {
         // One side compacted: what it folded since the sides parted is in its snapshots and history,
         // which git takes as they are. Its new transactions there are not in this file, so each merged
         // transaction says which they are and whether its writer saw them (``FoldedTransactions``).
-        if compacted(a) != compacted(b) {
+        // Both compacted: the merged history holds both sides' folded transactions, interleaved, each
+        // marked with its side's compaction mark (``HistoryMerge``); each merged transaction names the
+        // other side's, which its writer did not see.
+        if compacted(a) && compacted(b), let ours = a.mark?.transaction.transactionID, let theirs = b.mark?.transaction.transactionID,
+           compactionPoint > baseMark {
+            for index in merged.indices {
+                merged[index].transaction.folded = FoldedTransactions(
+                    sequences: (baseMark + 1)...compactionPoint, seen: false, by: merged[index].side == 0 ? theirs : ours)
+            }
+        } else if compacted(a) != compacted(b) {
             let folding = compacted(a) ? 0 : 1
             let parted = o.lines.last?.transaction.sequence ?? baseMark
             let foldedThrough = folding == 0 ? ourMark : theirMark

@@ -62,6 +62,38 @@ struct PythonReaderTests {
     }
 
     @Test(.enabled(if: python != nil, "python3 is not installed"))
+    func pythonLetsAMergedLineThatDidNotSeeADeleteChangeNothing() throws {
+        try withTemporaryDirectory { url in
+            let store = try Store.open(at: url)
+            var ids: [Int64] = []
+            try store.write { tx in
+                for title in ["kept", "deleted by the other side"] {
+                    let id = tx.allocateID()
+                    try tx.insert(entity: "Item", id: id, values: ["title": .string(title)])
+                    ids.append(id)
+                }
+            }
+            try store.write { try $0.delete(entity: "Item", id: ids[1], tombstone: [:]) }
+            let last = store.lastSequence
+            store.close()
+            // What a merge writes: a line of the other side, which updated the record before it knew of the delete.
+            var merged = JournalTransaction(
+                sequence: last + 1, transactionID: UUID().uuidString, timestamp: Date(timeIntervalSince1970: 1_800_000_000), author: "b",
+                inserted: [],
+                updated: [StoredRecord(entity: "Item", id: ids[0], values: ["title": .string("changed")]),
+                          StoredRecord(entity: "Item", id: ids[1], values: ["title": .string("lost")])],
+                deleted: [],
+                nextID: ids[1] + 1)
+            merged.folded = FoldedTransactions(sequences: last...last, seen: false)
+            let journal = url.appending("journal.jsonl")
+            try writeBytes(try readBytes(journal) + merged.encodedLine(), to: journal)
+            let reopened = try Store.open(at: url)
+            #expect(reopened.records(of: "Item").map(\.id) == [ids[0]])
+            #expect(try runScript(url) == engineState(reopened))
+        }
+    }
+
+    @Test(.enabled(if: python != nil, "python3 is not installed"))
     func pythonAppliesMigrationsAsTheEngineDoes() throws {
         try withTemporaryDirectory { url in
             let store = try Store.open(at: url)
