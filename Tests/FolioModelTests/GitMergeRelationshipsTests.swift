@@ -89,4 +89,57 @@ struct GitMergeRelationshipsTests {
         #expect(conflicts.output.contains("servings"), "\(conflicts.output)")
         #expect(!conflicts.output.contains("recipes"), "the cookbook's list merged as a set: \(conflicts.output)")
     }
+
+    @Test func aCookbookBothCompactedClonesAddedRecipesToListsThemAll() throws {
+        let (scratch, origin, a) = try GitLiveStoreTests.remote("git-compacted-relationships", store: "Recipes.folio")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        do {
+            let container = try Self.container(a)
+            let context = ModelContext(container)
+            let suppers = Cookbook(title: "Suppers")
+            context.insert(suppers)
+            for name in ["Soup", "Stew"] {
+                let recipe = Recipe(name: name)
+                context.insert(recipe)
+                suppers.recipes.append(recipe)
+            }
+            try context.save()
+            try container.compact()
+        }
+        try GitLiveStoreTests.git("add", "-A", in: a)
+        try GitLiveStoreTests.git("commit", "-q", "-m", "base", in: a)
+        try GitLiveStoreTests.git("push", "-q", "origin", "main", in: a)
+
+        // Each clone adds a recipe to the cookbook and compacts; a also deletes Stew.
+        let b = try GitLiveStoreTests.clone(origin, "b", in: scratch)
+        for (clone, name) in [(b, "Pie"), (a, "Cake")] {
+            let container = try Self.container(clone)
+            let context = ModelContext(container)
+            let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
+            let recipe = Recipe(name: name)
+            context.insert(recipe)
+            suppers.recipes.append(recipe)
+            if clone == a, let stew = try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Stew" })).first {
+                context.delete(stew)
+            }
+            try context.save()
+            try container.compact()
+        }
+        try GitLiveStoreTests.git("commit", "-q", "-am", "b", in: b)
+        try GitLiveStoreTests.git("push", "-q", "origin", "main:b", in: b)
+        try GitLiveStoreTests.git("commit", "-q", "-am", "a", in: a)
+        try GitLiveStoreTests.git("fetch", "-q", "origin", in: a)
+        try GitLiveStoreTests.git("merge", "--no-edit", "origin/b", in: a)
+
+        let store = a.appendingPathComponent("Recipes.folio").path
+        let verify = try Self.folio("verify", store)
+        #expect(verify.status == 0, "\(verify.output)")
+        #expect(!verify.output.contains("does not refer back"), "every inverse agrees: \(verify.output)")
+        let context = ModelContext(try Self.container(a))
+        let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
+        #expect(Set(suppers.recipes.map(\.name)) == ["Soup", "Pie", "Cake"])
+        for recipe in suppers.recipes { #expect(recipe.cookbook?.title == "Suppers") }
+        let conflicts = try Self.folio("conflicts", store)
+        #expect(!conflicts.output.contains("recipes"), "the cookbook's list merged as a set: \(conflicts.output)")
+    }
 }

@@ -9,8 +9,11 @@ import Foundation
 /// Snapshots keep no time per record, so where both sides changed one attribute to different values
 /// the side whose header has the later sequence wins (the side that saved more transactions since the
 /// base), and on equal sequences the value whose canonical JSON sorts last: the same winner whichever
-/// side is ours. A record one side deleted and the other changed stays deleted, as in the journal
-/// merge. Either way the values not kept are recorded in the merged header's `conflicts`, beside those
+/// side is ours. A to-many relationship both sides changed (known from `schema`, the store's schema
+/// description) is merged as a set instead: what either side added is kept, what either removed is
+/// gone, and nothing is lost. A record one side deleted and the other changed stays deleted, as in the
+/// journal merge. (Inverses and references to deleted records are in other snapshot files, which this
+/// file's merge cannot see: `folio verify` reports an inverse the merge left inconsistent.) Either way the values not kept are recorded in the merged header's `conflicts`, beside those
 /// both sides' headers already listed (one a side cleared is gone), and ``Store/conflicts()`` lists
 /// them. The header is written anew: the record count, the later of the two sides' sequences and the
 /// conflicts.
@@ -26,9 +29,9 @@ package enum SnapshotMerge {
     }
 
     /// Merges the bytes of three versions of one entity's snapshot into the bytes of one.
-    package static func merge(base: [UInt8], ours: [UInt8], theirs: [UInt8]) throws(Refusal) -> [UInt8] {
+    package static func merge(base: [UInt8], ours: [UInt8], theirs: [UInt8], schema: MergeSchema? = nil) throws(Refusal) -> [UInt8] {
         var output: [UInt8] = []
-        try merge(base: base, ours: ours, theirs: theirs) { output.append(contentsOf: $0) }
+        try merge(base: base, ours: ours, theirs: theirs, schema: schema) { output.append(contentsOf: $0) }
         return output
     }
 
@@ -37,13 +40,13 @@ package enum SnapshotMerge {
     ///
     /// - Returns: how many values this merge did not keep (recorded in the merged header).
     @discardableResult
-    package static func merge(base: [UInt8], ours: [UInt8], theirs: [UInt8],
+    package static func merge(base: [UInt8], ours: [UInt8], theirs: [UInt8], schema: MergeSchema? = nil,
                               write: (UnsafeBufferPointer<UInt8>) throws -> Void) throws(Refusal) -> Int {
         // Lines are found, checked and copied in place, none decoded unless both sides changed it.
         let outcome: Result<Int, Refusal> = base.withUnsafeBufferPointer { o in
             ours.withUnsafeBufferPointer { a in
                 theirs.withUnsafeBufferPointer { b in
-                    do throws(Refusal) { return .success(try merge(o, a, b, write: write)) } catch { return .failure(error) }
+                    do throws(Refusal) { return .success(try merge(o, a, b, schema: schema, write: write)) } catch { return .failure(error) }
                 }
             }
         }
@@ -57,7 +60,8 @@ package enum SnapshotMerge {
     }
 
     private static func merge(_ oBytes: UnsafeBufferPointer<UInt8>, _ aBytes: UnsafeBufferPointer<UInt8>,
-                              _ bBytes: UnsafeBufferPointer<UInt8>, write: (UnsafeBufferPointer<UInt8>) throws -> Void) throws(Refusal) -> Int {
+                              _ bBytes: UnsafeBufferPointer<UInt8>, schema: MergeSchema?,
+                              write: (UnsafeBufferPointer<UInt8>) throws -> Void) throws(Refusal) -> Int {
         let a = try read(aBytes, name: "ours"), b = try read(bBytes, name: "theirs")
         // A snapshot added on both sides has an empty base.
         let o = oBytes.isEmpty ? Version(entity: a.entity, sequence: 0, records: []) : try read(oBytes, name: "base")
@@ -69,6 +73,7 @@ package enum SnapshotMerge {
         var merged: [Source] = []
         var conflicts: [MergeConflict] = []
         let oursWins = SnapshotMerge.oursWins(sequences: (a.sequence, b.sequence))
+        let toMany = Set(schema?.relationships(of: a.entity).filter { schema?.relationship($0, of: a.entity)?.isToMany == true } ?? [])
         merged.reserveCapacity(max(a.records.count, b.records.count))
         var (io, ia, ib) = (0, 0, 0)
         let writer = CanonicalJSONWriter()
@@ -98,7 +103,7 @@ package enum SnapshotMerge {
                 if let theirs { merged.append(.line(file: theirs.file, range: theirs.range)) }
             } else {
                 let combined = try combine(entity: a.entity, id: id, was: bytes(was), ours: bytes(ours), theirs: bytes(theirs),
-                                           oursWins: oursWins, writer: writer)
+                                           oursWins: oursWins, toMany: toMany, writer: writer)
                 if let line = combined.line { merged.append(.combined(line)) }
                 conflicts += combined.conflicts
             }
@@ -148,7 +153,7 @@ package enum SnapshotMerge {
     /// The line of a record both sides changed (nil: it stays deleted), their changes combined attribute
     /// by attribute, and the values not kept.
     static func combine(entity: String, id: Int64, was: [UInt8]?, ours: [UInt8]?, theirs: [UInt8]?, oursWins: Bool?,
-                        writer: CanonicalJSONWriter) throws(Refusal) -> (line: [UInt8]?, conflicts: [MergeConflict]) {
+                        toMany: Set<String> = [], writer: CanonicalJSONWriter) throws(Refusal) -> (line: [UInt8]?, conflicts: [MergeConflict]) {
         let o = try was.map { line throws(Refusal) in try values(line) }
         guard let oursLine = ours, let theirsLine = theirs else {
             // One side deleted the record and the other changed it: the delete stands, and every value
@@ -176,6 +181,10 @@ package enum SnapshotMerge {
             } else {
                 let takeOurs = oursWins ?? wins(ours, over: theirs)
                 let (kept, lost) = takeOurs ? (ours, theirs) : (theirs, ours)
+                if toMany.contains(member), let merged = mergedMembers(was: was, kept: kept, other: lost) {
+                    combined[member] = merged
+                    continue
+                }
                 combined[member] = kept
                 conflicts.append(MergeConflict(entity: entity, id: id, member: member, kept: kept ?? .null, lost: lost ?? .null, lostTransaction: ""))
             }
@@ -185,6 +194,26 @@ package enum SnapshotMerge {
             throw Refusal(message: "the merged record \(entity) \(id) cannot be written: \(error)")
         }
         return (Array(line.dropLast()), conflicts)
+    }
+
+    /// A to-many relationship both sides changed, merged as a set: the members both lists hold, and those
+    /// either side added since the base, in the order of `kept` (the winning side's list), then the
+    /// other's additions in theirs; nil when a value is not a list of identifiers.
+    static func mergedMembers(was: JSONValue?, kept: JSONValue?, other: JSONValue?) -> JSONValue? {
+        func identifiers(_ value: JSONValue?) -> [Int64]? {
+            guard let value else { return [] }
+            guard case .array(let items) = value else { return value == .null ? [] : nil }
+            let ids = items.compactMap(\.intValue)
+            return ids.count == items.count ? ids : nil
+        }
+        guard let base = identifiers(was).map(Set.init), let first = identifiers(kept), let second = identifiers(other) else { return nil }
+        let firstSet = Set(first), secondSet = Set(second)
+        var seen = Set<Int64>()
+        let merged = (first + second).filter { member in
+            let stays = (firstSet.contains(member) && secondSet.contains(member)) || !base.contains(member)
+            return stays && seen.insert(member).inserted
+        }
+        return .array(merged.map { .int($0) })
     }
 
     /// The conflicts of the merged header: those either side added since the base, those both kept,

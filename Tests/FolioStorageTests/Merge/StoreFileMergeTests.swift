@@ -90,6 +90,23 @@ struct StoreFileMergeTests {
         #expect(try SnapshotMerge.merge(base: base, ours: theirs, theirs: ours) == merged)
     }
 
+    @Test func aToManyRelationshipBothSidesChangedMergesAsASetWithTheSchema() throws {
+        let schema = try #require(MergeSchema(.object(["entities": .object(["Trip": .object(["properties": .object([
+            "stops": .object(["kind": .string("relationship"), "toMany": .bool(true)]),
+        ])])])])))
+        func trip(_ stops: [Int64], price: Double = 1) -> [String: JSONValue] { ["stops": .array(stops.map { .int($0) }), "price": .double(price)] }
+        let base = try Self.snapshot([(1, trip([10, 11, 12]))])
+        let ours = try Self.snapshot([(1, trip([10, 12, 20]))], sequence: 6)
+        let theirs = try Self.snapshot([(1, trip([11, 10, 12, 30], price: 2))], sequence: 5)
+        let merged = try SnapshotMerge.merge(base: base, ours: ours, theirs: theirs, schema: schema)
+        // 11 removed by ours, 20 and 30 added; the price only theirs changed.
+        #expect(merged == (try Self.snapshot([(1, trip([10, 12, 20, 30], price: 2))], sequence: 6)))
+        #expect(try SnapshotMerge.merge(base: base, ours: theirs, theirs: ours, schema: schema) == merged)
+        #expect(try Self.header(of: merged).conflicts.isEmpty, "nothing of either list is lost")
+        // Without the schema the list is a value like any other: one side's wins and the other's is listed.
+        #expect(try Self.header(of: SnapshotMerge.merge(base: base, ours: ours, theirs: theirs)).conflicts.map(\.member) == ["stops"])
+    }
+
     @Test func headerConflictsMergeThreeWaysSoOneASideClearedStaysGone() throws {
         func conflict(_ id: Int64) -> MergeConflict {
             MergeConflict(entity: "Trip", id: id, member: "price", kept: .double(1), lost: .double(2), lostTransaction: "T\(id)")
