@@ -44,23 +44,19 @@ public struct FoldedTransactions: Hashable, Sendable {
 
     /// Decodes a journal line's `folded` member.
     init(jsonValue value: JSONValue) throws {
+        let malformed = StorageError(
+            .malformedLine,
+            "not a journal transaction: \"folded\" must be {\"from\":…,\"seen\":true|false,\"through\":…} with 1 ≤ from ≤ through < 2^62, and an optional \"by\":\"transaction id\"")
         guard case .object(let members) = value, case .int(let from)? = members["from"],
               case .int(let through)? = members["through"], case .bool(let seen)? = members["seen"],
               SequenceLimits.isValid(from), SequenceLimits.isValid(through), from <= through
-        else {
-            throw StorageError(
-                .malformedLine,
-                "not a journal transaction: \"folded\" must be {\"from\":…,\"seen\":true|false,\"through\":…} with 1 ≤ from ≤ through < 2^62")
-        }
+        else { throw malformed }
         var by: String? = nil
         if let value = members["by"] {
-            guard case .string(let identifier) = value, !identifier.isEmpty, members.count == 4 else {
-                throw StorageError(.malformedLine, "not a journal transaction: \"folded\" member \"by\" must be a transaction identifier")
-            }
+            guard case .string(let identifier) = value, !identifier.isEmpty else { throw malformed }
             by = identifier
-        } else if members.count != 3 {
-            throw StorageError(.malformedLine, "not a journal transaction: \"folded\" has members other than \"by\", \"from\", \"seen\" and \"through\"")
         }
+        guard members.count == (by == nil ? 3 : 4) else { throw malformed }
         self.init(sequences: UInt64(from)...UInt64(through), seen: seen, by: by)
     }
 }

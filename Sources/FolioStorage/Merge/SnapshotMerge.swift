@@ -12,11 +12,13 @@ import Foundation
 /// side is ours. A to-many relationship both sides changed (known from `schema`, the store's schema
 /// description) is merged as a set instead: what either side added is kept, what either removed is
 /// gone, and nothing is lost. A record one side deleted and the other changed stays deleted, as in the
-/// journal merge. (Inverses and references to deleted records are in other snapshot files, which this
-/// file's merge cannot see: `folio verify` reports an inverse the merge left inconsistent.) Either way the values not kept are recorded in the merged header's `conflicts`, beside those
+/// journal merge. The values not kept are recorded in the merged header's `conflicts`, beside those
 /// both sides' headers already listed (one a side cleared is gone), and ``Store/conflicts()`` lists
 /// them. The header is written anew: the record count, the later of the two sides' sequences and the
 /// conflicts.
+///
+/// Inverses and references to deleted records are in other snapshot files, which this file's merge
+/// cannot see: `folio verify` reports an inverse or a reference the merge left inconsistent.
 package enum SnapshotMerge {
     package typealias Refusal = JournalThreeWayMerge.Refusal
 

@@ -50,7 +50,7 @@ enum MergeDriverCommand: FolioSubcommand {
             switch StoreFileText.kind(ofPath: path) {
             case .transactions where URL(fileURLWithPath: path).lastPathComponent == "journal.jsonl":
                 let result = try JournalThreeWayMerge.merge(base: files[0], ours: files[1], theirs: files[2],
-                                                            schema: recordedSchema(besideJournal: path))
+                                                            schema: recordedSchema(inStore: URL(fileURLWithPath: path).deletingLastPathComponent()))
                 merged = result.bytes
                 summary = "merged \(result.added.ours) transaction(s) of ours and \(result.added.theirs) of theirs"
                 if !result.conflicts.isEmpty {
@@ -67,7 +67,9 @@ enum MergeDriverCommand: FolioSubcommand {
                 var resolved = 0
                 do {
                     try write(to: oursPath) { output throws in
-                        resolved = try SnapshotMerge.merge(base: files[0], ours: files[1], theirs: files[2], write: output)
+                        let store = URL(fileURLWithPath: path).deletingLastPathComponent().deletingLastPathComponent()
+                        resolved = try SnapshotMerge.merge(base: files[0], ours: files[1], theirs: files[2],
+                                                           schema: MergeSchema(recordedSchema(inStore: store)), write: output)
                     }
                 } catch let refusal as JournalThreeWayMerge.Refusal {
                     throw refusal
@@ -93,11 +95,12 @@ enum MergeDriverCommand: FolioSubcommand {
         return ExitCode.success
     }
 
-    /// The schema the store's worktree manifest records (ours: git updates the worktree after the last
-    /// driver call), which a journal merge uses when none of its lines records one; nil without one.
-    /// Only the store's own directory is read.
-    static func recordedSchema(besideJournal path: String) -> JSONValue? {
-        let manifest = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("manifest.json").path
+    /// The schema the worktree manifest of the store in `directory` records (ours: git updates the
+    /// worktree after the last driver call), which a journal merge uses when none of its lines records
+    /// one, and a snapshot merge for its relationships; nil without one. Only the store's own directory
+    /// is read.
+    static func recordedSchema(inStore directory: URL) -> JSONValue? {
+        let manifest = directory.appendingPathComponent("manifest.json").path
         // A link could lead out of the store: only a regular file is read (attributes do not follow links).
         guard (try? FileManager.default.attributesOfItem(atPath: manifest)[.type] as? FileAttributeType) == .typeRegular,
               let bytes = try? PosixFileSystem().readWholeFile(manifest, limit: 16 << 20) else { return nil }
