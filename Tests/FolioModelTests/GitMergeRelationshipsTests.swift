@@ -142,4 +142,63 @@ struct GitMergeRelationshipsTests {
         let conflicts = try Self.folio("conflicts", store)
         #expect(!conflicts.output.contains("recipes"), "the cookbook's list merged as a set: \(conflicts.output)")
     }
+
+    @Test func aRecipeOneCompactedCloneDeletedAndTheOtherMovedToANewCookbookReadsAsGone() throws {
+        let (scratch, origin, a) = try GitLiveStoreTests.remote("git-compacted-dangling", store: "Recipes.folio")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        do {
+            let container = try Self.container(a)
+            let context = ModelContext(container)
+            let suppers = Cookbook(title: "Suppers")
+            context.insert(suppers)
+            for name in ["Soup", "Stew"] {
+                let recipe = Recipe(name: name)
+                context.insert(recipe)
+                suppers.recipes.append(recipe)
+            }
+            try context.save()
+            try container.compact()
+        }
+        try GitLiveStoreTests.git("add", "-A", in: a)
+        try GitLiveStoreTests.git("commit", "-q", "-m", "base", in: a)
+        try GitLiveStoreTests.git("push", "-q", "origin", "main", in: a)
+        let b = try GitLiveStoreTests.clone(origin, "b", in: scratch)
+        do {
+            let container = try Self.container(b)
+            let context = ModelContext(container)
+            let stew = try #require(try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Stew" })).first)
+            let winter = Cookbook(title: "Winter")
+            context.insert(winter)
+            winter.recipes.append(stew)
+            try context.save()
+            try container.compact()
+        }
+        do {
+            let container = try Self.container(a)
+            let context = ModelContext(container)
+            let stew = try #require(try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Stew" })).first)
+            context.delete(stew)
+            try context.save()
+            try container.compact()
+        }
+        try GitLiveStoreTests.git("commit", "-q", "-am", "b", in: b)
+        try GitLiveStoreTests.git("push", "-q", "origin", "main:b", in: b)
+        try GitLiveStoreTests.git("commit", "-q", "-am", "a", in: a)
+        try GitLiveStoreTests.git("fetch", "-q", "origin", in: a)
+        try GitLiveStoreTests.git("merge", "--no-edit", "origin/b", in: a)
+
+        // The deletion stands, listed with the move it undid. The new cookbook's reference to the deleted
+        // recipe lives in another snapshot file than the deletion, beyond one file's merge: models read
+        // it as gone, and `folio verify` names it.
+        let store = a.appendingPathComponent("Recipes.folio").path
+        let context = ModelContext(try Self.container(a))
+        let books = try context.fetch(FetchDescriptor<Cookbook>(sortBy: [SortDescriptor(\.title)]))
+        #expect(books.map(\.title) == ["Suppers", "Winter"])
+        #expect(books.map { $0.recipes.map(\.name) } == [["Soup"], []])
+        #expect(try context.fetch(FetchDescriptor<Recipe>()).map(\.name) == ["Soup"])
+        let conflicts = try Self.folio("conflicts", store)
+        #expect(conflicts.output.contains("cookbook: kept (record deleted)"), "\(conflicts.output)")
+        let verify = try Self.folio("verify", store)
+        #expect(verify.output.contains("danglingReference") && verify.output.contains("'recipes'"), "\(verify.output)")
+    }
 }
