@@ -133,14 +133,31 @@ struct ColumnCondition {
         }
     }
 
-    /// Whether all `conditions` hold for one record's values, taken in order as `&&` does; nil when a
-    /// value they read is not a number (the general evaluator then decides, with its exact semantics).
-    static func allHold(_ conditions: [ColumnCondition], in values: RecordValues) -> Bool? {
-        for condition in conditions {
-            guard let number = ColumnTable.number(values[condition.field], condition.conversion) else { return nil }
-            if !condition.holds(number) { return false }
+    /// Tests conditions on one record's values at a time, finding each condition's field by its slot in
+    /// the record's layout: an entity's records share a few layouts, so the names are searched once per
+    /// layout, not once per record.
+    struct RecordTest {
+        let conditions: [ColumnCondition]
+        /// The layout the slots were found in (kept alive, so that it cannot be another at the same address).
+        private var layout: RecordLayout?
+        private var slots: [Int?] = []
+
+        init(_ conditions: [ColumnCondition]) { self.conditions = conditions }
+
+        /// Whether all the conditions hold for `values`, taken in order as `&&` does; nil when a value
+        /// they read is not a number (the general evaluator then decides, with its exact semantics).
+        mutating func allHold(in values: RecordValues) -> Bool? {
+            if values.layout !== layout {
+                layout = values.layout
+                slots = conditions.map { values.layout.slot(of: $0.field) }
+            }
+            for (position, condition) in conditions.enumerated() {
+                let stored = slots[position].map { values.values.value(atSlot: $0) }
+                guard let number = ColumnTable.number(stored, condition.conversion) else { return nil }
+                if !condition.holds(number) { return false }
+            }
+            return true
         }
-        return true
     }
 
     /// The rows where every condition holds for its column, in row order.

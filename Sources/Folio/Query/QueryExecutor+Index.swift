@@ -58,16 +58,18 @@ extension QueryExecutor {
         var slots: [QueryValue] = []
         // A filter made only of comparisons of numbers or dates with constants is tested on the stored
         // numbers directly; the evaluator decides wherever a value is not a number.
-        var numericConditions: [ColumnCondition]? = nil
+        var numericTest: ColumnCondition.RecordTest? = nil
         if let filter {
             let parts = filter.conjuncts
             let conditions = parts.compactMap(ColumnCondition.init)
-            if conditions.count == parts.count { numericConditions = conditions }
+            if conditions.count == parts.count { numericTest = ColumnCondition.RecordTest(conditions) }
         }
+        // Taken once: reading the index's property for each record copies the table's references.
+        let records = index.records
         func consider(_ id: Int64) throws -> Bool {
             if let filter {
-                guard let row = index.records[id] else { return false }
-                if let numericConditions, let holds = ColumnCondition.allHold(numericConditions, in: row.values) {
+                guard let row = records[id] else { return false }
+                if numericTest != nil, let holds = numericTest?.allHold(in: row.values) {
                     guard holds else { return false }
                 } else if !(try passes(filter, evaluator, id: id, entity: row.entity, values: row.values, &slots)) {
                     return false
@@ -80,16 +82,17 @@ extension QueryExecutor {
             var position = 0
             while position < merged.count {
                 // Rows with equal keys come out in record order.
-                if try consider(merged[position].id) { break }
+                if try consider(merged.ids[position]) { break }
                 position += 1
             }
         } else {
             var end = merged.count
             while end > 0 {
                 var start = end - 1
-                while start > 0 && merged[start - 1].key == merged[end - 1].key { start -= 1 }
+                let last = merged.key(at: end - 1)
+                while start > 0 && merged.key(at: start - 1) == last { start -= 1 }
                 var done = false
-                for position in start..<end where try consider(merged[position].id) {
+                for position in start..<end where try consider(merged.ids[position]) {
                     done = true
                     break
                 }
