@@ -76,16 +76,7 @@ struct GitLiveStoreTests {
         try Self.git("push", "-q", "origin", "main", in: a)
 
         // Another machine adds a trip and pushes it.
-        let b = try Self.clone(origin, "b", in: scratch)
-        do {
-            let other = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: b.appendingPathComponent("Trips.folio")))
-            let otherContext = ModelContext(other)
-            otherContext.author = "b"
-            otherContext.insert(Self.trip("from b"))
-            try otherContext.save()
-        }
-        try Self.git("commit", "-q", "-am", "b", in: b)
-        try Self.git("push", "-q", "origin", "main:b", in: b)
+        try Self.pushTripFromAnotherClone(origin: origin, scratch: scratch)
 
         // Meanwhile this app saves a trip of its own and commits it; then it pulls b's work.
         let results = try ResultsObserver<Trip, Never>(sortBy: [SortDescriptor(\.name)], modelContainer: container)
@@ -111,9 +102,8 @@ struct GitLiveStoreTests {
         #expect(names == ["after", "base 1", "base 2", "from a", "from b"])
     }
 
-    /// Two clones each save a trip after the base; the other clone's transaction is the earlier, so the
-    /// merge numbers it before this clone's own.
-    static func mergeRenumberingOwnTransaction(into a: URL, origin: URL, scratch: URL, container: ModelContainer) throws {
+    /// A second clone, `b`, saves the trip "from b" (author "b"), commits it and pushes it as branch `b`.
+    static func pushTripFromAnotherClone(origin: URL, scratch: URL) throws {
         let b = try Self.clone(origin, "b", in: scratch)
         do {
             let other = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: b.appendingPathComponent("Trips.folio")))
@@ -124,6 +114,12 @@ struct GitLiveStoreTests {
         }
         try Self.git("commit", "-q", "-am", "b", in: b)
         try Self.git("push", "-q", "origin", "main:b", in: b)
+    }
+
+    /// Two clones each save a trip after the base; the other clone's transaction is the earlier, so the
+    /// merge numbers it before this clone's own.
+    static func mergeRenumberingOwnTransaction(into a: URL, origin: URL, scratch: URL, container: ModelContainer) throws {
+        try pushTripFromAnotherClone(origin: origin, scratch: scratch)
         let context = ModelContext(container)
         context.author = "a"
         context.insert(Self.trip("from a"))

@@ -90,25 +90,29 @@ struct GitMergeRelationshipsTests {
         #expect(!conflicts.output.contains("recipes"), "the cookbook's list merged as a set: \(conflicts.output)")
     }
 
-    @Test func aCookbookBothCompactedClonesAddedRecipesToListsThemAll() throws {
-        let (scratch, origin, a) = try GitLiveStoreTests.remote("git-compacted-relationships", store: "Recipes.folio")
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        do {
-            let container = try Self.container(a)
-            let context = ModelContext(container)
-            let suppers = Cookbook(title: "Suppers")
-            context.insert(suppers)
-            for name in ["Soup", "Stew"] {
-                let recipe = Recipe(name: name)
-                context.insert(recipe)
-                suppers.recipes.append(recipe)
-            }
-            try context.save()
-            try container.compact()
+    /// The base of the compacted merges: the cookbook Suppers with Soup and Stew, compacted, committed
+    /// and pushed from clone `a`.
+    static func pushCompactedCookbook(from a: URL) throws {
+        let container = try Self.container(a)
+        let context = ModelContext(container)
+        let suppers = Cookbook(title: "Suppers")
+        context.insert(suppers)
+        for name in ["Soup", "Stew"] {
+            let recipe = Recipe(name: name)
+            context.insert(recipe)
+            suppers.recipes.append(recipe)
         }
+        try context.save()
+        try container.compact()
         try GitLiveStoreTests.git("add", "-A", in: a)
         try GitLiveStoreTests.git("commit", "-q", "-m", "base", in: a)
         try GitLiveStoreTests.git("push", "-q", "origin", "main", in: a)
+    }
+
+    @Test func aCookbookBothCompactedClonesAddedRecipesToListsThemAll() throws {
+        let (scratch, origin, a) = try GitLiveStoreTests.remote("git-compacted-relationships", store: "Recipes.folio")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try Self.pushCompactedCookbook(from: a)
 
         // Each clone adds a recipe to the cookbook and compacts; a also deletes Stew.
         let b = try GitLiveStoreTests.clone(origin, "b", in: scratch)
@@ -146,22 +150,7 @@ struct GitMergeRelationshipsTests {
     @Test func aRecipeOneCompactedCloneDeletedAndTheOtherMovedToANewCookbookReadsAsGone() throws {
         let (scratch, origin, a) = try GitLiveStoreTests.remote("git-compacted-dangling", store: "Recipes.folio")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        do {
-            let container = try Self.container(a)
-            let context = ModelContext(container)
-            let suppers = Cookbook(title: "Suppers")
-            context.insert(suppers)
-            for name in ["Soup", "Stew"] {
-                let recipe = Recipe(name: name)
-                context.insert(recipe)
-                suppers.recipes.append(recipe)
-            }
-            try context.save()
-            try container.compact()
-        }
-        try GitLiveStoreTests.git("add", "-A", in: a)
-        try GitLiveStoreTests.git("commit", "-q", "-m", "base", in: a)
-        try GitLiveStoreTests.git("push", "-q", "origin", "main", in: a)
+        try Self.pushCompactedCookbook(from: a)
         let b = try GitLiveStoreTests.clone(origin, "b", in: scratch)
         do {
             let container = try Self.container(b)
