@@ -22,20 +22,7 @@ struct GitMergeRelationshipsTests {
         defer { try? FileManager.default.removeItem(at: scratch) }
 
         // The base: one cookbook with two recipes.
-        do {
-            let context = ModelContext(try Self.container(a))
-            let suppers = Cookbook(title: "Suppers")
-            context.insert(suppers)
-            for name in ["Soup", "Stew"] {
-                let recipe = Recipe(name: name)
-                context.insert(recipe)
-                suppers.recipes.append(recipe)
-            }
-            try context.save()
-        }
-        try GitLiveStoreTests.git("add", "-A", in: a)
-        try GitLiveStoreTests.git("commit", "-q", "-m", "base", in: a)
-        try GitLiveStoreTests.git("push", "-q", "origin", "main", in: a)
+        try Self.pushCookbook(from: a, compacted: false)
 
         // Clone b adds Pie to the cookbook and a Tart of its own, and pushes.
         let b = try GitLiveStoreTests.clone(origin, "b", in: scratch)
@@ -71,15 +58,7 @@ struct GitMergeRelationshipsTests {
         try GitLiveStoreTests.git("fetch", "-q", "origin", in: a)
         try GitLiveStoreTests.git("merge", "--no-edit", "origin/b", in: a)
 
-        let store = a.appendingPathComponent("Recipes.folio").path
-        let verify = try Self.folio("verify", store)
-        #expect(verify.status == 0, "\(verify.output)")
-        #expect(!verify.output.contains("does not refer back"), "every inverse agrees: \(verify.output)")
-
-        let context = ModelContext(try Self.container(a))
-        let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
-        #expect(Set(suppers.recipes.map(\.name)) == ["Soup", "Pie", "Cake"])
-        for recipe in suppers.recipes { #expect(recipe.cookbook?.title == "Suppers") }
+        let (store, context) = try Self.expectSuppersListsSoupPieAndCake(in: a)
         let tarts = try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Tart" }))
         #expect(tarts.map(\.servings) == [4], "one Tart, with the values of the later insert")
         #expect(try context.fetchCount(FetchDescriptor<Recipe>()) == 4)
@@ -90,9 +69,32 @@ struct GitMergeRelationshipsTests {
         #expect(!conflicts.output.contains("recipes"), "the cookbook's list merged as a set: \(conflicts.output)")
     }
 
-    /// The base of the compacted merges: the cookbook Suppers with Soup and Stew, compacted, committed
-    /// and pushed from clone `a`.
-    static func pushCompactedCookbook(from a: URL) throws {
+    /// Checks the merged store in clone `a`: it verifies with every inverse agreeing, and Suppers lists
+    /// Soup, Pie and Cake, each referring back. Returns the store's path and a context on it.
+    static func expectSuppersListsSoupPieAndCake(in a: URL) throws -> (store: String, context: ModelContext) {
+        let store = a.appendingPathComponent("Recipes.folio").path
+        let verify = try Self.folio("verify", store)
+        #expect(verify.status == 0, "\(verify.output)")
+        #expect(!verify.output.contains("does not refer back"), "every inverse agrees: \(verify.output)")
+        let context = ModelContext(try Self.container(a))
+        let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
+        #expect(Set(suppers.recipes.map(\.name)) == ["Soup", "Pie", "Cake"])
+        for recipe in suppers.recipes { #expect(recipe.cookbook?.title == "Suppers") }
+        return (store, context)
+    }
+
+    /// Commits clone `b`'s changes and pushes them as branch `b`, then commits `a`'s and merges `b` into it.
+    static func commitAndMerge(_ b: URL, into a: URL) throws {
+        try GitLiveStoreTests.git("commit", "-q", "-am", "b", in: b)
+        try GitLiveStoreTests.git("push", "-q", "origin", "main:b", in: b)
+        try GitLiveStoreTests.git("commit", "-q", "-am", "a", in: a)
+        try GitLiveStoreTests.git("fetch", "-q", "origin", in: a)
+        try GitLiveStoreTests.git("merge", "--no-edit", "origin/b", in: a)
+    }
+
+    /// The base of the merges: the cookbook Suppers with Soup and Stew, compacted when `compacted`,
+    /// committed and pushed from clone `a`.
+    static func pushCookbook(from a: URL, compacted: Bool = true) throws {
         let container = try Self.container(a)
         let context = ModelContext(container)
         let suppers = Cookbook(title: "Suppers")
@@ -103,7 +105,7 @@ struct GitMergeRelationshipsTests {
             suppers.recipes.append(recipe)
         }
         try context.save()
-        try container.compact()
+        if compacted { try container.compact() }
         try GitLiveStoreTests.git("add", "-A", in: a)
         try GitLiveStoreTests.git("commit", "-q", "-m", "base", in: a)
         try GitLiveStoreTests.git("push", "-q", "origin", "main", in: a)
@@ -112,7 +114,7 @@ struct GitMergeRelationshipsTests {
     @Test func aCookbookBothCompactedClonesAddedRecipesToListsThemAll() throws {
         let (scratch, origin, a) = try GitLiveStoreTests.remote("git-compacted-relationships", store: "Recipes.folio")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        try Self.pushCompactedCookbook(from: a)
+        try Self.pushCookbook(from: a)
 
         // Each clone adds a recipe to the cookbook and compacts; a also deletes Stew.
         let b = try GitLiveStoreTests.clone(origin, "b", in: scratch)
@@ -129,20 +131,9 @@ struct GitMergeRelationshipsTests {
             try context.save()
             try container.compact()
         }
-        try GitLiveStoreTests.git("commit", "-q", "-am", "b", in: b)
-        try GitLiveStoreTests.git("push", "-q", "origin", "main:b", in: b)
-        try GitLiveStoreTests.git("commit", "-q", "-am", "a", in: a)
-        try GitLiveStoreTests.git("fetch", "-q", "origin", in: a)
-        try GitLiveStoreTests.git("merge", "--no-edit", "origin/b", in: a)
+        try Self.commitAndMerge(b, into: a)
 
-        let store = a.appendingPathComponent("Recipes.folio").path
-        let verify = try Self.folio("verify", store)
-        #expect(verify.status == 0, "\(verify.output)")
-        #expect(!verify.output.contains("does not refer back"), "every inverse agrees: \(verify.output)")
-        let context = ModelContext(try Self.container(a))
-        let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
-        #expect(Set(suppers.recipes.map(\.name)) == ["Soup", "Pie", "Cake"])
-        for recipe in suppers.recipes { #expect(recipe.cookbook?.title == "Suppers") }
+        let (store, _) = try Self.expectSuppersListsSoupPieAndCake(in: a)
         let conflicts = try Self.folio("conflicts", store)
         #expect(!conflicts.output.contains("recipes"), "the cookbook's list merged as a set: \(conflicts.output)")
     }
@@ -150,7 +141,7 @@ struct GitMergeRelationshipsTests {
     @Test func aRecipeOneCompactedCloneDeletedAndTheOtherMovedToANewCookbookReadsAsGone() throws {
         let (scratch, origin, a) = try GitLiveStoreTests.remote("git-compacted-dangling", store: "Recipes.folio")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        try Self.pushCompactedCookbook(from: a)
+        try Self.pushCookbook(from: a)
         let b = try GitLiveStoreTests.clone(origin, "b", in: scratch)
         do {
             let container = try Self.container(b)
@@ -170,11 +161,7 @@ struct GitMergeRelationshipsTests {
             try context.save()
             try container.compact()
         }
-        try GitLiveStoreTests.git("commit", "-q", "-am", "b", in: b)
-        try GitLiveStoreTests.git("push", "-q", "origin", "main:b", in: b)
-        try GitLiveStoreTests.git("commit", "-q", "-am", "a", in: a)
-        try GitLiveStoreTests.git("fetch", "-q", "origin", in: a)
-        try GitLiveStoreTests.git("merge", "--no-edit", "origin/b", in: a)
+        try Self.commitAndMerge(b, into: a)
 
         // The deletion stands, listed with the move it undid. The new cookbook's reference to the deleted
         // recipe lives in another snapshot file than the deletion, beyond one file's merge: models read
