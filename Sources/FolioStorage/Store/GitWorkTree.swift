@@ -58,7 +58,10 @@ extension Store {
         guard let lock = gitWorkTree(&journal)?.indexLock, let held = (try? fs.status(atPath: lock)) ?? nil,
               held != journal.abandonedGitLock
         else { return false }
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, min(configuration.gitLockWait, 86_400)) * 1e9)
+        // Bounded to a day; a caller's NaN or negative wait is none, and must not trap.
+        let asked = configuration.gitLockWait
+        let limit = asked.isNaN ? 0 : min(max(asked, 0), 86_400)
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(limit * 1e9)
         var current: FileStatus? = held
         while current != nil, DispatchTime.now().uptimeNanoseconds < deadline {
             usleep(5_000)

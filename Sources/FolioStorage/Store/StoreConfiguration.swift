@@ -134,7 +134,8 @@ public struct StoreConfiguration: Sendable {
     /// How long the store waits, before reading files something replaced and before each write, for git
     /// to release the index lock it holds while it rewrites the work tree (a checkout, merge, pull or
     /// reset; see ``Store/warnings`` for a lock that outlasted the wait, which is then taken for one a
-    /// killed git left behind and not waited for again). The default is 30 seconds.
+    /// killed git left behind and not waited for again). The default is 30 seconds; at most a day is
+    /// waited, and a negative or NaN value waits not at all.
     public var gitLockWait: Double = 30
     /// The block a migration's staging copy allocates in: the block of the store it copies (nil: decided
     /// by ``identifierAllocation``).

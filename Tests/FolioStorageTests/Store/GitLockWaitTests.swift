@@ -143,6 +143,16 @@ struct GitLockWaitTests {
         }
     }
 
+    @Test(arguments: [Double.nan, -1])
+    func aWaitLimitThatIsNotANumberOfSecondsDoesNotStopTheProcess(limit: Double) throws {
+        try withTemporaryDirectory { directory in
+            let (store, _) = try Self.repositoryWithStore(in: directory, gitLockWait: limit)
+            try writeBytes([], to: directory.appending(".git/index.lock"))
+            try Self.insert("three", into: store)
+            #expect(store.lastSequence == 3)
+        }
+    }
+
     @Test func aLinkedWorktreesLockIsInTheGitDirectoryItsDotGitFileNames() throws {
         try withTemporaryDirectory { directory in
             let tree = directory.appending("tree")
