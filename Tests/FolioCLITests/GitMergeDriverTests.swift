@@ -396,6 +396,11 @@ struct GitMergeDriverTests {
         #expect(!writer.isEmpty, "the history names a's transaction")
         #expect(try folio("verify", a.appendingPathComponent("Trips.folio").path).status == 0)
 
+        // A compaction that rewrites the snapshot keeps them in its header.
+        try Self.write(a) { try $0.update(entity: "Trip", id: trip, values: ["notes": .string("after the merge")]) }
+        try Self.compact(a)
+        #expect(try Self.conflictLines(a) == lines, "kept by the compaction")
+
         // Cleared, they are gone; the next compaction writes the header without them.
         let cleared = try folio("conflicts", a.appendingPathComponent("Trips.folio").path, "--clear")
         #expect(cleared.status == 0 && cleared.stdout.contains("Forgot 1"), "\(cleared)")
