@@ -18,8 +18,6 @@ package enum HistoryMerge {
         var bytes: ArraySlice<UInt8>
         var transactionID: String
         var timestamp: Date
-        /// Where the `seq` value's digits are in `bytes`, from its start.
-        var sequenceDigits: Range<Int>
         var sequence: UInt64
     }
 
@@ -58,16 +56,6 @@ package enum HistoryMerge {
         }
     }
 
-    /// The line with its `seq` set to `sequence` and its checksum computed again, ending in `\n`.
-    static func renumbered(_ line: Line, to sequence: UInt64) -> [UInt8] {
-        let start = line.bytes.startIndex
-        var body: [UInt8] = [UInt8(ascii: "{")]
-        body.append(contentsOf: line.bytes[(start + LineFraming.prefixLength)..<(start + line.sequenceDigits.lowerBound)])
-        body.append(contentsOf: Array(String(sequence).utf8))
-        body.append(contentsOf: line.bytes[(start + line.sequenceDigits.upperBound)...])
-        return LineFraming.frame(body: body)
-    }
-
     /// The lines of one version, each checked; a line these quick reads do not recognise is refused.
     static func read(_ bytes: [UInt8], name: String) throws(JournalThreeWayMerge.Refusal) -> [Line] {
         var lines: [Line] = []
@@ -83,7 +71,7 @@ package enum HistoryMerge {
                       let digitsStart = JournalTransaction.valueStart(ofMember: "\"seq\"", inLine: buffer),
                       let parsed = JSONDigits.unsignedInteger(in: buffer, from: digitsStart), SequenceLimits.isValid(Int64(clamping: parsed.value))
                 else { return nil }
-                return Line(bytes: slice, transactionID: id, timestamp: time, sequenceDigits: digitsStart..<parsed.end, sequence: parsed.value)
+                return Line(bytes: slice, transactionID: id, timestamp: time, sequence: parsed.value)
             }
             guard let line else { throw refuse("it has no \"id\", \"time\" and \"seq\" members of the expected form") }
             if let previous = lines.last?.sequence, line.sequence != previous + 1 {

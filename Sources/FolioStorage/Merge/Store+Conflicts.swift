@@ -67,11 +67,10 @@ extension Store {
 
     /// The newest of `transactions` that inserted or updated the conflict's record with its lost value.
     private static func writer(of conflict: MergeConflict, in transactions: [JournalTransaction]) -> String? {
-        transactions.last { transaction in
-            (transaction.inserted + transaction.updated).contains {
-                $0.entity == conflict.entity && $0.id == conflict.id && $0.values.dictionary[conflict.member] == conflict.lost
-            }
-        }?.transactionID
+        func wrote(_ record: StoredRecord) -> Bool {
+            record.id == conflict.id && record.entity == conflict.entity && record.values[conflict.member] == conflict.lost
+        }
+        return transactions.last { $0.inserted.contains(where: wrote) || $0.updated.contains(where: wrote) }?.transactionID
     }
 
     /// Forgets the conflicts ``conflicts()`` lists, by committing a transaction that says so.

@@ -43,8 +43,7 @@ extension Store {
             ($0.journalIdentity, $0.journalEnd, $0.journalLines, $0.tailLength)
         }
         // What changed may be git rewriting the work tree: read it once git is done.
-        if current?.inode != journalIdentity?.inode || current?.device != journalIdentity?.device
-            || (current?.size ?? 0) != journalEnd + tailLength, waitWhileGitRewritesWorkTree(&journal) {
+        if withReadState({ $0.journalChanged(current: current) }), waitWhileGitRewritesWorkTree(&journal) {
             current = try fs.status(atPath: paths.journal)
         }
         let replaced: Bool
