@@ -138,7 +138,7 @@ struct GitMergeRelationshipsTests {
         #expect(!conflicts.output.contains("recipes"), "the cookbook's list merged as a set: \(conflicts.output)")
     }
 
-    @Test func aRecipeOneCompactedCloneDeletedAndTheOtherMovedToANewCookbookReadsAsGone() throws {
+    @Test func aRecipeOneCompactedCloneDeletedAndTheOtherMovedToANewCookbookIsDroppedFromItsList() throws {
         let (scratch, origin, a) = try GitLiveStoreTests.remote("git-compacted-dangling", store: "Recipes.folio")
         defer { try? FileManager.default.removeItem(at: scratch) }
         try Self.pushCookbook(from: a)
@@ -163,10 +163,14 @@ struct GitMergeRelationshipsTests {
         }
         try Self.commitAndMerge(b, into: a)
 
-        // The deletion stands, listed with the move it undid. The new cookbook's reference to the deleted
-        // recipe lives in another snapshot file than the deletion, beyond one file's merge: models read
-        // it as gone, and `folio verify` names it.
+        // The new cookbook's reference to the deleted recipe is in another snapshot file than the
+        // deletion, beyond one file's merge. `folio verify` (read-only) sees it mended in memory...
         let store = a.appendingPathComponent("Recipes.folio").path
+        let before = try Self.folio("verify", store)
+        #expect(before.status == 0 && before.output.contains("mended in memory"), "\(before.output)")
+        #expect(!before.output.contains("danglingReference"), "\(before.output)")
+
+        // ... and the app's open commits the mend, listed with the move the deletion undid.
         let context = ModelContext(try Self.container(a))
         let books = try context.fetch(FetchDescriptor<Cookbook>(sortBy: [SortDescriptor(\.title)]))
         #expect(books.map(\.title) == ["Suppers", "Winter"])
@@ -174,7 +178,73 @@ struct GitMergeRelationshipsTests {
         #expect(try context.fetch(FetchDescriptor<Recipe>()).map(\.name) == ["Soup"])
         let conflicts = try Self.folio("conflicts", store)
         #expect(conflicts.output.contains("cookbook: kept (record deleted)"), "\(conflicts.output)")
+        #expect(conflicts.output.contains("recipes"), "the dropped reference is listed: \(conflicts.output)")
         let verify = try Self.folio("verify", store)
-        #expect(verify.output.contains("danglingReference") && verify.output.contains("'recipes'"), "\(verify.output)")
+        #expect(verify.status == 0 && !verify.output.contains("mended") && !verify.output.contains("does not refer back"), "\(verify.output)")
+        let manifest = try String(contentsOfFile: store + "/manifest.json", encoding: .utf8)
+        #expect(!manifest.contains("reconcile"), "\(manifest)")
+    }
+
+    @Test func aRecipeBothCompactedClonesMovedToNewCookbooksIsListedByOneOfThem() throws {
+        let (scratch, origin, a) = try GitLiveStoreTests.remote("git-compacted-moved", store: "Recipes.folio")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try Self.pushCookbook(from: a)
+        let b = try GitLiveStoreTests.clone(origin, "b", in: scratch)
+        for (clone, title) in [(b, "Winter"), (a, "Spring")] {
+            let container = try Self.container(clone)
+            let context = ModelContext(container)
+            let stew = try #require(try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Stew" })).first)
+            let book = Cookbook(title: title)
+            context.insert(book)
+            book.recipes.append(stew)
+            try context.save()
+            try container.compact()
+        }
+        try Self.commitAndMerge(b, into: a)
+
+        let store = a.appendingPathComponent("Recipes.folio").path
+        let context = ModelContext(try Self.container(a))
+        let stew = try #require(try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Stew" })).first)
+        let owner = try #require(stew.cookbook?.title)
+        #expect(["Winter", "Spring"].contains(owner))
+        let books = try context.fetch(FetchDescriptor<Cookbook>(sortBy: [SortDescriptor(\.title)]))
+        #expect(books.map(\.title) == ["Spring", "Suppers", "Winter"])
+        for book in books {
+            #expect(book.recipes.map(\.name).sorted() == (book.title == owner ? ["Stew"] : book.title == "Suppers" ? ["Soup"] : []), "\(book.title)")
+        }
+        let verify = try Self.folio("verify", store)
+        #expect(verify.status == 0 && !verify.output.contains("does not refer back"), "\(verify.output)")
+        let conflicts = try Self.folio("conflicts", store)
+        #expect(conflicts.output.contains("recipes"), "the list that lost Stew is listed: \(conflicts.output)")
+    }
+
+    @Test func aTartBothCompactedClonesInsertedBecomesOneRecord() throws {
+        let (scratch, origin, a) = try GitLiveStoreTests.remote("git-compacted-unique", store: "Recipes.folio")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try Self.pushCookbook(from: a)
+        let b = try GitLiveStoreTests.clone(origin, "b", in: scratch)
+        for (clone, servings) in [(b, 6), (a, 4)] {
+            let container = try Self.container(clone)
+            let context = ModelContext(container)
+            let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
+            let tart = Recipe(name: "Tart")
+            tart.servings = servings
+            context.insert(tart)
+            suppers.recipes.append(tart)
+            try context.save()
+            try container.compact()
+        }
+        try Self.commitAndMerge(b, into: a)
+
+        let store = a.appendingPathComponent("Recipes.folio").path
+        let context = ModelContext(try Self.container(a))
+        let tarts = try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Tart" }))
+        #expect(tarts.count == 1)
+        let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
+        #expect(suppers.recipes.map(\.name).sorted() == ["Soup", "Stew", "Tart"], "the list refers to the Tart that stays")
+        let verify = try Self.folio("verify", store)
+        #expect(verify.status == 0 && !verify.output.contains("uniqueViolation"), "\(verify.output)")
+        let conflicts = try Self.folio("conflicts", store)
+        #expect(conflicts.output.contains("#unique") && conflicts.output.contains("servings"), "\(conflicts.output)")
     }
 }

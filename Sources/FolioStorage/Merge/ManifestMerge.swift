@@ -5,7 +5,9 @@
 /// identifier counter is the larger of the sides'; the schema and each snapshot size are taken from the
 /// side that changed them. A snapshot size both sides changed is left out, since git merges that
 /// snapshot too: the loader then reads the file instead of trusting its header's count. Both sides
-/// changing the schema differently is refused.
+/// changing the schema differently is refused. The merged manifest is marked
+/// (``Manifest/needsReconciliation``): git merges each snapshot file without seeing the others, so the
+/// store mends what spans them when it next opens (``CrossFileReconciliation``).
 package enum ManifestMerge {
     /// Merges the bytes of three manifests into the bytes of one.
     package static func merge(base: [UInt8], ours: [UInt8], theirs: [UInt8]) throws(JournalThreeWayMerge.Refusal) -> [UInt8] {
@@ -29,6 +31,7 @@ package enum ManifestMerge {
         var merged = Manifest()
         merged.version = max(a.version, b.version)
         merged.sequence = sum - o.sequence
+        merged.needsReconciliation = true
         var byBlock = a.counters.byBlock
         for (block, next) in b.counters.byBlock { byBlock[block] = max(byBlock[block] ?? 0, next) }
         merged.counters = IdentifierCounters(highest: max(a.nextID, b.nextID), byBlock: byBlock)

@@ -17,8 +17,9 @@ import Foundation
 /// them. The header is written anew: the record count, the later of the two sides' sequences and the
 /// conflicts.
 ///
-/// Inverses and references to deleted records are in other snapshot files, which this file's merge
-/// cannot see: `folio verify` reports an inverse or a reference the merge left inconsistent.
+/// Inverses, references to deleted records and unique values span snapshot files, which this file's
+/// merge cannot see: the merged manifest asks the store to mend them when it opens
+/// (``CrossFileReconciliation``).
 package enum SnapshotMerge {
     package typealias Refusal = JournalThreeWayMerge.Refusal
 

@@ -28,7 +28,9 @@ extension Store {
     /// (``FoldedTransactions``), and listed with the merged transaction whose value was kept. A merge of
     /// two compacted sides records its conflicts in the snapshot headers, with the header's sequence;
     /// the transaction that wrote a lost value is looked up in the retained history (empty when it is
-    /// no longer retained).
+    /// no longer retained). A store git merged from two compacted copies lists what its
+    /// reconciliation dropped (see ``CrossFileReconciliation``) with the transaction that committed it;
+    /// a read-only store that applied it in memory lists it with an empty transaction identifier.
     public func conflicts() throws -> [ResolvedConflict] {
         try loadRecords()
         var found: [ResolvedConflict] = []
@@ -41,11 +43,20 @@ extension Store {
                 inHeaders = inHeaders.dropFirst()
             }
             if transaction.clearsConflicts { found.removeAll() }
-            for conflict in transaction.conflicts + (folded[transaction.sequence] ?? []) {
+            for var conflict in transaction.conflicts + (folded[transaction.sequence] ?? []) {
+                // A merge's reconciliation cannot tell which transaction wrote a reference it dropped.
+                if conflict.lostTransaction.isEmpty { conflict.lostTransaction = Self.writer(of: conflict, in: transactions) ?? "" }
                 found.append(ResolvedConflict(conflict: conflict, sequence: transaction.sequence, transactionID: transaction.transactionID))
             }
         }
-        return found + inHeaders
+        // A read-only store shows a git merge mended in memory; its transaction is committed later.
+        let (inMemory, last) = withReadState { ($0.reconciledInMemory, $0.state.lastSequence) }
+        let mended = inMemory.map { conflict in
+            var conflict = conflict
+            conflict.lostTransaction = Self.writer(of: conflict, in: transactions) ?? ""
+            return ResolvedConflict(conflict: conflict, sequence: last, transactionID: "")
+        }
+        return found + inHeaders + mended
     }
 
     /// The conflicts the snapshot headers record, each at its header's sequence, by sequence, entity,

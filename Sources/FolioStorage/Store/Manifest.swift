@@ -8,6 +8,9 @@
 /// block's number in decimal; `nextID` is then the highest of them. `snapshotBytes`,
 /// when present, is the size of each snapshot file that compaction left: a file of another size was
 /// changed since, and its header's record count is not trusted without reading the file.
+/// `reconcile`, present (`true`) only in a manifest git merged from two compacted copies (see
+/// ``ManifestMerge``), says the snapshot files were merged one by one: the store checks what spans
+/// them when it opens (``CrossFileReconciliation``) and writes the manifest again without it.
 struct Manifest: Hashable, Sendable {
     /// The on-disk format version this code writes and reads.
     static let currentVersion: Int64 = 1
@@ -20,6 +23,8 @@ struct Manifest: Hashable, Sendable {
     var schema: JSONValue? = nil
     /// The size in bytes of each entity's snapshot file when the manifest was written.
     var snapshotBytes: [String: Int64] = [:]
+    /// Whether git merged the snapshot files one by one since the store last checked what spans them.
+    var needsReconciliation = false
 
     func encoded() throws -> [UInt8] {
         var members: [String: JSONValue] = [
@@ -32,6 +37,7 @@ struct Manifest: Hashable, Sendable {
         }
         if let schema { members["schema"] = .object(["value": schema]) }
         if !snapshotBytes.isEmpty { members["snapshotBytes"] = .object(snapshotBytes.mapValues { .int($0) }) }
+        if needsReconciliation { members["reconcile"] = .bool(true) }
         return try LineFraming.encode(members)
     }
 
@@ -114,8 +120,16 @@ struct Manifest: Hashable, Sendable {
                     snapshotBytes[entity] = bytes
                 }
             }
+            var needsReconciliation = false
+            if let flag = members["reconcile"] {
+                guard case .bool(let value) = flag else {
+                    throw StorageError(.malformedLine, "manifest \"reconcile\" must be true or false", file: path, line: 1)
+                }
+                needsReconciliation = value
+            }
             return Manifest(
-                version: version, sequence: UInt64(sequence), counters: IdentifierCounters(highest: nextID, byBlock: byBlock), schema: schema, snapshotBytes: snapshotBytes)
+                version: version, sequence: UInt64(sequence), counters: IdentifierCounters(highest: nextID, byBlock: byBlock), schema: schema,
+                snapshotBytes: snapshotBytes, needsReconciliation: needsReconciliation)
         }
     }
 }

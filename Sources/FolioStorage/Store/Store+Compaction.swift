@@ -25,6 +25,8 @@ extension Store {
             try journal.takeFileLock(fs, exclusive: true)
             defer { journal.releaseFileLock(fs) }
             _ = try catchUp(&journal)
+            // Snapshots written from unmended records would keep a merge's dangling references for good.
+            try reconcileMergeLocked(&journal)
             try compactLocked(&journal)
         }
     }

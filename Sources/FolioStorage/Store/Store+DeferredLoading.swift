@@ -62,6 +62,7 @@ extension Store {
             }
             try openJournal(&journal)
             refreshSnapshotCaches()
+            _ = try reconcileMergeIfPending(&journal)
         } catch let error as StorageError {
             withReadState { $0.deferredLoadError = error }
             throw error

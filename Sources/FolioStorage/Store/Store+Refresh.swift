@@ -29,9 +29,15 @@ extension Store {
             try journal.checkOpen()
             guard paths != nil else { return [] }
             try loadDeferredRecordsLocked(&journal)
-            try journal.takeFileLock(fs, exclusive: false)
-            defer { journal.releaseFileLock(fs) }
-            return try catchUp(&journal)
+            var arrived: [JournalTransaction]
+            do {
+                try journal.takeFileLock(fs, exclusive: false)
+                defer { journal.releaseFileLock(fs) }
+                arrived = try catchUp(&journal)
+            }
+            // Files git merged from two compacted copies are mended before anything reads them.
+            arrived += try reconcileMergeIfPending(&journal)
+            return arrived
         }
     }
 

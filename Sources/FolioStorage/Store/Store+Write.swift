@@ -25,6 +25,7 @@ extension Store {
             _ = try catchUp(&journal)
             // A save while git rewrites the store's files would build on a state git is replacing.
             if waitWhileGitRewritesWorkTree(&journal) { _ = try catchUp(&journal) }
+            try reconcileMergeLocked(&journal)
             let paths = self.paths
             let fs = self.fs
             let base = withState { $0 }

@@ -103,6 +103,8 @@ public final class Store: Sendable {
             let store = try load()
             try store.writer.withLock("Store.open(at:configuration:)") { journal in
                 try store.openJournal(&journal)
+                // Git merged two compacted copies: mend what spans their files before anything reads.
+                try store.reconcileMergeLocked(&journal)
                 // Only now: until the store owns the lock file, a failure closes it here, once.
                 journal.lockFile = lockFile
                 store.startBatchTimer(&journal)

@@ -4,7 +4,7 @@
 /// A snapshot header's record count is trusted only when the file has the size the manifest recorded
 /// for it at the last compaction (`snapshotBytes`), so a truncated or edited file is never counted
 /// from its header. Everything that cannot be settled this cheaply (no manifest, an old manifest
-/// without sizes, a journal larger than ``peekJournalLimit``, a torn journal tail, a journal line with
+/// without sizes or one git merged (``Manifest/needsReconciliation``), a journal larger than ``peekJournalLimit``, a torn journal tail, a journal line with
 /// a migration, any problem at all)
 /// gives `nil`, and the caller loads the store the usual way, which reports the problem precisely.
 extension StoreLoader {
@@ -27,7 +27,7 @@ extension StoreLoader {
         try StoreFileSafety.check(paths, fileSystem: fs)
         guard try fs.status(atPath: paths.manifest) != nil else { return nil }
         let manifest = try Manifest.decode(try fs.readSmallFile(paths.manifest), path: paths.manifest)
-        guard !manifest.snapshotBytes.isEmpty else { return nil }
+        guard !manifest.snapshotBytes.isEmpty, !manifest.needsReconciliation else { return nil }
         var loaded = LoadedStore()
         loaded.manifest = manifest
         loaded.state.lastSequence = manifest.sequence

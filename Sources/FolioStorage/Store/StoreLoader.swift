@@ -1,3 +1,5 @@
+import Foundation
+
 /// What loading a store directory produced.
 struct LoadedStore {
     var state = StoreState()
@@ -18,6 +20,12 @@ struct LoadedStore {
     var snapshotBases: [String: UInt64] = [:]
     /// The conflicts snapshot headers record (see ``SnapshotFile/Header/conflicts``), by entity.
     var snapshotConflicts: [String: [MergeConflict]] = [:]
+    /// The size of each snapshot file read, by entity.
+    var snapshotSizes: [String: Int64] = [:]
+    /// Whether the manifest asks for a ``CrossFileReconciliation`` that a writable store is to commit.
+    var reconciliationPending = false
+    /// The values a read-only store's reconciliation, applied in memory only, did not keep.
+    var reconciledInMemory: [MergeConflict] = []
 }
 
 /// Rebuilds a store's state from its directory: manifest, snapshots, history, journal.
@@ -162,6 +170,7 @@ enum StoreLoader {
                         file: path, line: 1, offset: 0))
             }
             loaded.state.lastModified[entity] = header.sequence
+            loaded.snapshotSizes[entity] = fileSize
             bases[entity] = header.sequence
         }
 
@@ -303,7 +312,26 @@ enum StoreLoader {
         }
         loaded.snapshotBases = bases
         loaded.history = historyBySequence.keys.sorted().compactMap { historyBySequence[$0] }
+        if manifest.needsReconciliation {
+            if configuration.readOnly { loaded.reconcileInMemory() } else { loaded.reconciliationPending = true }
+        }
         return loaded
+    }
+}
+
+extension LoadedStore {
+    /// Applies the ``CrossFileReconciliation`` a git-merged manifest asks for to the records in memory,
+    /// without a transaction: what a read-only store shows of a merge it cannot write to.
+    mutating func reconcileInMemory() {
+        let reconciliation = CrossFileReconciliation(state: state, schema: MergeSchema(state.schema))
+        guard !reconciliation.isEmpty else { return }
+        let changes = JournalTransaction(
+            sequence: state.lastSequence, transactionID: "", timestamp: Timestamp.truncated(Date()), author: CrossFileReconciliation.author,
+            inserted: [], updated: reconciliation.updatedRecords, deleted: reconciliation.deletes, nextID: state.nextID)
+        _ = state.apply(changes, globalBase: state.lastSequence)
+        reconciledInMemory = reconciliation.conflicts
+        warnings.append(
+            "\(CrossFileReconciliation.inMemoryNote): \(reconciliation.summary). The next writable open commits the mend as one transaction (folio conflicts lists what it dropped)")
     }
 }
 

@@ -41,6 +41,14 @@ struct StoreReadState: Sendable {
     /// Why reading the deferred records failed; thrown again by every later call that needs them.
     var deferredLoadError: StorageError?
 
+    /// The size of each snapshot file when the records were read, by entity.
+    var snapshotSizes: [String: Int64] = [:]
+    /// Whether the files are a git merge whose ``CrossFileReconciliation`` this writable store has not
+    /// committed yet.
+    var reconciliationPending = false
+    /// The values a read-only store's in-memory reconciliation did not keep.
+    var reconciledInMemory: [MergeConflict] = []
+
     init(_ loaded: LoadedStore, historyFileLoaded: Bool) {
         state = loaded.state
         retained = loaded.history
@@ -52,6 +60,9 @@ struct StoreReadState: Sendable {
         snapshotConflicts = loaded.snapshotConflicts
         manifestSequence = loaded.manifest.sequence
         warnings = loaded.warnings
+        snapshotSizes = loaded.snapshotSizes
+        reconciliationPending = loaded.reconciliationPending
+        reconciledInMemory = loaded.reconciledInMemory
     }
 
     /// Takes the state and file positions of a load (or a peek).
@@ -68,6 +79,10 @@ struct StoreReadState: Sendable {
         snapshotBases = loaded.snapshotBases
         snapshotConflicts = loaded.snapshotConflicts
         manifestSequence = loaded.manifest.sequence
+        snapshotSizes = loaded.snapshotSizes
+        reconciliationPending = loaded.reconciliationPending
+        reconciledInMemory = loaded.reconciledInMemory
+        if !loaded.reconciledInMemory.isEmpty, let note = loaded.warnings.last, !warnings.contains(note) { warnings.append(note) }
     }
 
     /// Whether the journal file now at the journal's path, `current`, is not the one this state was read from.

@@ -268,11 +268,15 @@ public struct WriteTransaction {
     /// Whether the transaction changes nothing (no migrations, no records, no schema, no identifiers allocated).
     public var isEmpty: Bool {
         migrations.isEmpty && inserted.isEmpty && updated.isEmpty && deleted.isEmpty && schemaChange == nil && allocatedCount == 0
-            && !clearsConflicts && adoptedState == nil
+            && !clearsConflicts && recordedConflicts.isEmpty && adoptedState == nil
     }
 
     /// Whether the transaction forgets the merge conflicts recorded before it (see ``Store/conflicts()``).
     package var clearsConflicts = false
+
+    /// The values a merge's reconciliation did not keep, recorded on the committed line (see
+    /// ``JournalTransaction/conflicts``).
+    package var recordedConflicts: [MergeConflict] = []
 
     /// A staging copy's state that holds this transaction's effect (see ``takeCommits(of:after:)``):
     /// reads see it, and committing makes it the store's.
@@ -297,6 +301,7 @@ public struct WriteTransaction {
             author: author, migrations: migrations, inserted: taken.inserted, updated: taken.updated, deleted: taken.deleted,
             schema: schemaChange.map { $0 ?? .null }, nextID: nextID)
         committed.clearsConflicts = clearsConflicts
+        committed.conflicts = recordedConflicts
         return committed
     }
 

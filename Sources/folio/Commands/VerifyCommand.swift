@@ -74,6 +74,7 @@ enum VerifyCommand: FolioSubcommand {
         if verification.problems.isEmpty, let store = try? Store.open(at: url, configuration: StoreConfiguration(compactionThreshold: nil, readOnly: true)) {
             opened = true
             defer { store.close() }
+            if let note = store.inMemoryReconciliationNote { addWarning(note) }
             let schema = SchemaInfo(store.schema)
             let entityNames = store.entityNames
             let total = entityNames.reduce(0) { $0 + store.count(of: $1) }

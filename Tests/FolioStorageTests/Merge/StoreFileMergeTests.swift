@@ -22,6 +22,7 @@ struct StoreFileMergeTests {
         #expect(merged.sequence == 16)
         #expect(merged.counters.next(in: 5) == blockA + 3 && merged.counters.next(in: 9) == blockB + 8 && merged.counters.next(in: 0) == 4)
         #expect(merged.snapshotBytes == ["City": 60], "a size both sides changed is left for the loader to find")
+        #expect(merged.needsReconciliation, "the store checks what spans the snapshot files git merged one by one")
     }
 
     @Test func schemasBothSidesChangedAndDamagedManifestsAreRefused() throws {
