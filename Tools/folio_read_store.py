@@ -79,6 +79,192 @@ def migrated(values, migration):
     return kept
 
 
+def is_id(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def id_list(value):
+    if isinstance(value, list) and all(is_id(item) for item in value):
+        return value
+    return None
+
+
+class MergeSchema:
+    """What the reconciliation needs of a schema description: relationships and uniqueness."""
+
+    def __init__(self, description):
+        entities = description.get("entities") if isinstance(description, dict) else None
+        self.valid = isinstance(entities, dict)
+        self.parents, self.relations, self.unique = {}, {}, {}
+        for name, entity in (entities or {}).items():
+            if not isinstance(entity, dict):
+                continue
+            if isinstance(entity.get("superentity"), str):
+                self.parents[name] = entity["superentity"]
+            relations = {}
+            for prop, spec in (entity.get("properties") or {}).items():
+                if isinstance(spec, dict) and spec.get("kind") == "relationship":
+                    inverse = spec.get("inverse")
+                    relations[prop] = (spec.get("toMany") is True, inverse if isinstance(inverse, str) else None)
+            self.relations[name] = relations
+            groups = []
+            for group in entity.get("uniqueness") or []:
+                names = [item for item in group if isinstance(item, str)] if isinstance(group, list) else []
+                if names and names not in groups:
+                    groups.append(names)
+            self.unique[name] = groups
+
+    def lineage(self, entity):
+        result = []
+        while entity is not None and entity not in result:
+            result.append(entity)
+            entity = self.parents.get(entity)
+        return result
+
+    def relationships(self, entity):
+        """[(name, (to_many, inverse))] of the entity, inherited ones too, sorted by name."""
+        names = sorted({name for owner in self.lineage(entity) for name in self.relations.get(owner, {})})
+        return [(name, self.relationship(name, entity)) for name in names]
+
+    def relationship(self, name, entity):
+        for owner in self.lineage(entity):
+            if name in self.relations.get(owner, {}):
+                return self.relations[owner][name]
+        return None
+
+    def uniqueness(self, entity):
+        result = []
+        for owner in reversed(self.lineage(entity)):
+            for group in self.unique.get(owner, []):
+                if all(group != members for _, members in result):
+                    result.append((owner, group))
+        return result
+
+
+def reconcile(records, description):
+    """Mends what a git merge of two compacted copies left across snapshot files, as the engine does
+    for a manifest with "reconcile": true (docs/file-format.md, "Reconciling a merge")."""
+    schema = MergeSchema(description)
+    if not schema.valid:
+        return
+    entity_of = {i: entity for entity, table in records.items() for i in table}
+    overlay, removed, into = {}, set(), {}
+
+    def value(i, member):
+        if member in overlay.get(i, {}):
+            return overlay[i][member]
+        return records[entity_of[i]][i].get(member)
+
+    def has(i, member):
+        return member in overlay.get(i, {}) or member in records[entity_of[i]][i]
+
+    def exists(i):
+        return i in entity_of and i not in removed
+
+    def put(i, member, new):
+        overlay.setdefault(i, {})[member] = new
+
+    def live():
+        return [(i, entity_of[i]) for i in sorted(entity_of) if i not in removed]
+
+    # 1. Equal unique values: the later record (larger id) becomes an update of the earlier.
+    holders = {}
+    for i, entity in live():
+        for owner, members in schema.uniqueness(entity):
+            values = [value(i, m) if has(i, m) else None for m in members]
+            if any(v is None for v in values):
+                continue
+            key = (owner, ",".join(members), json.dumps(values, sort_keys=True, separators=(",", ":")))
+            if key not in holders:
+                holders[key] = (i, entity)
+                continue
+            holder, holder_entity = holders[key]
+            if holder_entity != entity:
+                continue
+            survivor = into.get(holder, holder)
+            to_many = {name for name, (many, _) in schema.relationships(entity) if many}
+            for member in records[entity][i]:
+                incoming, existing = value(i, member), value(survivor, member) if has(survivor, member) else None
+                mine, theirs = id_list(existing), id_list(incoming)
+                if member in to_many and mine is not None and theirs is not None:
+                    union = mine + [t for t in theirs if t not in mine]
+                    if union != mine:
+                        put(survivor, member, union)
+                elif not has(survivor, member) or existing != incoming:
+                    put(survivor, member, incoming)
+            into[i] = survivor
+            removed.add(i)
+            break
+
+    # 2. References to records that do not exist.
+    for i, entity in live():
+        for name, (many, _) in schema.relationships(entity):
+            current = value(i, name) if has(i, name) else None
+            if current is None:
+                continue
+            if many:
+                targets = id_list(current)
+                if targets is None:
+                    continue
+                kept = []
+                for target in targets:
+                    resolved = into.get(target, target)
+                    if exists(resolved) and resolved not in kept:
+                        kept.append(resolved)
+                if kept != targets:
+                    put(i, name, kept)
+            elif is_id(current):
+                resolved = into.get(current, current)
+                if not exists(resolved):
+                    put(i, name, None)
+                elif resolved != current:
+                    put(i, name, resolved)
+
+    # 3. Inverses.
+    drops, additions, clears = {}, {}, set()
+    for owner, entity in live():
+        for name, (many, inverse) in schema.relationships(entity):
+            current = value(owner, name) if has(owner, name) else None
+            if inverse is None or current is None:
+                continue
+            targets = id_list(current) if many else ([current] if is_id(current) else None)
+            for target in targets or []:
+                if not exists(target):
+                    continue
+                back = schema.relationship(inverse, entity_of[target])
+                if back is None or not has(target, inverse):
+                    continue
+                reverse = value(target, inverse)
+                if many and not back[0]:
+                    if not (is_id(reverse) and reverse == owner):
+                        drops.setdefault((owner, name), set()).add(target)
+                elif back[0]:
+                    listed = id_list(reverse)
+                    if listed is not None and owner not in listed:
+                        additions.setdefault((target, inverse), []).append(owner)
+                elif is_id(reverse) and reverse != owner and exists(reverse) and has(reverse, name) \
+                        and value(reverse, name) == target and is_id(value(reverse, name)):
+                    clears.add((owner, name))
+    for key in sorted(set(drops) | set(additions)):
+        listed = id_list(value(*key)) if has(*key) else None
+        if listed is None:
+            continue
+        kept = [t for t in listed if t not in drops.get(key, set())]
+        for added in additions.get(key, []):
+            if added not in kept:
+                kept.append(added)
+        if kept != listed:
+            put(key[0], key[1], kept)
+    for key in sorted(clears):
+        put(key[0], key[1], None)
+
+    for i in removed:
+        del records[entity_of[i]][i]
+    for i, changes in overlay.items():
+        if i not in removed:
+            records[entity_of[i]][i].update(changes)
+
+
 def read_store(directory):
     manifest_path = os.path.join(directory, "manifest.json")
     with open(manifest_path, "rb") as handle:
@@ -155,6 +341,8 @@ def read_store(directory):
                 if "schema" in tx:
                     state["schema"] = tx["schema"]["value"]
             state["lastSequence"] = max(state["lastSequence"], seq)
+    if manifest.get("reconcile") is True:
+        reconcile(records, state["schema"])
     state["records"] = {
         entity: [{"id": i, "values": table[i]} for i in sorted(table)]
         for entity, table in sorted(records.items())

@@ -116,4 +116,19 @@ struct PythonReaderTests {
             #expect(try runScript(url) == engineState(store))
         }
     }
+
+    @Test(.enabled(if: python != nil, "python3 is not installed"))
+    func pythonMendsAGitMergeOfTwoCompactedCopiesAsTheEngineDoes() throws {
+        try withTemporaryDirectory { url in
+            try CrossFileReconciliationTests.makeMergedStore(at: url)
+            let readOnly = try Store.open(at: url, configuration: StoreConfiguration(readOnly: true))
+            #expect(readOnly.record(id: 22) == nil, "the engine mended the records in memory")
+            #expect(try runScript(url) == engineState(readOnly))
+            readOnly.close()
+            // Once committed, the mend is an ordinary journal line.
+            let store = try Store.open(at: url)
+            #expect(try runScript(url) == engineState(store))
+            store.close()
+        }
+    }
 }
