@@ -5,7 +5,8 @@ Usage: folio_read_store.py STORE_DIRECTORY
 
 Prints one JSON object: {"lastSequence": N, "nextID": N, "schema": ..., "records": {"Entity": [{"id": N,
 "values": {...}}, ...]}} with records in identifier order. Follows docs/file-format.md; exits with
-status 1 and a message naming file and line when a file is damaged.
+status 1 and a message naming file and line when a file is damaged. A store git merged from two
+compacted copies (manifest "reconcile": true) is mended as the engine mends it.
 """
 import json
 import os

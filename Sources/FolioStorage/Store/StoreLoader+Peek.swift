@@ -4,9 +4,10 @@
 /// A snapshot header's record count is trusted only when the file has the size the manifest recorded
 /// for it at the last compaction (`snapshotBytes`), so a truncated or edited file is never counted
 /// from its header. Everything that cannot be settled this cheaply (no manifest, an old manifest
-/// without sizes or one git merged (``Manifest/needsReconciliation``), a journal larger than ``peekJournalLimit``, a torn journal tail, a journal line with
-/// a migration, any problem at all)
-/// gives `nil`, and the caller loads the store the usual way, which reports the problem precisely.
+/// without sizes, one git merged from two compacted copies (``Manifest/needsReconciliation``), a
+/// journal larger than ``peekJournalLimit``, a torn journal tail, a journal line with a migration, any
+/// problem at all) gives `nil`, and the caller loads the store the usual way, which reports the problem
+/// precisely.
 extension StoreLoader {
     /// The largest journal read when peeking; a larger one is cheaper to load once than to read twice.
     static let peekJournalLimit: Int64 = 16 << 20
