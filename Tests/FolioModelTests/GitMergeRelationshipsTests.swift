@@ -92,6 +92,23 @@ struct GitMergeRelationshipsTests {
         try GitLiveStoreTests.git("merge", "--no-edit", "origin/b", in: a)
     }
 
+    /// A remote in a new scratch directory (named after `name`) whose base is the compacted cookbook of
+    /// ``pushCookbook(from:compacted:)``, and two clones of it.
+    static func clonesOfACompactedCookbook(_ name: String) throws -> (scratch: URL, a: URL, b: URL) {
+        let (scratch, origin, a) = try GitLiveStoreTests.remote(name, store: "Recipes.folio")
+        try Self.pushCookbook(from: a)
+        return (scratch, a, try GitLiveStoreTests.clone(origin, "b", in: scratch))
+    }
+
+    /// Makes `change` in clone `clone`'s store, saves it and compacts the store.
+    static func saveAndCompact(_ clone: URL, _ change: (ModelContext) throws -> Void) throws {
+        let container = try Self.container(clone)
+        let context = ModelContext(container)
+        try change(context)
+        try context.save()
+        try container.compact()
+    }
+
     /// The base of the merges: the cookbook Suppers with Soup and Stew, compacted when `compacted`,
     /// committed and pushed from clone `a`.
     static func pushCookbook(from a: URL, compacted: Bool = true) throws {
@@ -112,24 +129,20 @@ struct GitMergeRelationshipsTests {
     }
 
     @Test func aCookbookBothCompactedClonesAddedRecipesToListsThemAll() throws {
-        let (scratch, origin, a) = try GitLiveStoreTests.remote("git-compacted-relationships", store: "Recipes.folio")
+        let (scratch, a, b) = try Self.clonesOfACompactedCookbook("git-compacted-relationships")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        try Self.pushCookbook(from: a)
 
         // Each clone adds a recipe to the cookbook and compacts; a also deletes Stew.
-        let b = try GitLiveStoreTests.clone(origin, "b", in: scratch)
         for (clone, name) in [(b, "Pie"), (a, "Cake")] {
-            let container = try Self.container(clone)
-            let context = ModelContext(container)
-            let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
-            let recipe = Recipe(name: name)
-            context.insert(recipe)
-            suppers.recipes.append(recipe)
-            if clone == a, let stew = try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Stew" })).first {
-                context.delete(stew)
+            try Self.saveAndCompact(clone) { context in
+                let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
+                let recipe = Recipe(name: name)
+                context.insert(recipe)
+                suppers.recipes.append(recipe)
+                if clone == a, let stew = try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Stew" })).first {
+                    context.delete(stew)
+                }
             }
-            try context.save()
-            try container.compact()
         }
         try Self.commitAndMerge(b, into: a)
 
@@ -139,27 +152,17 @@ struct GitMergeRelationshipsTests {
     }
 
     @Test func aRecipeOneCompactedCloneDeletedAndTheOtherMovedToANewCookbookIsDroppedFromItsList() throws {
-        let (scratch, origin, a) = try GitLiveStoreTests.remote("git-compacted-dangling", store: "Recipes.folio")
+        let (scratch, a, b) = try Self.clonesOfACompactedCookbook("git-compacted-dangling")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        try Self.pushCookbook(from: a)
-        let b = try GitLiveStoreTests.clone(origin, "b", in: scratch)
-        do {
-            let container = try Self.container(b)
-            let context = ModelContext(container)
+        try Self.saveAndCompact(b) { context in
             let stew = try #require(try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Stew" })).first)
             let winter = Cookbook(title: "Winter")
             context.insert(winter)
             winter.recipes.append(stew)
-            try context.save()
-            try container.compact()
         }
-        do {
-            let container = try Self.container(a)
-            let context = ModelContext(container)
+        try Self.saveAndCompact(a) { context in
             let stew = try #require(try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Stew" })).first)
             context.delete(stew)
-            try context.save()
-            try container.compact()
         }
         try Self.commitAndMerge(b, into: a)
 
@@ -186,19 +189,15 @@ struct GitMergeRelationshipsTests {
     }
 
     @Test func aRecipeBothCompactedClonesMovedToNewCookbooksIsListedByOneOfThem() throws {
-        let (scratch, origin, a) = try GitLiveStoreTests.remote("git-compacted-moved", store: "Recipes.folio")
+        let (scratch, a, b) = try Self.clonesOfACompactedCookbook("git-compacted-moved")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        try Self.pushCookbook(from: a)
-        let b = try GitLiveStoreTests.clone(origin, "b", in: scratch)
         for (clone, title) in [(b, "Winter"), (a, "Spring")] {
-            let container = try Self.container(clone)
-            let context = ModelContext(container)
-            let stew = try #require(try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Stew" })).first)
-            let book = Cookbook(title: title)
-            context.insert(book)
-            book.recipes.append(stew)
-            try context.save()
-            try container.compact()
+            try Self.saveAndCompact(clone) { context in
+                let stew = try #require(try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Stew" })).first)
+                let book = Cookbook(title: title)
+                context.insert(book)
+                book.recipes.append(stew)
+            }
         }
         try Self.commitAndMerge(b, into: a)
 
@@ -219,20 +218,16 @@ struct GitMergeRelationshipsTests {
     }
 
     @Test func aTartBothCompactedClonesInsertedBecomesOneRecord() throws {
-        let (scratch, origin, a) = try GitLiveStoreTests.remote("git-compacted-unique", store: "Recipes.folio")
+        let (scratch, a, b) = try Self.clonesOfACompactedCookbook("git-compacted-unique")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        try Self.pushCookbook(from: a)
-        let b = try GitLiveStoreTests.clone(origin, "b", in: scratch)
         for (clone, servings) in [(b, 6), (a, 4)] {
-            let container = try Self.container(clone)
-            let context = ModelContext(container)
-            let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
-            let tart = Recipe(name: "Tart")
-            tart.servings = servings
-            context.insert(tart)
-            suppers.recipes.append(tart)
-            try context.save()
-            try container.compact()
+            try Self.saveAndCompact(clone) { context in
+                let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
+                let tart = Recipe(name: "Tart")
+                tart.servings = servings
+                context.insert(tart)
+                suppers.recipes.append(tart)
+            }
         }
         try Self.commitAndMerge(b, into: a)
 
