@@ -7,21 +7,64 @@
 /// an explicit large number, a few thousand records picked from a million) go to the dictionary, so
 /// that a few numbers do not allocate slots for all the numbers around them.
 ///
-/// The slots come in chunks of ``chunkSize`` numbers. A chunk is allocated when a number in it gets a
-/// value, if the table's slots then stay within twice its values (plus some room), and released when
-/// its last value goes. So a copy of the table is cheap to change (a table shared with a reader, such
-/// as a compaction writing a snapshot, copies only the chunks a change touches, not every slot);
-/// growing adds chunks instead of moving every slot; and a table that holds only recent numbers (a
-/// context that lets go of the models it saved) keeps only their chunks.
+/// The slots come in chunks of ``chunkSize`` numbers, and the chunks in pages of ``pageSize``. A chunk
+/// is allocated when a number in it gets a value, if the table's slots then stay within twice its
+/// values (plus some room), and released when its last value goes. So a copy of the table is cheap to
+/// change: a table shared with a reader (the container's index holds the version of the store's table
+/// it describes; a compaction writes a snapshot from one) copies only the page and the chunk a change
+/// touches and the short list of pages, not every slot or every chunk's reference, which is what a
+/// single save into a store of millions of records costs. Growing adds chunks instead of moving every
+/// slot, and a table that holds only recent numbers (a context that lets go of the models it saved)
+/// keeps only their chunks.
 @_spi(FolioEngine) public struct DenseTable<Value> {
-    /// The chunks of slots of numbers `base..<base + slotCount`; nil for a chunk not allocated. The value
-    /// of a number is in its chunk if that is allocated, and in `overflow` otherwise.
-    @usableFromInline var chunks: ContiguousArray<ContiguousArray<Value?>?> = []
+    /// ``pageSize`` consecutive chunks and the number of values in each. Pages made together share one
+    /// list of nils until a chunk of theirs is allocated.
+    @usableFromInline struct Page {
+        /// The chunks; nil for a chunk not allocated.
+        @usableFromInline var chunks: ContiguousArray<ContiguousArray<Value?>?>
+        /// The number of values in each chunk.
+        @usableFromInline var counts: ContiguousArray<Int32>
+
+        @inlinable init() {
+            chunks = ContiguousArray(repeating: nil, count: DenseTable.pageSize)
+            counts = ContiguousArray(repeating: 0, count: DenseTable.pageSize)
+        }
+
+        /// Sets slot `offset` of allocated chunk `index`, keeping its count, and releases the chunk when
+        /// its last value goes. Returns the change in the number of values and whether the chunk went.
+        @inlinable mutating func set(_ newValue: Value?, at offset: Int, inChunk index: Int) -> (change: Int32, released: Bool) {
+            let length = chunks[index]?.count ?? 0
+            if offset >= length {
+                // Past the chunk's end, where numbers given out in order always land: appended.
+                guard let newValue else { return (0, false) }
+                if offset == length && offset < chunks[index]?.capacity ?? 0 {
+                    chunks[index]?.append(newValue)
+                } else {
+                    var slots = chunks[index].take() ?? []
+                    DenseTable.makeRoom(in: &slots, toAppendAt: offset)
+                    slots.append(newValue)
+                    chunks[index] = slots
+                }
+                counts[index] += 1
+                return (1, false)
+            }
+            let had = chunks[index]?[offset] != nil
+            if !had && newValue == nil { return (0, false) }
+            chunks[index]?[offset] = newValue
+            let change: Int32 = (newValue != nil ? 1 : 0) - (had ? 1 : 0)
+            counts[index] += change
+            guard counts[index] == 0 else { return (change, false) }
+            chunks[index] = nil
+            return (change, true)
+        }
+    }
+
+    /// The pages of the chunks of slots of numbers `base..<base + slotCount`. The value of a number is in
+    /// its chunk if that is allocated, and in `overflow` otherwise.
+    @usableFromInline var pages: ContiguousArray<Page> = []
     /// The number of the first slot: the start of the identifier block (see `IdentifierBlocks`) of the
     /// first number given a chunk, so that a clone's identifiers, dense within its block, are slots too.
     @usableFromInline var base: Int64 = 0
-    /// The number of values in each chunk.
-    @usableFromInline var chunkCounts: ContiguousArray<Int32> = []
     /// The number of chunks allocated.
     @usableFromInline var allocatedChunks = 0
     /// The values of numbers whose chunk is not allocated.
@@ -35,18 +78,36 @@
     package var expectedCount: Int { expected }
 
     /// log2 of ``chunkSize``.
-    @usableFromInline static var chunkShift: Int { 11 }
-    /// The slots in one chunk: small enough that a copied chunk costs little and stays below the
-    /// allocator's threshold for mapping memory of its own, large enough that the chunk list is short.
+    @usableFromInline static var chunkShift: Int { 8 }
+    /// The slots in one chunk: few, so that a copied chunk costs little.
     @usableFromInline static var chunkSize: Int { 1 << chunkShift }
+    /// log2 of ``pageSize``.
+    @usableFromInline static var pageShift: Int { 8 }
+    /// The chunks in one page: as many as the slots in a chunk, so that a change of a shared table
+    /// copies about as much of the page as of the chunk, and the page list is short (one page for
+    /// 65,536 numbers).
+    @usableFromInline static var pageSize: Int { 1 << pageShift }
 
     @inlinable
     public init() {}
 
-    /// The number of slots the chunk list covers.
-    @inlinable var slotCount: Int { chunks.count << Self.chunkShift }
+    /// The number of chunks the page list covers.
+    @inlinable var chunkSlotCount: Int { pages.count << Self.pageShift }
 
-    /// The chunk of `number` and its place in it, if the chunk list covers it (allocated or not).
+    /// The number of slots the page list covers.
+    @inlinable var slotCount: Int { chunkSlotCount << Self.chunkShift }
+
+    /// The length of chunk `chunk`, if it is allocated; read in place.
+    @inlinable func length(ofChunk chunk: Int) -> Int? {
+        pages[chunk >> Self.pageShift].chunks[chunk & (Self.pageSize - 1)]?.count
+    }
+
+    /// The value in slot `offset` of chunk `chunk` (allocated, and at least that long); read in place.
+    @inlinable func value(inChunk chunk: Int, at offset: Int) -> Value? {
+        pages[chunk >> Self.pageShift].chunks[chunk & (Self.pageSize - 1)]?[offset]
+    }
+
+    /// The chunk of `number` and its place in it, if the page list covers it (allocated or not).
     @inlinable func slot(of number: Int64) -> (chunk: Int, offset: Int)? {
         let position = number &- base
         guard position >= 0 && position < Int64(slotCount) else { return nil }
@@ -62,31 +123,34 @@
     }
 
     /// Whether the chunk of `number` may be allocated: the slots must stay within twice the values held
-    /// or expected, plus 4,096, and the chunk list (a word per chunk, allocated or not) within 4,096
-    /// words plus one per value.
+    /// or expected, plus 4,096, and the pages (a word and a count per chunk, allocated or not) within
+    /// 4,096 chunks plus one per value.
     @inlinable func mayAllocateChunk(of number: Int64) -> Bool {
-        let position = number &- (chunks.isEmpty ? Self.blockBase(of: number) : base)
+        let position = number &- (pages.isEmpty ? Self.blockBase(of: number) : base)
         guard number >= 0 && position >= 0 else { return false }
         let values = Swift.max(storedCount + 1, expected)
         let chunk = position >> Int64(Self.chunkShift)
         return (allocatedChunks + 1) << Self.chunkShift <= 2 * values + 4096
-            && chunk < Int64(Swift.max(chunks.count, 4096 + values))
+            && chunk < Int64(Swift.max(chunkSlotCount, 4096 + values))
     }
 
     @inlinable
     public subscript(number: Int64) -> Value? {
         get {
             // Read through the chunk in place: binding the chunk would copy a reference to it.
-            if let (chunk, offset) = slot(of: number), let length = chunks[chunk]?.count {
-                return offset < length ? chunks[chunk]?[offset] : nil
+            if let (chunk, offset) = slot(of: number) {
+                let page = chunk >> Self.pageShift, index = chunk & (Self.pageSize - 1)
+                if let length = pages[page].chunks[index]?.count {
+                    return offset < length ? pages[page].chunks[index]?[offset] : nil
+                }
             }
             return overflow.isEmpty ? nil : overflow[number]
         }
         set {
-            if let (chunk, _) = slot(of: number), chunks[chunk] != nil {
+            if let (chunk, _) = slot(of: number), length(ofChunk: chunk) != nil {
                 set(newValue, at: Int(number &- base))
             } else if let newValue, mayAllocateChunk(of: number) {
-                if chunks.isEmpty { base = Self.blockBase(of: number) }
+                if pages.isEmpty { base = Self.blockBase(of: number) }
                 allocateChunk(of: Int(number &- base))
                 set(newValue, at: Int(number &- base))
             } else if let newValue {
@@ -112,10 +176,10 @@
     public func touch(_ numbers: some Sequence<Int64>, referenceAt referenceOffset: Int) -> UInt {
         guard referenceOffset >= 0, referenceOffset + MemoryLayout<UInt>.size <= MemoryLayout<Value>.size else { return 0 }
         var sum: UInt = 0
-        chunks.withUnsafeBufferPointer { chunkList in
+        pages.withUnsafeBufferPointer { pageList in
             for number in numbers {
                 guard let (chunk, offset) = slot(of: number) else { continue }
-                chunkList[chunk]?.withUnsafeBufferPointer { slots in
+                pageList[chunk >> Self.pageShift].chunks[chunk & (Self.pageSize - 1)]?.withUnsafeBufferPointer { slots in
                     guard offset < slots.count, let base = slots.baseAddress, slots[offset] != nil else { return }
                     let bits = UnsafeRawPointer(base + offset).load(fromByteOffset: referenceOffset, as: UInt.self)
                     if let object = UnsafeRawPointer(bitPattern: bits) { sum &+= object.load(as: UInt.self) }
@@ -129,53 +193,34 @@
     /// when its last value goes.
     @inlinable mutating func set(_ newValue: Value?, at position: Int) {
         let (chunk, offset) = slot(ofPosition: position)
-        let length = chunks[chunk]?.count ?? 0
-        if offset >= length {
-            // Past the chunk's end, where numbers given out in order always land: appended.
-            guard let newValue else { return }
-            makeRoom(in: chunk, toAppendAt: offset)
-            chunks[chunk]?.append(newValue)
-            storedCount += 1
-            chunkCounts[chunk] += 1
-            return
-        }
-        let had = chunks[chunk]?[offset] != nil
-        if !had && newValue == nil { return }
-        chunks[chunk]?[offset] = newValue
-        let change: Int32 = (newValue != nil ? 1 : 0) - (had ? 1 : 0)
-        guard change != 0 else { return }
+        let (change, released) = pages[chunk >> Self.pageShift].set(newValue, at: offset, inChunk: chunk & (Self.pageSize - 1))
         storedCount += Int(change)
-        chunkCounts[chunk] += change
-        if chunkCounts[chunk] == 0 {
-            chunks[chunk] = nil
-            allocatedChunks -= 1
-        }
+        if released { allocatedChunks -= 1 }
     }
 
-    /// Readies `chunk` (allocated) for a value appended at `offset`, at or past its end: the slots before
-    /// `offset` are filled with nil. A chunk is only as long as its highest value needs, so that a small
-    /// table (a transaction of one record) does not make and clear a whole chunk; its capacity grows
+    /// Readies a chunk for a value appended at `offset`, at or past its end: the slots before `offset`
+    /// are filled with nil. A chunk is only as long as its highest value needs, so that a small table (a
+    /// transaction of one record) does not make and clear a whole chunk; its capacity grows
     /// geometrically, up to ``chunkSize``.
-    @inlinable mutating func makeRoom(in chunk: Int, toAppendAt offset: Int) {
-        let length = chunks[chunk]?.count ?? 0
-        let capacity = chunks[chunk]?.capacity ?? 0
+    @inlinable static func makeRoom(in slots: inout ContiguousArray<Value?>, toAppendAt offset: Int) {
+        let capacity = slots.capacity
         if offset >= capacity {
-            chunks[chunk]?.reserveCapacity(Swift.min(Self.chunkSize, Swift.max(offset + 1, 2 * capacity)))
+            slots.reserveCapacity(Swift.min(Self.chunkSize, Swift.max(offset + 1, 2 * capacity)))
         }
-        if offset > length {
-            chunks[chunk]?.append(contentsOf: repeatElement(nil, count: offset - length))
+        if offset > slots.count {
+            slots.append(contentsOf: repeatElement(nil, count: offset - slots.count))
         }
     }
 
-    /// Allocates the chunk of `position` (empty until a value is set in it), extending the chunk list to
+    /// Allocates the chunk of `position` (empty until a value is set in it), extending the page list to
     /// it, and moves into it the values of its numbers from the overflow.
     @inlinable mutating func allocateChunk(of position: Int) {
         let chunk = slot(ofPosition: position).chunk
-        if chunk >= chunks.count {
-            chunks.append(contentsOf: repeatElement(nil, count: chunk + 1 - chunks.count))
-            chunkCounts.append(contentsOf: repeatElement(0, count: chunk + 1 - chunkCounts.count))
+        let page = chunk >> Self.pageShift, index = chunk & (Self.pageSize - 1)
+        if page >= pages.count {
+            pages.append(contentsOf: repeatElement(Page(), count: page + 1 - pages.count))
         }
-        chunks[chunk] = ContiguousArray()
+        pages[page].chunks[index] = ContiguousArray()
         allocatedChunks += 1
         guard !overflow.isEmpty else { return }
         let first = base + Int64(chunk << Self.chunkShift)
@@ -203,11 +248,9 @@
     @inlinable
     public mutating func reserveCapacity(_ additional: Int) {
         expected = Swift.max(expected, count + additional)
-        let chunksNeeded = (slotCount + additional + Self.chunkSize - 1) >> Self.chunkShift
-        if chunksNeeded > chunks.capacity {
-            let capacity = Swift.max(chunksNeeded, 2 * chunks.capacity)
-            chunks.reserveCapacity(capacity)
-            chunkCounts.reserveCapacity(capacity)
+        let pagesNeeded = (slotCount + additional + (Self.chunkSize << Self.pageShift) - 1) >> (Self.chunkShift + Self.pageShift)
+        if pagesNeeded > pages.capacity {
+            pages.reserveCapacity(Swift.max(pagesNeeded, 2 * pages.capacity))
         }
     }
 
@@ -215,9 +258,10 @@
     /// check such as `isKnownUniquelyReferenced` sees no copy of it). Returns whether a value remains.
     @inlinable
     public mutating func removeValue(forKey number: Int64, where shouldRemove: (inout Value) -> Bool) -> Bool {
-        if let (chunk, offset) = slot(of: number), chunks[chunk] != nil {
-            guard offset < (chunks[chunk]?.count ?? 0), chunks[chunk]?[offset] != nil else { return false }
-            guard shouldRemove(&chunks[chunk]![offset]!) else { return true }
+        if let (chunk, offset) = slot(of: number), let length = length(ofChunk: chunk) {
+            let page = chunk >> Self.pageShift, index = chunk & (Self.pageSize - 1)
+            guard offset < length, pages[page].chunks[index]?[offset] != nil else { return false }
+            guard shouldRemove(&pages[page].chunks[index]![offset]!) else { return true }
             set(nil, at: Int(number &- base))
             return false
         }
@@ -233,8 +277,7 @@
 
     @inlinable
     public mutating func removeAll() {
-        chunks = []
-        chunkCounts = []
+        pages = []
         base = 0
         allocatedChunks = 0
         overflow = [:]
@@ -244,40 +287,39 @@
 }
 
 @_spi(FolioEngine) extension DenseTable: Sendable where Value: Sendable {}
+extension DenseTable.Page: Sendable where Value: Sendable {}
 
 @_spi(FolioEngine) extension DenseTable: Sequence {
     /// The numbers and values: the slots in number order, then the overflow in no particular order.
     public struct Iterator: IteratorProtocol {
-        @usableFromInline let chunks: ContiguousArray<ContiguousArray<Value?>?>
-        @usableFromInline let base: Int64
+        @usableFromInline let table: DenseTable
         @usableFromInline var position = 0
         @usableFromInline var overflow: Dictionary<Int64, Value>.Iterator
 
-        @inlinable init(chunks: ContiguousArray<ContiguousArray<Value?>?>, base: Int64, overflow: Dictionary<Int64, Value>.Iterator) {
-            self.chunks = chunks
-            self.base = base
-            self.overflow = overflow
+        @inlinable init(table: DenseTable) {
+            self.table = table
+            self.overflow = table.overflow.makeIterator()
         }
 
         @inlinable public mutating func next() -> (key: Int64, value: Value)? {
-            let end = chunks.count << DenseTable.chunkShift
+            let end = table.slotCount
             while position < end {
                 let chunkNumber = position >> DenseTable.chunkShift
                 let offset = position & (DenseTable.chunkSize - 1)
                 // Past the chunk's end, or no chunk: on to the next chunk.
-                guard let chunk = chunks[chunkNumber], offset < chunk.count else {
+                guard let length = table.length(ofChunk: chunkNumber), offset < length else {
                     position = (chunkNumber + 1) << DenseTable.chunkShift
                     continue
                 }
                 defer { position += 1 }
-                if let value = chunk[offset] { return (base + Int64(position), value) }
+                if let value = table.value(inChunk: chunkNumber, at: offset) { return (table.base + Int64(position), value) }
             }
             return overflow.next()
         }
     }
 
     @inlinable public func makeIterator() -> Iterator {
-        Iterator(chunks: chunks, base: base, overflow: overflow.makeIterator())
+        Iterator(table: self)
     }
 
     @inlinable
@@ -289,14 +331,14 @@
     /// transaction's inserted records, handed to the transaction it commits) gives them up without a
     /// retain and a release of each.
     public mutating func removeAllInNumberOrder() -> [Value] {
-        var chunks: ContiguousArray<ContiguousArray<Value?>?> = []
+        var pages: ContiguousArray<Page> = []
         var overflow: [Int64: Value] = [:]
-        swap(&chunks, &self.chunks)
+        swap(&pages, &self.pages)
         swap(&overflow, &self.overflow)
         var values: [Value] = []
         values.reserveCapacity(storedCount)
         let base = self.base
-        chunkCounts = []
+        var chunksLeft = allocatedChunks
         self.base = 0
         allocatedChunks = 0
         storedCount = 0
@@ -309,8 +351,11 @@
                 nextOutside += 1
             }
         }
-        for chunkNumber in chunks.indices {
-            guard var chunk = chunks[chunkNumber].take() else { continue }
+        // Only up to the last allocated chunk: a transaction's one record is in the first of a page's.
+        for chunkNumber in 0..<(pages.count << Self.pageShift) where chunksLeft > 0 {
+            let page = chunkNumber >> Self.pageShift, index = chunkNumber & (Self.pageSize - 1)
+            guard pages[page].chunks[index] != nil, var chunk = pages[page].chunks[index].take() else { continue }
+            chunksLeft -= 1
             takeOutside(before: base + Int64(chunkNumber << Self.chunkShift))
             chunk.withUnsafeMutableBufferPointer { slots in
                 guard let base = slots.baseAddress else { return }
@@ -332,11 +377,13 @@
     /// Changes, in place, each value for which `needsChange` is true, in no particular order.
     @inlinable
     public mutating func updateEach(where needsChange: (Value) -> Bool, _ change: (inout Value) -> Void) {
-        for chunk in chunks.indices where chunks[chunk] != nil {
-            for offset in 0..<(chunks[chunk]?.count ?? 0) {
-                guard var value = chunks[chunk]?[offset], needsChange(value) else { continue }
-                change(&value)
-                chunks[chunk]?[offset] = value
+        for page in pages.indices {
+            for index in pages[page].chunks.indices where pages[page].chunks[index] != nil {
+                for offset in 0..<(pages[page].chunks[index]?.count ?? 0) {
+                    guard var value = pages[page].chunks[index]?[offset], needsChange(value) else { continue }
+                    change(&value)
+                    pages[page].chunks[index]?[offset] = value
+                }
             }
         }
         for index in overflow.values.indices where needsChange(overflow.values[index]) {
@@ -357,12 +404,14 @@
                 nextOutside += 1
             }
         }
-        for (chunkNumber, chunk) in chunks.enumerated() {
-            guard let chunk else { continue }
-            let first = base + Int64(chunkNumber << Self.chunkShift)
-            try callOutside(before: first)
-            for offset in chunk.indices {
-                if let value = chunk[offset] { try body(first + Int64(offset), value) }
+        for (pageNumber, page) in pages.enumerated() {
+            for (index, chunk) in page.chunks.enumerated() {
+                guard let chunk else { continue }
+                let first = base + Int64(((pageNumber << Self.pageShift) + index) << Self.chunkShift)
+                try callOutside(before: first)
+                for offset in chunk.indices {
+                    if let value = chunk[offset] { try body(first + Int64(offset), value) }
+                }
             }
         }
         for number in outside[nextOutside...] {

@@ -251,8 +251,9 @@ struct EntityRecords {
     /// Whether the record with this number is a record of this entity. Reads the entry in place,
     /// without taking a reference to its values (a compaction asks this of every record it copies).
     func contains(_ id: Int64) -> Bool {
-        if let (chunk, offset) = table.slot(of: id), let length = table.chunks[chunk]?.count {
-            return offset < length && table.chunks[chunk]?[offset]?.entity == entity
+        if let (chunk, offset) = table.slot(of: id), let length = table.length(ofChunk: chunk) {
+            let page = chunk >> DenseTable<StoreState.Entry>.pageShift, index = chunk & (DenseTable<StoreState.Entry>.pageSize - 1)
+            return offset < length && table.pages[page].chunks[index]?[offset]?.entity == entity
         }
         return table.overflow[id]?.entity == entity
     }

@@ -135,35 +135,63 @@ struct DenseTableTests {
     }
 
     /// A chunk is only as long as its highest value needs: a table of one record (a transaction of one
-    /// insert) does not make and clear 2,048 slots.
+    /// insert) does not make and clear a whole chunk of slots.
     @Test func aChunkIsOnlyAsLongAsItsHighestValueNeeds() {
+        let size = DenseTable<String>.chunkSize
         var table = DenseTable<String>()
         table[5] = "five"
-        #expect(table.chunks.first??.count == 6)
-        #expect(table[5] == "five" && table[4] == nil && table[6] == nil && table[2_047] == nil)
-        table[2_000] = "far in the chunk"
-        #expect(table.chunks.first??.count == 2_001 && table.chunks.first??.capacity ?? 0 <= DenseTable<String>.chunkSize)
-        #expect(table.removeValue(forKey: 2_047, where: { _ in true }) == false)
-        #expect(table.map(\.key) == [5, 2_000])
+        #expect(table.length(ofChunk: 0) == 6)
+        #expect(table[5] == "five" && table[4] == nil && table[6] == nil && table[Int64(size - 1)] == nil)
+        table[Int64(size - 10)] = "far in the chunk"
+        #expect(table.length(ofChunk: 0) == size - 9 && table.pages[0].chunks[0]?.capacity ?? 0 <= size)
+        #expect(table.removeValue(forKey: Int64(size - 1), where: { _ in true }) == false)
+        #expect(table.map(\.key) == [5, Int64(size - 10)])
         table[5] = nil
-        table[2_000] = nil
+        table[Int64(size - 10)] = nil
         #expect(table.isEmpty && table.allocatedChunks == 0)
     }
 
     @Test func numbersGivenOutInOrderAreAppendedAndACopyKeepsItsOwnValues() {
+        let size = DenseTable<String>.chunkSize
+        let total = size + size / 2
         var table = DenseTable<String>()
-        for number in 1...3_000 { table[Int64(number)] = "v\(number)" }
-        #expect(table.count == 3_000 && table.allocatedChunks == 2)
-        #expect(table.chunks.first??.count == 2_048 && table.chunks.last??.count == 3_001 - 2_048)
+        for number in 1...total { table[Int64(number)] = "v\(number)" }
+        #expect(table.count == total && table.allocatedChunks == 2)
+        #expect(table.length(ofChunk: 0) == size && table.length(ofChunk: 1) == total + 1 - size)
         // Clearing past a chunk's end changes nothing.
-        table[3_500] = nil
-        #expect(table.count == 3_000 && table.chunks.last??.count == 3_001 - 2_048)
+        table[Int64(total + 100)] = nil
+        #expect(table.count == total && table.length(ofChunk: 1) == total + 1 - size)
         let copy = table
-        table[3_001] = "appended after the copy"
+        table[Int64(total + 1)] = "appended after the copy"
         table[2] = "changed after the copy"
-        #expect(copy.count == 3_000 && copy[3_001] == nil && copy[2] == "v2")
-        #expect(table.count == 3_001 && table[3_001] == "appended after the copy" && table[2] == "changed after the copy")
-        #expect(table.map(\.key) == (1...3_001).map(Int64.init))
+        #expect(copy.count == total && copy[Int64(total + 1)] == nil && copy[2] == "v2")
+        #expect(table.count == total + 1 && table[Int64(total + 1)] == "appended after the copy" && table[2] == "changed after the copy")
+        #expect(table.map(\.key) == (1...total + 1).map(Int64.init))
+    }
+
+    /// What a single save into a large store costs: a change to a table shared with a reader copies the
+    /// page and the chunk it touches, and shares every other chunk and page with the reader's version.
+    @Test func aChangeToASharedTableCopiesOnlyThePageAndTheChunkItTouches() {
+        let perPage = DenseTable<Int>.chunkSize * DenseTable<Int>.pageSize
+        var table = DenseTable<Int>()
+        for number in 0..<(3 * perPage) { table[Int64(number)] = number }
+        let reader = table
+        table[Int64(3 * perPage)] = -1
+        func storage(_ table: DenseTable<Int>, chunk: Int) -> UnsafeRawPointer? {
+            let page = chunk / DenseTable<Int>.pageSize, index = chunk % DenseTable<Int>.pageSize
+            return table.pages[page].chunks[index]?.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        }
+        func chunkList(_ table: DenseTable<Int>, page: Int) -> UnsafeRawPointer? {
+            table.pages[page].chunks.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        }
+        let lastChunk = 3 * DenseTable<Int>.pageSize - 1
+        #expect(storage(table, chunk: 0) == storage(reader, chunk: 0) && storage(table, chunk: lastChunk - 1) == storage(reader, chunk: lastChunk - 1))
+        #expect(chunkList(table, page: 0) == chunkList(reader, page: 0) && chunkList(table, page: 1) == chunkList(reader, page: 1))
+        #expect(reader[Int64(3 * perPage)] == nil && table[Int64(3 * perPage)] == -1 && reader.count == 3 * perPage)
+        table[Int64(perPage + 5)] = -5
+        #expect(storage(table, chunk: DenseTable<Int>.pageSize) != storage(reader, chunk: DenseTable<Int>.pageSize))
+        #expect(chunkList(table, page: 1) != chunkList(reader, page: 1) && chunkList(table, page: 2) == chunkList(reader, page: 2))
+        #expect(reader[Int64(perPage + 5)] == perPage + 5 && table[Int64(perPage + 5)] == -5)
     }
 
     @Test func walksDenseNumbersInOrder() {
