@@ -62,10 +62,11 @@ extension Store {
             }
             try openJournal(&journal)
             refreshSnapshotCaches()
-            _ = try reconcileMergeIfPending(&journal)
         } catch let error as StorageError {
             withReadState { $0.deferredLoadError = error }
             throw error
         }
+        // A failure to commit the mend of a git merge leaves the records readable: not a load error.
+        _ = try reconcileMergeIfPending(&journal)
     }
 }
