@@ -23,8 +23,6 @@
 struct CrossFileReconciliation {
     /// The author of the transaction that commits a reconciliation.
     static let author = "folio merge"
-    /// How the warning of a read-only store that applied a reconciliation in memory begins.
-    static let inMemoryNote = "git merged the snapshot files one by one; mended in memory"
 
     /// The records changed, each with only the members that change, by identifier.
     private(set) var updates: [Int64: (entity: String, values: [String: JSONValue])] = [:]

@@ -2,9 +2,7 @@ extension Store {
     /// What a read-only store mended in memory of files git merged from two compacted copies (see
     /// ``CrossFileReconciliation``), as a sentence; nil when it mended nothing.
     package var inMemoryReconciliationNote: String? {
-        withReadState { read in
-            read.reconciledInMemory.isEmpty ? nil : read.warnings.first { $0.hasPrefix(CrossFileReconciliation.inMemoryNote) }
-        }
+        withReadState { $0.reconciliationNote }
     }
 
     /// Commits the ``CrossFileReconciliation`` of a store git merged from two compacted copies, then

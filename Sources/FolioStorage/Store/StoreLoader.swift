@@ -26,6 +26,8 @@ struct LoadedStore {
     var reconciliationPending = false
     /// The values a read-only store's reconciliation, applied in memory only, did not keep.
     var reconciledInMemory: [MergeConflict] = []
+    /// What that reconciliation mended, as a sentence (also in ``warnings``).
+    var reconciliationNote: String? = nil
 }
 
 /// Rebuilds a store's state from its directory: manifest, snapshots, history, journal.
@@ -330,8 +332,9 @@ extension LoadedStore {
             inserted: [], updated: reconciliation.updatedRecords, deleted: reconciliation.deletes, nextID: state.nextID)
         _ = state.apply(changes, globalBase: state.lastSequence)
         reconciledInMemory = reconciliation.conflicts
-        warnings.append(
-            "\(CrossFileReconciliation.inMemoryNote): \(reconciliation.summary). The next writable open commits the mend as one transaction (folio conflicts lists what it dropped)")
+        let note = "git merged the snapshot files one by one; mended in memory: \(reconciliation.summary). The next writable open commits the mend as one transaction (folio conflicts lists what it dropped)"
+        reconciliationNote = note
+        warnings.append(note)
     }
 }
 

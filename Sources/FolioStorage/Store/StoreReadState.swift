@@ -46,8 +46,9 @@ struct StoreReadState: Sendable {
     /// Whether the files are a git merge whose ``CrossFileReconciliation`` this writable store has not
     /// committed yet.
     var reconciliationPending = false
-    /// The values a read-only store's in-memory reconciliation did not keep.
+    /// The values a read-only store's in-memory reconciliation did not keep, and what it mended.
     var reconciledInMemory: [MergeConflict] = []
+    var reconciliationNote: String? = nil
 
     init(_ loaded: LoadedStore, historyFileLoaded: Bool) {
         state = loaded.state
@@ -63,6 +64,7 @@ struct StoreReadState: Sendable {
         snapshotSizes = loaded.snapshotSizes
         reconciliationPending = loaded.reconciliationPending
         reconciledInMemory = loaded.reconciledInMemory
+        reconciliationNote = loaded.reconciliationNote
     }
 
     /// Takes the state and file positions of a load (or a peek).
@@ -82,7 +84,8 @@ struct StoreReadState: Sendable {
         snapshotSizes = loaded.snapshotSizes
         reconciliationPending = loaded.reconciliationPending
         reconciledInMemory = loaded.reconciledInMemory
-        if !loaded.reconciledInMemory.isEmpty, let note = loaded.warnings.last, !warnings.contains(note) { warnings.append(note) }
+        reconciliationNote = loaded.reconciliationNote
+        if let note = loaded.reconciliationNote, !warnings.contains(note) { warnings.append(note) }
     }
 
     /// Whether the journal file now at the journal's path, `current`, is not the one this state was read from.
