@@ -76,7 +76,7 @@ enum Workloads {
         keepAlive += [container, context]
         let usage = StepUsage()
         let t0 = now()
-        measuredStep {
+        measuredStep(settle: { waitForIndex(context, TripV1.self) }) {
             var start = 0
             while start < n {
                 let end = min(start + batch, n)
@@ -314,6 +314,14 @@ enum Workloads {
 
     // MARK: W7, W8 update and delete 10 %
 
+    /// Waits until the container's index has the changes of the last save (see ``measuredStep(settle:_:)``):
+    /// a fetch that does not load anything.
+    static func waitForIndex<T: PersistentModel>(_ context: ModelContext, _ type: T.Type) {
+        var first = FetchDescriptor<T>()
+        first.fetchLimit = 1
+        do { _ = try context.fetchIdentifiers(first) } catch { fail("settle", error) }
+    }
+
     static func modify(_ path: String, sync: String) {
         let url = storeURL(path)
         let (policy, policyName) = durability(for: sync)
@@ -340,7 +348,7 @@ enum Workloads {
             let usage = StepUsage()
             let names = cities(0)
             let t0 = now()
-            let trips = try measuredStep {
+            let trips = try measuredStep(settle: { waitForIndex(context, TripV2.self) }) {
                 let trips = try context.fetch(FetchDescriptor<TripV2>(predicate: #Predicate { names.contains($0.destination) }))
                 for trip in trips { trip.price += 1 }
                 try context.save()
@@ -355,7 +363,7 @@ enum Workloads {
             let usage = StepUsage()
             let names = cities(60)
             let t0 = now()
-            let trips = try measuredStep {
+            let trips = try measuredStep(settle: { waitForIndex(context, TripV2.self) }) {
                 let trips = try context.fetch(FetchDescriptor<TripV2>(predicate: #Predicate { names.contains($0.destination) }))
                 for trip in trips { trip.price += 1 }
                 try context.save()
@@ -372,7 +380,7 @@ enum Workloads {
             let predicate = #Predicate<TripV2> { names.contains($0.destination) }
             let rows = try context.fetchCount(FetchDescriptor<TripV2>(predicate: predicate))  // untimed
             let t0 = now()
-            try measuredStep {
+            try measuredStep(settle: { waitForIndex(context, TripV2.self) }) {
                 try context.delete(model: TripV2.self, where: predicate)
                 try context.save()
             }
@@ -385,7 +393,7 @@ enum Workloads {
             let usage = StepUsage()
             let names = cities(40)
             let t0 = now()
-            let trips = try measuredStep {
+            let trips = try measuredStep(settle: { waitForIndex(context, TripV2.self) }) {
                 let trips = try context.fetch(FetchDescriptor<TripV2>(predicate: #Predicate { names.contains($0.destination) }))
                 for trip in trips { context.delete(trip) }
                 try context.save()
