@@ -15,7 +15,7 @@ import zlib
 
 SUPPORTED_VERSION = 1
 LINE_MEMBERS = {"seq", "id", "time", "nextID", "author", "migrate", "inserted", "updated", "deleted", "schema",
-                "conflicts", "clearsConflicts", "compacted", "folded", "foldedBy"}
+                "conflicts", "clearsConflicts", "compacted", "folded", "foldedBy", "historyFrom", "mergedBase"}
 
 
 class StoreError(Exception):
@@ -266,6 +266,90 @@ def reconcile(records, description):
             records[entity_of[i]][i].update(changes)
 
 
+def merged_members(was, kept, other):
+    """A to-many relationship both sides changed, merged as a set (as the snapshot merge does)."""
+    def ids(value):
+        return [] if value is None else id_list(value)
+
+    base, first, second = ids(was), ids(kept), ids(other)
+    if base is None or first is None or second is None:
+        return None
+    base, first_set, second_set = set(base), set(first), set(second)
+    merged, seen = [], set()
+    for member in first + second:
+        stays = (member in first_set and member in second_set) or member not in base
+        if stays and member not in seen:
+            seen.add(member)
+            merged.append(member)
+    return merged
+
+
+def replay_base_journal(records, folded, journal_txs, merged_base, description):
+    """Replays the merge base's journal that both compacted sides folded (journal member "mergedBase"
+    of the compaction mark; docs/file-format.md, "Replaying the merge base's journal")."""
+    schema = MergeSchema(description)
+    by_id = {}
+    for tx in folded:
+        by_id.setdefault(tx["id"], tx)
+    base_ids = merged_base["transactions"]
+    missing = [i for i in base_ids if i not in by_id]
+    if missing:
+        raise StoreError("history.jsonl does not hold transaction %s of the merge base's journal" % missing[0])
+    written, deleted_by_base = {}, set()
+    for i in base_ids:
+        tx = by_id[i]
+        for item in tx.get("inserted", []) + tx.get("updated", []):
+            entry = written.setdefault(item["id"], (item["entity"], {}))
+            entry[1].update(item["values"])
+        for item in tx.get("deleted", []):
+            deleted_by_base.add(item["id"])
+    base_set = set(base_ids)
+    side_writes, side_delete = [{}, {}], {}
+    for position, tx in enumerate(folded):
+        if tx["id"] in base_set or tx.get("foldedBy") not in merged_base["sides"]:
+            continue
+        side = merged_base["sides"].index(tx["foldedBy"])
+        for item in tx.get("inserted", []) + tx.get("updated", []):
+            if item["id"] in written:
+                for member, value in item["values"].items():
+                    side_writes[side].setdefault(item["id"], {})[member] = (position, value)
+        for item in tx.get("deleted", []):
+            if item["id"] in written and item["id"] not in side_delete:
+                side_delete[item["id"]] = side
+    journal_writes, deleted_by_journal = {}, set()
+    for tx in journal_txs:
+        for item in tx.get("inserted", []) + tx.get("updated", []):
+            if item["id"] in written:
+                journal_writes.setdefault(item["id"], set()).update(item["values"])
+        for item in tx.get("deleted", []):
+            deleted_by_journal.add(item["id"])
+    entity_of = {i: entity for entity, table in records.items() for i in table}
+    for i in sorted(written):
+        if i in deleted_by_base or i in deleted_by_journal or i not in entity_of:
+            continue
+        entity = entity_of[i]
+        if i in side_delete:
+            del records[entity][i]
+            continue
+        values = records[entity][i]
+        for member, was in sorted(written[i][1].items()):
+            if member in journal_writes.get(i, set()):
+                continue
+            ours, theirs = side_writes[0].get(i, {}).get(member), side_writes[1].get(i, {}).get(member)
+            target = was
+            if ours is not None and theirs is not None:
+                later, earlier = (ours, theirs) if ours[0] > theirs[0] else (theirs, ours)
+                target = later[1]
+                relationship = schema.relationship(member, entity)
+                if later[1] != earlier[1] and relationship is not None and relationship[0]:
+                    merged = merged_members(was, later[1], earlier[1])
+                    if merged is not None:
+                        target = merged
+            elif ours is not None or theirs is not None:
+                target = (ours or theirs)[1]
+            values[member] = target
+
+
 def read_store(directory):
     manifest_path = os.path.join(directory, "manifest.json")
     with open(manifest_path, "rb") as handle:
@@ -298,12 +382,17 @@ def read_store(directory):
                     state["nextID"] = max(state["nextID"], members["id"] + 1)
             records[entity] = table
     journal = os.path.join(directory, "journal.jsonl")
+    merged_base, journal_txs = None, []
     if os.path.exists(journal):
         for number, line in lines(journal):
             tx = decode_line(line, journal, number)
             unknown = sorted(set(tx) - LINE_MEMBERS)
             if unknown:
                 raise StoreError("%s:%d: unknown member %r (written by a newer Folio?)" % (journal, number, unknown[0]))
+            if tx.get("compacted") is True:
+                merged_base = tx.get("mergedBase")
+                continue
+            journal_txs.append(tx)
             seq = tx["seq"]
             if seq > state["lastSequence"] + 1:
                 raise StoreError("%s:%d: missing sequence %d" % (journal, number, state["lastSequence"] + 1))
@@ -343,6 +432,10 @@ def read_store(directory):
                     state["schema"] = tx["schema"]["value"]
             state["lastSequence"] = max(state["lastSequence"], seq)
     if manifest.get("reconcile") is True:
+        if merged_base is not None:
+            history = os.path.join(directory, "history.jsonl")
+            folded = [decode_line(line, history, number) for number, line in lines(history)] if os.path.exists(history) else []
+            replay_base_journal(records, [tx for tx in folded if tx["seq"] <= base], journal_txs, merged_base, state["schema"])
         reconcile(records, state["schema"])
     state["records"] = {
         entity: [{"id": i, "values": table[i]} for i in sorted(table)]

@@ -366,13 +366,80 @@ struct GitMergeDriverTests {
         return (merge, other, try git("status", "--short", in: a).stdout, trips[0], a, b)
     }
 
-    @Test func bothSidesCompactingABaseWithTransactionsInItsJournalIsAConflict() throws {
+    @Test func bothSidesCompactingABaseWithTransactionsInItsJournalReplaysThemOverTheMergedSnapshots() throws {
         let remote = try Remote()
         defer { remote.scratch.remove() }
-        let (merge, _, status, _, _, _) = try Self.mergeTwoCompactedChanges(remote, seedCompacted: false, sameTrip: false)
+        // The base's journal holds the insert of the four trips: no snapshot has them.
+        let trips = try Self.seed(remote, trips: [("Oslo", 80), ("Rome", 99), ("Lima", 60), ("Nice", 70)])
+        let (oslo, rome, lima, nice) = (trips[0], trips[1], trips[2], trips[3])
+        let a = try remote.clone("a"), b = try remote.clone("b")
+        try Self.write(a) { t in
+            try t.update(entity: "Trip", id: oslo, values: ["price": .double(1)])
+            try t.update(entity: "Trip", id: nice, values: ["price": .double(71)])
+            try t.delete(entity: "Trip", id: lima)
+        }
+        try Self.compact(a)
+        Thread.sleep(forTimeInterval: 0.01)  // b's transactions are the later ones
+        try Self.write(b) { t in
+            try t.update(entity: "Trip", id: rome, values: ["price": .double(2)])
+            try t.update(entity: "Trip", id: lima, values: ["price": .double(5)])
+            try t.update(entity: "Trip", id: nice, values: ["name": .string("Nizza"), "price": .double(72)])
+        }
+        try Self.compact(b)
+        try Self.write(b) { try $0.update(entity: "Trip", id: oslo, values: ["notes": .string("after b compacted")]) }
+        let (mergedA, mergedB) = try Self.commitAndMergeBothWays(a, b)
+        #expect(mergedA.status == 0 && mergedB.status == 0, "\(mergedA)\n\(mergedB)")
+        let (filesA, filesB) = (try Self.storeFiles(a), try Self.storeFiles(b))
+        #expect(filesA == filesB, "merging either way round gives the same files: \(filesA.keys.filter { filesA[$0] != filesB[$0] })")
+
+        // Read-only first (verify, the Python reader), then the app's writable open commits the replay.
+        let expected: Set<String> = ["price of \(lima) = 5.0 (deleted)", "price of \(nice) = 71.0 (72.0)"]
+        for clone in [a, b] {
+            let records = try Self.records(clone)
+            #expect(records[oslo]?.values["price"] == .double(1) && records[oslo]?.values["notes"] == .string("after b compacted"),
+                    "a value one side changed after the base's journal wrote it is that side's")
+            #expect(records[rome]?.values["price"] == .double(2) && records[rome]?.values["name"] == .string("Rome"))
+            #expect(records[lima] == nil, "a record the base's journal inserted and one side deleted stays deleted")
+            #expect(records[nice]?.values["name"] == .string("Nizza") && records[nice]?.values["price"] == .double(72),
+                    "the later of two writes wins")
+            #expect(try Self.conflictLines(clone) == expected, "the merge's guesses without the base are not listed")
+            if let python = try PythonReader.records(of: "Trip", in: clone.appendingPathComponent("Trips.folio")) {
+                #expect(python == records.mapValues(\.values.dictionary), "the Python reader replays the base's journal too")
+            }
+        }
+        let store = try Store.open(at: a.appendingPathComponent("Trips.folio"))
+        let mend = try store.retainedHistory().filter { $0.author == "folio merge" }
+        store.close()
+        #expect(mend.count == 1 && mend.first?.deleted.map(\.id) == [lima], "\(mend)")
+        #expect(try Self.conflictLines(a) == expected)
+        #expect(try Self.records(a)[nice]?.values["price"] == .double(72))
+
+        // The merged store compacts, and a later merge of it needs no replay.
+        try Self.compact(a)
+        let compacted = try Self.conflictLines(a)
+        #expect(compacted == expected, "kept by the compaction: \(compacted)")
+        try Self.write(b) { try $0.update(entity: "Trip", id: rome, values: ["notes": .string("again")]) }
+        let (again, againB) = try Self.commitAndMergeBothWays(a, b)
+        #expect(again.status == 0 && againB.status == 0, "\(again)\n\(againB)")
+        #expect(try Self.records(a)[rome]?.values["notes"] == .string("again"))
+    }
+
+    @Test func aSideWhoseHistoryNoLongerReachesTheBaseCannotReplayItsJournalAndIsAConflict() throws {
+        let remote = try Remote()
+        defer { remote.scratch.remove() }
+        let trips = try Self.seed(remote)
+        let a = try remote.clone("a"), b = try remote.clone("b")
+        for price in [1.0, 2.0] { try Self.write(a) { try $0.update(entity: "Trip", id: trips[0], values: ["price": .double(price)]) } }
+        let short = try Store.open(at: a.appendingPathComponent("Trips.folio"),
+                                   configuration: StoreConfiguration(historyRetention: .init(maximumCount: 1)))
+        try short.compact()
+        short.close()
+        try Self.write(b) { try $0.update(entity: "Trip", id: trips[1], values: ["price": .double(3)]) }
+        try Self.compact(b)
+        let (merge, _) = try Self.commitAndMergeBothWays(a, b)
         #expect(merge.status == 1, "\(merge)")
-        #expect(merge.stderr.contains("Trips.folio/journal.jsonl: base line 1: both sides compacted"), "\(merge)")
-        #expect(status.contains("UU Trips.folio/journal.jsonl"), "\(status)")
+        #expect(merge.stderr.contains("Trips.folio/journal.jsonl") && merge.stderr.contains("raise historyRetention"), "\(merge)")
+        #expect(try Self.git("status", "--short", in: a).stdout.contains("UU Trips.folio/journal.jsonl"))
     }
 
     @Test func anAttributeBothCompactedSidesChangedGoesToTheSideWithMoreTransactionsAndIsListed() throws {

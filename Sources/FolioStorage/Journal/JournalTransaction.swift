@@ -38,6 +38,13 @@ public struct JournalTransaction: Hashable, Sendable {
     /// the last transaction the snapshots hold (its sequence, id and time, without its changes), so that
     /// the journal alone says where the snapshots stand (see ``compactionMark(for:)``).
     public var isCompactionMark = false
+    /// On a compaction mark: the sequence of the first transaction `history.jsonl` kept at that
+    /// compaction (one past the mark's when it kept none), so that a merge can tell whether a side's
+    /// history still holds everything since the merge base. Nil on marks older Folios wrote.
+    public var historyFrom: UInt64?
+    /// On the compaction mark of a journal git merged from two copies that both compacted a base whose
+    /// journal held transactions: which retained transactions those were (see ``MergedBase``).
+    public var mergedBase: MergedBase?
 
     /// Creates a transaction value.
     public init(
@@ -94,6 +101,8 @@ extension JournalTransaction {
         if !conflicts.isEmpty { members["conflicts"] = .array(conflicts.map { $0.jsonValue() }) }
         if let folded { members["folded"] = folded.jsonValue() }
         if let foldedBy { members["foldedBy"] = .string(foldedBy) }
+        if let historyFrom { members["historyFrom"] = .int(Int64(clamping: historyFrom)) }
+        if let mergedBase { members["mergedBase"] = mergedBase.jsonValue() }
         let written = writtenMigrations
         if !written.isEmpty { members["migrate"] = .array(written.map { $0.jsonValue() }) }
         if !inserted.isEmpty {
@@ -173,8 +182,8 @@ extension JournalTransaction {
                 }
                 body.append(UInt8(ascii: "]"))
             }
-            // Members in byte order: author, clearsConflicts, compacted, conflicts, deleted, folded, foldedBy, id,
-            // inserted, migrate, nextID, schema, seq, time, updated.
+            // Members in byte order: author, clearsConflicts, compacted, conflicts, deleted, folded, foldedBy,
+            // historyFrom, id, inserted, mergedBase, migrate, nextID, schema, seq, time, updated.
             if let author {
                 member("author")
                 CanonicalJSONWriter.writeString(author, into: &body)
@@ -203,11 +212,19 @@ extension JournalTransaction {
                 member("foldedBy")
                 CanonicalJSONWriter.writeString(foldedBy, into: &body)
             }
+            if let historyFrom {
+                member("historyFrom")
+                CanonicalJSONWriter.writeInteger(Int64(clamping: historyFrom), into: &body)
+            }
             member("id")
             CanonicalJSONWriter.writeString(transactionID, into: &body)
             if !inserted.isEmpty {
                 member("inserted")
                 try records(inserted, noting: noteSpans)
+            }
+            if let mergedBase {
+                member("mergedBase")
+                try writer.write(mergedBase.jsonValue(), into: &body)
             }
             let migrations = writtenMigrations
             if !migrations.isEmpty {
@@ -383,6 +400,16 @@ extension JournalTransaction {
             guard case .string(let identifier) = value, !identifier.isEmpty else { throw bad("\"foldedBy\" must be a transaction identifier") }
             foldedBy = identifier
         }
+        if let value = members["historyFrom"] {
+            guard case .int(let from) = value, SequenceLimits.isValid(from) || from == SequenceLimits.maximum + 1 else {
+                throw bad("\"historyFrom\" must be an integer from 1 to 2^62")
+            }
+            historyFrom = UInt64(from)
+        }
+        if let value = members["mergedBase"] { mergedBase = try MergedBase(jsonValue: value) }
+        if historyFrom != nil || mergedBase != nil, members["compacted"] == nil {
+            throw bad("\"historyFrom\" and \"mergedBase\" belong on a compaction mark (\"compacted\":true)")
+        }
         if let value = members["compacted"] {
             guard case .bool(true) = value else { throw bad("\"compacted\" must be true when present") }
             guard changedRecordCount == 0, migrations.isEmpty, schema == nil, conflicts.isEmpty, !clearsConflicts, folded == nil, foldedBy == nil
@@ -414,7 +441,7 @@ extension JournalTransaction {
     /// The members a journal line may have besides `$crc` (which framing removes).
     static let lineMembers: Set<String> = [
         "seq", "id", "time", "nextID", "author", "migrate", "inserted", "updated", "deleted", "schema", "conflicts", "clearsConflicts",
-        "compacted", "folded", "foldedBy",
+        "compacted", "folded", "foldedBy", "historyFrom", "mergedBase",
     ]
 }
 

@@ -14,6 +14,10 @@ import Foundation
 ///   compaction point, `ours + theirs − base` of the three marks' sequences (what ``ManifestMerge``
 ///   gives the manifest), then every transaction no side compacted, interleaved as above. A journal
 ///   without a mark (an older Folio's) cannot say where it was compacted: that merge is refused.
+/// - When both sides compacted a base whose journal held transactions, the merged mark names them
+///   (``MergedBase``) for the store to replay when it opens; each side's mark must say that its
+///   history still holds everything since the base's compaction (``JournalTransaction/historyFrom``),
+///   or the merge is refused.
 /// - Their records keep their identifiers: clones allocate in blocks of their own (see
 ///   ``StoreConfiguration/IdentifierAllocation``). Two sides that inserted the same identifier (stores
 ///   that allocate sequentially) are refused.
@@ -92,19 +96,30 @@ package enum JournalThreeWayMerge {
             throw Refusal(message: "the merged compaction point is past the largest sequence number")
         }
         let compactionPoint = point - baseMark
-        // Git merges two compacted sides' snapshots without their journals: that is only sound when the
-        // base's snapshots hold the base's whole state, i.e. the base's journal has no transactions.
-        if compacted(a) && compacted(b), let pending = o.lines.first {
-            throw Refusal(
-                message: """
-                    both sides compacted since the merge base, whose journal still held transactions (\(pending.transaction.sequence) \
-                    and on): their snapshots cannot be merged record by record without them. Keep one side and re-add the other's \
-                    records, and commit a compacted store before branching from it (see docs/git.md)
-                    """,
-                file: o.name, line: pending.number)
-        }
         let kept = o.lines.filter { line in
             [a, b].allSatisfy { side in side.lines.contains { $0.transaction.transactionID == line.transaction.transactionID } }
+        }
+        // Git merges two compacted sides' snapshots against the base's, which lack the transactions the
+        // base's journal held: the store replays those over the merged snapshots when it opens
+        // (``BaseJournalReplay``), from the merged history, which must still hold everything each side
+        // folded since the base.
+        let keptIDs = Set(kept.map(\.transaction.transactionID))
+        let folded = o.lines.filter { !keptIDs.contains($0.transaction.transactionID) }
+        if compacted(a) && compacted(b), let first = folded.first {
+            for side in [a, b] {
+                guard let from = side.mark?.transaction.historyFrom, from <= baseMark + 1 else {
+                    let why = side.mark?.transaction.historyFrom == nil
+                        ? "its compaction mark does not say what its history holds (an older Folio wrote it)"
+                        : "its history.jsonl no longer holds every transaction since the base's compaction (it starts at \(side.mark?.transaction.historyFrom ?? 0), after \(baseMark + 1)); raise historyRetention to keep more"
+                    throw Refusal(
+                        message: """
+                            both sides compacted since the merge base, whose journal still held transactions (\(first.transaction.sequence) \
+                            and on), and \(side.name) cannot replay them: \(why). Keep one side and re-add the other's records \
+                            (see docs/git.md)
+                            """,
+                        file: side.name, line: side.mark?.number)
+                }
+            }
         }
         var merged = interleave(a.lines.filter { !baseIDs.contains($0.transaction.transactionID) },
                                 b.lines.filter { !baseIDs.contains($0.transaction.transactionID) })
@@ -136,6 +151,12 @@ package enum JournalThreeWayMerge {
         let marks = [a, b].filter(compacted).compactMap(\.mark?.transaction)
         guard var mark = marks.max(by: { precedes($0, $1) }) else { throw Refusal(message: "no side's compaction mark was found") }
         mark.sequence = compactionPoint
+        if compacted(a) && compacted(b), let ours = a.mark?.transaction, let theirs = b.mark?.transaction {
+            // The merged history keeps what both sides still hold of the base's, then all they added.
+            if let x = ours.historyFrom, let y = theirs.historyFrom { mark.historyFrom = max(x, y) } else { mark.historyFrom = nil }
+            mark.mergedBase = folded.isEmpty ? nil : MergedBase(
+                transactions: folded.map(\.transaction.transactionID), sides: [ours.transactionID, theirs.transactionID].sorted())
+        }
         var output = try encode(mark)
         var sequence = compactionPoint
         for index in transactions.indices {

@@ -12,7 +12,8 @@ import Foundation
 /// side is ours. A to-many relationship both sides changed (known from `schema`, the store's schema
 /// description) is merged as a set instead: what either side added is kept, what either removed is
 /// gone, and nothing is lost. A record one side deleted and the other changed stays deleted, as in the
-/// journal merge. The values not kept are recorded in the merged header's `conflicts`, beside those
+/// journal merge. A record both sides hold that the base lacks (the base's journal inserted it) combines
+/// against an empty base. The values not kept are recorded in the merged header's `conflicts`, beside those
 /// both sides' headers already listed (one a side cleared is gone), and ``Store/conflicts()`` lists
 /// them. The header is written anew: the record count, the later of the two sides' sequences and the
 /// conflicts.
@@ -169,14 +170,15 @@ package enum SnapshotMerge {
             return (nil, lost.map { MergeConflict(entity: entity, id: id, member: $0.key, kept: nil, lost: $0.value, lostTransaction: "") })
         }
         let a = try values(oursLine), b = try values(theirsLine)
-        guard let o else {
-            if a == b { return (oursLine, []) }
-            throw Refusal(message: "both sides inserted \(entity) \(id) with different values: these copies allocated identifiers sequentially")
-        }
-        var combined = o
+        if o == nil && a == b { return (oursLine, []) }
+        // A record both sides hold that the base's snapshot lacks was inserted in the base's journal and
+        // folded by both: its values combine against an empty base here, and the store replays that
+        // journal over them when it opens (``BaseJournalReplay``).
+        let base = o ?? [:]
+        var combined = base
         var conflicts: [MergeConflict] = []
-        for member in Set(a.keys).union(b.keys).union(o.keys).sorted() {
-            let (was, ours, theirs) = (o[member], a[member], b[member])
+        for member in Set(a.keys).union(b.keys).union(base.keys).sorted() {
+            let (was, ours, theirs) = (base[member], a[member], b[member])
             if ours == theirs || theirs == was {
                 combined[member] = ours
             } else if ours == was {

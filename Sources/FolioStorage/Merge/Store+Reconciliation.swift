@@ -13,26 +13,40 @@ extension Store {
     /// again first: another process may have reconciled or compacted since. A crash between the commit
     /// and the manifest leaves the mark, and the next open finds nothing left to mend.
     ///
-    /// - Returns: the transaction that mended the records, or nil when nothing needed it.
+    /// When the merge base's journal held transactions that both sides folded, their replay
+    /// (``BaseJournalReplay``) is committed first, as a transaction of its own.
+    ///
+    /// - Returns: the transactions that mended the records (none when nothing needed it).
     @discardableResult
-    func reconcileMergeLocked(_ journal: inout JournalWriter) throws -> JournalTransaction? {
-        guard let paths, !configuration.readOnly, withReadState({ $0.reconciliationPending }) else { return nil }
+    func reconcileMergeLocked(_ journal: inout JournalWriter) throws -> [JournalTransaction] {
+        guard let paths, !configuration.readOnly, withReadState({ $0.reconciliationPending }) else { return [] }
         let manifest = try Manifest.decode(try fs.readSmallFile(paths.manifest), path: paths.manifest)
         guard manifest.needsReconciliation else {
             withReadState { $0.reconciliationPending = false }
-            return nil
+            return []
+        }
+        var committed: [JournalTransaction] = []
+        func commitMend(updated: [StoredRecord], deleted: [DeletedRecord], conflicts: [MergeConflict]) throws {
+            var transaction = WriteTransaction(
+                base: withState { $0 }, block: nil, knownEntities: nil,
+                blobWriter: { _ in throw StorageError(.invalidTransaction, "a merge's reconciliation stores no blob") })
+            for record in deleted { try transaction.delete(entity: record.entity, id: record.id) }
+            for record in updated { try transaction.update(entity: record.entity, id: record.id, values: record.values) }
+            transaction.recordedConflicts = conflicts
+            committed.append(try commit(&transaction, author: CrossFileReconciliation.author, journal: &journal))
+        }
+        let (mergedBase, fileHistory, retained) = withReadState { ($0.mergedBase, $0.mergedBaseHistory, $0.retained) }
+        if let mergedBase {
+            let state = withState { $0 }
+            let replay = try BaseJournalReplay(
+                state: state, history: fileHistory + retained.filter { $0.sequence > manifest.sequence }, mergedBase: mergedBase,
+                compactionPoint: manifest.sequence, schema: MergeSchema(state.schema), historyPath: paths.history)
+            if !replay.isEmpty { try commitMend(updated: replay.updates, deleted: replay.deletes, conflicts: replay.conflicts) }
         }
         let base = withState { $0 }
         let reconciliation = CrossFileReconciliation(state: base, schema: MergeSchema(base.schema))
-        var committed: JournalTransaction? = nil
         if !reconciliation.isEmpty {
-            var transaction = WriteTransaction(
-                base: base, block: nil, knownEntities: nil,
-                blobWriter: { _ in throw StorageError(.invalidTransaction, "a merge's reconciliation stores no blob") })
-            for deleted in reconciliation.deletes { try transaction.delete(entity: deleted.entity, id: deleted.id) }
-            for record in reconciliation.updatedRecords { try transaction.update(entity: record.entity, id: record.id, values: record.values) }
-            transaction.recordedConflicts = reconciliation.conflicts
-            committed = try commit(&transaction, author: CrossFileReconciliation.author, journal: &journal)
+            try commitMend(updated: reconciliation.updatedRecords, deleted: reconciliation.deletes, conflicts: reconciliation.conflicts)
         }
         var mended = manifest
         mended.needsReconciliation = false
@@ -56,7 +70,7 @@ extension Store {
         try journal.takeFileLock(fs, exclusive: true)
         defer { journal.releaseFileLock(fs) }
         var found = try catchUp(&journal)
-        if let committed = try reconcileMergeLocked(&journal) { found.append(committed) }
+        found += try reconcileMergeLocked(&journal)
         return found
     }
 }

@@ -23,7 +23,11 @@ extension Store {
                 plan.history(of: transactions), paths: paths, journalLimit: plan.journalEnd, stored: stored, check: check)
             prepared.history = history.temporary
             prepared.kept = history.kept
-            prepared.mark = transactions.last { $0.sequence == plan.sequence }.map(JournalTransaction.compactionMark(for:))
+            prepared.mark = transactions.last { $0.sequence == plan.sequence }.map { last in
+                var mark = JournalTransaction.compactionMark(for: last)
+                mark.historyFrom = history.kept.first?.sequence ?? plan.sequence + 1
+                return mark
+            }
         } catch {
             prepared.discard(fs)
             throw error

@@ -28,6 +28,10 @@ struct LoadedStore {
     var reconciledInMemory: [MergeConflict] = []
     /// What that reconciliation mended, as a sentence (also in ``warnings``).
     var reconciliationNote: String? = nil
+    /// What the journal's compaction mark says of a merge base's journal both sides folded (see
+    /// ``BaseJournalReplay``), and the `history.jsonl` lines that replay reads.
+    var mergedBase: MergedBase? = nil
+    var mergedBaseHistory: [JournalTransaction] = []
 }
 
 /// Rebuilds a store's state from its directory: manifest, snapshots, history, journal.
@@ -241,6 +245,7 @@ enum StoreLoader {
                                         : "a compaction mark (\"compacted\":true) may only be the journal's first line",
                                     file: paths.journal, line: line.number, offset: line.offset))
                         }
+                        loaded.mergedBase = transaction.mergedBase
                         return
                     }
                     for entity in transaction.entitiesNeedingKnown {
@@ -314,8 +319,22 @@ enum StoreLoader {
         }
         loaded.snapshotBases = bases
         loaded.history = historyBySequence.keys.sorted().compactMap { historyBySequence[$0] }
+        if let mergedBase = loaded.mergedBase {
+            // The merge's snapshot conflicts on what the base's journal wrote are the replay's to decide.
+            loaded.mergedBaseHistory = includeHistoryFile
+                ? loaded.history.filter { $0.sequence <= manifest.sequence }
+                : try loadHistoryFile(paths, configuration: configuration, report: report)
+            do {
+                let replay = try loaded.baseJournalReplay(mergedBase, compactionPoint: manifest.sequence, historyPath: paths.history)
+                loaded.snapshotConflicts = replay.superseding(loaded.snapshotConflicts)
+            } catch let error as StorageError {
+                try report(error)
+            }
+        }
         if manifest.needsReconciliation {
-            if configuration.readOnly { loaded.reconcileInMemory() } else { loaded.reconciliationPending = true }
+            if configuration.readOnly { try loaded.reconcileInMemory(compactionPoint: manifest.sequence, historyPath: paths.history) } else {
+                loaded.reconciliationPending = true
+            }
         }
         return loaded
     }
@@ -324,17 +343,41 @@ enum StoreLoader {
 extension LoadedStore {
     /// Applies the ``CrossFileReconciliation`` a git-merged manifest asks for to the records in memory,
     /// without a transaction: what a read-only store shows of a merge it cannot write to.
-    mutating func reconcileInMemory() {
+    mutating func reconcileInMemory(compactionPoint: UInt64, historyPath: String) throws {
+        var parts: [String] = []
+        if let mergedBase {
+            let replay = try baseJournalReplay(mergedBase, compactionPoint: compactionPoint, historyPath: historyPath)
+            if !replay.isEmpty {
+                applyInMemory(updated: replay.updates, deleted: replay.deletes)
+                reconciledInMemory += replay.conflicts
+                parts.append(replay.summary)
+            }
+        }
         let reconciliation = CrossFileReconciliation(state: state, schema: MergeSchema(state.schema))
-        guard !reconciliation.isEmpty else { return }
-        let changes = JournalTransaction(
-            sequence: state.lastSequence, transactionID: "", timestamp: Timestamp.truncated(Date()), author: CrossFileReconciliation.author,
-            inserted: [], updated: reconciliation.updatedRecords, deleted: reconciliation.deletes, nextID: state.nextID)
-        _ = state.apply(changes, globalBase: state.lastSequence)
-        reconciledInMemory = reconciliation.conflicts
-        let note = "git merged the snapshot files one by one; mended in memory: \(reconciliation.summary). The next writable open commits the mend as one transaction (folio conflicts lists what it dropped)"
+        if !reconciliation.isEmpty {
+            applyInMemory(updated: reconciliation.updatedRecords, deleted: reconciliation.deletes)
+            reconciledInMemory += reconciliation.conflicts
+            parts.append(reconciliation.summary)
+        }
+        guard !parts.isEmpty else { return }
+        let note = "git merged the snapshot files one by one; mended in memory: \(parts.joined(separator: "; ")). The next writable open commits the mend (folio conflicts lists what it dropped)"
         reconciliationNote = note
         warnings.append(note)
+    }
+
+    /// Applies changes to the records without a transaction.
+    private mutating func applyInMemory(updated: [StoredRecord], deleted: [DeletedRecord]) {
+        let changes = JournalTransaction(
+            sequence: state.lastSequence, transactionID: "", timestamp: Timestamp.truncated(Date()), author: CrossFileReconciliation.author,
+            inserted: [], updated: updated, deleted: deleted, nextID: state.nextID)
+        _ = state.apply(changes, globalBase: state.lastSequence)
+    }
+
+    /// The ``BaseJournalReplay`` of the loaded records, from the history file's lines and the journal's.
+    func baseJournalReplay(_ mergedBase: MergedBase, compactionPoint: UInt64, historyPath: String) throws -> BaseJournalReplay {
+        try BaseJournalReplay(
+            state: state, history: mergedBaseHistory + history.filter { $0.sequence > compactionPoint }, mergedBase: mergedBase,
+            compactionPoint: compactionPoint, schema: MergeSchema(state.schema), historyPath: historyPath)
     }
 }
 

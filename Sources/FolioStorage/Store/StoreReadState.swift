@@ -49,6 +49,10 @@ struct StoreReadState: Sendable {
     /// The values a read-only store's in-memory reconciliation did not keep, and what it mended.
     var reconciledInMemory: [MergeConflict] = []
     var reconciliationNote: String? = nil
+    /// What the journal's compaction mark says of a merge base's journal both sides folded, and the
+    /// `history.jsonl` lines its replay reads (``BaseJournalReplay``).
+    var mergedBase: MergedBase? = nil
+    var mergedBaseHistory: [JournalTransaction] = []
 
     init(_ loaded: LoadedStore, historyFileLoaded: Bool) {
         state = loaded.state
@@ -65,6 +69,8 @@ struct StoreReadState: Sendable {
         reconciliationPending = loaded.reconciliationPending
         reconciledInMemory = loaded.reconciledInMemory
         reconciliationNote = loaded.reconciliationNote
+        mergedBase = loaded.mergedBase
+        mergedBaseHistory = loaded.mergedBaseHistory
     }
 
     /// Takes the state and file positions of a load (or a peek).
@@ -85,6 +91,8 @@ struct StoreReadState: Sendable {
         reconciliationPending = loaded.reconciliationPending
         reconciledInMemory = loaded.reconciledInMemory
         reconciliationNote = loaded.reconciliationNote
+        mergedBase = loaded.mergedBase
+        mergedBaseHistory = loaded.mergedBaseHistory
         if let note = loaded.reconciliationNote, !warnings.contains(note) { warnings.append(note) }
     }
 

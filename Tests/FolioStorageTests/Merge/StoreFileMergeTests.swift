@@ -136,6 +136,19 @@ struct StoreFileMergeTests {
         }
     }
 
+    @Test func aRecordTheBaseLacksThatBothSidesHoldDifferentlyCombinesAgainstNothing() throws {
+        // The base's journal inserted it; both sides folded it, and one changed it again.
+        let base = try Self.snapshot([])
+        let ours = try Self.snapshot([(1, ["name": .string("Oslo (a)"), "price": .double(1)])], sequence: 5)
+        let theirs = try Self.snapshot([(1, ["name": .string("Oslo"), "price": .double(1), "notes": .string("b")])], sequence: 4)
+        let merged = try SnapshotMerge.merge(base: base, ours: ours, theirs: theirs)
+        let lost = MergeConflict(entity: "Trip", id: 1, member: "name", kept: .string("Oslo (a)"), lost: .string("Oslo"), lostTransaction: "")
+        #expect(merged == (try Self.snapshot([(1, ["name": .string("Oslo (a)"), "price": .double(1), "notes": .string("b")])],
+                                             sequence: 5, conflicts: [lost])),
+                "equal values stay, a member one side has is taken, the later side wins a difference and it is recorded")
+        #expect(try SnapshotMerge.merge(base: base, ours: theirs, theirs: ours) == merged, "the same bytes either way round")
+    }
+
     @Test func historiesKeepBothSidesTransactionsOnceRenumberedByTime() throws {
         func transaction(_ sequence: UInt64, _ id: String, at second: Double) -> JournalTransaction {
             JournalTransaction(sequence: sequence, transactionID: id, timestamp: Date(timeIntervalSince1970: second), author: id,
@@ -149,7 +162,9 @@ struct StoreFileMergeTests {
         let merged = try HistoryMerge.merge(base: file(base), ours: file(ours), theirs: file(theirs))
         let lines = try JournalThreeWayMerge.read(merged, name: "merged").map(\.transaction)
         #expect(lines.map(\.transactionID) == ["t2", "t3", "b", "a"], "the base's lines one side dropped go; added ones once, by time")
-        #expect(lines.map(\.sequence) == [2, 3, 4, 5])
+        // Both sides' compactions counted t3: the history ends at 4 + 4 - 2, the base's line moved up by one.
+        #expect(lines.map(\.sequence) == [3, 4, 5, 6])
+        #expect(lines.map(\.foldedBy) == [nil, nil, "b", "a"], "a line both sides added is no side's")
         #expect(lines.last?.author == "a" && lines.last?.updated.first?.values["n"] == .string("a"), "renumbered lines keep their changes")
 
         var damaged = try file(theirs)

@@ -15,11 +15,29 @@ struct CompactionMarkTests {
             let journal = try Self.lines(url)
             #expect(journal.map(\.sequence) == [4, 5, 6] && journal[0].isCompactionMark && !journal[1].isCompactionMark)
             #expect(journal[0].changedRecordCount == 0 && journal[0].nextID == 0)
+            #expect(journal[0].historyFrom == 1, "the mark says history.jsonl keeps everything from the first transaction")
             let store = try Store.open(at: url)
             defer { store.close() }
             #expect(StoreContent(store) == expected)
             // History keeps transaction 4 with its changes, not the mark that repeats its sequence.
             #expect(try store.history(after: 3).first?.changedRecordCount ?? 0 > 0)
+        }
+    }
+
+    @Test func theMarkSaysWhereTheRetainedHistoryStarts() throws {
+        try withTemporaryDirectory { url in
+            let store = try Store.open(at: url, configuration: StoreConfiguration(
+                compactionThreshold: nil, historyRetention: .init(maximumCount: 2)))
+            for n in 1...5 { try store.write { try $0.insert(entity: "Trip", id: Int64(n), values: ["n": .int(Int64(n))]) } }
+            try store.compact()
+            #expect(try Self.lines(url).first?.historyFrom == 4, "transactions 4 and 5 are kept")
+            store.close()
+            let none = try Store.open(at: url, configuration: StoreConfiguration(
+                compactionThreshold: nil, historyRetention: .init(maximumCount: 0)))
+            try none.write { try $0.insert(entity: "Trip", id: 6, values: [:]) }
+            try none.compact()
+            #expect(try Self.lines(url).first?.historyFrom == 7, "none kept: one past the mark")
+            none.close()
         }
     }
 

@@ -118,6 +118,20 @@ struct PythonReaderTests {
     }
 
     @Test(.enabled(if: python != nil, "python3 is not installed"))
+    func pythonReplaysAMergeBasesJournalAsTheEngineDoes() throws {
+        try withTemporaryDirectory { url in
+            let merged = try BaseJournalReplayTests.makeMergedStore(in: url)
+            let readOnly = try Store.open(at: merged, configuration: StoreConfiguration(readOnly: true))
+            #expect(readOnly.record(id: 11) == nil, "the engine replayed the base's journal in memory")
+            #expect(try runScript(merged) == engineState(readOnly))
+            readOnly.close()
+            let store = try Store.open(at: merged)
+            #expect(try runScript(merged) == engineState(store))
+            store.close()
+        }
+    }
+
+    @Test(.enabled(if: python != nil, "python3 is not installed"))
     func pythonMendsAGitMergeOfTwoCompactedCopiesAsTheEngineDoes() throws {
         try withTemporaryDirectory { url in
             try CrossFileReconciliationTests.makeMergedStore(at: url)
