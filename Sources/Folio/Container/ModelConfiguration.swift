@@ -31,7 +31,8 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// ``ModelContainer/compact()`` is called.
     public var compactionThreshold: Int64? = 8 << 20
     /// How much persistent history compaction keeps. The default keeps the last 1,000 transactions, and
-    /// of those only the newest that fit in 64 MiB.
+    /// of those only the newest that fit in 64 MiB. In a git work tree a compaction also keeps every
+    /// transaction it folds, which a git merge of two clones that both compacted needs.
     public var historyRetention = HistoryRetention()
 
     /// How durable a save is, after Redis's `appendfsync`.

@@ -12,6 +12,10 @@ struct CompactionPlan: Sendable {
     /// When set, transactions up to and including this sequence leave the history
     /// (``Store/deleteHistory(through:)``).
     let historyFloor: UInt64?
+    /// When set (a store in a git work tree), the history keeps every transaction from this sequence
+    /// on, whatever the retention policy: those the compaction folds, which a git merge of two
+    /// compacted copies replays (``BaseJournalReplay``).
+    var keepsHistoryFrom: UInt64? = nil
     /// The header sequence of each snapshot file on disk when the plan was made.
     let snapshotBases: [String: UInt64]
     /// The conflicts their headers record, by entity.

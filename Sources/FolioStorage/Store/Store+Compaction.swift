@@ -46,9 +46,10 @@ extension Store {
     /// `maximumCount` kept transactions or at the first one whose line would take the kept lines past
     /// `maximumBytes` (that one and every older one are dropped, so the history stays contiguous).
     /// A transaction whose line is in `stored` is not encoded; any other is encoded at most once, and
-    /// none past the point where the walk stops.
+    /// none past the point where the walk stops. Transactions from `keepingFrom` on are kept whatever the
+    /// policy says (``CompactionPlan/keepsHistoryFrom``).
     func retainedHistory(
-        _ transactions: [JournalTransaction], now: Date = Date(), stored: [UInt64: StoredLine] = [:]
+        _ transactions: [JournalTransaction], now: Date = Date(), stored: [UInt64: StoredLine] = [:], keepingFrom: UInt64? = nil
     ) throws -> [RetainedTransaction] {
         let policy = configuration.historyRetention
         let oldest = policy.maximumAge.map { now.addingTimeInterval(-$0) }
@@ -56,12 +57,15 @@ extension Store {
         var kept: [RetainedTransaction] = []
         var bytes: Int64 = 0
         for transaction in transactions.reversed() {
-            if kept.count >= maximumCount { break }
-            if let oldest, transaction.timestamp < oldest { continue }
+            let required = keepingFrom.map { transaction.sequence >= $0 } ?? false
+            if !required {
+                if kept.count >= maximumCount { break }
+                if let oldest, transaction.timestamp < oldest { continue }
+            }
             let storedLine = stored[transaction.sequence]
             let encoded = storedLine == nil ? try transaction.encodedLine() : nil
             bytes += Int64(encoded?.count ?? (storedLine?.length ?? 0) + 1)
-            if let maximumBytes = policy.maximumBytes, bytes > maximumBytes { break }
+            if !required, let maximumBytes = policy.maximumBytes, bytes > maximumBytes { break }
             kept.append(RetainedTransaction(transaction: transaction, encoded: encoded, stored: storedLine))
         }
         return kept.reversed()
@@ -98,12 +102,15 @@ extension Store {
             try fs.sync(journalFile)
             journal.unsyncedWrites = false
         }
+        let inGitWorkTree = gitWorkTree(&journal) != nil
         return withReadState { read in
-            CompactionPlan(
+            var plan = CompactionPlan(
                 state: read.state,
                 retained: read.retained, historyFileLoaded: read.historyFileLoaded, historyFloor: historyFloor,
                 snapshotBases: read.snapshotBases, snapshotConflicts: read.snapshotConflicts, journalIdentity: read.journalIdentity, journalEnd: read.journalEnd,
                 journalLines: read.journalLines, insertedSpans: read.insertedSpans)
+            if inGitWorkTree { plan.keepsHistoryFrom = read.manifestSequence + 1 }
+            return plan
         }
     }
 

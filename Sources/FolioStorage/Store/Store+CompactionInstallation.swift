@@ -58,6 +58,7 @@ extension Store {
             read.retained = prepared.kept + read.retained.filter { $0.sequence > plan.sequence }
             read.insertedSpans = read.insertedSpans.filter { $0.key > plan.sequence }
             read.historyFileLoaded = true
+            read.manifestSequence = plan.sequence
             read.journalEnd = carried
             read.journalLines -= plan.journalLines - (mark.isEmpty ? 0 : 1)
             read.tailLength = 0

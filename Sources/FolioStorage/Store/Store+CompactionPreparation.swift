@@ -20,7 +20,8 @@ extension Store {
             try prepareSnapshots(plan, transactions: transactions, copies: copies.isEmpty ? nil : copies, paths: paths, check: check,
                                  into: &prepared)
             let history = try writeHistoryTemporaryFile(
-                plan.history(of: transactions), paths: paths, journalLimit: plan.journalEnd, stored: stored, check: check)
+                plan.history(of: transactions), paths: paths, journalLimit: plan.journalEnd, stored: stored,
+                keepingFrom: plan.keepsHistoryFrom, check: check)
             prepared.history = history.temporary
             prepared.kept = history.kept
             prepared.mark = transactions.last { $0.sequence == plan.sequence }.map { last in

@@ -49,11 +49,11 @@ extension Store {
     ///   (``storedLines(_:journalLimit:)`` with the same limit).
     func writeHistoryTemporaryFile(
         _ transactions: [JournalTransaction], paths: StorePaths, journalLimit: Int64, stored known: [UInt64: StoredLine]? = nil,
-        check: () throws -> Void
+        keepingFrom: UInt64? = nil, check: () throws -> Void
     ) throws -> (temporary: String, kept: [JournalTransaction]) {
         var stored = known ?? storedLines(paths, journalLimit: journalLimit)
         while true {
-            let kept = try retainedHistory(transactions, stored: stored)
+            let kept = try retainedHistory(transactions, stored: stored, keepingFrom: keepingFrom)
             var damaged: [UInt64] = []
             do {
                 let temporary = try fs.writeTemporaryFile(beside: paths.history) { write in

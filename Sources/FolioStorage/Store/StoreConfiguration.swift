@@ -39,7 +39,9 @@ public struct StoreConfiguration: Sendable {
     ///
     /// No transaction is kept unconditionally, not even the newest: with `maximumCount` 0, or when the
     /// newest transaction is older than `maximumAge` or its line alone is larger than `maximumBytes`,
-    /// compaction keeps no history at all.
+    /// compaction keeps no history at all. Except in a git work tree: there a compaction keeps every
+    /// transaction it folds, whatever the limits, since a git merge of two copies that both compacted
+    /// replays the transactions they had in common from their histories.
     public struct HistoryRetention: Sendable, Hashable {
         /// Keep at most this many of the newest transactions (`nil`: no count limit).
         public var maximumCount: Int?

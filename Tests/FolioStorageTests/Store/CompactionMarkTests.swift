@@ -41,6 +41,22 @@ struct CompactionMarkTests {
         }
     }
 
+    @Test func inAGitWorkTreeTheHistoryKeepsWhatACompactionFolds() throws {
+        try withTemporaryDirectory { url in
+            try FileManager.default.createDirectory(at: url.appending(".git"), withIntermediateDirectories: true)
+            let storeURL = url.appending("Trips.folio")
+            let store = try Store.open(at: storeURL, configuration: StoreConfiguration(
+                compactionThreshold: nil, historyRetention: .init(maximumCount: 1)))
+            defer { store.close() }
+            for n in 1...5 { try store.write { try $0.insert(entity: "Trip", id: Int64(n), values: [:]) } }
+            try store.compact()
+            #expect(try Self.lines(storeURL).first?.historyFrom == 1, "a git merge may need every transaction since the last compaction")
+            for n in 6...7 { try store.write { try $0.insert(entity: "Trip", id: Int64(n), values: [:]) } }
+            try store.compact()
+            #expect(try Self.lines(storeURL).first?.historyFrom == 6, "older ones go as the policy says")
+        }
+    }
+
     @Test func aMarkPastTheManifestOrBelowTheFirstLineIsRefused() throws {
         try withTemporaryDirectory { url in
             _ = try makeStore(at: url, transactions: 6, compactAfter: 4)
