@@ -22,7 +22,10 @@ extension Store {
         guard let paths, !configuration.readOnly, withReadState({ $0.reconciliationPending }) else { return [] }
         let manifest = try Manifest.decode(try fs.readSmallFile(paths.manifest), path: paths.manifest)
         guard manifest.needsReconciliation else {
-            withReadState { $0.reconciliationPending = false }
+            withReadState {
+                $0.reconciliationPending = false
+                $0.mergedBaseHistory = []
+            }
             return []
         }
         var committed: [JournalTransaction] = []
@@ -57,7 +60,10 @@ extension Store {
             mended.snapshotBytes[entity] = size
         }
         try fs.replaceFile(at: paths.manifest, with: try mended.encoded())
-        withReadState { $0.reconciliationPending = false }
+        withReadState {
+            $0.reconciliationPending = false
+            $0.mergedBaseHistory = []
+        }
         return committed
     }
 

@@ -319,22 +319,22 @@ enum StoreLoader {
         }
         loaded.snapshotBases = bases
         loaded.history = historyBySequence.keys.sorted().compactMap { historyBySequence[$0] }
-        if let mergedBase = loaded.mergedBase {
-            // The merge's snapshot conflicts on what the base's journal wrote are the replay's to decide.
+        // A merge of two copies that compacted a base with transactions in its journal: the replay of
+        // that journal decides what the snapshot merge guessed (see ``BaseJournalReplay``).
+        var replay: BaseJournalReplay? = nil
+        if let mergedBase = loaded.mergedBase, manifest.needsReconciliation || !loaded.snapshotConflicts.isEmpty {
             loaded.mergedBaseHistory = includeHistoryFile
                 ? loaded.history.filter { $0.sequence <= manifest.sequence }
                 : try loadHistoryFile(paths, configuration: configuration, report: report)
             do {
-                let replay = try loaded.baseJournalReplay(mergedBase, compactionPoint: manifest.sequence, historyPath: paths.history)
-                loaded.snapshotConflicts = replay.superseding(loaded.snapshotConflicts)
+                replay = try loaded.baseJournalReplay(mergedBase, compactionPoint: manifest.sequence, historyPath: paths.history)
+                loaded.snapshotConflicts = replay?.superseding(loaded.snapshotConflicts) ?? loaded.snapshotConflicts
             } catch let error as StorageError {
                 try report(error)
             }
         }
         if manifest.needsReconciliation {
-            if configuration.readOnly { try loaded.reconcileInMemory(compactionPoint: manifest.sequence, historyPath: paths.history) } else {
-                loaded.reconciliationPending = true
-            }
+            if configuration.readOnly { loaded.reconcileInMemory(replaying: replay) } else { loaded.reconciliationPending = true }
         }
         return loaded
     }
@@ -343,15 +343,13 @@ enum StoreLoader {
 extension LoadedStore {
     /// Applies the ``CrossFileReconciliation`` a git-merged manifest asks for to the records in memory,
     /// without a transaction: what a read-only store shows of a merge it cannot write to.
-    mutating func reconcileInMemory(compactionPoint: UInt64, historyPath: String) throws {
+    /// A ``BaseJournalReplay`` comes first.
+    mutating func reconcileInMemory(replaying replay: BaseJournalReplay?) {
         var parts: [String] = []
-        if let mergedBase {
-            let replay = try baseJournalReplay(mergedBase, compactionPoint: compactionPoint, historyPath: historyPath)
-            if !replay.isEmpty {
-                applyInMemory(updated: replay.updates, deleted: replay.deletes)
-                reconciledInMemory += replay.conflicts
-                parts.append(replay.summary)
-            }
+        if let replay, !replay.isEmpty {
+            applyInMemory(updated: replay.updates, deleted: replay.deletes)
+            reconciledInMemory += replay.conflicts
+            parts.append(replay.summary)
         }
         let reconciliation = CrossFileReconciliation(state: state, schema: MergeSchema(state.schema))
         if !reconciliation.isEmpty {

@@ -70,7 +70,8 @@ struct StoreReadState: Sendable {
         reconciledInMemory = loaded.reconciledInMemory
         reconciliationNote = loaded.reconciliationNote
         mergedBase = loaded.mergedBase
-        mergedBaseHistory = loaded.mergedBaseHistory
+        // Kept only until this writable store commits the replay.
+        mergedBaseHistory = loaded.reconciliationPending ? loaded.mergedBaseHistory : []
     }
 
     /// Takes the state and file positions of a load (or a peek).
@@ -92,7 +93,8 @@ struct StoreReadState: Sendable {
         reconciledInMemory = loaded.reconciledInMemory
         reconciliationNote = loaded.reconciliationNote
         mergedBase = loaded.mergedBase
-        mergedBaseHistory = loaded.mergedBaseHistory
+        // Kept only until this writable store commits the replay.
+        mergedBaseHistory = loaded.reconciliationPending ? loaded.mergedBaseHistory : []
         if let note = loaded.reconciliationNote, !warnings.contains(note) { warnings.append(note) }
     }
 
