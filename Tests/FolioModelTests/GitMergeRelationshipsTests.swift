@@ -85,9 +85,12 @@ struct GitMergeRelationshipsTests {
 
     /// Commits clone `b`'s changes and pushes them as branch `b`, then commits `a`'s and merges `b` into it.
     static func commitAndMerge(_ b: URL, into a: URL) throws {
-        try GitLiveStoreTests.git("commit", "-q", "-am", "b", in: b)
+        // New files too: a first compaction writes the snapshots and the history.
+        try GitLiveStoreTests.git("add", "-A", in: b)
+        try GitLiveStoreTests.git("commit", "-q", "-m", "b", in: b)
         try GitLiveStoreTests.git("push", "-q", "origin", "main:b", in: b)
-        try GitLiveStoreTests.git("commit", "-q", "-am", "a", in: a)
+        try GitLiveStoreTests.git("add", "-A", in: a)
+        try GitLiveStoreTests.git("commit", "-q", "-m", "a", in: a)
         try GitLiveStoreTests.git("fetch", "-q", "origin", in: a)
         try GitLiveStoreTests.git("merge", "--no-edit", "origin/b", in: a)
     }
@@ -149,6 +152,33 @@ struct GitMergeRelationshipsTests {
         let (store, _) = try Self.expectSuppersListsSoupPieAndCake(in: a)
         let conflicts = try Self.folio("conflicts", store)
         #expect(!conflicts.output.contains("recipes"), "the cookbook's list merged as a set: \(conflicts.output)")
+    }
+
+    @Test func clonesThatBothCompactedACookbookTheBaseHadOnlyInItsJournalMergeIt() throws {
+        let (scratch, origin, a) = try GitLiveStoreTests.remote("git-compacted-base-journal", store: "Recipes.folio")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try Self.pushCookbook(from: a, compacted: false)
+        let b = try GitLiveStoreTests.clone(origin, "b", in: scratch)
+
+        // Both clones change what the base's journal inserted, then compact: b renames Stew and adds
+        // Pie; a deletes Stew and adds Cake.
+        for (clone, name) in [(b, "Pie"), (a, "Cake")] {
+            try Self.saveAndCompact(clone) { context in
+                let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
+                let recipe = Recipe(name: name)
+                context.insert(recipe)
+                suppers.recipes.append(recipe)
+                let stew = try #require(try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Stew" })).first)
+                if clone == a { context.delete(stew) } else { stew.name = "Stew (b)" }
+            }
+        }
+        try Self.commitAndMerge(b, into: a)
+
+        let (store, context) = try Self.expectSuppersListsSoupPieAndCake(in: a)
+        #expect(try context.fetch(FetchDescriptor<Recipe>()).map(\.name).sorted() == ["Cake", "Pie", "Soup"],
+                "the recipe one clone deleted does not come back with the other's rename")
+        let conflicts = try Self.folio("conflicts", store)
+        #expect(conflicts.output.contains("Stew (b)"), "the lost rename is listed: \(conflicts.output)")
     }
 
     @Test func aRecipeOneCompactedCloneDeletedAndTheOtherMovedToANewCookbookIsDroppedFromItsList() throws {
