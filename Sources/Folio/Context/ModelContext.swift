@@ -18,7 +18,7 @@ public final class ModelContext {
     /// Live instances of stored records, by record number. The table holds them strongly, and a sweep
     /// drops those nobody else holds (see ``register(_:recordNumber:)``): weak references would give
     /// every model a side table, and make every retain and release of a model take the slow path.
-    var registered = DenseTable<RegisteredModel>()
+    var registered = ModelRegistry()
     /// The size of ``registered`` at which dead entries are next swept out.
     var registeredSweepThreshold = 1024
     /// The numbers registered since the last sweep (and those the sweep kept), so that a sweep looks at
@@ -52,20 +52,13 @@ public final class ModelContext {
     }
 
     /// The instance of a record, as the context holds it.
-    struct RegisteredModel {
-        var model: AnyObject?
-        init(_ model: AnyObject) { self.model = model }
-    }
-
-    /// Where a registered entry holds its model, for ``DenseTable/touch(_:referenceAt:)``.
-    private static let registeredModelOffset = MemoryLayout<RegisteredModel>.offset(of: \.model) ?? -1
+    typealias RegisteredModel = ModelRegistry.Entry
 
     /// Registers the live instance of a record. Models that only the table holds are swept out whenever
     /// the table has doubled since the last sweep, so a long-lived context that loads many records one
     /// batch after another keeps a table the size of what it holds, not of everything it ever loaded.
     func register(_ model: AnyObject, recordNumber number: Int64) {
-        if registered[number] == nil { registeredNumbers.append(number) }
-        registered[number] = RegisteredModel(model)
+        if registered.register(model, at: number) { registeredNumbers.append(number) }
         if registered.count >= registeredSweepThreshold {
             sweepRegistered()
         }
@@ -92,7 +85,7 @@ public final class ModelContext {
         var previous: Int64?
         // The models were made one fetch or more ago and lie anywhere in memory: their headers are read
         // ahead, so that the reference-count checks do not wait for each in turn.
-        let readAhead = { (numbers: ArraySlice<Int64>) in self.registered.touch(numbers, referenceAt: Self.registeredModelOffset) }
+        let readAhead = { (numbers: ArraySlice<Int64>) in self.registered.touch(numbers) }
         forEachReadingAhead(registeredNumbers, readAhead: readAhead) { number in
             guard number != previous else { return }
             previous = number
@@ -101,6 +94,7 @@ public final class ModelContext {
                 kept.append(number)
             }
         }
+        registered.shrinkIfSparse(keeping: kept)
         registeredNumbers = kept
         registeredSweepThreshold = max(1024, registered.count * 2)
     }
