@@ -131,22 +131,27 @@ struct GitMergeRelationshipsTests {
         try GitLiveStoreTests.git("push", "-q", "origin", "main", in: a)
     }
 
+    /// Clone b adds Pie to the cookbook (and renames Stew, when asked), clone a adds Cake and deletes
+    /// Stew; each saves and compacts.
+    static func addPieOnBAndCakeOnA(a: URL, b: URL, renamingStewOnB newName: String? = nil) throws {
+        for (clone, name) in [(b, "Pie"), (a, "Cake")] {
+            try saveAndCompact(clone) { context in
+                let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
+                let recipe = Recipe(name: name)
+                context.insert(recipe)
+                suppers.recipes.append(recipe)
+                let stew = try #require(try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Stew" })).first)
+                if clone == a { context.delete(stew) } else if let newName { stew.name = newName }
+            }
+        }
+    }
+
     @Test func aCookbookBothCompactedClonesAddedRecipesToListsThemAll() throws {
         let (scratch, a, b) = try Self.clonesOfACompactedCookbook("git-compacted-relationships")
         defer { try? FileManager.default.removeItem(at: scratch) }
 
         // Each clone adds a recipe to the cookbook and compacts; a also deletes Stew.
-        for (clone, name) in [(b, "Pie"), (a, "Cake")] {
-            try Self.saveAndCompact(clone) { context in
-                let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
-                let recipe = Recipe(name: name)
-                context.insert(recipe)
-                suppers.recipes.append(recipe)
-                if clone == a, let stew = try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Stew" })).first {
-                    context.delete(stew)
-                }
-            }
-        }
+        try Self.addPieOnBAndCakeOnA(a: a, b: b)
         try Self.commitAndMerge(b, into: a)
 
         let (store, _) = try Self.expectSuppersListsSoupPieAndCake(in: a)
@@ -162,16 +167,7 @@ struct GitMergeRelationshipsTests {
 
         // Both clones change what the base's journal inserted, then compact: b renames Stew and adds
         // Pie; a deletes Stew and adds Cake.
-        for (clone, name) in [(b, "Pie"), (a, "Cake")] {
-            try Self.saveAndCompact(clone) { context in
-                let suppers = try #require(try context.fetch(FetchDescriptor<Cookbook>()).first)
-                let recipe = Recipe(name: name)
-                context.insert(recipe)
-                suppers.recipes.append(recipe)
-                let stew = try #require(try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.name == "Stew" })).first)
-                if clone == a { context.delete(stew) } else { stew.name = "Stew (b)" }
-            }
-        }
+        try Self.addPieOnBAndCakeOnA(a: a, b: b, renamingStewOnB: "Stew (b)")
         try Self.commitAndMerge(b, into: a)
 
         let (store, context) = try Self.expectSuppersListsSoupPieAndCake(in: a)
