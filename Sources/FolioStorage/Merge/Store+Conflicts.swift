@@ -50,7 +50,7 @@ extension Store {
             }
         }
         // A read-only store shows a git merge mended in memory; its transaction is committed later.
-        let (inMemory, last) = withReadState { ($0.reconciledInMemory, $0.state.lastSequence) }
+        let (inMemory, last) = withReadState { ($0.mend.lostInMemory, $0.state.lastSequence) }
         let mended = inMemory.map { conflict in
             var conflict = conflict
             conflict.lostTransaction = Self.writer(of: conflict, in: transactions) ?? ""

@@ -2,7 +2,7 @@ extension Store {
     /// What a read-only store mended in memory of files git merged from two compacted copies (see
     /// ``CrossFileReconciliation``), as a sentence; nil when it mended nothing.
     package var inMemoryReconciliationNote: String? {
-        withReadState { $0.reconciliationNote }
+        withReadState { $0.mend.note }
     }
 
     /// Commits the ``CrossFileReconciliation`` of a store git merged from two compacted copies, then
@@ -19,13 +19,10 @@ extension Store {
     /// - Returns: the transactions that mended the records (none when nothing needed it).
     @discardableResult
     func reconcileMergeLocked(_ journal: inout JournalWriter) throws -> [JournalTransaction] {
-        guard let paths, !configuration.readOnly, withReadState({ $0.reconciliationPending }) else { return [] }
+        guard let paths, !configuration.readOnly, withReadState({ $0.mend.isPending }) else { return [] }
         let manifest = try Manifest.decode(try fs.readSmallFile(paths.manifest), path: paths.manifest)
         guard manifest.needsReconciliation else {
-            withReadState {
-                $0.reconciliationPending = false
-                $0.mergedBaseHistory = []
-            }
+            withReadState { $0.mend.finish() }
             return []
         }
         var committed: [JournalTransaction] = []
@@ -38,7 +35,7 @@ extension Store {
             transaction.recordedConflicts = conflicts
             committed.append(try commit(&transaction, author: CrossFileReconciliation.author, journal: &journal))
         }
-        let (mergedBase, fileHistory, retained) = withReadState { ($0.mergedBase, $0.mergedBaseHistory, $0.retained) }
+        let (mergedBase, fileHistory, retained) = withReadState { ($0.mend.mergedBase, $0.mend.baseHistory, $0.retained) }
         if let mergedBase {
             let state = withState { $0 }
             let replay = try BaseJournalReplay(
@@ -60,10 +57,7 @@ extension Store {
             mended.snapshotBytes[entity] = size
         }
         try fs.replaceFile(at: paths.manifest, with: try mended.encoded())
-        withReadState {
-            $0.reconciliationPending = false
-            $0.mergedBaseHistory = []
-        }
+        withReadState { $0.mend.finish() }
         return committed
     }
 
@@ -72,7 +66,7 @@ extension Store {
     ///
     /// - Returns: what catching up brought, then the reconciliation's transaction.
     func reconcileMergeIfPending(_ journal: inout JournalWriter) throws -> [JournalTransaction] {
-        guard paths != nil, !configuration.readOnly, withReadState({ $0.reconciliationPending }) else { return [] }
+        guard paths != nil, !configuration.readOnly, withReadState({ $0.mend.isPending }) else { return [] }
         try journal.takeFileLock(fs, exclusive: true)
         defer { journal.releaseFileLock(fs) }
         var found = try catchUp(&journal)

@@ -22,16 +22,8 @@ struct LoadedStore {
     var snapshotConflicts: [String: [MergeConflict]] = [:]
     /// The size of each snapshot file read, by entity.
     var snapshotSizes: [String: Int64] = [:]
-    /// Whether the manifest asks for a ``CrossFileReconciliation`` that a writable store is to commit.
-    var reconciliationPending = false
-    /// The values a read-only store's reconciliation, applied in memory only, did not keep.
-    var reconciledInMemory: [MergeConflict] = []
-    /// What that reconciliation mended, as a sentence (also in ``warnings``).
-    var reconciliationNote: String? = nil
-    /// What the journal's compaction mark says of a merge base's journal both sides folded (see
-    /// ``BaseJournalReplay``), and the `history.jsonl` lines that replay reads.
-    var mergedBase: MergedBase? = nil
-    var mergedBaseHistory: [JournalTransaction] = []
+    /// What the files need mended after a git merge, and what a read-only load mended in memory.
+    var mend = MergeMend()
 }
 
 /// Rebuilds a store's state from its directory: manifest, snapshots, history, journal.
@@ -245,7 +237,7 @@ enum StoreLoader {
                                         : "a compaction mark (\"compacted\":true) may only be the journal's first line",
                                     file: paths.journal, line: line.number, offset: line.offset))
                         }
-                        loaded.mergedBase = transaction.mergedBase
+                        loaded.mend.mergedBase = transaction.mergedBase
                         return
                     }
                     for entity in transaction.entitiesNeedingKnown {
@@ -322,8 +314,8 @@ enum StoreLoader {
         // A merge of two copies that compacted a base with transactions in its journal: the replay of
         // that journal decides what the snapshot merge guessed (see ``BaseJournalReplay``).
         var replay: BaseJournalReplay? = nil
-        if let mergedBase = loaded.mergedBase, manifest.needsReconciliation || !loaded.snapshotConflicts.isEmpty {
-            loaded.mergedBaseHistory = includeHistoryFile
+        if let mergedBase = loaded.mend.mergedBase, manifest.needsReconciliation || !loaded.snapshotConflicts.isEmpty {
+            loaded.mend.baseHistory = includeHistoryFile
                 ? loaded.history.filter { $0.sequence <= manifest.sequence }
                 : try loadHistoryFile(paths, configuration: configuration, report: report)
             do {
@@ -334,7 +326,7 @@ enum StoreLoader {
             }
         }
         if manifest.needsReconciliation {
-            if configuration.readOnly { loaded.reconcileInMemory(replaying: replay) } else { loaded.reconciliationPending = true }
+            if configuration.readOnly { loaded.reconcileInMemory(replaying: replay) } else { loaded.mend.isPending = true }
         }
         return loaded
     }
@@ -348,18 +340,18 @@ extension LoadedStore {
         var parts: [String] = []
         if let replay, !replay.isEmpty {
             applyInMemory(updated: replay.updates, deleted: replay.deletes)
-            reconciledInMemory += replay.conflicts
+            mend.lostInMemory += replay.conflicts
             parts.append(replay.summary)
         }
         let reconciliation = CrossFileReconciliation(state: state, schema: MergeSchema(state.schema))
         if !reconciliation.isEmpty {
             applyInMemory(updated: reconciliation.updatedRecords, deleted: reconciliation.deletes)
-            reconciledInMemory += reconciliation.conflicts
+            mend.lostInMemory += reconciliation.conflicts
             parts.append(reconciliation.summary)
         }
         guard !parts.isEmpty else { return }
         let note = "git merged the snapshot files one by one; mended in memory: \(parts.joined(separator: "; ")). The next writable open commits the mend (folio conflicts lists what it dropped)"
-        reconciliationNote = note
+        mend.note = note
         warnings.append(note)
     }
 
@@ -374,7 +366,7 @@ extension LoadedStore {
     /// The ``BaseJournalReplay`` of the loaded records, from the history file's lines and the journal's.
     func baseJournalReplay(_ mergedBase: MergedBase, compactionPoint: UInt64, historyPath: String) throws -> BaseJournalReplay {
         try BaseJournalReplay(
-            state: state, history: mergedBaseHistory + history.filter { $0.sequence > compactionPoint }, mergedBase: mergedBase,
+            state: state, history: mend.baseHistory + history.filter { $0.sequence > compactionPoint }, mergedBase: mergedBase,
             compactionPoint: compactionPoint, schema: MergeSchema(state.schema), historyPath: historyPath)
     }
 }

@@ -43,16 +43,8 @@ struct StoreReadState: Sendable {
 
     /// The size of each snapshot file when the records were read, by entity.
     var snapshotSizes: [String: Int64] = [:]
-    /// Whether the files are a git merge whose ``CrossFileReconciliation`` this writable store has not
-    /// committed yet.
-    var reconciliationPending = false
-    /// The values a read-only store's in-memory reconciliation did not keep, and what it mended.
-    var reconciledInMemory: [MergeConflict] = []
-    var reconciliationNote: String? = nil
-    /// What the journal's compaction mark says of a merge base's journal both sides folded, and the
-    /// `history.jsonl` lines its replay reads (``BaseJournalReplay``).
-    var mergedBase: MergedBase? = nil
-    var mergedBaseHistory: [JournalTransaction] = []
+    /// What the files need mended after a git merge, and what a read-only store mended in memory.
+    var mend = MergeMend()
 
     init(_ loaded: LoadedStore, historyFileLoaded: Bool) {
         state = loaded.state
@@ -66,12 +58,7 @@ struct StoreReadState: Sendable {
         manifestSequence = loaded.manifest.sequence
         warnings = loaded.warnings
         snapshotSizes = loaded.snapshotSizes
-        reconciliationPending = loaded.reconciliationPending
-        reconciledInMemory = loaded.reconciledInMemory
-        reconciliationNote = loaded.reconciliationNote
-        mergedBase = loaded.mergedBase
-        // Kept only until this writable store commits the replay.
-        mergedBaseHistory = loaded.reconciliationPending ? loaded.mergedBaseHistory : []
+        mend = loaded.mend.kept
     }
 
     /// Takes the state and file positions of a load (or a peek).
@@ -89,13 +76,8 @@ struct StoreReadState: Sendable {
         snapshotConflicts = loaded.snapshotConflicts
         manifestSequence = loaded.manifest.sequence
         snapshotSizes = loaded.snapshotSizes
-        reconciliationPending = loaded.reconciliationPending
-        reconciledInMemory = loaded.reconciledInMemory
-        reconciliationNote = loaded.reconciliationNote
-        mergedBase = loaded.mergedBase
-        // Kept only until this writable store commits the replay.
-        mergedBaseHistory = loaded.reconciliationPending ? loaded.mergedBaseHistory : []
-        if let note = loaded.reconciliationNote, !warnings.contains(note) { warnings.append(note) }
+        mend = loaded.mend.kept
+        if let note = loaded.mend.note, !warnings.contains(note) { warnings.append(note) }
     }
 
     /// Whether the journal file now at the journal's path, `current`, is not the one this state was read from.
