@@ -110,7 +110,7 @@ package enum JournalThreeWayMerge {
                 guard let from = side.mark?.transaction.historyFrom, from <= baseMark + 1 else {
                     let why = side.mark?.transaction.historyFrom == nil
                         ? "its compaction mark does not say what its history holds (an older Folio wrote it)"
-                        : "its history.jsonl no longer holds every transaction since the base's compaction (it starts at \(side.mark?.transaction.historyFrom ?? 0), after \(baseMark + 1)); raise historyRetention to keep more"
+                        : "its history.jsonl no longer holds every transaction since the base's compaction (it starts at \(side.mark?.transaction.historyFrom ?? 0), the merge needs \(baseMark + 1) on): it compacted more than once since the base; raise historyRetention, or merge before a branch compacts twice"
                     throw Refusal(
                         message: """
                             both sides compacted since the merge base, whose journal still held transactions (\(first.transaction.sequence) \
