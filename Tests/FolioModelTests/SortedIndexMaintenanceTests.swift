@@ -90,6 +90,12 @@ struct SortedIndexMaintenanceTests {
             pairs.forEachRun { key, positions in runs.append((key, positions.count)) }
             #expect(runs.reduce(0) { $0 + $1.1 } == array.count)
             #expect(zip(runs, runs.dropFirst()).allSatisfy { $0.0 < $1.0 })
+            // A lookup's positions: keys present, absent between others, and past either end.
+            for probe in [QueryKey.int(-1_000_000), .int(-Int64(step)), .int(0), .int(3), .int(7), .int(50_000), .int(Int64.max)] {
+                let expected = array.indices.filter { array[$0].key == probe }
+                let found = pairs.positions(of: probe)
+                #expect(Array(found) == expected, "key \(probe) at step \(step)")
+            }
         }
     }
 

@@ -56,29 +56,13 @@ extension ModelContext {
         // Models are made from the index, which saves on other threads change: read it under the lock.
         return try container.lock.withLock(refusingReentry: "ModelContext.fetch(_:)") {
             let index = try container.indexLocked
+            let records = index.records
             // A batch's records are fetched into the cache together, not one miss after another.
-            try forEachReadingAhead(found, readAhead: { index.touchValues(of: $0) }) { id in
-                if let model = try (id < 0 ? unsaved[id] : loadedModelLocked(forRecordNumber: id, loadingValues: loadingValues)) as? T {
+            touched &+= try forEachReadingAhead(found, readAhead: { index.touchValues(of: $0) }) { id in
+                if let model = try (id < 0 ? unsaved[id] : loadedModelLocked(forRecordNumber: id, loadingValues: loadingValues, in: records)) as? T {
                     try body(model)
                 }
             }
-        }
-    }
-
-    /// Calls `body` with each of `numbers` in order, a batch at a time, after `readAhead` has read the
-    /// batch's memory with plain loads (see ``DenseTable/touch(_:referenceAt:)``): the processor then
-    /// fetches those cache lines together, and what `body` retains or checks finds them there instead of
-    /// waiting for each in turn. What `readAhead` returns is kept in ``touched``, so that its reads stay.
-    func forEachReadingAhead<Numbers: RandomAccessCollection<Int64>>(
-        _ numbers: Numbers, readAhead: (Numbers.SubSequence) -> UInt, _ body: (Int64) throws -> Void
-    ) rethrows {
-        var start = numbers.startIndex
-        while start != numbers.endIndex {
-            let end = numbers.index(start, offsetBy: 32, limitedBy: numbers.endIndex) ?? numbers.endIndex
-            let batch = numbers[start..<end]
-            touched &+= readAhead(batch)
-            for number in batch { try body(number) }
-            start = end
         }
     }
 

@@ -19,12 +19,6 @@ public final class ModelContext {
     /// drops those nobody else holds (see ``register(_:recordNumber:)``): weak references would give
     /// every model a side table, and make every retain and release of a model take the slow path.
     var registered = ModelRegistry()
-    /// The size of ``registered`` at which dead entries are next swept out.
-    var registeredSweepThreshold = 1024
-    /// The numbers registered since the last sweep (and those the sweep kept), so that a sweep looks at
-    /// the registered models only, not at every slot of a table as long as the store's highest number.
-    /// May name numbers since removed, and a number more than once.
-    private var registeredNumbers: [Int64] = []
     /// Unsaved models in insertion order, and changed and deleted ones.
     var inserted: [ObjectIdentifier: any PersistentModel] = [:]
     var insertionOrder: [ObjectIdentifier] = []
@@ -58,45 +52,20 @@ public final class ModelContext {
     /// the table has doubled since the last sweep, so a long-lived context that loads many records one
     /// batch after another keeps a table the size of what it holds, not of everything it ever loaded.
     func register(_ model: AnyObject, recordNumber number: Int64) {
-        if registered.register(model, at: number) { registeredNumbers.append(number) }
-        if registered.count >= registeredSweepThreshold {
-            sweepRegistered()
-        }
+        if registered.register(model, at: number) { sweepRegistered() }
     }
 
     /// Makes room to register `count` more models (a fetch's results): sweeps out dead entries first
     /// if that many would reach the sweep threshold, so that no sweep runs among models that are all
     /// alive, then reserves the space.
     func prepareToRegister(_ count: Int) {
-        if registered.count + count >= registeredSweepThreshold {
-            sweepRegistered()
-            registeredSweepThreshold = max(registeredSweepThreshold, (registered.count + count) * 2)
-        }
-        registered.reserveCapacity(count)
+        touched &+= registered.prepareToRegister(count)
     }
 
     /// Drops the models that nothing but the table holds. (A model with unsaved changes is also held by
     /// the change lists, so it stays.)
     private func sweepRegistered() {
-        // In number order, each number once: the table is walked forward, touching memory in order.
-        registeredNumbers.sort()
-        var kept: [Int64] = []
-        kept.reserveCapacity(registered.count)
-        var previous: Int64?
-        // The models were made one fetch or more ago and lie anywhere in memory: their headers are read
-        // ahead, so that the reference-count checks do not wait for each in turn.
-        let readAhead = { (numbers: ArraySlice<Int64>) in self.registered.touch(numbers) }
-        forEachReadingAhead(registeredNumbers, readAhead: readAhead) { number in
-            guard number != previous else { return }
-            previous = number
-            // Checked in place, so that looking does not add a reference of its own.
-            if registered.removeValue(forKey: number, where: { isKnownUniquelyReferenced(&$0.model) }) {
-                kept.append(number)
-            }
-        }
-        registered.shrinkIfSparse(keeping: kept)
-        registeredNumbers = kept
-        registeredSweepThreshold = max(1024, registered.count * 2)
+        touched &+= registered.sweep()
     }
 
     var schema: Schema { container.schema }
@@ -315,37 +284,37 @@ public final class ModelContext {
 
     /// ``loadedModel(forRecordNumber:loadingValues:)`` for a caller that holds the container's lock.
     func loadedModelLocked(forRecordNumber number: Int64, loadingValues: Bool) throws -> (any PersistentModel)? {
+        try loadedModelLocked(forRecordNumber: number, loadingValues: loadingValues, in: container.indexLocked.records)
+    }
+
+    /// ``loadedModelLocked(forRecordNumber:loadingValues:)`` with the index's records, which a caller
+    /// that loads many reads once.
+    func loadedModelLocked(forRecordNumber number: Int64, loadingValues: Bool,
+                           in records: StoreRecords) throws -> (any PersistentModel)? {
         if let model = registered[number]?.model as? any PersistentModel {
             let backing = model.persistentBackingData
             guard !backing.hasChanges else { return model }
-            if let version = try container.indexLocked.version(of: number), version > backing.loadedVersion {
+            if let version = records[number]?.version, version > backing.loadedVersion {
                 try reloadLocked(model, recordNumber: number)
             } else if loadingValues, backing.faultValues != nil {
                 try reloadLocked(model, recordNumber: number)
             }
             return model
         }
-        return try materialize(number, loadingValues: loadingValues)
-    }
-
-    /// Creates and registers the instance of a stored record: a fault, whose properties are decoded
-    /// when first read, unless `loadingValues` or its entity asks for every property now.
-    func materialize(_ number: Int64, loadingValues: Bool = false) throws -> (any PersistentModel)? {
-        guard let record = try container.indexLocked.records[number] else { return nil }
+        guard let record = records[number] else { return nil }
         return try materialize(number, entity: record.entity, values: record.values, version: record.version,
                                loadingValues: loadingValues)
     }
 
-    /// ``materialize(_:loadingValues:)`` for a record already read: `values`, written by the
-    /// transaction `version`.
+    /// Creates and registers the instance of a stored record, written by the transaction `version`: a
+    /// fault, whose properties are decoded from `values` when first read, unless `loadingValues` or its
+    /// entity asks for every property now.
     func materialize(_ number: Int64, entity entityName: String, values: RecordValues, version: UInt64,
                      loadingValues: Bool = false) throws -> (any PersistentModel)? {
         guard let entity = entity(named: entityName) else { return nil }
-        let record = (entity: entityName, values: values, version: version)
-        let backing = ModelBackingData()
-        backing.assignRecordNumber(number, store: container.storeIdentity)
-        // Set before the instance is made: its `let` properties are read from them.
-        backing.faultValues = try readExternalValues(record.values, entity: entity)
+        // The values are set before the instance is made: its `let` properties are read from them.
+        let backing = ModelBackingData(recordNumber: number, store: container.storeIdentity,
+                                       faultValues: try readExternalValues(values, entity: entity), loadedVersion: version)
         let model: any PersistentModel
         do {
             model = try ModelBackingData.makeModel(entity.modelType, backingData: backing)
@@ -355,7 +324,6 @@ public final class ModelContext {
         // Registered before decoding, so that required relationships that lead back here find this
         // instance instead of creating another.
         backing.context = self
-        backing.loadedVersion = record.version
         register(model, recordNumber: number)
         do {
             if loadingValues || entity.loadsCompletelyWhenFetched, let values = backing.faultValues {

@@ -259,13 +259,7 @@ final class FieldIndex {
     func lookup(_ key: QueryKey) -> IdentifierList {
         guard keepsTable else {
             applyPendingChanges()
-            var ids = IdentifierList()
-            var position = SortedEntries.firstPosition(notBefore: (key, .min), in: sorted)
-            while position < sorted.count, sorted.key(at: position) == key {
-                ids.insert(sorted.ids[position])  // in increasing order: an append
-                position += 1
-            }
-            return ids
+            return IdentifierList(sorted: sorted.ids[sorted.positions(of: key)])
         }
         guard let slot = slots[KeyHash(key, hashing)] else { return [] }
         if slot >= 0 {

@@ -19,6 +19,16 @@ struct IdentifierList: Sequence, ExpressibleByArrayLiteral {
 
     init() {}
 
+    /// The list of `ids`, which are in increasing order (a repeated one is listed once).
+    init(sorted ids: some Collection<Int64>) {
+        sorted.reserveCapacity(ids.count)
+        var previous: Int64?
+        for id in ids where id != previous {
+            sorted.append(id)
+            previous = id
+        }
+    }
+
     init(arrayLiteral elements: Int64...) {
         for id in elements { insert(id) }
     }

@@ -45,6 +45,26 @@ struct SortedPairs: RandomAccessCollection {
         return keys[Self.run(containing: position, runEnds)]
     }
 
+    /// The positions of the pairs whose key is `key` (their identifiers are in increasing order): a
+    /// binary search of the keys, which are one per run when most repeat.
+    func positions(of key: QueryKey) -> Range<Int> {
+        let first = firstPosition { $0 < key }
+        guard first < keys.count, keys[first] == key else { return 0..<0 }
+        guard let runEnds else { return first..<firstPosition { !(key < $0) } }
+        return (first == 0 ? 0 : runEnds[first - 1])..<runEnds[first]
+    }
+
+    /// The first position of ``keys`` whose key is not `isBefore`, in a binary search.
+    private func firstPosition(where isBefore: (QueryKey) -> Bool) -> Int {
+        var low = 0
+        var high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if isBefore(keys[middle]) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
     /// The run that holds `position` (or the number of runs, past the last): the first that ends after it.
     private static func run(containing position: Int, _ runEnds: [Int]) -> Int {
         var low = 0

@@ -83,6 +83,15 @@ public final class ModelBackingData {
     /// code calls ``_forNewInstance()``) or from a context (``_ClaimedBackingData``).
     init() {}
 
+    /// Creates the state of a model made for a stored record: record `number` of `store`, as the
+    /// transaction `loadedVersion` wrote it, whose properties are read from `faultValues`.
+    init(recordNumber number: Int64, store: StoreIdentity, faultValues: RecordValues, loadedVersion: UInt64) {
+        self.number = number
+        self.storeIdentity = store
+        self.faultValues = faultValues
+        self.loadedVersion = loadedVersion
+    }
+
     var hasChanges: Bool {
         isInserted || isDeleted || !changedProperties.isEmpty
     }
