@@ -162,7 +162,7 @@ final class RecordIndex {
                     of entry: StoreRecords.Entry) -> [FieldIndex] {
             let indexes = fieldIndexes[entry.entity] ?? []
             guard let before, let after, before.entity == after.entity else { return indexes }
-            return indexes.filter { before.values[$0.field] != after.values[$0.field] }
+            return indexes.filter { !before.values.hasEqualValue(for: $0.field, in: after.values) }
         }
         for id in touched {
             guard let before = old[id] else { continue }

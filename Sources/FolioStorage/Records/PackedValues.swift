@@ -1,3 +1,5 @@
+import Foundation
+
 /// The values of one record packed into one contiguous, immutable byte buffer, decoded on demand.
 ///
 /// It reads like a `ContiguousArray<JSONValue>` (a random-access collection of values, in the order of
@@ -85,7 +87,9 @@ public struct PackedValues: RandomAccessCollection, Sendable {
     func slotEquals(_ slot: Int, _ otherValues: PackedValues, _ other: Int) -> Bool {
         let sameBytes = withSlotBytes(slot) { mine in
             otherValues.withSlotBytes(other) { theirs in
-                mine.elementsEqual(theirs)
+                guard mine.count == theirs.count else { return false }
+                guard let mineStart = mine.baseAddress, let theirStart = theirs.baseAddress else { return true }
+                return memcmp(mineStart, theirStart, mine.count) == 0
             }
         }
         return sameBytes || value(atSlot: slot) == otherValues.value(atSlot: other)

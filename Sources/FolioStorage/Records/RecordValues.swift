@@ -194,6 +194,15 @@ public struct RecordValues: Hashable, Sendable, ExpressibleByDictionaryLiteral {
         }
     }
 
+    /// Whether `name` has equal values here and in `other`, or neither has it: equal bytes, or equal
+    /// decoded values (as ``==`` compares them), so that an unchanged value is not decoded.
+    package func hasEqualValue(for name: String, in other: RecordValues) -> Bool {
+        let slot = layout.slot(of: name)
+        let otherSlot = other.layout === layout ? slot : other.layout.slot(of: name)
+        guard let slot, let otherSlot else { return slot == nil && otherSlot == nil }
+        return values.slotEquals(slot, other.values, otherSlot)
+    }
+
     /// These values with `changes` applied: their names added or replaced.
     public func merging(_ changes: RecordValues) -> RecordValues {
         if changes.layout === layout || isEmpty { return changes }
@@ -239,9 +248,25 @@ public struct RecordValues: Hashable, Sendable, ExpressibleByDictionaryLiteral {
     /// A record of `layout` whose slot `k` is this record's slot `sources[k]`, or the changes' slot
     /// `~sources[k]` where that is negative.
     private func gathered(_ layout: RecordLayout, _ sources: [Int], _ changes: RecordValues) -> RecordValues {
-        RecordValues(layout: layout) { slot in
-            let source = sources[slot]
-            return source >= 0 ? .slot(self, source) : .slot(changes, ~source)
+        // Both buffers are read in place for the whole copy: a `Source` per slot would retain them.
+        values.bytes.withUnsafeBufferPointer { mine in
+            changes.values.bytes.withUnsafeBufferPointer { theirs in
+                func bytes(ofSlot slot: Int) -> UnsafeBufferPointer<UInt8> {
+                    let source = sources[slot]
+                    let buffer = source >= 0 ? mine : theirs
+                    let range = PackedReader.range(ofSlot: source >= 0 ? source : ~source, in: buffer) ?? 0..<0
+                    return UnsafeBufferPointer(rebasing: buffer[range])
+                }
+                // A slot a broken buffer lacks is written as null, one byte.
+                let packed = PackedEncoding.pack(
+                    slotCount: layout.names.count,
+                    sizeOfSlot: { Swift.max(1, bytes(ofSlot: $0).count) },
+                    writeSlot: { slot, writer in
+                        let value = bytes(ofSlot: slot)
+                        if value.isEmpty { writer.append(PackedEncoding.null) } else { writer.append(value) }
+                    })
+                return RecordValues(layout: layout, packed: packed)
+            }
         }
     }
 

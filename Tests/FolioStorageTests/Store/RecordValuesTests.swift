@@ -113,6 +113,21 @@ struct RecordValuesTests {
         }
     }
 
+    @Test func aValueIsEqualInTwoRecordsWhenItsBytesOrItsDecodedValuesAreEqual() {
+        let stored: RecordValues = ["city": .string("Rome"), "price": .double(0), "code": .null]
+        let changed: RecordValues = ["city": .string("Rome"), "price": .double(-0.0), "code": .int(1)]
+        let otherLayout: RecordValues = ["city": .string("Rome"), "note": .string("x")]
+        #expect(stored.hasEqualValue(for: "city", in: changed))
+        #expect(stored.hasEqualValue(for: "price", in: changed), "0.0 and -0.0 are equal, as JSONValue compares them")
+        #expect(!stored.hasEqualValue(for: "code", in: changed), "null and 1 differ")
+        #expect(stored.hasEqualValue(for: "city", in: otherLayout), "found by name in another layout")
+        #expect(!stored.hasEqualValue(for: "price", in: otherLayout), "a value and no value differ")
+        #expect(!otherLayout.hasEqualValue(for: "note", in: stored))
+        #expect(stored.hasEqualValue(for: "absent", in: otherLayout), "neither has it")
+        let composed: RecordValues = ["city": .string("Cafe\u{301}")]
+        #expect(composed.hasEqualValue(for: "city", in: ["city": .string("Caf\u{E9}")]), "canonically equivalent strings")
+    }
+
     @Test func filterKeepsTheChosenNames() {
         let values: RecordValues = ["a": .int(1), "b": .int(2), "c": .int(3)]
         #expect(values.filter { $0 != "b" } == ["a": .int(1), "c": .int(3)])
