@@ -33,10 +33,10 @@ extension CanonicalDate {
                     remainder &= mask
                     limit *= 10
                     let above = remainder == 0 || below + 1 == limit ? nil : below + 1
-                    let nearest = above != nil && remainder > half ? [above, below] : [below, above]
-                    for case let candidate? in nearest where candidate > 0 && readsBack(candidate, count) {
-                        return .short(significand: candidate, count: count)
-                    }
+                    // The nearer first; no array of the two, which would allocate for each count.
+                    let (first, second) = above != nil && remainder > half ? (above, below) : (below, above)
+                    if let first, first > 0, readsBack(first, count) { return .short(significand: first, count: count) }
+                    if let second, second > 0, readsBack(second, count) { return .short(significand: second, count: count) }
                 }
             }
             return shortestForm(reading: reference, whole: whole, fraction: fraction)
