@@ -4,21 +4,9 @@ import Testing
 /// The hash table a context's registry keeps a few thousand live models in.
 @Suite("Record number table")
 struct RecordNumberTableTests {
-    /// A deterministic generator, so that a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: [1, 2, 3])
     func agreesWithADictionaryThroughInsertsUpdatesAndRemovals(seed: UInt64) {
-        var random = SplitMix(state: seed)
+        var random = SplitMix64(state: seed)
         var table = RecordNumberTable<Int>()
         var reference: [Int64: Int] = [:]
         // Few distinct keys, including 0 and negatives, so that runs collide and removals shift them.
