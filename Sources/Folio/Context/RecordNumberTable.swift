@@ -21,13 +21,9 @@ struct RecordNumberTable<Value> {
     /// The number of values.
     private(set) var count = 0
 
-    private static var processMultiplier: UInt64 {
-        RecordNumberTableSeed.multiplier
-    }
-
     /// An empty table with room for `minimumCapacity` values before it grows.
     init(minimumCapacity: Int = 0) {
-        multiplier = Self.processMultiplier
+        multiplier = RecordNumberTableSeed.multiplier
         let slotCount = Self.slotCount(for: minimumCapacity)
         slots = ContiguousArray(repeating: Slot(key: 0, value: nil), count: slotCount)
         shift = UInt64(64 - slotCount.trailingZeroBitCount)
@@ -120,10 +116,10 @@ struct RecordNumberTable<Value> {
 
     // MARK: Machinery
 
-    /// A power of two at least twice `capacity`, and at least 8.
+    /// A power of two at least twice `capacity`, and at least 8 (at most 2⁴⁰: no registry comes near).
     private static func slotCount(for capacity: Int) -> Int {
         var slots = 8
-        while slots / 2 < capacity { slots *= 2 }
+        while slots / 2 < capacity && slots < 1 << 40 { slots *= 2 }
         return slots
     }
 
