@@ -179,7 +179,7 @@ extension ModelContext {
     }
 
     /// The plan for a descriptor, chosen from the index; the container's lock must be held.
-    private func physicalPlan<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> PhysicalPlan {
+    func physicalPlan<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> PhysicalPlan {
         let query = try LogicalQuery.compile(descriptor, schema: schema)
         let index = try container.indexLocked
         let pending = query.includePendingChanges && PendingOverlay.touches(self, entities: query.entities)

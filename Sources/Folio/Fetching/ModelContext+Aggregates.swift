@@ -26,23 +26,33 @@ extension ModelContext {
         return counts
     }
 
-    /// The sum of a numeric property over the models that match.
+    /// The sum of a numeric property over the models that match, added in the order of a fetch without
+    /// a sort (the order floating-point rounding depends on), as `reduce(0, +)` adds.
+    ///
+    /// - Throws: ``FolioError/Code/invalidFetchDescriptor`` when an integer sum overflows its type,
+    ///   where Swift's `+` would stop the program.
     public func sum<T: PersistentModel, Value: AdditiveArithmetic & Decodable>(
         _ keyPath: KeyPath<T, Value>, where predicate: Predicate<T>? = nil
     ) throws -> Value {
         let field = try storedField(keyPath, of: T.self)
+        let sum = CheckedSum<Value>(describing: "the sum of \(T.self).\(field)")
         var total = Value.zero
         try forEachStoredRow(predicate) { values in
-            total += try StoredValue.decode(Value.self, values[field], field: field, of: T.self)
+            total = try sum.adding(total, try StoredValue.decode(Value.self, values[field], field: field, of: T.self))
         }
         return total
     }
 
     /// The sum of a numeric property over the models that match, by group.
+    ///
+    /// - Throws: ``FolioError/Code/invalidFetchDescriptor`` when an integer sum overflows its type.
     public func sum<T: PersistentModel, Value: AdditiveArithmetic & Decodable, Group: Hashable & Decodable>(
         _ keyPath: KeyPath<T, Value>, where predicate: Predicate<T>? = nil, groupedBy group: KeyPath<T, Group>
     ) throws -> [Group: Value] {
-        try grouped(predicate, keyPath, group).mapValues { $0.reduce(.zero, +) }
+        let sum = CheckedSum<Value>(describing: "a sum of \(T.self).\(keyPath) by group")
+        return try grouped(predicate, keyPath, group).mapValues { values in
+            try values.reduce(.zero) { try sum.adding($0, $1) }
+        }
     }
 
     /// The mean of a floating-point property over the models that match; nil when none match.
@@ -201,6 +211,36 @@ enum StoredValue {
             return try ValueDecoder.decode(Value.self, from: stored)
         } catch {
             throw FolioError(.modelCoding, "\(T.self).\(field) could not be read for an aggregate", underlying: error)
+        }
+    }
+}
+
+/// Adds values as Swift's `+` does, but throws where `+` on a fixed-width integer would trap.
+struct CheckedSum<Value: AdditiveArithmetic> {
+    private let add: (Value, Value) -> Value?
+    private let what: String
+
+    init(describing what: String) {
+        self.what = what
+        if let integer = Value.self as? any FixedWidthInteger.Type {
+            add = Self.integerAddition(integer)
+        } else {
+            add = { $0 + $1 }
+        }
+    }
+
+    func adding(_ total: Value, _ value: Value) throws -> Value {
+        guard let sum = add(total, value) else {
+            throw FolioError(.invalidFetchDescriptor, "\(what) overflows \(Value.self) when \(value) is added to \(total)")
+        }
+        return sum
+    }
+
+    private static func integerAddition<Integer: FixedWidthInteger>(_: Integer.Type) -> (Value, Value) -> Value? {
+        { total, value in
+            guard let total = total as? Integer, let value = value as? Integer else { return nil }
+            let (sum, overflow) = total.addingReportingOverflow(value)
+            return overflow ? nil : sum as? Value
         }
     }
 }

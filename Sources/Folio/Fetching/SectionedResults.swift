@@ -88,7 +88,7 @@ extension ModelContext {
         // Only the distinct titles are sorted. (A section's title is its last model's, as when runs of
         // equal titles are grouped: titles that are equal as strings may still differ in their bytes.)
         let titled = groups.compactMap { key, group in key.map { (key: $0, title: group.title ?? $0, models: group.models) } }
-        return SectionedResults(groups: titled.sorted { $0.key < $1.key }.map { ($0.title, $0.models) })
+        return SectionedResults(groups: titled.sorted { StringOrder.areInIncreasingOrder($0.key, $1.key) }.map { ($0.title, $0.models) })
     }
 
     /// Fetches models grouped into sections by an optional string property; models whose value is nil
@@ -100,7 +100,7 @@ extension ModelContext {
         var groups = try fetchGrouped(descriptor, by: sectionBy)
         let missing = groups.removeValue(forKey: nil)?.models ?? []
         var ordered = groups.compactMap { key, group in key.map { _ in (title: group.title ?? "", models: group.models) } }
-            .sorted { $0.title < $1.title }
+            .sorted { StringOrder.areInIncreasingOrder($0.title, $1.title) }
         if !missing.isEmpty {
             if let first = ordered.first, first.title.isEmpty {
                 ordered[0].models = missing + first.models

@@ -25,7 +25,8 @@ final class ColumnTable {
     /// The values of `field` as numbers in row order (a record without one reads its stored default),
     /// or nil when some record's value is not a number that a `Double` holds exactly (null, missing
     /// without a default, text, an integer beyond 2^53): scans then take the general path, which has the
-    /// exact semantics for those.
+    /// exact semantics for those. NaN and the infinities of a floating-point field are numbers here, and
+    /// compare as Swift compares them.
     func numbers(_ field: String, _ conversion: FieldConversion) -> [Double]? {
         if let known = columns[field] { return known }
         let made = Self.makeColumn(values, field, conversion, missing: defaults[field])
@@ -49,7 +50,7 @@ final class ColumnTable {
         switch QueryValue(stored: stored, conversion: conversion) {
         case .double(let number): return number
         case .date(let seconds): return seconds
-        case .int(let number): return abs(number) <= 1 << 53 ? Double(number) : nil
+        case .int(let number): return number.magnitude <= 1 << 53 ? Double(number) : nil
         default: return nil
         }
     }
@@ -114,8 +115,8 @@ struct ColumnCondition {
     private static func number(_ value: QueryValue, for conversion: FieldConversion) -> Double? {
         switch (conversion, value) {
         case (.date, .date(let seconds)): return seconds
-        case (.plain, .double(let number)) where !number.isNaN: return number
-        case (.plain, .int(let number)) where abs(number) <= 1 << 53: return Double(number)
+        case (.floating, .double(let number)) where !number.isNaN: return number
+        case (.plain, .int(let number)) where number.magnitude <= 1 << 53: return Double(number)
         default: return nil
         }
     }

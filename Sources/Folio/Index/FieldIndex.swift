@@ -68,6 +68,11 @@ final class FieldIndex {
     /// and from the first removal on.
     private var loadedEntries: [(key: QueryKey, id: Int64)]?
 
+    /// The records whose key is a string not in its canonical composition (NFC), usually none. Swift's
+    /// `<` orders such strings differently from the index (see ``StringOrder``), so a range lookup adds
+    /// them to its candidates, and the predicate decides.
+    private(set) var nonCanonicalStringIDs: Set<Int64> = []
+
     /// How keys are hashed: by their own hash, or for tests, by a few of its bits.
     private let hashing: KeyHash.Hashing
 
@@ -115,6 +120,7 @@ final class FieldIndex {
     }
 
     func removeAll() {
+        nonCanonicalStringIDs = []
         slots = [:]
         groups = []
         freeGroups = []
@@ -153,6 +159,7 @@ final class FieldIndex {
 
     func insert(_ id: Int64, _ values: RecordValues) {
         let key = keyOf(values)
+        if case .string(let text) = key, !StringOrder.isCanonical(text) { nonCanonicalStringIDs.insert(id) }
         guard keepsTable else {
             if loadedGroups != nil {
                 loadedGroups?.append(key, id)
@@ -212,6 +219,7 @@ final class FieldIndex {
     /// ``RecordIndex`` follows: only a pair the index holds is removed.
     func remove(_ id: Int64, _ values: RecordValues) {
         let key = keyOf(values)
+        if case .string = key, !nonCanonicalStringIDs.isEmpty { nonCanonicalStringIDs.remove(id) }
         guard keepsTable else {
             pendingRemovals.append((key, id))
             settleIfOutnumbered()

@@ -1,10 +1,15 @@
+import Foundation
 import FolioStorage
 
-/// A stored value in the form the index compares and hashes: dates as instants, everything else as
-/// its stored JSON.
+/// A stored value in the form the index compares and hashes: dates as instants, floating-point numbers
+/// as `Double`s (NaN and the infinities included), everything else as its stored JSON.
 ///
-/// Ordering follows Swift's: numbers numerically, strings with `String`'s `<`, `false` before `true`,
-/// dates chronologically. `nil` sorts before every value, as Foundation's `SortDescriptor` places it.
+/// The order is total and agrees with `==`, as a sorted index needs: numbers exactly (an integer and a
+/// double as numbers, `-0.0` with `0.0`, NaN after every other number and equal to itself, so that a
+/// record indexed under NaN can be found again to be removed), strings in ``StringOrder``, `false`
+/// before `true`, dates chronologically. `nil` sorts before every value, as Foundation's
+/// `SortDescriptor` places it. A lookup of NaN must not rely on this equality: the planner answers
+/// `== .nan` with nothing, as Swift does.
 enum QueryKey: Hashable, Comparable {
     case null
     case bool(Bool)
@@ -18,6 +23,8 @@ enum QueryKey: Hashable, Comparable {
     enum Conversion: Hashable {
         case plain
         case date
+        /// A `Double` or `Float` field (see ``QueryValue/floating(_:)``).
+        case floating
     }
 
     init(_ value: JSONValue?, _ conversion: Conversion) {
@@ -25,11 +32,18 @@ enum QueryKey: Hashable, Comparable {
         switch value {
         case .null: self = .null
         case .bool(let bool): self = .bool(bool)
-        case .int(let int): self = conversion == .date ? .date(Double(int)) : .int(int)
+        case .int(let int):
+            switch conversion {
+            case .date: self = .date(Double(int))
+            case .floating: self = .double(Double(int))
+            case .plain: self = .int(int)
+            }
         case .double(let double): self = conversion == .date ? .date(double) : .double(double)
         case .string(let string):
             if conversion == .date, let date = CanonicalDate.parse(string) {
                 self = .date(date.timeIntervalSinceReferenceDate)
+            } else if conversion == .floating, let number = QueryValue.floating(value) {
+                self = .double(number)
             } else {
                 self = .string(string)
             }
@@ -52,11 +66,10 @@ enum QueryKey: Hashable, Comparable {
         switch (lhs, rhs) {
         case let (.bool(a), .bool(b)): return !a && b
         case let (.int(a), .int(b)): return a < b
-        case let (.double(a), .double(b)): return a < b
-        case let (.int(a), .double(b)): return Double(a) < b
-        case let (.double(a), .int(b)): return a < Double(b)
-        case let (.string(a), .string(b)): return a < b
-        case let (.date(a), .date(b)): return a < b
+        case let (.double(a), .double(b)), let (.date(a), .date(b)): return NumberOrder.sortsBefore(a, b)
+        case let (.int(a), .double(b)): return NumberOrder.compare(a, b).map { $0 == .orderedAscending } ?? true
+        case let (.double(a), .int(b)): return NumberOrder.compare(a, b).map { $0 == .orderedAscending } ?? false
+        case let (.string(a), .string(b)): return StringOrder.areInIncreasingOrder(a, b)
         case let (.other(a), .other(b)): return JSONValue.canonicallyPrecedes(a, b)
         default: return lhs.rank < rhs.rank
         }
@@ -67,25 +80,37 @@ enum QueryKey: Hashable, Comparable {
         case (.null, .null): return true
         case let (.bool(a), .bool(b)): return a == b
         case let (.int(a), .int(b)): return a == b
-        case let (.double(a), .double(b)): return a == b
-        case let (.int(a), .double(b)): return Double(a) == b
-        case let (.double(a), .int(b)): return a == Double(b)
+        case let (.double(a), .double(b)), let (.date(a), .date(b)): return NumberOrder.sortTogether(a, b)
+        case let (.int(a), .double(b)): return NumberOrder.compare(a, b) == .orderedSame
+        case let (.double(a), .int(b)): return NumberOrder.compare(b, a) == .orderedSame
         case let (.string(a), .string(b)): return a == b
-        case let (.date(a), .date(b)): return a == b
         case let (.other(a), .other(b)): return a == b
         default: return false
         }
     }
 
+    /// Equal keys hash alike: an integer as the double it equals when there is one, every NaN alike,
+    /// strings by canonical equivalence (as `String` hashes).
     func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
         case .bool(let bool): hasher.combine(bool)
-        case .int(let int): hasher.combine(Double(int))
-        case .double(let double): hasher.combine(double)
+        case .int(let int):
+            if let exact = Double(exactly: int) { hasher.combine(exact) } else { hasher.combine(int) }
+        case .double(let double): Self.hashNumber(double, into: &hasher)
         case .string(let string): hasher.combine(string)
-        case .date(let date): hasher.combine(date)
+        case .date(let date): Self.hashNumber(date, into: &hasher)
         case .other(let value): hasher.combine(value)
         }
+    }
+
+    private static func hashNumber(_ number: Double, into hasher: inout Hasher) {
+        if number.isNaN { hasher.combine(Double.nan.bitPattern) } else { hasher.combine(number) }
+    }
+
+    /// Whether the key is NaN, which `==` finds nothing equal to.
+    var isNaN: Bool {
+        if case .double(let number) = self { return number.isNaN }
+        return false
     }
 }

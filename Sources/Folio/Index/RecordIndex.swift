@@ -275,7 +275,8 @@ final class RecordIndex {
 enum FieldTypes {
     static func conversion(of entity: Schema.Entity, _ name: String) -> QueryKey.Conversion {
         guard let attribute = entity.attributesByName[name] else { return .plain }
-        return isDate(attribute.valueType) ? .date : .plain
+        if isDate(attribute.valueType) { return .date }
+        return FieldConversion.of(attribute.valueType) == .floating ? .floating : .plain
     }
 
     static func isDate(_ type: any Any.Type) -> Bool {

@@ -112,10 +112,11 @@ struct SortKey {
         return QueryValue(stored: values[name] ?? missing, conversion: conversion)
     }
 
-    /// Foundation's order: nil first, then values in ascending order.
+    /// The documented order (docs/queries.md, "Ordering"): nil first, then values in ascending order
+    /// (``QueryValue/sortsBefore(_:_:)``).
     static func ascending(_ a: QueryValue, _ b: QueryValue) -> Bool {
         if a.isNull { return !b.isNull }
         if b.isNull { return false }
-        return QueryValue.less(a, b, strings: .standard) ?? false
+        return QueryValue.sortsBefore(a, b)
     }
 }

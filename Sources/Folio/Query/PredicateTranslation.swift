@@ -80,6 +80,9 @@ struct TranslationContext {
             return .record(id.recordNumber ?? -Int64(truncatingIfNeeded: id.id.temporaryNumber ?? 0))
         }
         if let date = value as? Date { return .date(date.timeIntervalSinceReferenceDate) }
+        // NaN and the infinities stay numbers (stored, they are strings: JSON has no form for them).
+        if let number = value as? Double { return .double(number) }
+        if let number = value as? Float { return .double(Double(number)) }
         if let dates = value as? [Date] { return .array(dates.map { .date($0.timeIntervalSinceReferenceDate) }) }
         if let dates = value as? Set<Date> { return .array(dates.sorted().map { .date($0.timeIntervalSinceReferenceDate) }) }
         if let order = value as? ComparisonResult { return .int(Int64(order.rawValue)) }

@@ -24,11 +24,19 @@ extension QueryExecutor {
             return Self.sortedDistinct(ids)
         case .range(let operation, let bound):
             var ids: [Int64] = []
+            var addsStringsOutOfOrder = false
             for entity in query.entities {
-                guard let entries = index.sortedEntries(entity, field) else { continue }
+                guard let fieldIndex = index.fieldIndex(entity, field) else { continue }
+                let entries = fieldIndex.sortedEntries()
                 ids.append(contentsOf: entries.ids[entries.positions(operation, bound)])
+                if case .string = bound, !fieldIndex.nonCanonicalStringIDs.isEmpty {
+                    // Strings Swift's `<` orders differently from the index: candidates for the predicate.
+                    ids.append(contentsOf: fieldIndex.nonCanonicalStringIDs)
+                    addsStringsOutOfOrder = true
+                }
             }
             // Entries are in key order; each record has one, so sorting leaves no repeats.
+            if addsStringsOutOfOrder { return Self.sortedDistinct(ids) }
             ids.sort()
             return ids
         case .union(let lhs, let rhs):

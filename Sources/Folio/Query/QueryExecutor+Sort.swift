@@ -17,7 +17,7 @@ extension QueryExecutor {
         let wanted = query.wanted
         let columns = columnRows.map { table, _ in
             sortKeys.map { key in
-                key.conversion == .date || key.conversion == .plain ? table.numbers(key.name, key.conversion) : nil
+                key.conversion == .date || key.conversion == .plain || key.conversion == .floating ? table.numbers(key.name, key.conversion) : nil
             }
         }
         if let (table, rows) = columnRows, let columns = columns?.compactMap({ $0 }), columns.count == sortKeys.count {
@@ -25,16 +25,14 @@ extension QueryExecutor {
             let ids = table.ids
             if columns.count == 1, let column = columns.first, let ascending = forward.first {
                 return Self.first(wanted, of: rows) { a, b in
-                    let x = column[a], y = column[b]
-                    if x == y { return ids[a] < ids[b] }
-                    return ascending ? x < y : y < x
+                    Self.precedes(column[a], column[b], ascending: ascending) ?? (ids[a] < ids[b])
                 }.map { ids[$0] }
             }
             return Self.first(wanted, of: rows) { a, b in
                 for position in columns.indices {
-                    let x = columns[position][a], y = columns[position][b]
-                    if x == y { continue }
-                    return forward[position] ? x < y : y < x
+                    if let decided = Self.precedes(columns[position][a], columns[position][b], ascending: forward[position]) {
+                        return decided
+                    }
                 }
                 return ids[a] < ids[b]
             }.map { ids[$0] }
@@ -57,13 +55,23 @@ extension QueryExecutor {
             for position in 0..<forward.count {
                 let a = lhs.keys[position]
                 let b = rhs.keys[position]
-                if QueryValue.equal(a, b) { continue }
+                if QueryValue.sortTogether(a, b) { continue }
                 let ascending = SortKey.ascending(a, b)
                 return forward[position] ? ascending : !ascending
             }
-            return lhs.id < rhs.id
+            return RowOrder.precedes(lhs.id, rhs.id)
         }
         return Self.first(wanted, of: keyed, by: precedes).map(\.id)
+    }
+
+    /// Whether `x` comes before `y` in the sort's direction, NaN sorting after every other number in
+    /// ascending order; nil when they sort together.
+    @inline(__always)
+    static func precedes(_ x: Double, _ y: Double, ascending: Bool) -> Bool? {
+        if x < y { return ascending }
+        if y < x { return !ascending }
+        if x == y || x.isNaN == y.isNaN { return nil }
+        return y.isNaN == ascending
     }
 
     /// The first `wanted` elements in the order `precedes` gives (all of them, sorted, when `wanted` is

@@ -88,15 +88,15 @@ struct QueryExecutor {
                 guard let row = lookup(id) else { return false }
                 return try passes(filter, evaluator, id: id, entity: row.entity, values: row.values, &slots)
             }
-            candidates.sort()
+            RowOrder.sort(&candidates)
         } else if query.hasPredicate {
-            candidates.sort()
+            RowOrder.sort(&candidates)
             candidates = try candidates.filter { id in
                 guard let model = model(id) else { return false }
                 return try query.evaluateOnModel(model)
             }
         } else {
-            candidates.sort()
+            RowOrder.sort(&candidates)
         }
 
         // Sort.
@@ -111,7 +111,7 @@ struct QueryExecutor {
                 switch compare(lhs.1, rhs.1) {
                 case .orderedAscending: return true
                 case .orderedDescending: return false
-                case .orderedSame: return lhs.0 < rhs.0
+                case .orderedSame: return RowOrder.precedes(lhs.0, rhs.0)
                 }
             }
             candidates = sorted.map(\.0)

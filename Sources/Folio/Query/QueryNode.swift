@@ -57,7 +57,6 @@ struct QueryEvaluator {
     /// The entity and stored values of a record.
     let record: (Int64) -> (entity: String, values: RecordValues)?
     let defaults: StoredDefaults
-    var strings = StringOrdering.standard
     /// The record being tested, already looked up: reads of its fields need no lookup.
     let current = CurrentRow()
 
@@ -132,17 +131,10 @@ struct QueryEvaluator {
         case .notEqual(let lhs, let rhs):
             return .bool(!QueryValue.equal(try evaluate(lhs, &slots), try evaluate(rhs, &slots)))
         case .compare(let lhs, let op, let rhs):
-            let a = try evaluate(lhs, &slots)
-            let b = try evaluate(rhs, &slots)
-            guard let less = QueryValue.less(a, b, strings: strings), let greater = QueryValue.less(b, a, strings: strings) else {
+            guard let holds = QueryValue.compare(try evaluate(lhs, &slots), op, try evaluate(rhs, &slots)) else {
                 throw QueryEvaluationError(description: "values that cannot be ordered were compared")
             }
-            switch op {
-            case .less: return .bool(less)
-            case .lessOrEqual: return .bool(!greater)
-            case .greater: return .bool(greater)
-            case .greaterOrEqual: return .bool(!less)
-            }
+            return .bool(holds)
         case .and(let lhs, let rhs):
             guard try truth(lhs, &slots) else { return .bool(false) }
             return .bool(try truth(rhs, &slots))
@@ -155,7 +147,9 @@ struct QueryEvaluator {
             return try arithmetic(try evaluate(lhs, &slots), op, try evaluate(rhs, &slots))
         case .negate(let operand):
             switch try evaluate(operand, &slots) {
-            case .int(let value): return .int(-value)
+            case .int(let value):
+                guard value != .min else { throw QueryEvaluationError.overflow("-(\(value))") }
+                return .int(-value)
             case .double(let value): return .double(-value)
             default: throw QueryEvaluationError(description: "negation of a value that is not a number")
             }
@@ -176,7 +170,9 @@ struct QueryEvaluator {
             guard case .string(let text) = try evaluate(base, &slots), case .string(let part) = try evaluate(other, &slots) else {
                 return .bool(false)
             }
-            return .bool(part.isEmpty ? true : text.contains(part))
+            // `Predicate.evaluate` searches by characters: a lone combining mark or one regional
+            // indicator of a flag is not found inside a character, and the empty string is in every string.
+            return .bool(text.firstRange(of: part) != nil)
         case .startsWith(let base, let prefix):
             guard case .string(let text) = try evaluate(base, &slots), case .string(let start) = try evaluate(prefix, &slots) else {
                 return .bool(false)
@@ -245,17 +241,7 @@ struct QueryEvaluator {
     private func arithmetic(_ a: QueryValue, _ op: QueryNode.ArithmeticOperator, _ b: QueryValue) throws -> QueryValue {
         switch (a, b) {
         case let (.int(x), .int(y)):
-            switch op {
-            case .add: return .int(x &+ y)
-            case .subtract: return .int(x &- y)
-            case .multiply: return .int(x &* y)
-            case .divide:
-                guard y != 0 else { throw QueryEvaluationError(description: "division by zero") }
-                return .int(x / y)
-            case .remainder:
-                guard y != 0 else { throw QueryEvaluationError(description: "division by zero") }
-                return .int(x % y)
-            }
+            return .int(try Self.integerArithmetic(x, op, y))
         default:
             guard let x = a.numeric, let y = b.numeric else {
                 throw QueryEvaluationError(description: "arithmetic on values that are not numbers")
@@ -268,6 +254,40 @@ struct QueryEvaluator {
             case .remainder: return .double(x.truncatingRemainder(dividingBy: y))
             }
         }
+    }
+
+    /// Integer arithmetic that throws where Swift's operators trap: on overflow and division by zero.
+    static func integerArithmetic(_ x: Int64, _ op: QueryNode.ArithmeticOperator, _ y: Int64) throws -> Int64 {
+        let (result, overflow): (Int64, Bool)
+        switch op {
+        case .add: (result, overflow) = x.addingReportingOverflow(y)
+        case .subtract: (result, overflow) = x.subtractingReportingOverflow(y)
+        case .multiply: (result, overflow) = x.multipliedReportingOverflow(by: y)
+        case .divide, .remainder:
+            guard y != 0 else { throw QueryEvaluationError(description: "division by zero") }
+            (result, overflow) = op == .divide ? x.dividedReportingOverflow(by: y) : x.remainderReportingOverflow(dividingBy: y)
+        }
+        if overflow { throw QueryEvaluationError.overflow("\(x) \(op.symbol) \(y)") }
+        return result
+    }
+}
+
+extension QueryNode.ArithmeticOperator {
+    var symbol: String {
+        switch self {
+        case .add: return "+"
+        case .subtract: return "-"
+        case .multiply: return "*"
+        case .divide: return "/"
+        case .remainder: return "%"
+        }
+    }
+}
+
+extension QueryEvaluationError {
+    /// Integer arithmetic whose result `Int` cannot hold, where Swift would stop the program.
+    static func overflow(_ expression: String) -> QueryEvaluationError {
+        QueryEvaluationError(description: "\(expression) overflows Int")
     }
 }
 

@@ -1,6 +1,31 @@
 /// A record or unsaved model a fetch found: a record number, or (negative) an unsaved model's number.
 typealias RowID = Int64
 
+/// The order of rows in a fetch without a sort, and of rows a sort leaves tied: stored records by
+/// number, which is the order they were inserted in, then unsaved inserted models in the order they
+/// were inserted, which is where their records go when they are saved.
+enum RowOrder {
+    /// Whether row `a` comes before row `b`.
+    @inline(__always)
+    static func precedes(_ a: RowID, _ b: RowID) -> Bool {
+        key(a) < key(b)
+    }
+
+    /// Sorts rows into their order; plain number order when no row is an unsaved model.
+    static func sort(_ rows: inout [RowID]) {
+        rows.sort()
+        guard let first = rows.first, first < 0 else { return }
+        rows.sort(by: precedes)
+    }
+
+    /// Record numbers are never negative; an unsaved model's row is its negated temporary number, which
+    /// grows with each model made.
+    @inline(__always)
+    private static func key(_ row: RowID) -> UInt64 {
+        row >= 0 ? UInt64(row) : (1 << 63) | row.magnitude
+    }
+}
+
 /// A compiled query with the access path chosen for it: what ``QueryExecutor`` runs.
 struct PhysicalPlan {
     var query: LogicalQuery
@@ -70,8 +95,10 @@ enum QueryPlanner {
         case .equal(let lhs, let rhs):
             guard let (name, conversion, value) = fieldAndConstant(lhs, rhs) else { return nil }
             let key = QueryKey(constant: value)
-            guard let count = keyCount([key], name, entities, index) else { return nil }
-            return (name, .keys([key]), value.isPlainKey && conversion != .toOne, count)
+            // NaN equals nothing, although the index keeps NaN keys together.
+            let keys = key.isNaN ? [] : [key]
+            guard let count = keyCount(keys, name, entities, index) else { return nil }
+            return (name, .keys(keys), value.isPlainKey && conversion != .toOne, count)
         case .sequenceContains(.constant(let list), .field(.variable(0), let name, let conversion)) where conversion != .toMany:
             // `names.contains($0.destination)`: an IN list.
             let values: [QueryValue]
@@ -80,7 +107,7 @@ enum QueryPlanner {
             case .json(.array(let elements)): values = elements.map { QueryValue(stored: $0, conversion: conversion) }
             default: return nil
             }
-            let keys = values.map(QueryKey.init(constant:))
+            let keys = values.map(QueryKey.init(constant:)).filter { !$0.isNaN }
             guard let count = keyCount(keys, name, entities, index) else { return nil }
             return (name, .keys(keys), values.allSatisfy(\.isPlainKey) && conversion != .toOne, count)
         case .or(let lhs, let rhs):
@@ -89,10 +116,15 @@ enum QueryPlanner {
             return (left.field, .union(left.probe, right.probe), left.isExact && right.isExact, left.count + right.count)
         case .compare(let lhs, let op, let rhs):
             guard let (name, operation, bound) = rangeCondition(lhs, op, rhs) else { return nil }
+            // Every comparison with NaN is false.
+            if bound.isNaN { return (name, .keys([]), false, 0) }
+            // Swift's `<` is not the index's order for a string that is not canonical: any record may
+            // compare with it differently, so only a scan finds them all.
+            if case .string(let text) = bound, !StringOrder.isCanonical(text) { return nil }
             var count = 0
             for entity in entities {
-                guard let entries = index.sortedEntries(entity, name) else { return nil }
-                count += entries.positions(operation, bound).count
+                guard let fieldIndex = index.fieldIndex(entity, name) else { return nil }
+                count += fieldIndex.sortedEntries().positions(operation, bound).count + fieldIndex.nonCanonicalStringIDs.count
             }
             return (name, .range(operation, bound), false, count)
         default:

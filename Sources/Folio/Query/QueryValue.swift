@@ -1,3 +1,4 @@
+import Foundation
 import FolioStorage
 
 /// A value met while evaluating a translated predicate over stored records.
@@ -35,6 +36,8 @@ enum QueryValue {
             case .double(let value): self = .date(value)
             default: self = .json(stored)
             }
+        case .floating:
+            self = Self.floating(stored).map(QueryValue.double) ?? QueryValue(json: stored)
         case .toOne:
             self = stored.intValue.map(QueryValue.record) ?? .null
         case .toMany:
@@ -47,6 +50,19 @@ enum QueryValue {
             } else {
                 self = .json(stored)
             }
+        }
+    }
+
+    /// A stored floating-point value as the `Double` the model reads: a number, or one of the strings
+    /// JSON writes in place of a number it has no form for (`"NaN"`, `"Infinity"`, `"-Infinity"`).
+    static func floating(_ stored: JSONValue) -> Double? {
+        switch stored {
+        case .double(let value): return value
+        case .int(let value): return Double(value)
+        case .string("NaN"): return .nan
+        case .string("Infinity"): return .infinity
+        case .string("-Infinity"): return -.infinity
+        default: return nil
         }
     }
 
@@ -69,12 +85,16 @@ enum QueryValue {
         }
     }
 
-    /// Equality with Swift's meaning for the value's type.
+    /// Equality with Swift's meaning for the value's type: strings by canonical equivalence, numbers
+    /// exactly (`-0.0 == 0.0`, NaN equal to nothing).
     static func equal(_ lhs: QueryValue, _ rhs: QueryValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case let (.bool(a), .bool(b)): return a == b
         case let (.int(a), .int(b)): return a == b
+        case let (.double(a), .double(b)): return a == b
+        case let (.int(a), .double(b)): return NumberOrder.compare(a, b) == .orderedSame
+        case let (.double(a), .int(b)): return NumberOrder.compare(b, a) == .orderedSame
         case let (.string(a), .string(b)): return a == b
         case let (.date(a), .date(b)): return a == b
         case let (.record(a), .record(b)): return a == b
@@ -85,21 +105,83 @@ enum QueryValue {
             guard case .array(let elements) = b, elements.count == a.count else { return false }
             return zip(a, elements).allSatisfy { equal($0, QueryValue(json: $1)) }
         default:
-            if let a = lhs.numeric, let b = rhs.numeric { return a == b }
             return false
         }
     }
 
-    /// Ordering with Swift's meaning: nil if the values cannot be ordered.
-    static func less(_ lhs: QueryValue, _ rhs: QueryValue, strings: StringOrdering) -> Bool? {
+    /// `lhs <op> rhs` with Swift's meaning: `<` of the values' type, and `<=`, `>`, `>=` derived from it
+    /// as `Comparable` derives them, except for floating-point numbers, whose own operators make every
+    /// comparison with NaN false. Nil when the values cannot be ordered.
+    static func compare(_ lhs: QueryValue, _ op: QueryNode.ComparisonOperator, _ rhs: QueryValue) -> Bool? {
         switch (lhs, rhs) {
-        case let (.string(a), .string(b)): return strings.less(a, b)
-        case let (.date(a), .date(b)): return a < b
-        case let (.bool(a), .bool(b)): return !a && b
+        case let (.string(a), .string(b)):
+            switch op {
+            case .less: return a < b
+            case .lessOrEqual: return !(b < a)
+            case .greater: return b < a
+            case .greaterOrEqual: return !(a < b)
+            }
+        case let (.int(a), .int(b)): return op.holds(a, b)
+        case let (.double(a), .double(b)), let (.date(a), .date(b)): return op.holds(a, b)
+        case let (.int(a), .double(b)): return NumberOrder.compare(a, b).map(op.holds) ?? false
+        case let (.double(a), .int(b)): return NumberOrder.compare(a, b).map(op.holds) ?? false
+        default: return nil
+        }
+    }
+
+    /// Whether `lhs` sorts before `rhs` in an ascending sort: `nil` first, strings in ``StringOrder``,
+    /// numbers exactly with NaN last, dates chronologically, `false` before `true`. Values of kinds that
+    /// do not compare sort in the order of their kinds.
+    static func sortsBefore(_ lhs: QueryValue, _ rhs: QueryValue) -> Bool {
+        switch (lhs, rhs) {
+        case let (.string(a), .string(b)): return StringOrder.areInIncreasingOrder(a, b)
+        case let (.double(a), .double(b)), let (.date(a), .date(b)): return NumberOrder.sortsBefore(a, b)
         case let (.int(a), .int(b)): return a < b
-        default:
-            if let a = lhs.numeric, let b = rhs.numeric { return a < b }
-            return nil
+        case let (.int(a), .double(b)): return NumberOrder.compare(a, b).map { $0 == .orderedAscending } ?? true
+        case let (.double(a), .int(b)): return NumberOrder.compare(a, b).map { $0 == .orderedAscending } ?? false
+        case let (.bool(a), .bool(b)): return !a && b
+        default: return lhs.sortRank < rhs.sortRank
+        }
+    }
+
+    /// Whether `lhs` and `rhs` sort together: ``equal(_:_:)``, and NaN with NaN.
+    static func sortTogether(_ lhs: QueryValue, _ rhs: QueryValue) -> Bool {
+        if case .double(let a) = lhs, case .double(let b) = rhs { return NumberOrder.sortTogether(a, b) }
+        return equal(lhs, rhs)
+    }
+
+    private var sortRank: Int {
+        switch self {
+        case .null: return 0
+        case .bool: return 1
+        case .int, .double: return 2
+        case .date: return 3
+        case .string: return 4
+        case .record, .records: return 5
+        case .array, .json: return 6
+        }
+    }
+}
+
+extension QueryNode.ComparisonOperator {
+    /// Whether `a <op> b` by the type's own operators.
+    @inline(__always)
+    func holds<T: Comparable>(_ a: T, _ b: T) -> Bool {
+        switch self {
+        case .less: return a < b
+        case .lessOrEqual: return a <= b
+        case .greater: return a > b
+        case .greaterOrEqual: return a >= b
+        }
+    }
+
+    /// Whether the order of two values satisfies the operator.
+    func holds(_ order: ComparisonResult) -> Bool {
+        switch self {
+        case .less: return order == .orderedAscending
+        case .lessOrEqual: return order != .orderedDescending
+        case .greater: return order == .orderedDescending
+        case .greaterOrEqual: return order != .orderedAscending
         }
     }
 }
@@ -108,6 +190,8 @@ enum QueryValue {
 indirect enum FieldConversion: Hashable {
     case plain
     case date
+    /// A `Double` or `Float`: numbers, and the strings that stand for NaN and the infinities.
+    case floating
     case toOne
     case toMany
     case array(FieldConversion)
@@ -117,6 +201,7 @@ indirect enum FieldConversion: Hashable {
     /// The conversion for values of `type`.
     static func of(_ type: any Any.Type) -> FieldConversion {
         if type == Date.self || type == Date?.self { return .date }
+        if type == Double.self || type == Double?.self || type == Float.self || type == Float?.self { return .floating }
         switch ValueKind.of(type) {
         case .toOne: return .toOne
         case .toMany: return .toMany
@@ -125,13 +210,6 @@ indirect enum FieldConversion: Hashable {
         if type == [Date].self { return .array(.date) }
         return .plain
     }
-}
-
-/// How strings are ordered when sorting and comparing: as Foundation's `SortDescriptor` orders them on
-/// this platform.
-struct StringOrdering {
-    static let standard = StringOrdering()
-    func less(_ a: String, _ b: String) -> Bool { a < b }
 }
 
 extension QueryValue {

@@ -198,8 +198,8 @@ package enum SnapshotCacheBuilder {
     /// or as "e" and an accent, "K" and the Kelvin sign), so a lookup of either form must find both;
     /// ASCII text is its own composition and is filed as it is.
     package static func lookupKey(_ value: JSONValue) -> JSONValue {
-        guard case .string(let text) = value, !text.utf8.allSatisfy({ $0 < 0x80 }) else { return value }
-        return .string(text.precomposedStringWithCanonicalMapping)
+        guard case .string(let text) = value, !text.isASCII else { return value }
+        return .string(text.canonicalComposition)
     }
 
     /// Lays the file out: header, every member's directory, then every posting list.
