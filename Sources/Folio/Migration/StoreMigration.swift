@@ -39,8 +39,8 @@ enum StoreMigration {
         return steps
     }
 
-    /// The step that carries out one step of a plan's way: a stage, or a step Folio infers between two
-    /// adjacent versions, which must then be lightweight.
+    /// What one step of the way through a plan does to the records: a stage's changes (and code), or
+    /// the changes between two adjacent versions that no stage joins, which must then be lightweight.
     private static func step(for planned: PlanStep, in plan: any SchemaMigrationPlan.Type,
                              store: String) throws -> MigrationStep {
         let from = planned.fromVersion, to = planned.toVersion
