@@ -1,14 +1,14 @@
 import Foundation
 @_spi(FolioEngine) import FolioStorage
 
-/// Opening a store written by an older schema: the container migrates it to its own schema before it
+/// Opening a store written by another schema: the container migrates it to its own schema before it
 /// reads a record, in one transaction (see `docs/migration.md`).
 extension ModelContainer {
     /// Brings the store to this container's schema when it records another one: finds the steps (the
-    /// plan's stages, or the step Folio infers), runs custom stages' code on a staging copy
-    /// (``StagedMigration``), checks what the steps add (uniqueness) against the migrated records, and
-    /// commits everything with the new schema as one transaction whose author names the steps. A
-    /// failure leaves the store as it was.
+    /// way through the plan, or the step Folio infers without one), runs custom stages' code on a
+    /// staging copy (``StagedMigration``), checks what the steps add (uniqueness) against the migrated
+    /// records, and commits everything with the new schema as one transaction whose author names the
+    /// steps. A failure leaves the store as it was.
     ///
     /// - Throws: what ``StoreMigration/steps(from:to:plan:store:)`` throws; what a custom stage's code throws;
     ///   ``FolioError/Code/migrationRequired`` when an added uniqueness constraint finds duplicates or

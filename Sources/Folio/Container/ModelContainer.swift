@@ -26,7 +26,8 @@ public final class ModelContainer: @unchecked Sendable {
     public let configurations: [ModelConfiguration]
     /// The configuration of the store in use.
     public let configuration: ModelConfiguration
-    /// The migration plan the container was made with, if any. Folio does not run its stages yet.
+    /// The migration plan the container was made with, if any; opening the container ran its stages
+    /// (see `docs/migration.md`).
     public let migrationPlan: (any SchemaMigrationPlan.Type)?
 
     let store: Store

@@ -1,4 +1,5 @@
-/// Finds a store's version among a plan's schemas and the stages that bring it to the newest.
+/// Finds a store's version among a plan's schemas, the version the models open it as, and the steps
+/// between them (see ``PlanStep``).
 package enum MigrationPlanning {
     /// Which of `schemas` wrote the store: the one whose checksum equals the recorded one (for a store
     /// written before checksums were recorded, the checksum of its recorded structure). Schemas that
@@ -11,17 +12,15 @@ package enum MigrationPlanning {
                                     store: String) throws -> Int {
         let candidates = schemas.map { Schema(versionedSchema: $0) }
         let checksum = recorded.checksum
-        let matching = candidates.indices.filter { candidates[$0].checksum == checksum }
-        if let exact = matching.last(where: { candidates[$0].version.description == recorded.version }) { return exact }
-        if let newest = matching.last { return newest }
+        if let match = bestMatch(checksum: checksum, version: recorded.version, in: candidates) { return match }
 
         let stored = recorded.version ?? "(none recorded)"
         let planVersions = schemas.map { label($0) }.joined(separator: ", ")
-        if let version = recorded.parsedVersion, let newest = schemas.map({ $0.versionIdentifier }).max(), version > newest,
-           let newestSchema = schemas.last(where: { $0.versionIdentifier == newest }) {
+        if let version = recorded.parsedVersion, let newest = newestIndex(of: schemas),
+           version > schemas[newest].versionIdentifier {
             throw FolioError(.schemaMismatch, """
                 The store at \(store) was written by schema version \(version), newer than every schema in \
-                the migration plan (the newest is \(label(newestSchema))); it was left unchanged. Open it \
+                the migration plan (the newest is \(label(schemas[newest]))); it was left unchanged. Open it \
                 with the app version that wrote it, or add that version's VersionedSchema to the plan.
                 """)
         }
@@ -44,67 +43,23 @@ package enum MigrationPlanning {
             """)
     }
 
-    /// The stages from `schemas[source]` to the plan's newest schema, in the order they run.
-    ///
-    /// - Throws: ``FolioError/Code/invalidSchema`` for a plan that cannot be used: no schemas, two with
-    ///   one version, schemas out of release order, a stage naming a schema the plan does not list, a
-    ///   stage that does not go forward, two stages from one version, or a gap (a version no stage
-    ///   leaves on the way to the newest).
-    package static func stages(of plan: any SchemaMigrationPlan.Type, from source: Int) throws -> [MigrationStage] {
-        let schemas = plan.schemas
-        let planName = String(describing: plan)
-        guard let newest = schemas.indices.last else {
-            throw FolioError(.invalidSchema, "The migration plan \(planName) lists no schemas; list every shipped VersionedSchema, oldest first")
-        }
-        for index in schemas.indices.dropFirst() where schemas[index - 1].versionIdentifier >= schemas[index].versionIdentifier {
-            let problem = schemas[index - 1].versionIdentifier == schemas[index].versionIdentifier ? "share a version" : "are out of release order"
-            throw FolioError(.invalidSchema, """
-                The migration plan \(planName) lists \(label(schemas[index - 1])) before \(label(schemas[index])): \
-                they \(problem). List the schemas oldest first, each with its own version.
-                """)
-        }
-        func position(_ type: any VersionedSchema.Type) -> Int? {
-            schemas.firstIndex { ObjectIdentifier($0) == ObjectIdentifier(type) }
-        }
-        var stageFrom: [Int: MigrationStage] = [:]
-        for stage in plan.stages {
-            let description = "MigrationStage.\(stage.kindName) from \(label(stage.fromVersion)) to \(label(stage.toVersion))"
-            guard let from = position(stage.fromVersion), let to = position(stage.toVersion) else {
-                let missing = position(stage.fromVersion) == nil ? stage.fromVersion : stage.toVersion
-                throw FolioError(.invalidSchema, """
-                    The migration plan \(planName) has a \(description), but \(String(describing: missing)) is not \
-                    in its schemas; add it to schemas in release order.
-                    """)
-            }
-            guard from < to else {
-                throw FolioError(.invalidSchema, """
-                    The migration plan \(planName) has a \(description), which does not go forward: a stage goes \
-                    from a schema to a later one in the plan's schemas.
-                    """)
-            }
-            if let other = stageFrom[from] {
-                throw FolioError(.invalidSchema, """
-                    The migration plan \(planName) has two stages from \(label(schemas[from])) (to \
-                    \(label(other.toVersion)) and to \(label(stage.toVersion))); keep one.
-                    """)
-            }
-            stageFrom[from] = stage
-        }
-        var ordered: [MigrationStage] = []
-        var current = source
-        while current < newest {
-            guard let stage = stageFrom[current], let next = position(stage.toVersion) else {
-                throw FolioError(.invalidSchema, """
-                    The migration plan \(planName) has no stage from \(label(schemas[current])), so a store of \
-                    that version cannot reach \(label(schemas[newest])): add a MigrationStage from \
-                    \(schemas[current].versionIdentifier) to \(schemas[current + 1].versionIdentifier) \
-                    (.lightweight if Folio can infer the changes, .custom otherwise).
-                    """)
-            }
-            ordered.append(stage)
-            current = next
-        }
-        return ordered
+    /// Which of `schemas` the container's models are: the one with their checksum (the one with their
+    /// version identifier too, if several share it); nil when the models match none of them.
+    package static func targetIndex(of schema: Schema, in schemas: [any VersionedSchema.Type]) -> Int? {
+        bestMatch(checksum: schema.checksum, version: schema.version.description,
+                  in: schemas.map { Schema(versionedSchema: $0) })
+    }
+
+    /// The schema with the greatest version identifier, the first listed if several share it.
+    package static func newestIndex(of schemas: [any VersionedSchema.Type]) -> Int? {
+        schemas.indices.max { schemas[$0].versionIdentifier < schemas[$1].versionIdentifier }
+    }
+
+    /// Among the candidates with `checksum`: the one declaring `version`, else the newest.
+    private static func bestMatch(checksum: String, version: String?, in candidates: [Schema]) -> Int? {
+        let matching = candidates.indices.filter { candidates[$0].checksum == checksum }
+        if let exact = matching.last(where: { candidates[$0].version.description == version }) { return exact }
+        return matching.max { candidates[$0].version < candidates[$1].version }
     }
 
     /// `NotesSchemaV2 (2.0.0)`.

@@ -1,4 +1,5 @@
-/// One step of a ``SchemaMigrationPlan``: from one versioned schema to a later one, as in SwiftData.
+/// One step of a ``SchemaMigrationPlan``: from one versioned schema to another, usually a later one,
+/// as in SwiftData.
 ///
 /// A lightweight stage has Folio infer the change (see `docs/migration.md` for what it infers); a
 /// custom stage runs your code before (`willMigrate`, with a context over the old models) and after

@@ -1,7 +1,7 @@
 import FolioStorage
 
-/// One step of bringing a store to the container's schema: a plan's stage, or the step Folio infers
-/// when there is no plan. It is written as record migrations (``RecordMigration``) that the storage
+/// One step of bringing a store to the container's schema: a plan's stage, a step Folio infers between
+/// two versions of a plan that no stage joins, or the step it infers when there is no plan. It is written as record migrations (``RecordMigration``) that the storage
 /// engine applies to every record of an entity at once.
 struct MigrationStep {
     /// The versions it goes between, for the history entry and messages: `1.0.0 → 2.0.0`.

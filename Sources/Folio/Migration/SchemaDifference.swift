@@ -35,24 +35,53 @@ package enum SchemaDifference {
                                            store: String) throws {
         let blocking = needingCustomStage(changes)
         guard !blocking.isEmpty else { return }
-        let list = blocking.map { "  \($0)" }.joined(separator: "\n")
-        let advice = blocking.allSatisfy(\.isFilledByCustomStage)
-            ? """
-              Write a MigrationStage.custom from \(from) to \(to) in a SchemaMigrationPlan that converts these \
-              values: willMigrate sees the old models (read the old values there), didMigrate the new ones (set \
-              the new values there), and open the container with ModelContainer(for:migrationPlan:configurations:).
-              """
-            : """
-              Folio does not move records to another superentity, even in a custom stage. Declare the entity \
-              anew under its new superentity. Write a MigrationStage.custom from \(from) to \(to) whose \
-              didMigrate copies the records across, and remove the old entity in a later version.
-              """
         throw FolioError(.migrationRequired, """
             The store at \(store) was written by schema \(from), and opening it with schema \(to) needs \
             \(blocking.count == 1 ? "a change" : "changes") Folio cannot infer:
-            \(list)
-            \(advice)
+            \(list(blocking))
+            \(advice(for: blocking, stage: "a MigrationStage.custom from \(from) to \(to) in a SchemaMigrationPlan",
+                     thenOpen: true))
             """)
+    }
+
+    /// Refuses changes Folio cannot infer between two adjacent versions of `plan` that no stage joins,
+    /// naming both versions, each change and the stage to add to the plan.
+    package static func requireLightweight(_ changes: [SchemaChange], from: any VersionedSchema.Type,
+                                           to: any VersionedSchema.Type, noStageIn plan: any SchemaMigrationPlan.Type,
+                                           store: String) throws {
+        let blocking = needingCustomStage(changes)
+        guard !blocking.isEmpty else { return }
+        let fromLabel = MigrationPlanning.label(from), toLabel = MigrationPlanning.label(to)
+        let stage = "MigrationStage.custom(fromVersion: \(String(describing: from)).self, toVersion: " +
+            "\(String(describing: to)).self, willMigrate:didMigrate:) in the plan's stages"
+        throw FolioError(.migrationRequired, """
+            The store at \(store) cannot be migrated from \(fromLabel) to \(toLabel): the migration plan \
+            \(String(describing: plan)) has no stage between them, and Folio cannot infer \
+            \(blocking.count == 1 ? "this change" : "these changes"):
+            \(list(blocking))
+            \(advice(for: blocking, stage: "a \(stage)", thenOpen: false)) The store was left unchanged.
+            """)
+    }
+
+    /// The changes, one a line.
+    private static func list(_ changes: [SchemaChange]) -> String {
+        changes.map { "  \($0)" }.joined(separator: "\n")
+    }
+
+    /// What to write for changes that need a stage: `stage` names it.
+    private static func advice(for blocking: [SchemaChange], stage: String, thenOpen: Bool) -> String {
+        guard blocking.allSatisfy(\.isFilledByCustomStage) else {
+            return """
+                Folio does not move records to another superentity, even in a custom stage. Declare the entity \
+                anew under its new superentity. Write \(stage) whose didMigrate copies the records across, and \
+                remove the old entity in a later version.
+                """
+        }
+        let open = thenOpen ? ", and open the container with ModelContainer(for:migrationPlan:configurations:)" : ""
+        return """
+            Write \(stage) that converts these values: willMigrate sees the old models (read the old values \
+            there), didMigrate the new ones (set the new values there)\(open).
+            """
     }
 
     private static func entityChanges(_ old: RecordedSchema.Entity, _ new: RecordedSchema.Entity,
@@ -74,6 +103,10 @@ package enum SchemaDifference {
                       new.storedProperties[originalName] == nil {
                 matchedOldNames.insert(originalName)
                 changes.append(.propertyRenamed(entity: entity, from: originalName, to: name))
+                changes += propertyChanges(entity: entity, before, property, hasDefault: defaults.contains(name))
+            } else if let before = renamedBack(to: name, from: oldProperties, new: new.storedProperties) {
+                matchedOldNames.insert(before.name)
+                changes.append(.propertyRenamed(entity: entity, from: before.name, to: name))
                 changes += propertyChanges(entity: entity, before, property, hasDefault: defaults.contains(name))
             } else if property.isRelationship {
                 changes.append(.relationshipAdded(entity: entity, property: name, destination: property.destination ?? "",
@@ -128,6 +161,19 @@ package enum SchemaDifference {
             }
         }
         return changes
+    }
+
+    /// The old property that a new property named `name` renames back: the old one was renamed from
+    /// `name` (its `originalName`), and no new property keeps the old name or renames it forward. Core
+    /// Data matches renamed properties by their renaming identifier on both sides, so a stage down to an
+    /// older version carries a renamed value back to its original name.
+    private static func renamedBack(to name: String, from old: [String: RecordedSchema.Property],
+                                    new: [String: RecordedSchema.Property]) -> RecordedSchema.Property? {
+        let candidates = old.values.filter { property in
+            property.originalName == name && new[property.name] == nil
+                && !new.values.contains { $0.originalName == property.name }
+        }
+        return candidates.count == 1 ? candidates.first : nil
     }
 
     /// The properties of an entity that declare a default value.

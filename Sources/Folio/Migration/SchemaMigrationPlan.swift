@@ -10,11 +10,16 @@
 /// }
 /// ```
 ///
-/// Status: Folio records each store's schema and checks a plan's stages (see `docs/migration.md`);
-/// running the stages inside ``ModelContainer`` is the next step and not built yet.
+/// A container opened with a plan migrates a store written by any of its versions to the version of
+/// its models, in one transaction (see `docs/migration.md`). Versions are told apart by their schemas'
+/// checksums and ordered by their version identifiers, so `schemas` may list them in any order. Between
+/// two adjacent versions no stage joins, Folio infers the lightweight step, as SwiftData does; a stage
+/// may also go down, from a newer version to an older one, to bring a store back to older models.
 public protocol SchemaMigrationPlan: SendableMetatype {
-    /// The schema versions, in release order (oldest first).
+    /// The schema versions the plan knows, conventionally oldest first.
     static var schemas: [any VersionedSchema.Type] { get }
-    /// The stages between the versions: each goes from one of ``schemas`` to a later one.
+    /// The stages between the versions: each goes from one of ``schemas`` to another. Versions with no
+    /// stage between them need none when Folio can infer the change (an empty array is a plan of
+    /// lightweight steps only).
     static var stages: [MigrationStage] { get }
 }

@@ -9,12 +9,12 @@ struct MigrationPlanDeclarationTests {
         changes.allSatisfy(\.isLightweight)
     }
     @Test func aV1ToV3PlanOrdersItsStagesFromEachVersion() throws {
-        let fromV1 = try MigrationPlanning.stages(of: JournalMigrationPlan.self, from: 0)
+        let fromV1 = try MigrationPlanning.route(of: JournalMigrationPlan.self, from: 0, to: 2, store: "s")
         #expect(fromV1.map(\.kindName) == ["custom", "lightweight"])
         #expect(fromV1.map { $0.toVersion.versionIdentifier } == [Schema.Version(2, 0, 0), Schema.Version(3, 0, 0)])
-        let fromV2 = try MigrationPlanning.stages(of: JournalMigrationPlan.self, from: 1)
+        let fromV2 = try MigrationPlanning.route(of: JournalMigrationPlan.self, from: 1, to: 2, store: "s")
         #expect(fromV2.map { $0.fromVersion.versionIdentifier } == [Schema.Version(2, 0, 0)])
-        #expect(try MigrationPlanning.stages(of: JournalMigrationPlan.self, from: 2).isEmpty)
+        #expect(try MigrationPlanning.route(of: JournalMigrationPlan.self, from: 2, to: 2, store: "s").isEmpty)
     }
 
     @Test func eachStepOfThePlanIsClassifiedAsSwiftDataWouldInferIt() {

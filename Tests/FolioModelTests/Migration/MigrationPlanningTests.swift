@@ -90,48 +90,71 @@ struct MigrationPlanningTests {
         #expect(error.message.contains("JournalSchemaV1 (1.0.0), JournalSchemaV2 (2.0.0), JournalSchemaV3 (3.0.0)"))
     }
 
-    // MARK: Stage ordering
+    // MARK: The way from the store's version to the models'
+
+    static func route(_ plan: any SchemaMigrationPlan.Type, from: Int, to: Int) throws -> [String] {
+        try MigrationPlanning.route(of: plan, from: from, to: to, store: "/data/journal").map { step in
+            "\(step.kindName) \(step.fromVersion.versionIdentifier) → \(step.toVersion.versionIdentifier)"
+        }
+    }
 
     @Test func stagesRunInVersionOrderWhateverOrderThePlanListsThem() throws {
-        let stages = try MigrationPlanning.stages(of: StagesOutOfOrderPlan.self, from: 0)
-        #expect(stages.map { $0.fromVersion.versionIdentifier } == [Schema.Version(1, 0, 0), Schema.Version(2, 0, 0)])
+        #expect(try Self.route(StagesOutOfOrderPlan.self, from: 0, to: 2) == ["lightweight 1.0.0 → 2.0.0", "lightweight 2.0.0 → 3.0.0"])
     }
 
     @Test func aStageMaySkipAVersion() throws {
-        let stages = try MigrationPlanning.stages(of: SkippingPlan.self, from: 0)
-        #expect(stages.map { $0.toVersion.versionIdentifier } == [Schema.Version(3, 0, 0)])
+        #expect(try Self.route(SkippingPlan.self, from: 0, to: 2) == ["lightweight 1.0.0 → 3.0.0"])
     }
 
-    @Test func aGapBetweenTheStoresVersionAndTheNewestIsRefused() throws {
-        #expect(try MigrationPlanning.stages(of: GapPlan.self, from: 1).count == 1)
-        let error = try #require(Self.failure { _ = try MigrationPlanning.stages(of: GapPlan.self, from: 0) })
-        #expect(error.code == .invalidSchema)
-        #expect(error.message.contains("no stage from JournalSchemaV1 (1.0.0)"))
-        #expect(error.message.contains("add a MigrationStage from 1.0.0 to 2.0.0"))
-        let none = try #require(Self.failure { _ = try MigrationPlanning.stages(of: NoStagesPlan.self, from: 1) })
-        #expect(none.message.contains("no stage from JournalSchemaV2 (2.0.0)"))
+    @Test func aVersionNoStageLeavesTakesTheInferredStepToTheNextVersion() throws {
+        #expect(try Self.route(GapPlan.self, from: 0, to: 2) == ["inferred 1.0.0 → 2.0.0", "lightweight 2.0.0 → 3.0.0"])
+        #expect(try Self.route(GapPlan.self, from: 1, to: 2) == ["lightweight 2.0.0 → 3.0.0"])
+        #expect(try Self.route(NoStagesPlan.self, from: 0, to: 2) == ["inferred 1.0.0 → 2.0.0", "inferred 2.0.0 → 3.0.0"])
+        #expect(try Self.route(NoStagesPlan.self, from: 2, to: 2).isEmpty)
+    }
+
+    @Test func schemasListedNewestFirstAreOrderedByTheirVersions() throws {
+        // SchemasOutOfOrderPlan lists JournalSchemaV2, then JournalSchemaV1.
+        #expect(try Self.route(SchemasOutOfOrderPlan.self, from: 1, to: 0) == ["inferred 1.0.0 → 2.0.0"])
+    }
+
+    @Test func aStageDownIsTakenByAStoreNewerThanTheModelsAndOnlyByIt() throws {
+        #expect(try Self.route(BackwardStagePlan.self, from: 2, to: 0) == ["lightweight 3.0.0 → 1.0.0"])
+        #expect(try Self.route(BackwardStagePlan.self, from: 0, to: 2) == ["custom 1.0.0 → 2.0.0", "lightweight 2.0.0 → 3.0.0"])
+    }
+
+    @Test func aStoreNewerThanTheModelsWithNoStageDownIsRefusedNamingTheStageToWrite() throws {
+        let error = try #require(Self.failure { _ = try Self.route(JournalMigrationPlan.self, from: 1, to: 0) })
+        #expect(error.code == .schemaMismatch)
+        #expect(error.message.contains("was written by JournalSchemaV2 (2.0.0), newer than the models that open it (JournalSchemaV1 (1.0.0))"))
+        #expect(error.message.contains("A store file cannot be migrated backwards with staged migration"))
+        #expect(error.message.contains("MigrationStage.custom(fromVersion: JournalSchemaV2.self, toVersion: JournalSchemaV1.self"))
+        #expect(error.message.contains("/data/journal"))
     }
 
     @Test func aStageNamingASchemaOutsideThePlanIsRefused() throws {
-        let error = try #require(Self.failure { _ = try MigrationPlanning.stages(of: ForeignStagePlan.self, from: 0) })
+        let error = try #require(Self.failure { _ = try Self.route(ForeignStagePlan.self, from: 0, to: 2) })
         #expect(error.code == .invalidSchema)
         #expect(error.message.contains("JournalSchemaV4 is not in its schemas"))
     }
 
-    @Test func aStageThatGoesBackwardIsRefused() throws {
-        let error = try #require(Self.failure { _ = try MigrationPlanning.stages(of: BackwardStagePlan.self, from: 0) })
-        #expect(error.message.contains("from JournalSchemaV3 (3.0.0) to JournalSchemaV1 (1.0.0), which does not go forward"))
+    @Test func aStageFromAVersionToItselfIsRefused() throws {
+        let error = try #require(Self.failure { _ = try Self.route(StandingStillPlan.self, from: 0, to: 2) })
+        #expect(error.code == .invalidSchema)
+        #expect(error.message.contains("from JournalSchemaV2 (2.0.0) to JournalSchemaV2 (2.0.0), which goes nowhere"))
     }
 
-    @Test func twoStagesFromOneVersionAreRefused() throws {
-        let error = try #require(Self.failure { _ = try MigrationPlanning.stages(of: TwoStagesFromOneVersionPlan.self, from: 0) })
-        #expect(error.message.contains("two stages from JournalSchemaV1 (1.0.0)"))
+    @Test func twoStagesFromOneVersionInOneDirectionAreRefused() throws {
+        let error = try #require(Self.failure { _ = try Self.route(TwoStagesFromOneVersionPlan.self, from: 0, to: 2) })
+        #expect(error.code == .invalidSchema)
+        #expect(error.message.contains("two stages from JournalSchemaV1 (1.0.0) up"))
     }
 
-    @Test func schemasOutOfReleaseOrderOrNoSchemasAreRefused() throws {
-        let unordered = try #require(Self.failure { _ = try MigrationPlanning.stages(of: SchemasOutOfOrderPlan.self, from: 0) })
-        #expect(unordered.message.contains("out of release order"))
-        let empty = try #require(Self.failure { _ = try MigrationPlanning.stages(of: EmptyPlan.self, from: 0) })
+    @Test func schemasSharingAVersionOrNoSchemasAreRefused() throws {
+        let shared = try #require(Self.failure { _ = try Self.route(SharedVersionPlan.self, from: 0, to: 1) })
+        #expect(shared.code == .invalidSchema)
+        #expect(shared.message.contains("lists JournalSchemaV3 (3.0.0) and JournalSchemaV4SharingV3 (3.0.0), which share a version"))
+        let empty = try #require(Self.failure { _ = try Self.route(EmptyPlan.self, from: 0, to: 0) })
         #expect(empty.message.contains("lists no schemas"))
     }
 }

@@ -8,6 +8,12 @@ enum JournalSchemaV4: VersionedSchema {
     static var models: [any PersistentModel.Type] { [JournalSchemaV3.Entry.self] }
 }
 
+/// A fourth version mistakenly declared with the third's version identifier.
+enum JournalSchemaV4SharingV3: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(3, 0, 0) }
+    static var models: [any PersistentModel.Type] { [JournalSchemaV3.Entry.self] }
+}
+
 /// Two versions that differ only in an index, so they share a checksum.
 enum SampleSchemaV1: VersionedSchema {
     static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
@@ -58,6 +64,7 @@ enum TwoStagesFromOneVersionPlan: SchemaMigrationPlan {
     }
 }
 
+/// The schemas newest first, as SwiftData allows.
 enum SchemasOutOfOrderPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [JournalSchemaV2.self, JournalSchemaV1.self] }
     static var stages: [MigrationStage] { [] }
@@ -71,4 +78,14 @@ enum EmptyPlan: SchemaMigrationPlan {
 enum SkippingPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { JournalMigrationPlan.schemas }
     static var stages: [MigrationStage] { [.lightweight(fromVersion: JournalSchemaV1.self, toVersion: JournalSchemaV3.self)] }
+}
+
+enum StandingStillPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { JournalMigrationPlan.schemas }
+    static var stages: [MigrationStage] { [.lightweight(fromVersion: JournalSchemaV2.self, toVersion: JournalSchemaV2.self)] }
+}
+
+enum SharedVersionPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [JournalSchemaV3.self, JournalSchemaV4SharingV3.self] }
+    static var stages: [MigrationStage] { [] }
 }
