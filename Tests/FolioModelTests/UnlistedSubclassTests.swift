@@ -157,6 +157,22 @@ struct UnlistedSubclassTests {
         #expect(Self.kinds(try listing.fetch(FetchDescriptor<PreviewTrip>())) == Self.expectedKinds)
     }
 
+    @Test func subclassesAnEarlierVersionListedAreKeptWhenTheModelsListOnlyTheBaseClass() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        do {
+            let context = ModelContext(try store.container(PreviewTrip.self, PreviewBusinessTrip.self, PreviewPersonalTrip.self))
+            Self.insertSampleTrips(into: context)
+            try context.save()
+        }
+        let container = try store.container(PreviewTrip.self)
+        #expect(container.schema.entitiesByName["PreviewPersonalTrip"]?.modelType == PreviewPersonalTrip.self)
+        let context = ModelContext(container)
+        #expect(Self.kinds(try context.fetch(FetchDescriptor<PreviewTrip>())) == Self.expectedKinds)
+        let recorded = try RecordedSchema(parsing: try #require(container.store.schema))
+        #expect(recorded.entities["PreviewBusinessTrip"]?.isUnlisted == true)
+    }
+
     @Test func aSubclassWhoseClassCannotBeFoundByNameIsKeptAndItsRecordsStandInAsItsSuperclass() throws {
         let store = TemporaryStore()
         defer { store.cleanUp() }

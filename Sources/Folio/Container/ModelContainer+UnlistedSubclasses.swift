@@ -15,11 +15,12 @@ struct SchemaState: Sendable {
 /// schema from any thread, under the schema's own lock, never the container's `lock`, which a save
 /// holding it while a delete rule inserts a model would otherwise take again.
 extension ModelContainer {
-    /// `schema` with the unlisted entities the store's schema slot `recorded` holds. A slot that does
-    /// not parse leaves the schema as it is: the migration check reports it.
+    /// `schema` with the subclasses the store's schema slot `recorded` holds that the models do not
+    /// list (``Schema/adoptingUnlisted(from:)``). A slot that does not parse leaves the schema as it is:
+    /// the migration check reports it.
     static func schema(_ schema: Schema, adoptingUnlistedIn recorded: JSONValue?) -> Schema {
         guard let recorded, let parsed = try? RecordedSchema(parsing: recorded),
-              parsed.entities.values.contains(where: \.isUnlisted) else { return schema }
+              parsed.entities.keys.contains(where: { schema.entitiesByName[$0] == nil }) else { return schema }
         return schema.adoptingUnlisted(from: parsed)
     }
 

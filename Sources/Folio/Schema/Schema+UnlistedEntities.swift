@@ -43,27 +43,56 @@ extension Schema {
         rebuilt(addingTypes: [type], addingRecordedOnly: [])
     }
 
-    /// This schema with the entities `recorded` marks as unlisted and this schema lacks: with the class
-    /// the recorded name resolves to in this process, or recorded-only (see ``RecordedOnlyEntity``).
-    /// The schema itself when there are none.
+    /// This schema with the entities of `recorded` it lacks that are still the app's: those `recorded`
+    /// marks as unlisted, with the class the recorded name resolves to in this process or else
+    /// recorded-only (see ``RecordedOnlyEntity``); and subentities of this schema's entities that
+    /// earlier models listed, when their class is still there (found by name in its superclass's
+    /// module), so that listing the base class alone, as the SampleTrips preview does, does not remove
+    /// them. A listed entity whose class is gone stays out: a migration removes it. The schema itself
+    /// when nothing is added.
     func adoptingUnlisted(from recorded: RecordedSchema) -> Schema {
-        let candidates = recorded.entities.values.filter { $0.isUnlisted && entitiesByName[$0.name] == nil }
-            .sorted { $0.name < $1.name }
-        guard !candidates.isEmpty else { return self }
         var types: [any PersistentModel.Type] = []
         var recordedOnly: [RecordedOnlyEntity] = []
-        for candidate in candidates {
-            if let type = Self.resolvedType(of: candidate) {
+        for candidate in recorded.entities.values.sorted(by: { $0.name < $1.name }) where entitiesByName[candidate.name] == nil {
+            if candidate.isUnlisted {
+                if let type = Self.resolvedType(of: candidate) {
+                    types.append(type)
+                } else {
+                    recordedOnly.append(Self.recordedOnlyEntity(candidate, in: recorded))
+                }
+            } else if let type = listedSubclass(candidate, in: recorded) {
                 types.append(type)
-            } else {
-                recordedOnly.append(Self.recordedOnlyEntity(candidate, in: recorded))
             }
         }
+        guard !types.isEmpty || !recordedOnly.isEmpty else { return self }
         let adopted = rebuilt(addingTypes: types, addingRecordedOnly: recordedOnly)
         guard adopted.problems.count > problems.count else { return adopted }
-        // A class found by its recorded name that does not fit with the models here (a name clash, say)
-        // is kept as recorded instead.
-        return rebuilt(addingTypes: [], addingRecordedOnly: candidates.map { Self.recordedOnlyEntity($0, in: recorded) })
+        // A class found by name that does not fit with the models here (a name clash, say) is not
+        // taken: unlisted entities are kept as recorded instead.
+        return rebuilt(addingTypes: [], addingRecordedOnly: recordedOnly + recorded.entities.values.filter { candidate in
+            candidate.isUnlisted && types.contains { $0._folioEntityName == candidate.name }
+        }.map { Self.recordedOnlyEntity($0, in: recorded) })
+    }
+
+    /// The class of `entity`, a recorded entity that earlier models listed, when it inherits from one of
+    /// this schema's classes and this process has it: a model class of that name at the top level of
+    /// the module of the nearest such class, with the recorded superentity.
+    private func listedSubclass(_ entity: RecordedSchema.Entity, in recorded: RecordedSchema) -> (any PersistentModel.Type)? {
+        var ancestorName = entity.superentity
+        var seen: Set<String> = [entity.name]
+        while let name = ancestorName, seen.insert(name).inserted {
+            if let ancestor = entitiesByName[name], !ancestor.isRecordedOnly {
+                let qualified = String(reflecting: ancestor.modelType)
+                guard let module = qualified.split(separator: ".").first, Self.isPlainMangledName(String(module)),
+                      Self.isPlainMangledName(entity.name),
+                      let type = _typeByName("\(module).\(entity.name)") as? any PersistentModel.Type,
+                      type._folioEntityName == entity.name, type._folioSuperclass?._folioEntityName == entity.superentity
+                else { return nil }
+                return type
+            }
+            ancestorName = recorded.entities[name]?.superentity
+        }
+        return nil
     }
 
     /// The schema built again from its classes, with `types` added as unlisted and the recorded-only
