@@ -15,6 +15,22 @@ private final class PreviewSecretTrip: PreviewTrip {
     }
 }
 
+/// Two versions of the trips' models that list `PreviewTrip` alone, with a stage between them.
+private enum PreviewTripsV1: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [PreviewTrip.self] }
+}
+
+private enum PreviewTripsV2: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(2, 0, 0) }
+    static var models: [any PersistentModel.Type] { [PreviewTrip.self] }
+}
+
+private enum PreviewTripsPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [PreviewTripsV1.self, PreviewTripsV2.self] }
+    static var stages: [MigrationStage] { [.lightweight(fromVersion: PreviewTripsV1.self, toVersion: PreviewTripsV2.self)] }
+}
+
 @Suite("Subclasses the schema does not list")
 struct UnlistedSubclassTests {
     /// A container for `PreviewTrip` alone, in memory or in a new store directory.
@@ -171,6 +187,25 @@ struct UnlistedSubclassTests {
         #expect(Self.kinds(try context.fetch(FetchDescriptor<PreviewTrip>())) == Self.expectedKinds)
         let recorded = try RecordedSchema(parsing: try #require(container.store.schema))
         #expect(recorded.entities["PreviewBusinessTrip"]?.isUnlisted == true)
+    }
+
+    @Test func aMigrationPlanFindsTheStoresVersionWithoutItsUnlistedSubclassesAndKeepsTheirRecords() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        let configuration = ModelConfiguration(url: store.url)
+        do {
+            let container = try ModelContainer(for: Schema(versionedSchema: PreviewTripsV1.self), migrationPlan: PreviewTripsPlan.self,
+                                               configurations: configuration)
+            let context = ModelContext(container)
+            Self.insertSampleTrips(into: context)
+            try context.save()
+        }
+        let container = try ModelContainer(for: Schema(versionedSchema: PreviewTripsV2.self), migrationPlan: PreviewTripsPlan.self,
+                                           configurations: configuration)
+        let context = ModelContext(container)
+        #expect(Self.kinds(try context.fetch(FetchDescriptor<PreviewTrip>())) == Self.expectedKinds)
+        let recorded = try RecordedSchema(parsing: try #require(container.store.schema))
+        #expect(recorded.version == "2.0.0" && recorded.entities["PreviewBusinessTrip"]?.isUnlisted == true)
     }
 
     @Test func aSubclassWhoseClassCannotBeFoundByNameIsKeptAndItsRecordsStandInAsItsSuperclass() throws {
