@@ -19,7 +19,7 @@ import Synchronization
 /// (`fetchCount(FetchDescriptor<Trip>())`) does not need them. A store written with another schema is
 /// read and checked at once, so that a mismatch is reported by the initializer.
 // Sendable: its mutable state (index, pending indexing, main context, change hub) is read and changed
-// only while holding its non-recursive `lock`.
+// only while holding its non-recursive `lock`; the schema is behind its own `Mutex`.
 public final class ModelContainer: @unchecked Sendable {
     /// The schema of the container's models: those it was created for and the models they refer to,
     /// and subclasses of them that they do not list, added when a context first inserts or fetches a

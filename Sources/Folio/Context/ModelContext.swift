@@ -101,8 +101,9 @@ public final class ModelContext {
     }
 
     /// What saving and inserting ask of a model's entity for every model, or nil if the model's type is
-    /// not in the schema and cannot join it (see ``entity(ofType:)``). Models come in runs of one type: the facts of the type asked last are kept,
-    /// and reading them retains nothing (the entity object is shared by every model of the entity).
+    /// not in the schema and cannot join it (see ``entity(ofType:)``). Models come in runs of one type:
+    /// the facts of the type asked last are kept, and reading them retains nothing (the entity object
+    /// is shared by every model of the entity).
     func facts(of model: any PersistentModel) -> EntityFacts? {
         let type = ObjectIdentifier(Swift.type(of: model))
         if let lastFacts, lastFacts.type == type { return lastFacts.facts }

@@ -4,9 +4,9 @@ extension Schema {
     public final class Entity: Hashable, CustomStringConvertible {
         /// The entity's name: the class name.
         public let name: String
-        /// The model class. For an entity the store records but whose class this process cannot find
-        /// (see ``isRecordedOnly``), the nearest class it inherits from, whose instances stand in for
-        /// its records.
+        /// The model class. For a subclass the store records without the models listing it, whose class
+        /// this process cannot find by the name recorded (a `private` class, or one the app removed),
+        /// the nearest class it inherits from, whose instances stand in for its records.
         public let modelType: any PersistentModel.Type
         /// Whether the entity came into the schema without the models listing it (or referring to it):
         /// a subclass of a listed model that a context inserted or fetched, or that the store records
