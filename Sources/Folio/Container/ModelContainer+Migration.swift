@@ -22,7 +22,11 @@ extension ModelContainer {
         } catch {
             throw FolioError(.schemaMismatch, "The schema recorded in the store at \(path) cannot be read, so the store cannot be migrated", underlying: error)
         }
-        let steps = try StoreMigration.steps(from: recorded, to: schema, plan: migrationPlan, store: path)
+        // A plan's versions list the models that wrote the store; subclasses stored without being
+        // listed (kept by the container's schema, see `Schema+UnlistedEntities.swift`) are no part of
+        // them, and its stages leave their records as they are.
+        let source = migrationPlan == nil ? recorded : recorded.listedOnly
+        let steps = try StoreMigration.steps(from: source, to: schema, plan: migrationPlan, store: path)
         guard !steps.isEmpty else { return }
         let names = steps.map(\.name).joined(separator: ", ")
         guard configuration.allowsSave else {

@@ -1,4 +1,5 @@
 @_spi(FolioEngine) import FolioStorage
+import Synchronization
 
 /// The object that owns a store and its schema, and hands out contexts to work with models.
 ///
@@ -18,10 +19,14 @@
 /// (`fetchCount(FetchDescriptor<Trip>())`) does not need them. A store written with another schema is
 /// read and checked at once, so that a mismatch is reported by the initializer.
 // Sendable: its mutable state (index, pending indexing, main context, change hub) is read and changed
-// only while holding its non-recursive `lock`.
+// only while holding its non-recursive `lock`; the schema is behind its own `Mutex`.
 public final class ModelContainer: @unchecked Sendable {
-    /// The schema of the container's models.
-    public let schema: Schema
+    /// The schema of the container's models: those it was created for and the models they refer to,
+    /// and subclasses of them that they do not list, added when a context first inserts or fetches a
+    /// model of one, or when the store holds records of one (see `docs/swiftdata-compatibility.md`).
+    ///
+    /// Adding a subclass replaces the schema with a new one; a schema read earlier stays as it was.
+    public var schema: Schema { schemaState.withLock { $0.schema } }
     /// The configurations the container was made with.
     public let configurations: [ModelConfiguration]
     /// The configuration of the store in use.
@@ -31,14 +36,29 @@ public final class ModelContainer: @unchecked Sendable {
     public let migrationPlan: (any SchemaMigrationPlan.Type)?
 
     let store: Store
+    /// The schema, its description and its generation, replaced together (see ``SchemaState``).
+    let schemaState: Mutex<SchemaState>
+    /// The generation of the schema in ``schemaState``, published after it: what a reader checks to
+    /// know, without a lock, whether what it worked out from the schema is still current.
+    let schemaGeneration = Atomic<Int>(0)
     /// The index of the store's records; empty until ``loadRecords()`` (see ``index``). Reading it first
     /// waits for a save's changes still being applied to it on another thread, if any (see
-    /// ``ConcurrentIndexApplication``). Read it holding ``lock``.
+    /// ``ConcurrentIndexApplication``), and builds it again for a schema that subclasses were added to
+    /// since. Read it holding ``lock``.
     var recordIndex: RecordIndex {
         finishIndexing()
+        if schemaGeneration.load(ordering: .acquiring) != indexedSchemaGeneration { reindexForNewSchema() }
         return indexStorage
     }
-    private let indexStorage: RecordIndex
+    /// Changed under ``lock``.
+    var indexStorage: RecordIndex
+    /// The schema generation ``indexStorage`` was made for. Changed under ``lock``.
+    var indexedSchemaGeneration = 0
+    /// Whether the index indexes `#Index` declarations (not for a migration's staging copy).
+    let indexesDeclaredIndices: Bool
+    /// The schema generation whose description the store records, as far as this container knows.
+    /// Changed under ``lock``.
+    var recordedSchemaGeneration = 0
     /// A save's changes still being applied to the index on another thread, if any. Changed under ``lock``.
     private var pendingIndexing: ConcurrentIndexApplication?
     /// Whether ``recordIndex`` holds the store's records. Changed under ``lock``.
@@ -64,7 +84,7 @@ public final class ModelContainer: @unchecked Sendable {
     /// ``storeIdentifier``, as the backing data of this container's models refer to it.
     let storeIdentity: StoreIdentity
     /// The schema as this container records it in the store (see `SchemaDescription`).
-    let schemaDescription: JSONValue
+    var schemaDescription: JSONValue { schemaState.withLock { $0.description } }
     /// Set when another process migrated the store to another schema while this container had it open:
     /// saves are refused from then on, since this container's models no longer match the records.
     /// Changed under `lock`.
@@ -116,7 +136,6 @@ public final class ModelContainer: @unchecked Sendable {
         }
         let configuration = configurations.first ?? ModelConfiguration()
         self.migrationPlan = migrationPlan
-        self.schema = givenSchema
         self.configurations = [configuration]
         self.configuration = configuration
 
@@ -150,9 +169,12 @@ public final class ModelContainer: @unchecked Sendable {
             throw FolioError(.storage, "The store at \(configuration.url.path) could not be opened", underlying: error)
         }
         self.storeIdentity = StoreIdentity(configuration.isStoredInMemoryOnly ? "memory:\(UUID().uuidString)" : configuration.url.standardizedFileURL.path)
-        self.indexStorage = RecordIndex(schema: givenSchema)
-        let description = SchemaDescription.make(givenSchema)
-        self.schemaDescription = description
+        // Subclasses the models do not list, whose records the store holds, belong to the schema.
+        let schema = Self.schema(givenSchema, adoptingUnlistedIn: store.schema)
+        self.indexStorage = RecordIndex(schema: schema)
+        self.indexesDeclaredIndices = true
+        let description = SchemaDescription.make(schema)
+        self.schemaState = Mutex(SchemaState(schema: schema, description: description))
         // Records written with this very schema need no check before they are used: read them when a
         // fetch or save first needs them. Any other store is read and checked now.
         if !store.hasLoadedRecords && store.schema == description { return }
@@ -171,16 +193,17 @@ public final class ModelContainer: @unchecked Sendable {
         }
         let configuration = ModelConfiguration(isStoredInMemoryOnly: true)
         self.migrationPlan = nil
-        self.schema = schema
         self.configurations = [configuration]
         self.configuration = configuration
         self.store = store
         self.storeIdentity = StoreIdentity("memory:\(UUID().uuidString)")
         self.indexStorage = RecordIndex(schema: schema, indexingDeclaredIndices: false)
-        self.schemaDescription = SchemaDescription.make(schema)
+        self.indexesDeclaredIndices = false
+        let description = SchemaDescription.make(schema)
+        self.schemaState = Mutex(SchemaState(schema: schema, description: description))
         self.checksLoadedRecords = false
         try loadRecords()
-        try recordSchema(schemaDescription, storeName: "The migration's staging copy")
+        try recordSchema(description, storeName: "The migration's staging copy")
     }
 
     /// The members whose snapshot caches let a new process answer its first lookup without reading every
@@ -309,6 +332,9 @@ public final class ModelContainer: @unchecked Sendable {
         } catch {
             throw FolioError(.storage, "The store at \(configuration.url.path) could not be read", underlying: error)
         }
+        // Records another container wrote of subclasses it added to the store's schema are this
+        // container's too.
+        adoptUnlistedEntities(recordedIn: store.schema)
         indexedReload = store.lastReload.number
         recordIndex.load(store.currentRecords)
         if checksLoadedRecords {
@@ -388,6 +414,7 @@ public final class ModelContainer: @unchecked Sendable {
             } catch {
                 throw FolioError(.storage, "The store at \(configuration.url.path) could not be read", underlying: error)
             }
+            adoptUnlistedEntities(recordedIn: store.schema)
         }
         let current = store.currentRecords
         let reload = store.lastReload

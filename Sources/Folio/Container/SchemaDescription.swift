@@ -46,6 +46,11 @@ enum SchemaCheck {
             }
             var known = Set(entity.properties.map(\.name))
             known.formUnion(entity.properties.map(\.originalName))
+            // A recorded-only entity's own properties are recorded, not declared by a class here.
+            for property in entity.recordedOnly.map({ Array($0.ownProperties.values) }) ?? [] {
+                known.insert(property.name)
+                if let originalName = property.originalName { known.insert(originalName) }
+            }
             let required = requiredProperties(of: entity)
             for (id, values) in kinds.map(\.value).sorted(by: { $0.id < $1.id }) {
                 for key in values.keys where !known.contains(key) {

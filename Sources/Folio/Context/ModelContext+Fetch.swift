@@ -83,7 +83,7 @@ extension ModelContext {
     /// The number of stored models of `T` and its subclasses, from the store's files, while the
     /// container has not read the records and this context has no unsaved changes; nil otherwise.
     private func storedCountWithoutLoading<T: PersistentModel>(_ type: T.Type) throws -> Int? {
-        guard !hasChanges, let entity = schema.entitiesByName[T._folioEntityName] else { return nil }
+        guard !hasChanges, let entity = schema(knowing: T.self).entitiesByName[T._folioEntityName] else { return nil }
         return try container.lock.withLock(refusingReentry: "ModelContext.fetchCount(_:)") {
             guard let counts = try container.recordCountsWithoutLoading() else { return nil }
             return entity.selfAndDescendants.reduce(0) { $0 + (counts[$1.name] ?? 0) }
@@ -180,7 +180,7 @@ extension ModelContext {
 
     /// The plan for a descriptor, chosen from the index; the container's lock must be held.
     func physicalPlan<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> PhysicalPlan {
-        let query = try LogicalQuery.compile(descriptor, schema: schema)
+        let query = try LogicalQuery.compile(descriptor, schema: schema(knowing: T.self))
         let index = try container.indexLocked
         let pending = query.includePendingChanges && PendingOverlay.touches(self, entities: query.entities)
         return QueryPlanner.plan(query, index: index, hasPendingChanges: pending)

@@ -15,7 +15,7 @@ extension ModelContext {
     func fetchWithoutLoading<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T]? {
         guard !hasChanges, descriptor.predicate != nil, descriptor.sortBy.isEmpty, (descriptor.fetchOffset ?? 0) == 0,
               descriptor.propertiesToFetch.isEmpty, !container.configuration.isStoredInMemoryOnly,
-              let entity = schema.entitiesByName[T._folioEntityName], entity.selfAndDescendants.count == 1,
+              let entity = schema(knowing: T.self).entitiesByName[T._folioEntityName], entity.selfAndDescendants.count == 1,
               !entity.loadsCompletelyWhenFetched, !(container.store.configuration.cachedMembers[entity.name] ?? []).isEmpty
         else { return nil }
         // Once the records are read (after the first fetch, mostly), this costs one look at a flag.

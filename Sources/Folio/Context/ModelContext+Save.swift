@@ -56,16 +56,24 @@ extension ModelContext {
         return committed
     }
 
-    /// Writes `records` to the store as one transaction, and hands it to the index.
+    /// Writes `records` to the store as one transaction, and hands it to the index. When subclasses the
+    /// models do not list were added to the schema since the store last recorded it, the transaction
+    /// records the schema too, so that the store never holds records of an entity it does not describe.
     private func write(_ records: SaveRecords) throws -> (committed: JournalTransaction?, outcome: SaveOutcome) {
         let indexing = ConcurrentIndexApplication()
         var outcome = SaveOutcome()
+        let container = self.container
+        let schemaGeneration = container.schemaGenerationToRecordLocked()
         let schema = self.schema
         let written = Result {
             try container.store.write(author: author) { transaction in
                 outcome = try records.write(into: &transaction, schema: schema)
+                if schemaGeneration != nil, let description = container.schemaDescription(merging: transaction.schema) {
+                    transaction.setSchema(description)
+                }
             }
         }
+        if case .success = written, let schemaGeneration { container.noteSchemaRecorded(generation: schemaGeneration) }
         // A large committed transaction goes to the index on another thread, and the save returns without
         // waiting for it: whatever reads the index next waits instead (making models for the next save, or
         // anything else the caller does first, overlaps with it).

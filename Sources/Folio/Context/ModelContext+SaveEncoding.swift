@@ -17,10 +17,11 @@ extension ModelContext {
     /// holding that model's provisional number (``ProvisionalNumbers``).
     ///
     /// - Throws: ``ModelCodingError`` of the first model that cannot be encoded, ``FolioError`` for a
-    ///   relationship to a model that was never inserted.
+    ///   relationship to a model that was never inserted, or for a model whose class the schema cannot
+    ///   take (``requireFacts(of:)``).
     func encodeRecords(of changes: SaveChanges) throws -> SaveRecords {
         let models = changes.inserted
-        let encodesFirst = models.map { facts(of: $0)?.hasRelationships == false }
+        let encodesFirst = try models.map { try !requireFacts(of: $0).hasRelationships }
         var encoded = try InsertEncoding(models: models, encodesHere: encodesFirst).encode()
         let upsertTargets = try uniqueMatches(for: models, encoded: encoded)
 
@@ -82,6 +83,20 @@ extension ModelContext {
                                                       tombstone: try tombstone(of: model, recordNumber: numberOf)))
         }
         return records
+    }
+
+    /// ``facts(of:)`` of a model a save writes.
+    ///
+    /// - Throws: ``FolioError/Code/invalidModel`` naming the class when it is not in the schema and
+    ///   cannot join it (see ``ModelContainer/addUnlistedSubclass(_:)``): a record of it would be an
+    ///   entity no container for these models could open.
+    func requireFacts(of model: any PersistentModel) throws -> EntityFacts {
+        if let facts = facts(of: model) { return facts }
+        try container.addUnlistedSubclass(type(of: model))
+        guard let facts = facts(of: model) else {
+            throw FolioError(.invalidModel, "\(type(of: model)) is not in the container's schema; list it in the ModelContainer")
+        }
+        return facts
     }
 
     /// A model's encoded values without its `.ephemeral` attributes, noting in `records` what the write

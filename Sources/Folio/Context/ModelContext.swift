@@ -34,6 +34,12 @@ public final class ModelContext {
     /// ``DefaultSerialModelExecutor`` owns the context, whose queue runs its model actor's jobs.
     var autosaveQueue = DispatchQueue.main
     private var lastEntityLookedUp: Schema.Entity?
+    /// The schema generation (``ModelContainer/schemaGeneration``) ``lastEntityLookedUp`` belongs to:
+    /// an entity of an older schema lacks the subclasses added since.
+    private var lookedUpSchemaGeneration = 0
+    /// The record numbers of registered models that stand in for records of a recorded-only entity
+    /// (``Schema/Entity/isRecordedOnly``) as instances of a class it inherits from.
+    var standInRecordNumbers: Set<Int64> = []
     /// The facts of the model type asked last (see ``facts(of:)``).
     private var lastFacts: (type: ObjectIdentifier, facts: EntityFacts)?
     /// What fetches read ahead of making models (``RecordIndex/touchValues(of:)``), kept so that the
@@ -70,13 +76,34 @@ public final class ModelContext {
 
     var schema: Schema { container.schema }
 
+    /// The entity of a model's class (see ``entity(ofType:)``).
     func entity(of model: any PersistentModel) -> Schema.Entity? {
-        entity(named: type(of: model)._folioEntityName)
+        entity(ofType: type(of: model))
+    }
+
+    /// The entity whose class is `type`: when the schema lacks it and `type` is a subclass of one of its
+    /// classes that the models do not list, it is added to the schema first, as a model of it is
+    /// stored (see `Schema+UnlistedEntities.swift`). Nil for a class the schema cannot take, which a
+    /// save then refuses (``requireFacts(of:)``).
+    func entity(ofType type: any PersistentModel.Type) -> Schema.Entity? {
+        let name = type._folioEntityName
+        if let entity = entity(named: name), ObjectIdentifier(entity.modelType) == ObjectIdentifier(type) { return entity }
+        guard (try? container.addUnlistedSubclass(type)) != nil, let entity = entity(named: name),
+              ObjectIdentifier(entity.modelType) == ObjectIdentifier(type) else { return nil }
+        return entity
+    }
+
+    /// The container's schema, with `type` added if it is an unlisted subclass (see ``entity(ofType:)``):
+    /// what a fetch of `type` compiles against.
+    func schema(knowing type: any PersistentModel.Type) -> Schema {
+        _ = entity(ofType: type)
+        return schema
     }
 
     /// What saving and inserting ask of a model's entity for every model, or nil if the model's type is
-    /// not in the schema. Models come in runs of one type: the facts of the type asked last are kept,
-    /// and reading them retains nothing (the entity object is shared by every model of the entity).
+    /// not in the schema and cannot join it (see ``entity(ofType:)``). Models come in runs of one type:
+    /// the facts of the type asked last are kept, and reading them retains nothing (the entity object
+    /// is shared by every model of the entity).
     func facts(of model: any PersistentModel) -> EntityFacts? {
         let type = ObjectIdentifier(Swift.type(of: model))
         if let lastFacts, lastFacts.type == type { return lastFacts.facts }
@@ -89,8 +116,11 @@ public final class ModelContext {
     /// The schema's entity called `name`. Records of one entity come in runs (a fetch, a relationship),
     /// so the last one found is kept and checked first.
     func entity(named name: String) -> Schema.Entity? {
-        if let last = lastEntityLookedUp, last.name == name { return last }
-        lastEntityLookedUp = schema.entitiesByName[name]
+        let generation = container.schemaGeneration.load(ordering: .acquiring)
+        if let last = lastEntityLookedUp, last.name == name, generation == lookedUpSchemaGeneration { return last }
+        let current = container.schemaAndGeneration
+        lookedUpSchemaGeneration = current.generation
+        lastEntityLookedUp = current.schema.entitiesByName[name]
         return lastEntityLookedUp
     }
 
@@ -291,7 +321,7 @@ public final class ModelContext {
     /// that loads many reads once.
     func loadedModelLocked(forRecordNumber number: Int64, loadingValues: Bool,
                            in records: StoreRecords) throws -> (any PersistentModel)? {
-        if let model = registered[number]?.model as? any PersistentModel {
+        if let model = registered[number]?.model as? any PersistentModel, !isOutgrownStandIn(model, number, in: records) {
             let backing = model.persistentBackingData
             guard !backing.hasChanges else { return model }
             if let version = records[number]?.version, version > backing.loadedVersion {
@@ -304,6 +334,26 @@ public final class ModelContext {
         guard let record = records[number] else { return nil }
         return try materialize(number, entity: record.entity, values: record.values, version: record.version,
                                loadingValues: loadingValues)
+    }
+
+    /// Whether `model`, registered for record `number`, stood in for a record of a recorded-only entity
+    /// whose class the schema has since been given (a context inserted or fetched a model of it): it
+    /// is then dropped from the registry, so that the record is made anew as its own class. A stand-in
+    /// with unsaved changes stays, so that they are saved.
+    private func isOutgrownStandIn(_ model: any PersistentModel, _ number: Int64, in records: StoreRecords) -> Bool {
+        guard !standInRecordNumbers.isEmpty, standInRecordNumbers.contains(number) else { return false }
+        guard let entityName = records[number]?.entity, let entity = entity(named: entityName), !entity.isRecordedOnly else {
+            return false
+        }
+        if ObjectIdentifier(type(of: model)) == ObjectIdentifier(entity.modelType) {
+            // Made as its own class already (the stand-in was swept out of the registry since).
+            standInRecordNumbers.remove(number)
+            return false
+        }
+        guard !model.persistentBackingData.hasChanges else { return false }
+        standInRecordNumbers.remove(number)
+        registered[number] = nil
+        return true
     }
 
     /// Creates and registers the instance of a stored record, written by the transaction `version`: a
@@ -325,6 +375,7 @@ public final class ModelContext {
         // instance instead of creating another.
         backing.context = self
         register(model, recordNumber: number)
+        if entity.isRecordedOnly { standInRecordNumbers.insert(number) }
         do {
             if loadingValues || entity.loadsCompletelyWhenFetched, let values = backing.faultValues {
                 try decode(model, fromReadValues: values, entity: entity, number: number)

@@ -86,10 +86,13 @@ extension SaveRecords {
         }
         for update in updates {
             let values = try stored(update.values, of: update.entityName, allocated: allocated, transaction: &transaction)
-            try transaction.update(entity: update.entityName, id: update.id, values: values)
+            let entity = Self.recordEntity(of: update.id, modelEntity: update.entityName, schema: schema, transaction: transaction)
+            try transaction.update(entity: entity, id: update.id, values: values)
         }
-        for delete in deletes where transaction.entity(ofRecord: delete.id) != nil {
-            try transaction.delete(entity: delete.entityName, id: delete.id, tombstone: delete.tombstone)
+        for delete in deletes {
+            guard transaction.entity(ofRecord: delete.id) != nil else { continue }
+            let entity = Self.recordEntity(of: delete.id, modelEntity: delete.entityName, schema: schema, transaction: transaction)
+            try transaction.delete(entity: entity, id: delete.id, tombstone: delete.tombstone)
         }
         outcome.baseSequence = transaction.lastSequence
         return outcome
@@ -108,6 +111,17 @@ extension SaveRecords {
             values[name] = .object(["$blob": .string(try transaction.putBlob(bytes))])
         }
         return values
+    }
+
+    /// The entity record `id` is stored as, for a change of a model of `modelEntity`: its own, or one
+    /// that inherits from it, whose records stand in as `modelEntity`'s instances when this process
+    /// cannot find its class (``Schema/Entity/isRecordedOnly``). The change then keeps the record's entity
+    /// and its own values. Any other entity is left for the transaction to refuse.
+    private static func recordEntity(of id: Int64, modelEntity: String, schema: Schema, transaction: WriteTransaction) -> String {
+        guard let stored = transaction.entity(ofRecord: id), stored != modelEntity,
+              let storedEntity = schema.entitiesByName[stored], storedEntity.isRecordedOnly,
+              let entity = schema.entitiesByName[modelEntity], storedEntity.isKind(of: entity) else { return modelEntity }
+        return stored
     }
 
     /// The entity an upsert of a model of `entityName` updates record `record` as: the stored record's

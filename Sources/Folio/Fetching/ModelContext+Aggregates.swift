@@ -147,7 +147,7 @@ extension ModelContext {
 
     /// The stored attribute a key path names, or an error saying it cannot be aggregated.
     private func storedField<T: PersistentModel>(_ keyPath: AnyKeyPath, of type: T.Type) throws -> String {
-        var translation = TranslationContext(schema: schema)
+        var translation = TranslationContext(schema: schema(knowing: T.self))
         guard let (name, conversion) = try? translation.field(of: T.self, keyPath: keyPath),
               conversion != .toOne, conversion != .toMany else {
             throw FolioError(.invalidFetchDescriptor, "\(keyPath) is not a stored attribute of \(T.self), so it cannot be aggregated")

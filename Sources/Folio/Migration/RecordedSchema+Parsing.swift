@@ -32,10 +32,17 @@ extension RecordedSchema {
         for (propertyName, propertyValue) in propertyObjects {
             properties[propertyName] = try property(named: propertyName, of: name, propertyValue)
         }
+        var isUnlisted = false
+        if let unlisted = members["unlisted"] {
+            guard let flag = unlisted.boolValue else { throw RecordedSchemaError(entity: name, key: "unlisted", "is not true or false") }
+            isUnlisted = flag
+        }
         return Entity(name: name, superentity: try optionalString(members["superentity"], key: "superentity", entity: name),
                       properties: properties,
                       uniqueness: try groups(members["uniqueness"], key: "uniqueness", entity: name),
-                      indices: try groups(members["indices"], key: "indices", entity: name))
+                      indices: try groups(members["indices"], key: "indices", entity: name),
+                      isUnlisted: isUnlisted,
+                      mangledTypeName: try optionalString(members["mangledTypeName"], key: "mangledTypeName", entity: name))
     }
 
     private static func property(named name: String, of entity: String, _ value: JSONValue) throws(RecordedSchemaError) -> Property {

@@ -26,8 +26,16 @@ extension RecordedSchema {
                 if property.originalName != property.name { recorded.originalName = property.originalName }
                 properties[property.name] = recorded
             }
-            entities[entity.name] = Entity(name: entity.name, superentity: entity.superentity?.name, properties: properties,
-                                           uniqueness: entity.uniquenessConstraints, indices: entity.indices)
+            var recordedEntity = Entity(name: entity.name, superentity: entity.superentity?.name, properties: properties,
+                                        uniqueness: entity.uniquenessConstraints, indices: entity.indices,
+                                        isUnlisted: entity.isUnlisted, mangledTypeName: entity.recordedTypeName)
+            if let own = entity.recordedOnly {
+                // What no class here declares is recorded again as it was.
+                recordedEntity.properties.merge(own.ownProperties) { inherited, _ in inherited }
+                recordedEntity.uniqueness += own.ownUniqueness
+                recordedEntity.indices += own.ownIndices
+            }
+            entities[entity.name] = recordedEntity
         }
         self.init(version: schema.version.description, recordedChecksum: nil, entities: entities)
         self.recordedChecksum = computedChecksum
@@ -63,6 +71,8 @@ extension RecordedSchema {
             let groups: ([[String]]) -> JSONValue = { .array($0.map { .array($0.map(JSONValue.string)) }) }
             if !entity.indices.isEmpty { members["indices"] = groups(entity.indices) }
             if !entity.uniqueness.isEmpty { members["uniqueness"] = groups(entity.uniqueness) }
+            if entity.isUnlisted { members["unlisted"] = .bool(true) }
+            if let mangledTypeName = entity.mangledTypeName { members["mangledTypeName"] = .string(mangledTypeName) }
             entityValues[name] = .object(members)
         }
         var root: [String: JSONValue] = ["entities": .object(entityValues)]

@@ -63,14 +63,25 @@ package struct RecordedSchema: Hashable, Sendable {
         /// `#Unique` groups and `.unique` attributes, inherited ones included.
         package var uniqueness: [[String]] = []
         package var indices: [[String]] = []
+        /// Whether the models that wrote the store did not list the entity: a subclass of a listed model
+        /// stored because a context inserted one (see `Schema+UnlistedEntities.swift`). A container
+        /// opened for the listed models keeps it instead of treating it as removed. Not part of the
+        /// checksum: listing the class later changes no record.
+        package var isUnlisted = false
+        /// The mangled name of an unlisted entity's class, by which a later process finds the class;
+        /// nil when the class cannot be found by name (a `private` or local class).
+        package var mangledTypeName: String?
 
         package init(name: String, superentity: String? = nil, properties: [String: Property],
-                     uniqueness: [[String]] = [], indices: [[String]] = []) {
+                     uniqueness: [[String]] = [], indices: [[String]] = [], isUnlisted: Bool = false,
+                     mangledTypeName: String? = nil) {
             self.name = name
             self.superentity = superentity
             self.properties = properties
             self.uniqueness = uniqueness
             self.indices = indices
+            self.isUnlisted = isUnlisted
+            self.mangledTypeName = mangledTypeName
         }
 
         /// The stored properties (not ephemeral), by name.
@@ -97,6 +108,13 @@ package struct RecordedSchema: Hashable, Sendable {
     /// The checksum that identifies the schema: the recorded one, or for an older store, the one its
     /// recorded structure gives.
     package var checksum: String { recordedChecksum ?? computedChecksum }
+
+    /// The schema without its unlisted entities (``Entity/isUnlisted``), with the checksum of what is
+    /// left: the schema of the models that wrote the store, as a migration plan's versions list them.
+    package var listedOnly: RecordedSchema {
+        guard entities.values.contains(where: \.isUnlisted) else { return self }
+        return RecordedSchema(version: version, recordedChecksum: nil, entities: entities.filter { !$0.value.isUnlisted })
+    }
 
     /// The declared version as a ``Schema/Version``, if it is written as `major.minor.patch`.
     package var parsedVersion: Schema.Version? { version.flatMap(Schema.Version.init(parsing:)) }

@@ -33,10 +33,11 @@ struct LogicalQuery {
 
     /// Compiles `descriptor` against `schema`.
     ///
-    /// - Throws: ``FolioError/Code/invalidFetchDescriptor`` when `T` is not in the schema, or when an
-    ///   untranslated predicate or sort reaches inside a `.codable` attribute.
+    /// - Throws: ``FolioError/Code/invalidFetchDescriptor`` when `T` is not in the schema (an entity of
+    ///   that name whose class is another, such as one whose records stand in as a superclass's, is not
+    ///   `T`'s), or when an untranslated predicate or sort reaches inside a `.codable` attribute.
     static func compile<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, schema: Schema) throws -> LogicalQuery {
-        guard let entity = schema.entitiesByName[T._folioEntityName] else {
+        guard let entity = schema.entitiesByName[T._folioEntityName], ObjectIdentifier(entity.modelType) == ObjectIdentifier(T.self) else {
             throw FolioError(.invalidFetchDescriptor, "\(T.self) is not in the container's schema; add it to the ModelContainer")
         }
         var translation = TranslationContext(schema: schema)

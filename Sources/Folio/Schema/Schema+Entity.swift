@@ -4,8 +4,18 @@ extension Schema {
     public final class Entity: Hashable, CustomStringConvertible {
         /// The entity's name: the class name.
         public let name: String
-        /// The model class.
+        /// The model class. For a subclass the store records without the models listing it, whose class
+        /// this process cannot find by the name recorded (a `private` class, or one the app removed),
+        /// the nearest class it inherits from, whose instances stand in for its records.
         public let modelType: any PersistentModel.Type
+        /// Whether the entity came into the schema without the models listing it (or referring to it):
+        /// a subclass of a listed model that a context inserted or fetched, or that the store records
+        /// as such, and the models such a subclass refers to. The store records it with its class, so
+        /// that a container opened for the listed models alone finds its records again.
+        let isUnlisted: Bool
+        /// What the store records of an unlisted entity whose class this process cannot find; nil for
+        /// an entity with its own class.
+        let recordedOnly: RecordedOnlyEntity?
         /// The entity this one inherits from, if any.
         public internal(set) weak var superentity: Entity?
         /// The entities that inherit from this one directly.
@@ -21,10 +31,24 @@ extension Schema {
         /// The property metadata the macro generated, inherited ones included, by property name.
         var metadataByName: [String: PropertyMetadata] = [:]
 
-        init(modelType: any PersistentModel.Type) {
+        init(modelType: any PersistentModel.Type, isUnlisted: Bool = false) {
             self.modelType = modelType
             self.name = modelType._folioEntityName
+            self.isUnlisted = isUnlisted
+            self.recordedOnly = nil
         }
+
+        /// An unlisted entity the store records, standing in with `modelType`, a class it inherits from.
+        init(recordedOnly recorded: RecordedOnlyEntity, modelType: any PersistentModel.Type) {
+            self.modelType = modelType
+            self.name = recorded.name
+            self.isUnlisted = true
+            self.recordedOnly = recorded
+        }
+
+        /// Whether the entity's records stand in as instances of a class it inherits from, because
+        /// this process cannot find its own class (see ``recordedOnly``).
+        var isRecordedOnly: Bool { recordedOnly != nil }
 
         /// The persisted value properties, inherited ones included.
         public var attributes: Set<Attribute> {

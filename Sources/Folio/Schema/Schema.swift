@@ -37,7 +37,7 @@ public final class Schema: CustomStringConvertible, @unchecked Sendable {
         self.init(versionedSchema.models, version: versionedSchema.versionIdentifier)
     }
 
-    private init(builder: SchemaBuilder, version: Version) {
+    init(builder: SchemaBuilder, version: Version) {
         var builder = builder
         builder.link()
         self.entities = builder.entities.sorted { $0.name < $1.name }

@@ -4,31 +4,59 @@ struct SchemaBuilder {
     private(set) var problems: [String] = []
     private var byType: [ObjectIdentifier: Schema.Entity] = [:]
 
-    /// Adds `type`, its superclasses and the models its relationships refer to.
-    mutating func add(_ type: any PersistentModel.Type) {
+    /// Adds `type`, its superclasses and the models its relationships refer to; `unlisted` marks the
+    /// entities this adds as unlisted (see ``Schema/Entity/isUnlisted``).
+    mutating func add(_ type: any PersistentModel.Type, unlisted: Bool = false) {
         let key = ObjectIdentifier(type)
         guard byType[key] == nil else { return }
-        let entity = Schema.Entity(modelType: type)
+        let entity = Schema.Entity(modelType: type, isUnlisted: unlisted)
         byType[key] = entity
         if let clash = entities.first(where: { $0.name == entity.name }) {
             problems.append("Two model classes, \(clash.modelType) and \(type), have the entity name '\(entity.name)'; rename one of them")
         }
         entities.append(entity)
-        if let superclass = type._folioSuperclass { add(superclass) }
+        if let superclass = type._folioSuperclass { add(superclass, unlisted: unlisted) }
         for metadata in type.schemaMetadata {
             switch ValueKind.of(metadata.valueType) {
             case .toOne(let destination, _), .toMany(let destination, _):
-                add(destination)
+                add(destination, unlisted: unlisted)
             case .attribute:
                 break
             }
         }
     }
 
+    /// Adds entities the store records without a class this process can find, after every class is
+    /// added: each stands in with the class of its nearest superentity that has one (a root with none
+    /// stands in as ``PlaceholderModel``). One whose name a class now has is that class's entity, and
+    /// one whose superentity the schema lacks is left out, as the removed superentity's records are.
+    mutating func addRecordedOnly(_ recorded: [RecordedOnlyEntity]) {
+        var pending = recorded.filter { candidate in !entities.contains { $0.name == candidate.name } }
+        // Superentities first: each pass adds those whose superentity is already in.
+        while !pending.isEmpty {
+            var added = false
+            pending.removeAll { candidate in
+                let parent = candidate.superentity.flatMap { name in entities.first { $0.name == name } }
+                if candidate.superentity != nil && parent == nil { return false }
+                let type = parent?.modelType ?? PlaceholderModel.self
+                entities.append(Schema.Entity(recordedOnly: candidate, modelType: type))
+                added = true
+                return true
+            }
+            if !added { break }
+        }
+    }
+
     /// Fills in properties (inherited first), constraints, subentities and inverse relationships.
     mutating func link() {
         for entity in entities {
-            if let superclass = entity.modelType._folioSuperclass, let parent = byType[ObjectIdentifier(superclass)] {
+            let parent: Schema.Entity?
+            if let recorded = entity.recordedOnly {
+                parent = recorded.superentity.flatMap { name in entities.first { $0.name == name } }
+            } else {
+                parent = entity.modelType._folioSuperclass.flatMap { byType[ObjectIdentifier($0)] }
+            }
+            if let parent {
                 entity.superentity = parent
                 parent.subentities.append(entity)
             }
@@ -58,6 +86,10 @@ struct SchemaBuilder {
     }
 
     private mutating func build(_ entity: Schema.Entity) {
+        if entity.isRecordedOnly {
+            buildRecordedOnly(entity)
+            return
+        }
         var declared: [any SchemaProperty] = []
         var uniques = entity.modelType._folioUniqueConstraints
         for metadata in entity.modelType.schemaMetadata {
@@ -94,6 +126,18 @@ struct SchemaBuilder {
             entity.properties = declared
             entity.uniquenessConstraints = uniques
             entity.indices = entity.modelType._folioIndexes
+        }
+        entity.indexProperties()
+    }
+
+    /// A recorded-only entity has what its superentity has: its own properties are only recorded, since
+    /// no class of this process reads or writes them.
+    private func buildRecordedOnly(_ entity: Schema.Entity) {
+        if let parent = entity.superentity {
+            entity.properties = parent.properties
+            entity.uniquenessConstraints = parent.uniquenessConstraints
+            entity.indices = parent.indices
+            entity.metadataByName = parent.metadataByName
         }
         entity.indexProperties()
     }
