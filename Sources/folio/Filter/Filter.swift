@@ -238,6 +238,12 @@ struct FilterParser {
     var tokens: [(FilterToken, Int)]
     var source: String
     var position = 0
+    /// How many parentheses and `not`s enclose the token being parsed.
+    private var depth = 0
+
+    /// The deepest nesting of parentheses and `not`s accepted: each level is a recursion of the parser,
+    /// of matching and of freeing the filter, so a command line of thousands would overflow the stack.
+    static let maximumDepth = 256
 
     init(tokens: [(FilterToken, Int)], source: String) {
         self.tokens = tokens
@@ -285,10 +291,20 @@ struct FilterParser {
 
     mutating func parseNot() throws(FilterSyntaxError) -> Filter {
         if peekWord() == "not" {
+            try enterNesting()
+            defer { depth -= 1 }
             position += 1
             return .not(try parseNot())
         }
         return try parsePrimary()
+    }
+
+    /// Counts one more level of nesting at the current token, refusing one past ``maximumDepth``.
+    private mutating func enterNesting() throws(FilterSyntaxError) {
+        guard depth < Self.maximumDepth else {
+            throw FilterSyntaxError(message: "parentheses and 'not' are nested more than \(Self.maximumDepth) deep", column: column)
+        }
+        depth += 1
     }
 
     mutating func parsePrimary() throws(FilterSyntaxError) -> Filter {
@@ -296,6 +312,8 @@ struct FilterParser {
             throw FilterSyntaxError(message: "expected a comparison such as 'price < 100'", column: column)
         }
         if case .open = tokens[position].0 {
+            try enterNesting()
+            defer { depth -= 1 }
             position += 1
             let inner = try parseOr()
             guard position < tokens.count, case .close = tokens[position].0 else {
