@@ -15,7 +15,7 @@ enum ExtremeStore {
             "entities": .object([
                 "Extreme": .object(["properties": .object([
                     "int": attribute("Int"), "int64": attribute("Int64"), "uint64": attribute("UInt64"), "double": attribute("Double"),
-                    "float": attribute("Float"), "text": attribute("String"), "date": attribute("Date"),
+                    "float": attribute("Float"), "text": attribute("String"), "date": attribute("Date"), "decimal": attribute("Decimal"),
                 ])]),
             ]),
         ])
@@ -46,6 +46,10 @@ enum ExtremeStore {
         for value in doubles { records.append(["double": value, "float": value]) }
         for value in texts { records.append(["text": value]) }
         for value in dates { records.append(["date": value]) }
+        // What `Decimal.description` writes at the ends of Decimal's range, and for `Decimal.nan`.
+        let decimals = [Decimal.nan, .greatestFiniteMagnitude, .leastFiniteMagnitude, .leastNonzeroMagnitude, Decimal(Int64.min), Decimal(UInt64.max)]
+        for value in decimals { records.append(["decimal": .string(value.description)]) }
+        records.append(["decimal": .int(.min)])
         return records
     }()
 
