@@ -15,7 +15,7 @@ import FolioStorage
 ///   inside an object value.
 /// - Operators: `==` (or `=`), `!=`, `<`, `<=`, `>`, `>=`, `contains` (case-insensitive substring of a
 ///   string, or an element of an array), combined with `and`, `or`, `not` and parentheses. `and` binds
-///   tighter than `or`.
+///   tighter than `or`. Parentheses and `not` nest at most ``FilterParser/maximumDepth`` deep.
 /// - Values: numbers, `true`, `false`, `null`, quoted strings (`"…"` or `'…'`), or bare words (strings).
 ///   A value that looks like a date (`2026-06-01`, `2026-06-01T09:30:00Z`) compares as a date against
 ///   date properties.
