@@ -446,8 +446,16 @@ package final class SnapshotCache: Sendable {
     package func readRecords(_ postings: [SnapshotCachePosting]) throws -> [(id: Int64, values: RecordValues)] {
         // Announced first, so that a cold file's scattered lines are read together.
         if postings.count > 1 {
-            fileSystem.willRead(snapshotFile, ranges: postings.map { (max(0, $0.offset - 1), $0.length + 2) })
+            fileSystem.willRead(snapshotFile, ranges: postings.map(Self.readAheadRange))
         }
         return try postings.map(readRecord)
+    }
+
+    /// The bytes ``readRecord(_:)`` reads for `posting` (its line and the byte on each side), for the
+    /// read-ahead advice. A posting's numbers come from the cache file and may be anything until
+    /// ``readRecord(_:)`` checks them, so they are clamped where `offset - 1` and `length + 2` would
+    /// overflow.
+    static func readAheadRange(of posting: SnapshotCachePosting) -> (offset: Int64, length: Int) {
+        (max(1, posting.offset) - 1, min(posting.length, Int.max - 2) + 2)
     }
 }

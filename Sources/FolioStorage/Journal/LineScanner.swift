@@ -45,7 +45,8 @@ package enum LineScanner {
         _ body: (ScannedLine) throws -> Void
     ) throws -> ScanResult {
         let chunkSize = max(1, chunkSize)
-        let maximumLineBytes = max(1, maximumLineBytes)
+        // Clamped so that the `+ 2` below cannot overflow: a caller's limit that large means none short of memory.
+        let maximumLineBytes = min(max(1, maximumLineBytes), Int.max - 2)
         // A line of the maximum length and its `\r\n` fit in the largest buffer.
         let bufferLimit = max(chunkSize, maximumLineBytes + 2)
         // Grown with realloc, which moves a large block's pages instead of copying them: the buffer
@@ -67,7 +68,7 @@ package enum LineScanner {
                         "line is longer than \(maximumLineBytes) bytes (the configured maximum line length) and has no end within that; the file is damaged or not a Folio file",
                         file: file.path, line: lineNumber + 1, offset: bufferOffset)
                 }
-                let grown = min(bufferLimit, 2 * capacity)
+                let grown = capacity > bufferLimit / 2 ? bufferLimit : 2 * capacity
                 guard let moved = realloc(buffer, grown) else {
                     throw StorageError.io("grow a read buffer to \(grown) bytes", path: file.path, errno: ENOMEM)
                 }

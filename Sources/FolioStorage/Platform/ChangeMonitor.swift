@@ -64,7 +64,7 @@ public final class ChangeMonitor: @unchecked Sendable {
 
     private func startPolling(interval: TimeInterval, shouldNotify: @escaping @Sendable () -> Bool, handler: @escaping @Sendable () -> Void) {
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "folio.storage.change-monitor"))
-        let nanoseconds = max(1_000_000, Int((interval * 1e9).rounded()))
+        let nanoseconds = TimerInterval.nanoseconds(seconds: interval, minimum: 1_000_000)
         timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds), leeway: .milliseconds(20))
         timer.setEventHandler { if shouldNotify() { handler() } }
         self.timer = timer
@@ -97,7 +97,8 @@ public final class ChangeMonitor: @unchecked Sendable {
 extension Store {
     /// Calls `handler` when another process appends to (or compacts) this store, typically so that the
     /// caller can ``refresh()``. Latency is a few milliseconds on Linux (inotify), at most `interval`
-    /// elsewhere (the default is 250 ms). Keep the returned monitor; it stops when released or cancelled.
+    /// elsewhere (the default is 250 ms; an interval below 1 ms, NaN included, polls every millisecond). Keep
+    /// the returned monitor; it stops when released or cancelled.
     public func monitorChanges(interval: TimeInterval = 0.25, handler: @escaping @Sendable () -> Void) throws -> ChangeMonitor {
         guard let paths else { throw StorageError(.invalidTransaction, "an in-memory store has no other writers to monitor") }
         return try ChangeMonitor(

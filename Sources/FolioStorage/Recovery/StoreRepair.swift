@@ -111,16 +111,8 @@ package enum StoreRepair {
                 continue
             }
             if isJournal, let sequence = sequenceOf(line) {
-                // Keep sequence numbers contiguous: one empty transaction per moved transaction line.
                 if let last = lastSequence, pendingGap > 0, sequence > last + 1 {
-                    for missing in (last + 1)..<sequence {
-                        let placeholder = JournalTransaction(
-                            sequence: missing, transactionID: UUID().uuidString, timestamp: Timestamp.truncated(Date()),
-                            author: "folio repair: damaged line moved to journal side file", inserted: [], updated: [], deleted: [],
-                            nextID: 0)
-                        kept.append(Array(try placeholder.encodedLine().dropLast()))
-                        report.actions.append("inserted an empty transaction \(missing) in \(path) in place of a damaged line")
-                    }
+                    try fillGap(after: last, before: sequence, movedLines: pendingGap, line: number, path: path, into: &kept, report: &report)
                 }
                 lastSequence = sequence
                 pendingGap = 0
@@ -137,6 +129,28 @@ package enum StoreRepair {
         }
         try appendToSideFile("\(path).damaged", moved, fs: fs)
         try fs.replaceFile(at: path, with: kept.flatMap { $0 + [0x0A] })
+    }
+
+    /// Puts an empty transaction in place of each moved transaction line between sequences `last` and
+    /// `next`, so that sequence numbers stay contiguous. A gap wider than the lines moved is not theirs (a
+    /// sequence read from the file may be anything up to 2^62-1): it is left for verification to report,
+    /// never filled one placeholder at a time.
+    private static func fillGap(
+        after last: UInt64, before next: UInt64, movedLines: Int, line: Int, path: String, into kept: inout [[UInt8]],
+        report: inout RepairReport
+    ) throws {
+        guard next - last - 1 <= UInt64(movedLines) else {
+            report.actions.append(
+                "left transactions \(last + 1)…\(next - 1) of \(path) missing: more than the \(movedLines) damaged line(s) moved before line \(line)")
+            return
+        }
+        for missing in (last + 1)..<next {
+            let placeholder = JournalTransaction(
+                sequence: missing, transactionID: UUID().uuidString, timestamp: Timestamp.truncated(Date()),
+                author: "folio repair: damaged line moved to journal side file", inserted: [], updated: [], deleted: [], nextID: 0)
+            kept.append(Array(try placeholder.encodedLine().dropLast()))
+            report.actions.append("inserted an empty transaction \(missing) in \(path) in place of a damaged line")
+        }
     }
 
     /// Appends to a side file beside a store file (created if missing), fsyncing it and its directory.
@@ -156,7 +170,9 @@ package enum StoreRepair {
 
     private static func sequenceOf(_ line: [UInt8]) -> UInt64? {
         line.withUnsafeBufferPointer { buffer in
-            guard let members = try? LineFraming.decode(buffer), case .int(let sequence)? = members["seq"], sequence > 0 else { return nil }
+            guard let members = try? LineFraming.decode(buffer), case .int(let sequence)? = members["seq"],
+                  SequenceLimits.isValid(sequence)
+            else { return nil }
             return UInt64(sequence)
         }
     }

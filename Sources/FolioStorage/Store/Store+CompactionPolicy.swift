@@ -16,17 +16,13 @@ extension Store {
         let snapshots = snapshotBytes(paths)
         // Most writes past the threshold stop here, without looking at the history file.
         guard journalEnd >= snapshots else { return false }
-        return journalEnd >= snapshots + min(retainedHistoryBytes(paths), snapshots)
+        return journalEnd >= [snapshots, min(retainedHistoryBytes(paths), snapshots)].saturatingSum()
     }
 
-    /// The total size of the snapshot files.
+    /// The total size of the snapshot files, held at Int64.max: a sparse file may claim any size.
     func snapshotBytes(_ paths: StorePaths) -> Int64 {
         let entities = withReadState { Array($0.snapshotBases.keys) }
-        var total: Int64 = 0
-        for entity in entities {
-            if let status = try? fs.status(atPath: paths.snapshot(entity)) { total += status.size }
-        }
-        return total
+        return entities.compactMap { (try? fs.status(atPath: paths.snapshot($0)))?.size }.saturatingSum()
     }
 
     /// The size of `history.jsonl`: the history the last compaction retained (0 when there is none).

@@ -6,7 +6,7 @@ extension Store {
     func startBatchTimer(_ journal: inout JournalWriter) {
         guard case .batched(let interval) = configuration.durability, paths != nil, !configuration.readOnly else { return }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "folio.storage.batched-fsync"))
-        let nanoseconds = max(1, Int((interval * 1e9).rounded()))
+        let nanoseconds = TimerInterval.nanoseconds(seconds: interval, minimum: 1)
         timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds), leeway: .milliseconds(10))
         timer.setEventHandler { [weak self] in self?.syncBatch() }
         journal.batchTimer = timer

@@ -232,7 +232,8 @@ public final class Store: Sendable {
         try loadHistoryFileIfNeeded()
         return try withReadState { read in
             let available = read.oldestRetainedSequence
-            if sequence + 1 < available {
+            // Not `sequence + 1 < available`, which overflows for a caller's `UInt64.max`.
+            if available > 0, sequence < available - 1 {
                 throw StorageError(
                     .historyExpired,
                     "history after sequence \(sequence) was compacted away; the oldest retained transaction is \(available). Refetch everything instead.")

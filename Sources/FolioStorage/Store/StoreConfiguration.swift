@@ -29,7 +29,9 @@ public struct StoreConfiguration: Sendable {
     public enum Durability: Sendable, Hashable {
         /// fsync the journal before `write` returns. The default.
         case always
-        /// fsync at most this many seconds after a write, from a background timer.
+        /// fsync at most this many seconds after a write, from a background timer. An interval below a
+        /// nanosecond (NaN included) syncs as soon as the timer can; one past 2^62 nanoseconds (about 146
+        /// years, an infinity included) waits that long.
         case batched(TimeInterval)
         /// Never fsync the journal (compaction still syncs its files).
         case none

@@ -42,12 +42,14 @@ extension Store {
             for name in try fs.contentsOfDirectory(paths.snapshots) where !FileSystemNames.isTemporary(name) {
                 if let status = try fs.status(atPath: "\(paths.snapshots)/\(name)") { sizes["snapshots/\(name)"] = status.size }
             }
-            var blobBytes: Int64 = 0
+            var blobSizes: [Int64] = []
             for shard in try fs.contentsOfDirectory(paths.blobs) {
                 for name in try fs.contentsOfDirectory("\(paths.blobs)/\(shard)") {
-                    blobBytes += try fs.status(atPath: "\(paths.blobs)/\(shard)/\(name)")?.size ?? 0
+                    blobSizes.append(try fs.status(atPath: "\(paths.blobs)/\(shard)/\(name)")?.size ?? 0)
                 }
             }
+            // Sparse files may claim any size: the total is held at Int64.max rather than overflow.
+            let blobBytes = blobSizes.saturatingSum()
             if blobBytes > 0 { sizes["blobs"] = blobBytes }
         }
         let compactionDue = isCompactionDue()

@@ -45,7 +45,7 @@ enum CompactCommand: FolioSubcommand {
         let seconds = max(Date().timeIntervalSince(start), 0.000_001)
         if console.showsProgress { console.errorRaw("\r\u{1B}[2K") }
         let after = try store.statistics()
-        let totalBefore = before.fileSizes.values.reduce(0, +), totalAfter = after.fileSizes.values.reduce(0, +)
+        let totalBefore = before.fileSizes.values.saturatingSum(), totalAfter = after.fileSizes.values.saturatingSum()
         console.print("Compacted \(url.path) at sequence \(after.lastSequence) in \(String(format: "%.2f", seconds)) s (\(records) records, \(Int((Double(records) / seconds).rounded())) records/s).")
         console.print("  journal: \(before.journalTransactions) transaction(s), \(byteCount(before.journalBytes)) → \(after.journalTransactions), \(byteCount(after.journalBytes))")
         console.print("  history: \(after.retainedTransactions) transaction(s) retained")

@@ -20,7 +20,8 @@ enum InfoCommand: FolioSubcommand {
         let recorded = store.schema.flatMap { try? RecordedSchema(parsing: $0) }
         let directory = store.directory ?? URL(fileURLWithPath: path)
         let manifestVersion = Self.manifestVersion(directory)
-        let totalBytes = statistics.fileSizes.values.reduce(0, +)
+        // Sparse files may claim any size: the total is held at Int64.max rather than overflow.
+        let totalBytes = statistics.fileSizes.values.saturatingSum()
         let entities = Set(statistics.recordCounts.keys).union(schema?.entities.keys.map { $0 } ?? [])
 
         if arguments.flag("--json") {

@@ -70,7 +70,8 @@ struct DemoTour {
         for recipe in recipes.prefix(4) {
             var detail = ""
             if let baked = recipe as? BakedGood { detail = " — bake at \(baked.ovenTemperature) °C" }
-            if let drink = recipe as? Beverage { detail = " — \(Int(drink.caffeine)) mg caffeine" }
+            // The amount is read from the sample files, which may hold any double: no `Int(_:)` of it.
+            if let drink = recipe as? Beverage { detail = " — \(Filter.formatNumber(drink.caffeine)) mg caffeine" }
             say("  \(String(describing: type(of: recipe)).padding(toLength: 9, withPad: " ", startingAt: 0)) \(recipe.name), \(recipe.ingredients.count) ingredients, in \(recipe.cookbook?.title ?? "no cookbook")\(detail)")
         }
         code("""

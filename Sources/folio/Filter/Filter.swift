@@ -15,7 +15,7 @@ import FolioStorage
 ///   inside an object value.
 /// - Operators: `==` (or `=`), `!=`, `<`, `<=`, `>`, `>=`, `contains` (case-insensitive substring of a
 ///   string, or an element of an array), combined with `and`, `or`, `not` and parentheses. `and` binds
-///   tighter than `or`.
+///   tighter than `or`. Parentheses and `not` nest at most ``FilterParser/maximumDepth`` deep.
 /// - Values: numbers, `true`, `false`, `null`, quoted strings (`"…"` or `'…'`), or bare words (strings).
 ///   A value that looks like a date (`2026-06-01`, `2026-06-01T09:30:00Z`) compares as a date against
 ///   date properties.
@@ -238,6 +238,12 @@ struct FilterParser {
     var tokens: [(FilterToken, Int)]
     var source: String
     var position = 0
+    /// How many parentheses and `not`s enclose the token being parsed.
+    private var depth = 0
+
+    /// The deepest nesting of parentheses and `not`s accepted: each level is a recursion of the parser,
+    /// of matching and of freeing the filter, so a command line of thousands would overflow the stack.
+    static let maximumDepth = 256
 
     init(tokens: [(FilterToken, Int)], source: String) {
         self.tokens = tokens
@@ -285,10 +291,20 @@ struct FilterParser {
 
     mutating func parseNot() throws(FilterSyntaxError) -> Filter {
         if peekWord() == "not" {
+            try enterNesting()
+            defer { depth -= 1 }
             position += 1
             return .not(try parseNot())
         }
         return try parsePrimary()
+    }
+
+    /// Counts one more level of nesting at the current token, refusing one past ``maximumDepth``.
+    private mutating func enterNesting() throws(FilterSyntaxError) {
+        guard depth < Self.maximumDepth else {
+            throw FilterSyntaxError(message: "parentheses and 'not' are nested more than \(Self.maximumDepth) deep", column: column)
+        }
+        depth += 1
     }
 
     mutating func parsePrimary() throws(FilterSyntaxError) -> Filter {
@@ -296,6 +312,8 @@ struct FilterParser {
             throw FilterSyntaxError(message: "expected a comparison such as 'price < 100'", column: column)
         }
         if case .open = tokens[position].0 {
+            try enterNesting()
+            defer { depth -= 1 }
             position += 1
             let inner = try parseOr()
             guard position < tokens.count, case .close = tokens[position].0 else {

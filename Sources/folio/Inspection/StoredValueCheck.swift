@@ -38,7 +38,9 @@ enum StoredValueCheck {
             // Base64 text, or a blob reference for `.externalStorage`.
             fits = value.stringValue.map { Data(base64Encoded: $0) != nil } ?? (value.objectValue?["$blob"]?.stringValue != nil)
         case "Decimal":
-            fits = value.stringValue.map { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) != nil } ?? (value.intValue != nil)
+            // `Decimal.nan` is written as its description, "NaN", which `Decimal(string:)` does not read.
+            fits = value.stringValue.map { $0 == "NaN" || Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) != nil }
+                ?? (value.intValue != nil)
         default:
             return nil
         }
