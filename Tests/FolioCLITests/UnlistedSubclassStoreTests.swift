@@ -6,7 +6,7 @@ import Testing
 struct UnlistedSubclassStoreTests {
     /// The schema slot as a container made for `Trip` alone writes it once a context stored a
     /// `BusinessTrip` (a subclass it was not given) and a private subclass the runtime cannot look up
-    /// by name: each unlisted, the first with its class's mangled name.
+    /// by name: each unlisted, the first with its class's qualified name.
     static let schema: JSONValue = {
         let attribute: (String) -> JSONValue = { .object(["kind": .string("attribute"), "type": .string($0)]) }
         let tripProperties: [String: JSONValue] = ["name": attribute("String"), "destination": attribute("String"), "price": attribute("Double")]
@@ -16,7 +16,7 @@ struct UnlistedSubclassStoreTests {
             "entities": .object([
                 "Trip": .object(["properties": .object(tripProperties), "indices": indices]),
                 "BusinessTrip": .object([
-                    "superentity": .string("Trip"), "unlisted": .bool(true), "mangledTypeName": .string("6Sample12BusinessTripC"),
+                    "superentity": .string("Trip"), "unlisted": .bool(true), "className": .string("Sample.BusinessTrip"),
                     "properties": .object(tripProperties.merging(["perdiem": attribute("Double")]) { $1 }), "indices": indices,
                 ]),
                 "SecretTrip": .object([

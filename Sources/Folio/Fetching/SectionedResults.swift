@@ -64,6 +64,14 @@ public struct SectionedResults<Element: PersistentModel, SectionTitle: Hashable>
     public var sectionTitles: [SectionTitle] { sections.map(\.title) }
 }
 
+/// The order of a fetch's sections.
+private enum SectionOrder<T: PersistentModel> {
+    /// By title in ``StringOrder``.
+    case titles(ascending: Bool)
+    /// In the order a sort descriptor gives the sections' first models.
+    case firstModels(SortDescriptor<T>)
+}
+
 /// One section of ``SectionedResults``: its title and its models.
 public struct ResultsSection<Element: PersistentModel, SectionTitle: Hashable>: RandomAccessCollection, Identifiable {
     /// The value of the section key path shared by the section's models.
@@ -80,15 +88,20 @@ public struct ResultsSection<Element: PersistentModel, SectionTitle: Hashable>: 
 }
 
 extension ModelContext {
-    /// Fetches models grouped into sections by a string property: sorted by the section title first,
-    /// then by the descriptor's own sort inside each section.
+    /// Fetches models grouped into sections by a string property, each section in the descriptor's order.
+    ///
+    /// Sections come in the order of the descriptor's first sort descriptor when it sorts by the
+    /// section's property (as a sectioned fetch in Core Data requires), with its comparator and order:
+    /// `SortDescriptor(\.name, comparator: .localizedStandard)` gives sections as the Finder orders
+    /// names. Otherwise they come in ascending order of their titles, in Folio's string order
+    /// (docs/queries.md, "Ordering").
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, sectionBy: KeyPath<T, String>) throws
         -> SectionedResults<T, String> {
         let groups = try fetchGrouped(descriptor, by: sectionBy)
         // Only the distinct titles are sorted. (A section's title is its last model's, as when runs of
         // equal titles are grouped: titles that are equal as strings may still differ in their bytes.)
-        let titled = groups.compactMap { key, group in key.map { (key: $0, title: group.title ?? $0, models: group.models) } }
-        return SectionedResults(groups: titled.sorted { StringOrder.areInIncreasingOrder($0.key, $1.key) }.map { ($0.title, $0.models) })
+        let titled = groups.compactMap { key, group in key.map { (title: group.title ?? $0, models: group.models) } }
+        return SectionedResults(groups: Self.ordered(titled, by: Self.sectionOrder(descriptor.sortBy, sectionBy)).map { ($0.title, $0.models) })
     }
 
     /// Fetches models grouped into sections by an optional string property; models whose value is nil
@@ -99,8 +112,8 @@ extension ModelContext {
         // the models whose title is the empty string.
         var groups = try fetchGrouped(descriptor, by: sectionBy)
         let missing = groups.removeValue(forKey: nil)?.models ?? []
-        var ordered = groups.compactMap { key, group in key.map { _ in (title: group.title ?? "", models: group.models) } }
-            .sorted { StringOrder.areInIncreasingOrder($0.title, $1.title) }
+        var ordered = Self.ordered(groups.compactMap { key, group in key.map { _ in (title: group.title ?? "", models: group.models) } },
+                                   by: .titles(ascending: true))
         if !missing.isEmpty {
             if let first = ordered.first, first.title.isEmpty {
                 ordered[0].models = missing + first.models
@@ -108,7 +121,39 @@ extension ModelContext {
                 ordered.insert((title: "", models: missing), at: 0)
             }
         }
-        return SectionedResults(groups: ordered.map { ($0.title, $0.models) })
+        return SectionedResults(groups: Self.ordered(ordered, by: Self.sectionOrder(descriptor.sortBy, sectionBy)).map { ($0.title, $0.models) })
+    }
+
+    /// How sections are ordered: by the descriptor's first sort descriptor when it sorts by the
+    /// section's property (by title in ``StringOrder``, in its direction, or with its localized
+    /// comparator), else by title, ascending.
+    private static func sectionOrder<T: PersistentModel>(_ sortBy: [SortDescriptor<T>], _ sectionBy: AnyKeyPath) -> SectionOrder<T> {
+        guard let first = sortBy.first, let keyPath = first.keyPath else { return .titles(ascending: true) }
+        if keyPath == sectionBy { return .titles(ascending: first.order == .forward) }
+        #if !canImport(Darwin)
+        if first.sortsLocalized(by: sectionBy) { return .firstModels(first) }
+        #endif
+        return .titles(ascending: true)
+    }
+
+    /// `groups` in `order`; ties (titles a comparator finds the same) by title in ``StringOrder``.
+    private static func ordered<T: PersistentModel>(_ groups: [(title: String, models: [T])],
+                                                    by order: SectionOrder<T>) -> [(title: String, models: [T])] {
+        groups.sorted { a, b in
+            switch order {
+            case .titles(let ascending):
+                return ascending ? StringOrder.areInIncreasingOrder(a.title, b.title) : StringOrder.areInIncreasingOrder(b.title, a.title)
+            case .firstModels(let sort):
+                if let x = a.models.first, let y = b.models.first {
+                    switch sort.compare(x, y) {
+                    case .orderedAscending: return true
+                    case .orderedDescending: return false
+                    case .orderedSame: break
+                    }
+                }
+                return StringOrder.areInIncreasingOrder(a.title, b.title)
+            }
+        }
     }
 
     /// The models of a fetch grouped by a string property, each group in the descriptor's order, with

@@ -42,7 +42,7 @@ extension RecordedSchema {
                       uniqueness: try groups(members["uniqueness"], key: "uniqueness", entity: name),
                       indices: try groups(members["indices"], key: "indices", entity: name),
                       isUnlisted: isUnlisted,
-                      mangledTypeName: try optionalString(members["mangledTypeName"], key: "mangledTypeName", entity: name))
+                      className: try optionalString(members["className"], key: "className", entity: name))
     }
 
     private static func property(named name: String, of entity: String, _ value: JSONValue) throws(RecordedSchemaError) -> Property {

@@ -28,7 +28,7 @@ extension RecordedSchema {
             }
             var recordedEntity = Entity(name: entity.name, superentity: entity.superentity?.name, properties: properties,
                                         uniqueness: entity.uniquenessConstraints, indices: entity.indices,
-                                        isUnlisted: entity.isUnlisted, mangledTypeName: entity.recordedTypeName)
+                                        isUnlisted: entity.isUnlisted, className: entity.recordedClassName)
             if let own = entity.recordedOnly {
                 // What no class here declares is recorded again as it was.
                 recordedEntity.properties.merge(own.ownProperties) { inherited, _ in inherited }
@@ -72,7 +72,7 @@ extension RecordedSchema {
             if !entity.indices.isEmpty { members["indices"] = groups(entity.indices) }
             if !entity.uniqueness.isEmpty { members["uniqueness"] = groups(entity.uniqueness) }
             if entity.isUnlisted { members["unlisted"] = .bool(true) }
-            if let mangledTypeName = entity.mangledTypeName { members["mangledTypeName"] = .string(mangledTypeName) }
+            if let className = entity.className { members["className"] = .string(className) }
             entityValues[name] = .object(members)
         }
         var root: [String: JSONValue] = ["entities": .object(entityValues)]

@@ -68,20 +68,20 @@ package struct RecordedSchema: Hashable, Sendable {
         /// opened for the listed models keeps it instead of treating it as removed. Not part of the
         /// checksum: listing the class later changes no record.
         package var isUnlisted = false
-        /// The mangled name of an unlisted entity's class, by which a later process finds the class;
-        /// nil when the class cannot be found by name (a `private` or local class).
-        package var mangledTypeName: String?
+        /// The qualified name (`Module.Class`) of an unlisted entity's class, by which a later process
+        /// finds the class; nil when the class cannot be found by name (a nested, `private` or local class).
+        package var className: String?
 
         package init(name: String, superentity: String? = nil, properties: [String: Property],
                      uniqueness: [[String]] = [], indices: [[String]] = [], isUnlisted: Bool = false,
-                     mangledTypeName: String? = nil) {
+                     className: String? = nil) {
             self.name = name
             self.superentity = superentity
             self.properties = properties
             self.uniqueness = uniqueness
             self.indices = indices
             self.isUnlisted = isUnlisted
-            self.mangledTypeName = mangledTypeName
+            self.className = className
         }
 
         /// The stored properties (not ephemeral), by name.

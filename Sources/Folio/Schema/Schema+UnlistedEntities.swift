@@ -1,3 +1,4 @@
+import Foundation
 import FolioStorage
 
 /// An unlisted entity as the store records it, kept for a process that cannot find its class: what it
@@ -10,8 +11,8 @@ struct RecordedOnlyEntity: Sendable {
     /// Its uniqueness groups and indexes less its superentity's.
     var ownUniqueness: [[String]]
     var ownIndices: [[String]]
-    /// The class's mangled name as recorded, if it was (see ``Schema/Entity/recordedTypeName``).
-    var mangledTypeName: String?
+    /// The class's qualified name as recorded, if it was (see ``Schema/Entity/recordedClassName``).
+    var className: String?
 }
 
 /// Subclasses the models do not list: SwiftData's guidance is to list every class of a hierarchy, yet
@@ -83,9 +84,8 @@ extension Schema {
         while let name = ancestorName, seen.insert(name).inserted {
             if let ancestor = entitiesByName[name], !ancestor.isRecordedOnly {
                 let qualified = String(reflecting: ancestor.modelType)
-                guard let module = qualified.split(separator: ".").first, Self.isPlainMangledName(String(module)),
-                      Self.isPlainMangledName(entity.name),
-                      let type = _typeByName("\(module).\(entity.name)") as? any PersistentModel.Type,
+                guard let module = qualified.split(separator: ".").first,
+                      let type = Self.modelClass(named: "\(module).\(entity.name)"),
                       type._folioEntityName == entity.name, type._folioSuperclass?._folioEntityName == entity.superentity
                 else { return nil }
                 return type
@@ -107,20 +107,30 @@ extension Schema {
     }
 
     /// The class a recorded unlisted entity names, when this process has it: a model class with the
-    /// entity's name and superentity. The name comes from disk: only a plain mangled name (ASCII letters,
-    /// digits and underscores, which cannot hold the runtime's symbolic references) is looked up.
+    /// entity's name and superentity.
     static func resolvedType(of entity: RecordedSchema.Entity) -> (any PersistentModel.Type)? {
-        guard let name = entity.mangledTypeName, isPlainMangledName(name),
-              let type = _typeByName(name) as? any PersistentModel.Type,
+        guard let name = entity.className, let type = modelClass(named: name),
               type._folioEntityName == entity.name, type._folioSuperclass?._folioEntityName == entity.superentity
         else { return nil }
         return type
     }
 
-    /// Whether `name` is short and made of ASCII letters, digits and underscores only.
-    static func isPlainMangledName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 512 && name.utf8.allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F
+    /// The model class `name` names (`"Module.Class"`), through Foundation's `NSClassFromString`. The name
+    /// may come from disk: only a class at the top level of its module, named by two plain identifiers
+    /// (ASCII letters, digits and underscores), is looked up.
+    static func modelClass(named name: String) -> (any PersistentModel.Type)? {
+        guard isTopLevelClassName(name) else { return nil }
+        return NSClassFromString(name) as? any PersistentModel.Type
+    }
+
+    /// Whether `name` is `Module.Class`, each part a short plain identifier.
+    static func isTopLevelClassName(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { part in
+            !part.isEmpty && part.utf8.count <= 256 && part.utf8.first.map { !(0x30...0x39).contains($0) } == true
+                && part.utf8.allSatisfy { byte in
+                    (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F
+                }
         }
     }
 
@@ -132,18 +142,20 @@ extension Schema {
             ownProperties: entity.properties.filter { !inherited.contains($0.key) },
             ownUniqueness: entity.uniqueness.filter { !(parent?.uniqueness.contains($0) ?? false) },
             ownIndices: entity.indices.filter { !(parent?.indices.contains($0) ?? false) },
-            mangledTypeName: entity.mangledTypeName)
+            className: entity.className)
     }
 }
 
 extension Schema.Entity {
     /// The name the store records for an unlisted entity's class, by which a later process finds the
-    /// class again: its mangled name, when the runtime finds the class by it (a class at the top level
-    /// of its module or nested in another type, not a `private` or local one); nil otherwise.
-    var recordedTypeName: String? {
-        if let recordedOnly { return recordedOnly.mangledTypeName }
-        guard isUnlisted, let name = _mangledTypeName(modelType), Schema.isPlainMangledName(name),
-              let found = _typeByName(name), ObjectIdentifier(found) == ObjectIdentifier(modelType) else { return nil }
+    /// class again: `Module.Class`, when Foundation's `NSClassFromString` finds the class by it (a class
+    /// at the top level of its module, not a nested, `private` or local one); nil otherwise.
+    var recordedClassName: String? {
+        if let recordedOnly { return recordedOnly.className }
+        let name = String(reflecting: modelType)
+        guard isUnlisted, let found = Schema.modelClass(named: name), ObjectIdentifier(found) == ObjectIdentifier(modelType) else {
+            return nil
+        }
         return name
     }
 }

@@ -228,23 +228,43 @@ final class ExactAnswersHarness {
         }
     }
 
-    /// Sections by `text` (or by the optional `maybeText`): sorted by title in the documented order,
-    /// titles equal by `==`, each section in the descriptor's order.
+    /// Sections by `text` (or by the optional `maybeText`, nil joining "" first): titles equal by `==`,
+    /// each section in the descriptor's order, sections in the order of the descriptor's first key
+    /// when it is the section's property, else by title in the documented order.
     private func compareSections(_ name: String, _ predicate: Predicate<Exhibit>, sort: ReferenceSort,
                                  matching: [ExhibitValues]) throws {
         let descriptor = FetchDescriptor<Exhibit>(predicate: predicate, sortBy: sort.descriptors)
         let sorted = sort.sorted(matching)
         let byOptional = Bool.random(using: &rng)
-        let expected: [(title: String, serials: [Int])]
+        let field: SortField = byOptional ? .maybeText : .text
+        var groups: [(title: String, members: [ExhibitValues])] = []
+        for value in sorted {
+            let title = byOptional ? value.maybeText ?? "" : value.text
+            if let position = groups.firstIndex(where: { $0.title == title }) {
+                groups[position].members.append(value)
+            } else {
+                groups.append((title, [value]))
+            }
+        }
+        if byOptional, let position = groups.firstIndex(where: { $0.title.isEmpty }) {
+            // nil before "" in the "" section.
+            let members = groups[position].members
+            groups[position].members = members.filter { $0.maybeText == nil } + members.filter { $0.maybeText != nil }
+        }
+        let leading = sort.keys.first.flatMap { $0.field == field ? $0 : nil }
+        groups.sort { a, b in
+            if let leading, let x = a.members.first, let y = b.members.first {
+                let order = field.compare(x, y)
+                if order != .orderedSame { return (order == .orderedAscending) == (leading.order == .forward) }
+            }
+            return ReferenceOrder.compare(a.title, b.title) == .orderedAscending
+        }
+        let expected = groups.map { (title: $0.title, serials: $0.members.map(\.serial)) }
         let actual: [(title: String, serials: [Int])]
         do {
             if byOptional {
-                let ordered = sorted.sorted { ReferenceOrder.compare($0.maybeText, $1.maybeText, ReferenceOrder.compare) == .orderedAscending }
-                expected = Self.group(ordered) { $0.maybeText ?? "" }
                 actual = try context.fetch(descriptor, sectionBy: \.maybeText).map { ($0.title, $0.elements.map(\.serial)) }
             } else {
-                let ordered = sorted.sorted { ReferenceOrder.compare($0.text, $1.text) == .orderedAscending }
-                expected = Self.group(ordered) { $0.text }
                 actual = try context.fetch(descriptor, sectionBy: \.text).map { ($0.title, $0.elements.map(\.serial)) }
             }
         } catch {
@@ -254,21 +274,8 @@ final class ExactAnswersHarness {
         let same = expected.count == actual.count
             && zip(expected, actual).allSatisfy { $0.title == $1.title && $0.serials == $1.serials }
         if !same {
-            fail("sections of '\(name)' by \(byOptional ? "maybeText" : "text") sort [\(sort)]:\n  expected \(expected.map { "\($0.title.debugDescription): \($0.serials)" })\n  actual   \(actual.map { "\($0.title.debugDescription): \($0.serials)" })")
+            fail("sections of '\(name)' by \(field) sort [\(sort)]:\n  expected \(expected.map { "\($0.title.debugDescription): \($0.serials)" })\n  actual   \(actual.map { "\($0.title.debugDescription): \($0.serials)" })")
         }
-    }
-
-    private static func group(_ values: [ExhibitValues], by title: (ExhibitValues) -> String) -> [(title: String, serials: [Int])] {
-        var groups: [(title: String, serials: [Int])] = []
-        for value in values {
-            let key = title(value)
-            if let last = groups.last, last.title == key {
-                groups[groups.count - 1].serials.append(value.serial)
-            } else {
-                groups.append((key, [value.serial]))
-            }
-        }
-        return groups
     }
 
     /// Sums, means, minimums, maximums and grouped counts, each equal to Swift's own over the matching
