@@ -24,7 +24,7 @@ extension ModelContext {
         guard let filter = query.filter, filter.readsOnlyOwnAttributes,
               let (member, key) = Self.indexedStringEquality(in: filter, cached: container.store.configuration.cachedMembers[entity.name] ?? [])
         else { return nil }
-        let limit = descriptor.fetchLimit.map { max(0, $0) }
+        let limit = descriptor.fetchLimit.flatMap { $0 >= 0 ? $0 : nil }  // a negative limit is none, as in every fetch
         return try container.lock.withLock(refusingReentry: "ModelContext.fetch(_:)") { () -> [T]? in
             guard !container.isIndexLoaded else { return nil }
             let found: [Store.UnloadedRecord]?

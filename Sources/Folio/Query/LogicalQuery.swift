@@ -29,7 +29,12 @@ struct LogicalQuery {
     var filtersModels: Bool { hasPredicate && filter == nil }
 
     /// How many rows the window keeps at most from the front of the sorted result, offset included.
-    var wanted: Int? { fetchLimit.map { $0 + max(0, fetchOffset ?? 0) } }
+    /// Nil without a limit; a negative limit is none, and a sum past `Int.max` is `Int.max`.
+    var wanted: Int? {
+        guard let limit = fetchLimit, limit >= 0 else { return nil }
+        let (sum, overflow) = limit.addingReportingOverflow(max(0, fetchOffset ?? 0))
+        return overflow ? .max : sum
+    }
 
     /// Compiles `descriptor` against `schema`.
     ///

@@ -54,9 +54,9 @@ enum QueryPlanner {
 
     private static func access(for query: LogicalQuery, index: RecordIndex, hasPendingChanges: Bool) -> AccessPath {
         // Top-k from a sorted index: one sort key with an index, everything else on records.
-        if let sortKeys = query.sortKeys, sortKeys.count == 1, let limit = query.fetchLimit, !query.filtersModels,
+        if let sortKeys = query.sortKeys, sortKeys.count == 1, let wanted = query.wanted, !query.filtersModels,
            !hasPendingChanges, query.entities.allSatisfy({ index.isIndexed($0, sortKeys[0].name) }) {
-            return .orderedWalk(sortKeys[0], limit: limit + (query.fetchOffset ?? 0))
+            return .orderedWalk(sortKeys[0], limit: wanted)
         }
         guard let filter = query.filter else { return .allIdentifiers }
         if let chosen = indexProbe(filter, entities: query.entities, index: index) {
