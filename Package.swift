@@ -50,7 +50,7 @@ let package = Package(
         .executableTarget(name: "folio-bench", dependencies: ["Folio", "FolioStorage"]),
 
         .testTarget(name: "FolioMacroKitTests", dependencies: ["FolioMacroKit"]),
-        .testTarget(name: "FolioModelTests", dependencies: ["Folio", "folio-model-worker"]),
+        .testTarget(name: "FolioModelTests", dependencies: ["Folio", "folio-model-worker", "folio"]),
         // SwiftData source as apps write it: `import SwiftData`, nested predicates through the plugin.
         .testTarget(name: "FolioCompatibilityTests", dependencies: ["Folio", "SwiftData"],
                     plugins: [.plugin(name: "FolioPredicates")]),
