@@ -93,6 +93,11 @@ struct LogicalQuery {
         var keys: [SortKey] = []
         var translation = TranslationContext(schema: schema)
         for sort in sortBy {
+            // A localized comparator (`.localizedStandard`, the default for strings on Apple platforms)
+            // is Foundation's to apply: the models are compared with the descriptor itself.
+            if let comparator = sort.stringComparator, comparator != String.StandardComparator(.lexical, order: comparator.order) {
+                return nil
+            }
             guard let keyPath = sort.keyPath, let (name, conversion) = try? translation.field(of: T.self, keyPath: keyPath) else {
                 return nil
             }
