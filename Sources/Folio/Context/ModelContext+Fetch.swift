@@ -173,7 +173,7 @@ extension ModelContext {
     func runQuery<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> (rows: [RowID], executor: QueryExecutor) {
         return try container.lock.withLock(refusingReentry: "ModelContext.fetch(_:)") {
             try container.syncIndexLocked(fromDisk: true)
-            let executor = QueryExecutor(plan: try physicalPlan(descriptor), context: self, index: try container.indexLocked)
+            let executor = try QueryExecutor(plan: try physicalPlan(descriptor), context: self, index: try container.indexLocked)
             return (try executor.run(), executor)
         }
     }

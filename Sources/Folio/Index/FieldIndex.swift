@@ -159,7 +159,7 @@ final class FieldIndex {
 
     func insert(_ id: Int64, _ values: RecordValues) {
         let key = keyOf(values)
-        if case .string(let text) = key, !StringOrder.isCanonical(text) { nonCanonicalStringIDs.insert(id) }
+        if case .string(let text) = key, !text.isASCII, !StringOrder.isCanonical(text.value) { nonCanonicalStringIDs.insert(id) }
         guard keepsTable else {
             if loadedGroups != nil {
                 loadedGroups?.append(key, id)

@@ -15,7 +15,7 @@ enum QueryKey: Hashable, Comparable {
     case bool(Bool)
     case int(Int64)
     case double(Double)
-    case string(String)
+    case string(KeyText)
     case date(Double)
     case other(JSONValue)
 
@@ -45,7 +45,7 @@ enum QueryKey: Hashable, Comparable {
             } else if conversion == .floating, let number = QueryValue.floating(value) {
                 self = .double(number)
             } else {
-                self = .string(string)
+                self = .string(KeyText(string))
             }
         default: self = .other(value)
         }
@@ -69,7 +69,7 @@ enum QueryKey: Hashable, Comparable {
         case let (.double(a), .double(b)), let (.date(a), .date(b)): return NumberOrder.sortsBefore(a, b)
         case let (.int(a), .double(b)): return NumberOrder.compare(a, b).map { $0 == .orderedAscending } ?? true
         case let (.double(a), .int(b)): return NumberOrder.compare(a, b).map { $0 == .orderedAscending } ?? false
-        case let (.string(a), .string(b)): return StringOrder.areInIncreasingOrder(a, b)
+        case let (.string(a), .string(b)): return KeyText.precedes(a, b)
         case let (.other(a), .other(b)): return JSONValue.canonicallyPrecedes(a, b)
         default: return lhs.rank < rhs.rank
         }
@@ -112,5 +112,36 @@ enum QueryKey: Hashable, Comparable {
     var isNaN: Bool {
         if case .double(let number) = self { return number.isNaN }
         return false
+    }
+}
+
+/// A string as an index key: the string, and whether it is all ASCII, found once when the key is made.
+/// Two ASCII strings compare with Swift's own `<`, a comparison of their bytes, which is
+/// ``StringOrder`` for them; any other pair in ``StringOrder``. Equality and hashing are the string's.
+struct KeyText: Hashable, ExpressibleByStringLiteral {
+    let value: String
+    let isASCII: Bool
+
+    init(_ value: String) {
+        self.value = value
+        isASCII = value.isASCII
+    }
+
+    init(stringLiteral value: String) {
+        self.init(value)
+    }
+
+    static func == (lhs: KeyText, rhs: KeyText) -> Bool {
+        lhs.value == rhs.value
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(value)
+    }
+
+    /// Whether `lhs` comes before `rhs` in ``StringOrder``.
+    @inline(__always)
+    static func precedes(_ lhs: KeyText, _ rhs: KeyText) -> Bool {
+        lhs.isASCII && rhs.isASCII ? lhs.value < rhs.value : StringOrder.areInIncreasingOrder(lhs.value, rhs.value)
     }
 }

@@ -16,7 +16,11 @@ struct PendingOverlay {
 
     init() {}
 
-    init(context: ModelContext, entities: Set<String>) {
+    /// The overlay of `context`'s unsaved changes to `entities`.
+    ///
+    /// - Throws: ``FolioError/Code/modelCoding`` when an unsaved model cannot be encoded (the save would
+    ///   refuse it too): a fetch that left it out would hide a model the context holds.
+    init(context: ModelContext, entities: Set<String>) throws {
         guard context.hasChanges else { return }
         let number: (AnyObject) throws -> Int64 = { object in
             guard let model = object as? any PersistentModel else { return 0 }
@@ -28,7 +32,7 @@ struct PendingOverlay {
         }
         for model in context.insertedModelsArray where entities.contains(type(of: model)._folioEntityName) {
             modelsRead += 1
-            guard let values = try? ModelRecordCoding.encode(model, recordNumber: number) else { continue }
+            let values = try Self.encoded(model) { try ModelRecordCoding.encode(model, recordNumber: number) }
             let id = PendingOverlay.rowID(of: model)
             rows[id] = (type(of: model)._folioEntityName, values)
             insertedModels[id] = model
@@ -37,12 +41,24 @@ struct PendingOverlay {
         for model in context.changedModelsArray where entities.contains(type(of: model)._folioEntityName) {
             modelsRead += 1
             let backing = model.persistentBackingData
-            guard let id = backing.storedRecordNumber, let stored = context.container.recordIndex.records[id],
-                  let changes = try? ModelRecordCoding.encode(model, onlyProperties: backing.changedProperties, recordNumber: number) else {
-                continue
+            guard let id = backing.storedRecordNumber, let stored = context.container.recordIndex.records[id] else { continue }
+            let changes = try Self.encoded(model) {
+                try ModelRecordCoding.encode(model, onlyProperties: backing.changedProperties, recordNumber: number)
             }
             rows[id] = (stored.entity, stored.values.merging(changes))
             changedIDs.append(id)
+        }
+    }
+
+    /// The values `encode` gives, or the error that the model could not be encoded.
+    private static func encoded(_ model: any PersistentModel, _ encode: () throws -> RecordValues) throws -> RecordValues {
+        do {
+            return try encode()
+        } catch let error as FolioError {
+            throw error
+        } catch {
+            throw FolioError(.modelCoding, "An unsaved \(type(of: model)) could not be encoded for the fetch, as saving it would fail too",
+                             underlying: error)
         }
     }
 

@@ -22,11 +22,13 @@ struct QueryExecutor {
     var query: LogicalQuery { plan.query }
 
     /// Must be made with the container's lock held and its index loaded, and run before it is released.
-    init(plan: PhysicalPlan, context: ModelContext, index: RecordIndex) {
+    ///
+    /// - Throws: ``FolioError/Code/modelCoding`` when an unsaved model the plan overlays cannot be encoded.
+    init(plan: PhysicalPlan, context: ModelContext, index: RecordIndex) throws {
         self.plan = plan
         self.context = context
         self.index = index
-        overlay = plan.overlaysPendingChanges ? PendingOverlay(context: context, entities: plan.query.entities) : PendingOverlay()
+        overlay = plan.overlaysPendingChanges ? try PendingOverlay(context: context, entities: plan.query.entities) : PendingOverlay()
     }
 
     /// The rows that match, sorted and windowed.

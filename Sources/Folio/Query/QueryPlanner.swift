@@ -120,7 +120,7 @@ enum QueryPlanner {
             if bound.isNaN { return (name, .keys([]), false, 0) }
             // Swift's `<` is not the index's order for a string that is not canonical: any record may
             // compare with it differently, so only a scan finds them all.
-            if case .string(let text) = bound, !StringOrder.isCanonical(text) { return nil }
+            if case .string(let text) = bound, !StringOrder.isCanonical(text.value) { return nil }
             var count = 0
             for entity in entities {
                 guard let fieldIndex = index.fieldIndex(entity, name) else { return nil }
@@ -194,7 +194,7 @@ extension QueryKey {
         case .bool(let bool): self = .bool(bool)
         case .int(let int): self = .int(int)
         case .double(let double): self = .double(double)
-        case .string(let string): self = .string(string)
+        case .string(let string): self = .string(KeyText(string))
         case .date(let date): self = .date(date)
         case .record(let id): self = .int(id)
         case .json(let json): self = .other(json)

@@ -104,3 +104,52 @@ struct ValueDomainEdgeTests {
         #expect(try fetch(limit: .min, offset: 4) == [3])
     }
 }
+
+/// A glaze whose encoding fails once it cracks: a value the store cannot take.
+struct Glaze: Codable, Hashable {
+    var cracked: Bool
+
+    struct Cracked: Error {}
+
+    init(cracked: Bool) { self.cracked = cracked }
+
+    init(from decoder: any Decoder) throws {
+        cracked = try decoder.singleValueContainer().decode(Bool.self)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        if cracked { throw Cracked() }
+        var container = encoder.singleValueContainer()
+        try container.encode(cracked)
+    }
+}
+
+@Model
+final class Vase {
+    var name: String
+    var glaze: Glaze
+
+    init(name: String, glaze: Glaze) {
+        self.name = name
+        self.glaze = glaze
+    }
+}
+
+@Suite("Unsaved models a fetch cannot encode")
+struct UnencodableUnsavedModelTests {
+    @Test func aFetchThrowsRatherThanHideAnUnsavedModelItCannotEncode() throws {
+        let context = ModelContext(try ModelContainer(for: Vase.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        context.insert(Vase(name: "Whole", glaze: Glaze(cracked: false)))
+        try context.save()
+        context.insert(Vase(name: "Cracked", glaze: Glaze(cracked: true)))
+        let error = #expect(throws: FolioError.self) {
+            try context.fetch(FetchDescriptor<Vase>(predicate: #Predicate { $0.name != "" }))
+        }
+        #expect(error?.code == .modelCoding, "\(String(describing: error))")
+        #expect(throws: (any Error).self) { try context.save() }
+        // Without the unsaved models the fetch answers as before.
+        var saved = FetchDescriptor<Vase>(predicate: #Predicate { $0.name != "" })
+        saved.includePendingChanges = false
+        #expect(try context.fetch(saved).map(\.name) == ["Whole"])
+    }
+}
