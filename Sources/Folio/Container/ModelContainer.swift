@@ -116,9 +116,10 @@ public final class ModelContainer: @unchecked Sendable {
     ///
     /// A container keeps one store: pass at most one configuration (none uses the default one).
     ///
-    /// A store written by another version of the models is migrated first, in one transaction: by the
-    /// stages of `migrationPlan` from the store's version to the newest, or, without a plan, by the
-    /// changes Folio infers (see `docs/migration.md`).
+    /// A store written by another version of the models is migrated first, in one transaction: step by
+    /// step from the store's version to the version the models match, each step a stage of
+    /// `migrationPlan` where one leaves that version (up or down) and otherwise the changes Folio infers
+    /// to the next version; without a plan, by the changes Folio infers (see `docs/migration.md`).
     ///
     /// - Throws: ``FolioError`` with ``FolioError/Code/invalidSchema`` when the models cannot make a
     ///   schema, several configurations are given or the plan cannot be used;

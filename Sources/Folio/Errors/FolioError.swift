@@ -5,8 +5,9 @@
 public struct FolioError: Error, CustomStringConvertible, Sendable {
     /// The kinds of error.
     public enum Code: String, Sendable, Hashable {
-        /// The model declarations cannot make a usable schema, or a migration plan cannot be used (its
-        /// stages do not chain from the store's version to the newest).
+        /// The model declarations cannot make a usable schema, or a migration plan cannot be used (it
+        /// lists no schemas or two with one version identifier, a stage names a schema it does not
+        /// list or goes nowhere, or a version has two stages leaving it the same way).
         case invalidSchema
         /// The store's records do not match the schema, or the store was written by a schema version the
         /// migration plan does not know (such as a newer one).
