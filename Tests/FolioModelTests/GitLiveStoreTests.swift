@@ -7,7 +7,7 @@ import Testing
 @Suite("A store open while git merges into it", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git")))
 struct GitLiveStoreTests {
     /// Runs `executable` and returns its exit status and its output and errors, interleaved.
-    static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil,
+    nonisolated static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil,
                     environment extra: [String: String] = [:]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = executable

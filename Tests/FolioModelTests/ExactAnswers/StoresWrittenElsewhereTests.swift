@@ -82,16 +82,7 @@ struct StoresWrittenElsewhereTests {
 
     static func folioCommand(_ arguments: String...) throws -> (status: Int32, output: String) {
         let executable = try #require(builtExecutableURL("folio"), "the folio command was not built next to the tests")
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return try GitLiveStoreTests.run(executable, arguments)
     }
 
     /// Runs the same random queries on both stores and records every difference.
