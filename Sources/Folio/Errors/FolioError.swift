@@ -3,36 +3,44 @@
 ///
 /// Switch on ``code`` to handle a kind of error; print the error for a person.
 public struct FolioError: Error, CustomStringConvertible, Sendable {
-    /// The kinds of error.
-    public enum Code: String, Sendable, Hashable {
+    /// The kind of an error: a stable name that programs compare against. New codes may be added, so
+    /// a `switch` over codes needs a `default`.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable name, as printed in descriptions.
+        public let rawValue: String
+        /// Creates a code from its name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
+        public var description: String { rawValue }
+
         /// The model declarations cannot make a usable schema, or a migration plan cannot be used (it
         /// lists no schemas or two with one version identifier, a stage names a schema it does not
         /// list or goes nowhere, or a version has two stages leaving it the same way).
-        case invalidSchema
+        public static let invalidSchema = Code(rawValue: "invalidSchema")
         /// The store's records do not match the schema, or the store was written by a schema version the
         /// migration plan does not know (such as a newer one).
-        case schemaMismatch
+        public static let schemaMismatch = Code(rawValue: "schemaMismatch")
         /// Opening the store needs a schema change Folio cannot infer (such as a type change); the
         /// message names the entity, the property, the old and new types and the migration stage to write.
-        case migrationRequired
+        public static let migrationRequired = Code(rawValue: "migrationRequired")
         /// A fetch descriptor cannot be used: for example it filters or sorts inside a `.codable` attribute.
-        case invalidFetchDescriptor
+        public static let invalidFetchDescriptor = Code(rawValue: "invalidFetchDescriptor")
         /// A save was refused by a `.deny` delete rule.
-        case deleteDenied
+        public static let deleteDenied = Code(rawValue: "deleteDenied")
         /// The container does not allow saving.
-        case saveNotAllowed
+        public static let saveNotAllowed = Code(rawValue: "saveNotAllowed")
         /// A model could not be encoded or decoded.
-        case modelCoding
+        public static let modelCoding = Code(rawValue: "modelCoding")
         /// A model belongs to another context, or to an entity the container does not know.
-        case invalidModel
+        public static let invalidModel = Code(rawValue: "invalidModel")
         /// The persistent history a token asks for is no longer retained.
-        case historyExpired
+        public static let historyExpired = Code(rawValue: "historyExpired")
         /// A save, fetch, erase or compaction was called from inside another one on the same thread (for
         /// example from a `Codable` attribute's `encode(to:)`, which a save runs), where it would wait for
         /// itself forever; the message names both. Make the call after the outer one returns.
-        case reentrantCall
+        public static let reentrantCall = Code(rawValue: "reentrantCall")
         /// The storage engine failed; ``underlying`` holds its error.
-        case storage
+        public static let storage = Code(rawValue: "storage")
     }
 
     /// The kind of error.
@@ -53,4 +61,9 @@ public struct FolioError: Error, CustomStringConvertible, Sendable {
         if let underlying { return "\(message): \(underlying)" }
         return message
     }
+}
+
+/// Lets `catch FolioError.Code.invalidModel` match an error by its code.
+public func ~= (code: FolioError.Code, error: any Error) -> Bool {
+    (error as? FolioError)?.code == code
 }
