@@ -34,6 +34,10 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// of those only the newest that fit in 64 MiB. In a git work tree a compaction also keeps every
     /// transaction it folds, which a git merge of two clones that both compacted needs.
     public var historyRetention = HistoryRetention()
+    /// How soon a change saved by another process reaches the container's observers, at most, in
+    /// seconds (on Linux, inotify delivers it within milliseconds). The default is 250 ms. Set it before
+    /// the container is made: it is the container's from then on.
+    public var changeNotificationLatency: TimeInterval = 0.25
 
     /// How durable a save is, after Redis's `appendfsync`.
     public enum Durability: Hashable, Sendable {

@@ -75,9 +75,9 @@ public final class ModelContainer: @unchecked Sendable {
     /// The change hub, made on first use. Its own lock, not ``lock``: observers are made and dropped by
     /// the app's code, which may run while a save holds ``lock``.
     let changeHubStorage = LockedState<StoreChangeHub?>(nil)
-    /// How soon a change saved by another process reaches this container's observers, at most (on
-    /// Linux, inotify delivers it within milliseconds). The default is 250 ms.
-    public var changeNotificationLatency: TimeInterval = 0.25
+    /// How soon a change saved by another process reaches this container's observers, at most: its
+    /// configuration's ``ModelConfiguration/changeNotificationLatency``, fixed when the container is made.
+    public var changeNotificationLatency: TimeInterval { configuration.changeNotificationLatency }
     /// What identifies the store in persistent identifiers: its standardized path, or a unique name for
     /// a store in memory.
     var storeIdentifier: String { storeIdentity.identifier }

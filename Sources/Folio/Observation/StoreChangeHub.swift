@@ -27,7 +27,8 @@ final class StoreChangeHub: @unchecked Sendable {
     /// The number of the store's last reload of replaced files that was delivered (``Store/lastReload``).
     private var lastReload: UInt64
     private var monitor: ChangeMonitor?
-    private let latency: TimeInterval
+    /// How often the store is checked where no file notification exists: the configuration's latency.
+    let latency: TimeInterval
 
     init(container: ModelContainer, startingAt sequence: UInt64, latency: TimeInterval) {
         self.container = container
