@@ -23,6 +23,9 @@ let package = Package(
         // Works on records (entity, identifier, values) and knows nothing of models or macros.
         .target(name: "FolioStorage"),
 
+        // For tests only: a file system that fails chosen calls (fault injection); not in any product.
+        .target(name: "FolioTestSupport", dependencies: ["FolioStorage"]),
+
         // A tiny executable the storage tests start and kill (SIGKILL crash tests, multi-process writers).
         .executableTarget(name: "folio-storage-worker", dependencies: ["FolioStorage"]),
 
@@ -50,11 +53,11 @@ let package = Package(
         .executableTarget(name: "folio-bench", dependencies: ["Folio", "FolioStorage"]),
 
         .testTarget(name: "FolioMacroKitTests", dependencies: ["FolioMacroKit"]),
-        .testTarget(name: "FolioModelTests", dependencies: ["Folio", "folio-model-worker", "folio"]),
+        .testTarget(name: "FolioModelTests", dependencies: ["Folio", "folio-model-worker", "folio", "FolioTestSupport"]),
         // SwiftData source as apps write it: `import SwiftData`, nested predicates through the plugin.
         .testTarget(name: "FolioCompatibilityTests", dependencies: ["Folio", "SwiftData"],
                     plugins: [.plugin(name: "FolioPredicates")]),
-        .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "folio-storage-worker"]),
+        .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "folio-storage-worker", "FolioTestSupport"]),
         .testTarget(name: "FolioCLITests", dependencies: ["folio", "folio-bench", "FolioStorage"]),
         // Small apps in the shapes real SwiftData code uses, each writing a store, reopening it and
         // checking its fetches.

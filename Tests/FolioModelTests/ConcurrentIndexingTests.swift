@@ -1,5 +1,6 @@
 import Foundation
 import FolioStorage
+import FolioTestSupport
 import Testing
 @testable import Folio
 

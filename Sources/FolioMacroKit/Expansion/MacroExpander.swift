@@ -2,14 +2,14 @@
 ///
 /// One expander lives for the whole plugin process. It caches parsed declarations by their source
 /// text, because the compiler sends the same type body for every member and every role.
-public final class MacroExpander {
+package final class MacroExpander {
     private var typeCache: [String: TypeDeclSyntax] = [:]
     private lazy var predicateForwarder = PredicateForwarder()
 
-    public init() {}
+    package init() {}
 
     /// Answers one framed message from the host.
-    public func handle(message: [UInt8]) -> [UInt8] {
+    package func handle(message: [UInt8]) -> [UInt8] {
         do {
             switch try PluginMessageCodec.decode(message) {
             case .getCapability:
@@ -34,7 +34,7 @@ public final class MacroExpander {
     }
 
     /// Expands one request.
-    public func expand(_ request: ExpansionRequest) -> ExpansionResult {
+    package func expand(_ request: ExpansionRequest) -> ExpansionResult {
         switch request.typeName {
         case "ModelMacro":
             return ModelMacro(request: request, expander: self).expand()

@@ -5,15 +5,15 @@
 /// Both names are eight bytes long, so every offset in the rewritten text is the offset in the file:
 /// Foundation's diagnostics and fix-its point at the right place without any translation. Strings and
 /// comments are left alone, because the rewrite works on tokens.
-public struct EvaluateRewrite: Sendable {
+package struct EvaluateRewrite: Sendable {
     /// The macro's source with the calls renamed.
-    public let source: String
+    package let source: String
     /// The UTF-8 offsets into the source of the names that were renamed.
-    public let renamed: [Int]
+    package let renamed: [Int]
     /// Calls that cannot be forwarded: `evaluate` with more than one input.
-    public let diagnostics: [MacroDiagnostic]
+    package let diagnostics: [MacroDiagnostic]
 
-    public init(_ snippet: SourceSnippet) {
+    package init(_ snippet: SourceSnippet) {
         let tokens = Lexer.tokenize(snippet.source)
         var bytes = Array(snippet.source.utf8)
         var renamed: [Int] = []

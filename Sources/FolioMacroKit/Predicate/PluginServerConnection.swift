@@ -7,8 +7,8 @@ import Darwin
 #endif
 
 /// Why talking to another plugin process failed; the message becomes a compiler diagnostic.
-public struct PluginServerError: Error, CustomStringConvertible, Sendable {
-    public var description: String
+package struct PluginServerError: Error, CustomStringConvertible, Sendable {
+    package var description: String
 }
 
 /// A child process that speaks the compiler plugin protocol (the toolchain's `swift-plugin-server`),

@@ -6,7 +6,7 @@
 /// expands, and is diagnosed, exactly as Foundation's macro does it. The server is started on the first
 /// `#Predicate` of a compiler job and reused for the rest; a failure to start or to answer in time
 /// becomes an error at the macro, and the next expansion tries again.
-public final class PredicateForwarder {
+package final class PredicateForwarder {
     private let locate: () -> Result<Toolchain, PluginServerError>
     private let timeout: Double
     private var connection: PluginServerConnection?
@@ -14,13 +14,13 @@ public final class PredicateForwarder {
     /// - Parameters:
     ///   - timeout: Seconds to wait for any one answer from the server.
     ///   - locate: Finds the toolchain; by default the one the compiler that started this plugin runs from.
-    public init(timeout: Double = 60,
+    package init(timeout: Double = 60,
                 locate: @escaping () -> Result<Toolchain, PluginServerError> = Toolchain.ofParentProcess) {
         self.timeout = timeout
         self.locate = locate
     }
 
-    public func expand(_ request: ExpansionRequest) -> ExpansionResult {
+    package func expand(_ request: ExpansionRequest) -> ExpansionResult {
         let rewrite = EvaluateRewrite(request.attribute)
         guard rewrite.diagnostics.isEmpty else { return ExpansionResult(source: nil, diagnostics: rewrite.diagnostics) }
         guard let body = request.message?["expandFreestandingMacro"], let syntax = body["syntax"] else {

@@ -7,14 +7,14 @@ import Darwin
 #endif
 
 /// Where the toolchain's plugin server and Foundation's macro library are.
-public struct Toolchain: Sendable, Equatable {
+package struct Toolchain: Sendable, Equatable {
     /// `…/usr/bin/swift-plugin-server`.
-    public var pluginServer: String
+    package var pluginServer: String
     /// `…/usr/lib/swift/host/plugins/libFoundationMacros.so`.
-    public var foundationMacros: String
+    package var foundationMacros: String
 
     /// The toolchain whose `usr` directory is `usr`.
-    public init(usr: String) {
+    package init(usr: String) {
         #if canImport(Darwin)
         let library = "libFoundationMacros.dylib"
         #else
@@ -27,7 +27,7 @@ public struct Toolchain: Sendable, Equatable {
     /// The toolchain of the process that started this plugin: the compiler (`…/usr/bin/swift-frontend`),
     /// which runs from the toolchain that also holds the plugin server. The compiler gives plugins an
     /// empty environment, so its executable's path is the one reliable clue.
-    public static func ofParentProcess() -> Result<Toolchain, PluginServerError> {
+    package static func ofParentProcess() -> Result<Toolchain, PluginServerError> {
         let link = "/proc/\(getppid())/exe"
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink(link, &buffer, buffer.count - 1)
@@ -43,7 +43,7 @@ public struct Toolchain: Sendable, Equatable {
     }
 
     /// This toolchain if both files are there, else why not.
-    public func checked() -> Result<Toolchain, PluginServerError> {
+    package func checked() -> Result<Toolchain, PluginServerError> {
         guard access(pluginServer, X_OK) == 0 else {
             return .failure(PluginServerError(description: "\(pluginServer) is missing or not executable"))
         }

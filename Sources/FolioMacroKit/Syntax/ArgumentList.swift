@@ -1,17 +1,17 @@
 /// One argument of a call or attribute: an optional label and the value's text.
-public struct ArgumentSyntax: Sendable, Equatable {
-    public var label: String?
-    public var value: String
+package struct ArgumentSyntax: Sendable, Equatable {
+    package var label: String?
+    package var value: String
 }
 
 /// A key path literal such as `\.name`, `\Trip.name` or `\.location.city`.
-public struct KeyPathSyntax: Sendable, Equatable {
+package struct KeyPathSyntax: Sendable, Equatable {
     /// The root type's name, if written.
-    public var root: String?
+    package var root: String?
     /// The property names after the root, in order.
-    public var components: [String]
+    package var components: [String]
     /// Whether the path has anything other than plain property names (`?`, `!`, subscripts, calls).
-    public var hasOtherComponents: Bool
+    package var hasOtherComponents: Bool
 }
 
 enum ArgumentList {

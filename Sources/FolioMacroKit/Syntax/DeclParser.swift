@@ -6,9 +6,9 @@
 /// Declarations are separated by `;` or by a line break followed by something that can only start
 /// a declaration (an attribute, a modifier, a declaration keyword, a `#` directive or a closing brace),
 /// which is how an expression continued on the next line (`.map { … }`, `+ b`) stays in one piece.
-public struct DeclParser {
-    public let text: String
-    public let tokens: [Token]
+package struct DeclParser {
+    package let text: String
+    package let tokens: [Token]
     private let bytes: [UInt8]
     private var position = 0
     /// How many `#if` blocks enclose the current position; bounded so that pathological input cannot
@@ -16,7 +16,7 @@ public struct DeclParser {
     private var ifConfigDepth = 0
     static let maximumNesting = 64
 
-    public init(_ text: String) {
+    package init(_ text: String) {
         self.text = text
         self.bytes = Array(text.utf8)
         self.tokens = Lexer.tokenize(text)
@@ -35,7 +35,7 @@ public struct DeclParser {
     ]
 
     /// Text of the bytes `start..<end` of the input.
-    public func slice(_ start: Int, _ end: Int) -> String {
+    package func slice(_ start: Int, _ end: Int) -> String {
         guard start < end, start >= 0, end <= bytes.count else { return "" }
         return String(decoding: bytes[start..<end], as: UTF8.self)
     }
@@ -50,13 +50,13 @@ public struct DeclParser {
     // MARK: Type declarations
 
     /// Parses the first type declaration in the text (the declaration a `@Model` is attached to).
-    public static func parseTypeDecl(_ text: String) -> TypeDeclSyntax? {
+    package static func parseTypeDecl(_ text: String) -> TypeDeclSyntax? {
         var parser = DeclParser(text)
         return parser.parseTypeDecl()
     }
 
     /// Parses a single member declaration (the declaration an accessor or peer macro is attached to).
-    public static func parseMember(_ text: String) -> MemberDecl? {
+    package static func parseMember(_ text: String) -> MemberDecl? {
         var parser = DeclParser(text)
         return parser.parseMemberDecl()
     }

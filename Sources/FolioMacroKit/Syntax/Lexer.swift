@@ -5,7 +5,7 @@
 /// further strings), backticked identifiers, and unicode identifiers. It never fails: text it does
 /// not understand becomes punctuation tokens, and an unterminated literal or comment ends at the end of
 /// the input, so that the parser can report a diagnostic instead of the plugin crashing.
-public struct Lexer {
+package struct Lexer {
     private let bytes: [UInt8]
     private var index = 0
     private var sawNewline = true
@@ -13,12 +13,12 @@ public struct Lexer {
     /// exhaust the stack.
     private var literalDepth = 0
 
-    public init(_ text: String) {
+    package init(_ text: String) {
         self.bytes = Array(text.utf8)
     }
 
     /// Tokenizes the whole input.
-    public static func tokenize(_ text: String) -> [Token] {
+    package static func tokenize(_ text: String) -> [Token] {
         var lexer = Lexer(text)
         var tokens: [Token] = []
         while let token = lexer.next() {
@@ -72,7 +72,7 @@ public struct Lexer {
     }
 
     /// Returns the next token, or nil at the end of the input.
-    public mutating func next() -> Token? {
+    package mutating func next() -> Token? {
         skipTrivia()
         guard let byte = peek() else { return nil }
         let start = index

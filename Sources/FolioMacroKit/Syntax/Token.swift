@@ -2,8 +2,8 @@
 ///
 /// Offsets are UTF-8 byte offsets into the text that was lexed, so that a diagnostic can point at
 /// `snippet.offset + token.start`.
-public struct Token: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+package struct Token: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// An identifier or keyword. For a backticked name, `text` is the name without backticks.
         case identifier
         /// A string literal of any form (plain, multi-line, raw, with interpolations), or an extended
@@ -17,22 +17,22 @@ public struct Token: Sendable, Equatable {
         case pound
     }
 
-    public var kind: Kind
-    public var text: String
+    package var kind: Kind
+    package var text: String
     /// First byte of the token in the lexed text.
-    public var start: Int
+    package var start: Int
     /// One past the last byte of the token.
-    public var end: Int
+    package var end: Int
     /// Whether a line break (in whitespace or comments) separates this token from the previous one.
-    public var startsLine: Bool
+    package var startsLine: Bool
     /// Whether the identifier was written in backticks.
-    public var isBackticked: Bool = false
+    package var isBackticked: Bool = false
 
-    public func isIdentifier(_ name: String) -> Bool {
+    package func isIdentifier(_ name: String) -> Bool {
         kind == .identifier && !isBackticked && text == name
     }
 
-    public func isPunctuation(_ symbol: String) -> Bool {
+    package func isPunctuation(_ symbol: String) -> Bool {
         kind == .punctuation && text == symbol
     }
 }

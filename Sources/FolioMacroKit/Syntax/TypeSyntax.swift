@@ -1,5 +1,5 @@
 /// The shape of a type annotation, as far as the macros need to know it.
-public indirect enum TypeSyntax: Sendable, Equatable {
+package indirect enum TypeSyntax: Sendable, Equatable {
     /// `Name` or `Name<Args>`, possibly qualified (`Foundation.Date`).
     case named(String, [TypeSyntax])
     /// `T?`, `Optional<T>`, or `T!`.
@@ -20,7 +20,7 @@ public indirect enum TypeSyntax: Sendable, Equatable {
     case unknown(String)
 
     /// Parses a type annotation's text.
-    public static func parse(_ text: String) -> TypeSyntax {
+    package static func parse(_ text: String) -> TypeSyntax {
         var parser = TypeParser(tokens: Lexer.tokenize(text))
         let type = parser.parseType()
         if parser.index < parser.tokens.count {
@@ -37,25 +37,25 @@ public indirect enum TypeSyntax: Sendable, Equatable {
     }
 
     /// The type without one level of optionality.
-    public var unwrapped: TypeSyntax {
+    package var unwrapped: TypeSyntax {
         if case .optional(let wrapped) = self { return wrapped }
         return self
     }
 
-    public var isOptional: Bool {
+    package var isOptional: Bool {
         if case .optional = self { return true }
         return false
     }
 
     /// The last name component (`Foundation.Date` → `Date`), for named types.
-    public var simpleName: String? {
+    package var simpleName: String? {
         if case .named(let name, _) = self { return name.split(separator: ".").last.map(String.init) }
         return nil
     }
 
     /// Why a value of this type can never be persisted, or nil when it may be (whether it really is
     /// Codable or a model is checked by the compiler and at run time).
-    public var unpersistableReason: String? {
+    package var unpersistableReason: String? {
         switch self {
         case .function: return "a function type cannot be stored"
         case .tuple(let elements) where elements.count > 1:
@@ -73,7 +73,7 @@ public indirect enum TypeSyntax: Sendable, Equatable {
 
     /// Whether this is certainly not a model (a standard value type or collection of them), so that a
     /// `@Relationship` on it is a mistake.
-    public var isCertainlyNotModel: Bool {
+    package var isCertainlyNotModel: Bool {
         switch self {
         case .optional(let wrapped), .array(let wrapped): return wrapped.isCertainlyNotModel
         case .dictionary, .tuple, .function, .existential, .metatype: return true

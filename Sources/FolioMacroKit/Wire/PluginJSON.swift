@@ -12,7 +12,7 @@ import Musl
 /// frontend job). Only what the wire protocol needs is here: parsing the host's messages and writing
 /// the replies. Non-ASCII text is written as raw UTF-8, because the compiler's decoder does not accept
 /// UTF-16 surrogate-pair escapes.
-public enum PluginJSON: Equatable, Sendable {
+package enum PluginJSON: Equatable, Sendable {
     case null
     case bool(Bool)
     case number(Double)
@@ -20,7 +20,7 @@ public enum PluginJSON: Equatable, Sendable {
     case array([PluginJSON])
     case object([(String, PluginJSON)])
 
-    public static func == (lhs: PluginJSON, rhs: PluginJSON) -> Bool {
+    package static func == (lhs: PluginJSON, rhs: PluginJSON) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case let (.bool(a), .bool(b)): return a == b
@@ -34,13 +34,13 @@ public enum PluginJSON: Equatable, Sendable {
     }
 
     /// The member named `key`, if this is an object that has one.
-    public subscript(key: String) -> PluginJSON? {
+    package subscript(key: String) -> PluginJSON? {
         guard case .object(let members) = self else { return nil }
         return members.first(where: { $0.0 == key })?.1
     }
 
     /// This object with the member named `key` set to `value` (appended when absent); other values as they are.
-    public func setting(_ key: String, to value: PluginJSON) -> PluginJSON {
+    package func setting(_ key: String, to value: PluginJSON) -> PluginJSON {
         guard case .object(var members) = self else { return self }
         if let index = members.firstIndex(where: { $0.0 == key }) {
             members[index].1 = value
@@ -50,30 +50,30 @@ public enum PluginJSON: Equatable, Sendable {
         return .object(members)
     }
 
-    public var string: String? {
+    package var string: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
-    public var int: Int? {
+    package var int: Int? {
         if case .number(let value) = self, let exact = Int(exactly: value) { return exact }
         return nil
     }
 
-    public var array: [PluginJSON]? {
+    package var array: [PluginJSON]? {
         if case .array(let value) = self { return value }
         return nil
     }
 }
 
 /// An error in a message the host sent: it is reported back as a diagnostic, never a crash.
-public struct PluginJSONError: Error, CustomStringConvertible, Sendable {
-    public var description: String
+package struct PluginJSONError: Error, CustomStringConvertible, Sendable {
+    package var description: String
 }
 
 extension PluginJSON {
     /// Parses UTF-8 JSON text.
-    public static func parse(_ bytes: [UInt8]) throws -> PluginJSON {
+    package static func parse(_ bytes: [UInt8]) throws -> PluginJSON {
         var parser = Parser(bytes: bytes)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
@@ -247,7 +247,7 @@ extension PluginJSON {
 
 extension PluginJSON {
     /// Serialises this value as compact JSON, non-ASCII as raw UTF-8.
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         var output: [UInt8] = []
         write(into: &output)
         return output

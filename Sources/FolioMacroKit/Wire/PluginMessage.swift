@@ -1,15 +1,15 @@
 /// A piece of source the compiler sends: its text (with leading and trailing trivia) and where it starts.
-public struct SourceSnippet: Sendable, Equatable {
+package struct SourceSnippet: Sendable, Equatable {
     /// The node's full text, trivia included.
-    public var source: String
+    package var source: String
     /// The file the text comes from. Empty for synthesised nodes.
-    public var fileName: String
+    package var fileName: String
     /// The absolute UTF-8 offset of the first byte of `source` in `fileName`.
-    public var offset: Int
+    package var offset: Int
     /// The 1-based line of the first byte of `source`.
-    public var line: Int
+    package var line: Int
 
-    public init(source: String, fileName: String = "", offset: Int = 0, line: Int = 1) {
+    package init(source: String, fileName: String = "", offset: Int = 0, line: Int = 1) {
         self.source = source
         self.fileName = fileName
         self.offset = offset
@@ -29,33 +29,33 @@ public struct SourceSnippet: Sendable, Equatable {
 }
 
 /// The roles an attached or freestanding macro is expanded in.
-public enum MacroRole: String, Sendable {
+package enum MacroRole: String, Sendable {
     case expression, declaration, accessor, memberAttribute, member, peer, conformance, codeItem, `extension`
     case preamble, body
 }
 
 /// One expansion request from the compiler, reduced to what Folio's macros read.
-public struct ExpansionRequest: Sendable {
+package struct ExpansionRequest: Sendable {
     /// The macro's implementation type name, as written in `#externalMacro(module:type:)`.
-    public var typeName: String
-    public var role: MacroRole
+    package var typeName: String
+    package var role: MacroRole
     /// The attribute (`@Model`) for attached macros; the whole `#Index<…>(…)` for freestanding ones.
-    public var attribute: SourceSnippet
+    package var attribute: SourceSnippet
     /// The declaration an attached macro is attached to.
-    public var declaration: SourceSnippet?
+    package var declaration: SourceSnippet?
     /// The enclosing type for memberAttribute requests.
-    public var parentDeclaration: SourceSnippet?
+    package var parentDeclaration: SourceSnippet?
     /// The extended type's name for extension requests (`Outer.Inner`).
-    public var extendedType: String?
+    package var extendedType: String?
     /// For extension (and member) roles declared with `conformances:`: the protocols the type does not
     /// yet conform to, as `struct Placeholder: A, B {}`; nil when it conforms to all of them.
-    public var conformanceList: String?
+    package var conformanceList: String?
     /// Enclosing declarations, innermost first, with their bodies emptied.
-    public var lexicalContext: [String]
+    package var lexicalContext: [String]
     /// The host's whole message, for a macro that forwards it to another plugin (`#Predicate`).
-    public var message: PluginJSON?
+    package var message: PluginJSON?
 
-    public init(typeName: String, role: MacroRole, attribute: SourceSnippet, declaration: SourceSnippet? = nil,
+    package init(typeName: String, role: MacroRole, attribute: SourceSnippet, declaration: SourceSnippet? = nil,
                 parentDeclaration: SourceSnippet? = nil, extendedType: String? = nil,
                 conformanceList: String? = nil, lexicalContext: [String] = [], message: PluginJSON? = nil) {
         self.typeName = typeName
@@ -71,26 +71,26 @@ public struct ExpansionRequest: Sendable {
 }
 
 /// A diagnostic to send back: a message at a position, optionally with fix-its.
-public struct MacroDiagnostic: Sendable, Equatable {
-    public enum Severity: String, Sendable { case error, warning, note, remark }
-    public struct FixIt: Sendable, Equatable {
-        public var message: String
-        public var startOffset: Int
-        public var endOffset: Int
-        public var replacement: String
+package struct MacroDiagnostic: Sendable, Equatable {
+    package enum Severity: String, Sendable { case error, warning, note, remark }
+    package struct FixIt: Sendable, Equatable {
+        package var message: String
+        package var startOffset: Int
+        package var endOffset: Int
+        package var replacement: String
     }
 
-    public var message: String
-    public var severity: Severity
+    package var message: String
+    package var severity: Severity
     /// The file the diagnostic points into.
-    public var fileName: String
+    package var fileName: String
     /// The absolute UTF-8 offset in `fileName`.
-    public var offset: Int
+    package var offset: Int
     /// The 1-based line, computed by the plugin for tests and logs (the compiler derives its own).
-    public var line: Int
-    public var fixIts: [FixIt]
+    package var line: Int
+    package var fixIts: [FixIt]
 
-    public init(message: String, severity: Severity = .error, fileName: String, offset: Int, line: Int,
+    package init(message: String, severity: Severity = .error, fileName: String, offset: Int, line: Int,
                 fixIts: [FixIt] = []) {
         self.message = message
         self.severity = severity
@@ -102,19 +102,19 @@ public struct MacroDiagnostic: Sendable, Equatable {
 }
 
 /// What an expansion produces: source text (nil when nothing is produced) and diagnostics.
-public struct ExpansionResult: Sendable, Equatable {
-    public var source: String?
-    public var diagnostics: [MacroDiagnostic]
+package struct ExpansionResult: Sendable, Equatable {
+    package var source: String?
+    package var diagnostics: [MacroDiagnostic]
     /// A complete reply that another plugin produced (Foundation's `#Predicate`), sent to the host
     /// unchanged so that its diagnostics keep their notes, highlights and fix-its.
-    public var forwardedReply: [UInt8]?
+    package var forwardedReply: [UInt8]?
 
-    public init(source: String?, diagnostics: [MacroDiagnostic] = []) {
+    package init(source: String?, diagnostics: [MacroDiagnostic] = []) {
         self.source = source
         self.diagnostics = diagnostics
     }
 
-    public init(forwardedReply: [UInt8]) {
+    package init(forwardedReply: [UInt8]) {
         self.source = nil
         self.diagnostics = []
         self.forwardedReply = forwardedReply
@@ -122,18 +122,18 @@ public struct ExpansionResult: Sendable, Equatable {
 }
 
 /// Decodes host messages and encodes replies.
-public enum PluginMessageCodec {
+package enum PluginMessageCodec {
     /// The protocol version Folio's plugin speaks (the 6.3 host sends 7).
-    public static let protocolVersion = 7
+    package static let protocolVersion = 7
 
     /// What the host asked for.
-    public enum HostMessage: Sendable {
+    package enum HostMessage: Sendable {
         case getCapability
         case expand(ExpansionRequest)
         case unknown(String)
     }
 
-    public static func decode(_ bytes: [UInt8]) throws -> HostMessage {
+    package static func decode(_ bytes: [UInt8]) throws -> HostMessage {
         let json = try PluginJSON.parse(bytes)
         guard case .object(let members) = json, let (name, body) = members.first else {
             throw PluginJSONError(description: "a host message must be an object with one key")
@@ -166,13 +166,13 @@ public enum PluginMessageCodec {
         }
     }
 
-    public static func capabilityReply() -> [UInt8] {
+    package static func capabilityReply() -> [UInt8] {
         PluginJSON.object([
             ("getCapabilityResult", .object([("capability", .object([("protocolVersion", .number(Double(protocolVersion)))]))]))
         ]).serialized()
     }
 
-    public static func expansionReply(_ result: ExpansionResult) -> [UInt8] {
+    package static func expansionReply(_ result: ExpansionResult) -> [UInt8] {
         if let forwarded = result.forwardedReply { return forwarded }
         let diagnostics: [PluginJSON] = result.diagnostics.map { diagnostic in
             let position = PluginJSON.object([
@@ -208,7 +208,7 @@ public enum PluginMessageCodec {
         ]).serialized()
     }
 
-    public static func errorReply(_ message: String) -> [UInt8] {
+    package static func errorReply(_ message: String) -> [UInt8] {
         expansionReply(ExpansionResult(source: nil, diagnostics: [
             MacroDiagnostic(message: message, fileName: "", offset: 0, line: 0)
         ]))

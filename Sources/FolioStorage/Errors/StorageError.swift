@@ -130,7 +130,7 @@ extension StorageError {
 }
 
 extension StorageError {
-    static func io(_ operation: String, path: String, errno: Int32) -> StorageError {
+    package static func io(_ operation: String, path: String, errno: Int32) -> StorageError {
         StorageError(
             .ioFailure, "\(operation) failed; check free space and permissions, then retry or reopen the store",
             file: path, errno: errno)

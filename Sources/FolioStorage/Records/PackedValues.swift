@@ -22,12 +22,12 @@ import Foundation
 /// Decoding checks every read against the buffer's bounds: if the bytes were broken (they cannot be,
 /// unless ``PackedEncoding`` has a bug), the affected value decodes as `.null`, with no trap and no
 /// assertion, so that tests can feed broken buffers and see every read stay in bounds.
-public struct PackedValues: RandomAccessCollection, Sendable {
+package struct PackedValues: RandomAccessCollection, Sendable {
     /// The packed bytes (empty for no values).
     package let bytes: ContiguousArray<UInt8>
 
     /// No values; the empty array shares the standard library's empty storage, so this allocates nothing.
-    public init() {
+    package init() {
         self.bytes = []
     }
 
@@ -37,20 +37,20 @@ public struct PackedValues: RandomAccessCollection, Sendable {
     }
 
     /// The position of the first value: 0.
-    public var startIndex: Int { 0 }
+    package var startIndex: Int { 0 }
 
     /// The number of values (read from the buffer's header).
-    public var endIndex: Int {
+    package var endIndex: Int {
         bytes.withUnsafeBufferPointer { PackedReader.header(of: $0)?.count ?? 0 }
     }
 
     /// The value at `position`, decoded; a position outside the values reads as `.null`.
-    public subscript(position: Int) -> JSONValue {
+    package subscript(position: Int) -> JSONValue {
         value(atSlot: position)
     }
 
     /// The value of slot `slot`, decoded; `.null` if there is no such slot (or the bytes are broken).
-    public func value(atSlot slot: Int) -> JSONValue {
+    package func value(atSlot slot: Int) -> JSONValue {
         bytes.withUnsafeBufferPointer { buffer in
             guard let range = PackedReader.range(ofSlot: slot, in: buffer) else { return .null }
             var reader = PackedReader(bytes: buffer, position: range.lowerBound)

@@ -5,9 +5,9 @@ import Foundation
 /// Most records of an entity have the same names, so a store of a million records holds a handful of
 /// layouts and each record only its values (see ``RecordValues``). Layouts are interned: the same names
 /// give the same instance, so comparing two records' layouts is usually a pointer comparison.
-public final class RecordLayout: Sendable {
+package final class RecordLayout: Sendable {
     /// The names, sorted with `String`'s `<` (no duplicates).
-    public let names: [String]
+    package let names: [String]
     /// Slots by name, for layouts too wide for a linear search.
     private let slotsByName: [String: Int]
     /// Whether `names` are also in UTF-8 byte order, the canonical writer's member order (always, unless
@@ -42,14 +42,14 @@ public final class RecordLayout: Sendable {
 
     /// The position of `name`'s value, if the layout has it.
     @inline(__always)
-    public func slot(of name: String) -> Int? {
+    package func slot(of name: String) -> Int? {
         if names.count > Self.linearSearchLimit { return slotsByName[name] }
         for index in names.indices where names[index] == name { return index }
         return nil
     }
 
     /// The empty layout.
-    public static let empty = RecordLayout(sortedNames: [])
+    package static let empty = RecordLayout(sortedNames: [])
 
     /// The layout for `sortedNames`, which must be sorted and free of duplicates.
     static func interned(sortedNames: [String]) -> RecordLayout {

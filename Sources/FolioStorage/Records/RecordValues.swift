@@ -8,12 +8,12 @@
 /// canonical writer emits.
 public struct RecordValues: Hashable, Sendable, ExpressibleByDictionaryLiteral {
     /// The names of the values, shared with every record that has the same names.
-    public private(set) var layout: RecordLayout
+    package private(set) var layout: RecordLayout
     /// The values, in ``layout`` order, packed into one buffer and decoded as they are read.
     ///
     /// A stored property: the model layer's index finds the reference to the buffer by its offset
     /// (`MemoryLayout.offset(of:)`), to bring the buffer into the cache ahead of reads.
-    public private(set) var values: PackedValues
+    package private(set) var values: PackedValues
 
     /// No values.
     public init() {

@@ -1,4 +1,5 @@
 import Foundation
+import FolioTestSupport
 import Testing
 @testable import FolioStorage
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import FolioTestSupport
 import Testing
 @testable import FolioStorage
 

@@ -1,4 +1,5 @@
 import Foundation
+import FolioStorage
 
 /// A ``FileSystem`` that passes calls to the real one and fails a chosen call: the test VFS.
 ///
