@@ -101,7 +101,7 @@ extension ModelContext {
         // Only the distinct titles are sorted. (A section's title is its last model's, as when runs of
         // equal titles are grouped: titles that are equal as strings may still differ in their bytes.)
         let titled = groups.compactMap { key, group in key.map { (title: group.title ?? $0, models: group.models) } }
-        return SectionedResults(groups: Self.ordered(titled, by: Self.sectionOrder(descriptor.sortBy, sectionBy)).map { ($0.title, $0.models) })
+        return SectionedResults(groups: Self.ordered(titled, by: Self.sectionOrder(descriptor.sortBy, sectionBy, titled)).map { ($0.title, $0.models) })
     }
 
     /// Fetches models grouped into sections by an optional string property; models whose value is nil
@@ -121,17 +121,23 @@ extension ModelContext {
                 ordered.insert((title: "", models: missing), at: 0)
             }
         }
-        return SectionedResults(groups: Self.ordered(ordered, by: Self.sectionOrder(descriptor.sortBy, sectionBy)).map { ($0.title, $0.models) })
+        return SectionedResults(groups: Self.ordered(ordered, by: Self.sectionOrder(descriptor.sortBy, sectionBy, ordered)).map { ($0.title, $0.models) })
     }
 
     /// How sections are ordered: by the descriptor's first sort descriptor when it sorts by the
     /// section's property (by title in ``StringOrder``, in its direction, or with its localized
     /// comparator), else by title, ascending.
-    private static func sectionOrder<T: PersistentModel>(_ sortBy: [SortDescriptor<T>], _ sectionBy: AnyKeyPath) -> SectionOrder<T> {
+    private static func sectionOrder<T: PersistentModel>(_ sortBy: [SortDescriptor<T>], _ sectionBy: AnyKeyPath,
+                                                          _ groups: [(title: String, models: [T])]) -> SectionOrder<T> {
         guard let first = sortBy.first, let keyPath = first.keyPath else { return .titles(ascending: true) }
         if keyPath == sectionBy { return .titles(ascending: first.order == .forward) }
         #if !canImport(Darwin)
-        if first.sortsLocalized(by: sectionBy) { return .firstModels(first) }
+        // A localized descriptor sorts by a key made of the property's value: it is the section's
+        // property when each section's first model has its title as that key.
+        let sortsByTitle = groups.allSatisfy { group in
+            group.models.first.map { LocalizedSortKey.isKey($0[keyPath: keyPath], ofTitle: group.title) } ?? true
+        }
+        if sortsByTitle { return .firstModels(first) }
         #endif
         return .titles(ascending: true)
     }

@@ -90,21 +90,14 @@ extension SortDescriptor where Compared: PersistentModel {
     }
 }
 
-extension SortDescriptor where Compared: PersistentModel {
-    /// Whether this is a localized sort descriptor (see ``init(_:comparator:order:)-(any KeyPath<Compared, String> & Sendable,_,_)``)
-    /// of the string property `path`.
-    func sortsLocalized(by path: AnyKeyPath) -> Bool {
-        guard let keyPath else { return false }
-        for comparator in [LocalizedStringComparator.localizedStandard, .localized] {
-            if let path = path as? KeyPath<Compared, String>,
-               keyPath == \Compared.[folioLocalizedSortKey: LocalizedSortArgument(path: path, comparator: comparator)] {
-                return true
-            }
-            if let path = path as? KeyPath<Compared, String?>,
-               keyPath == \Compared.[folioLocalizedSortKey: OptionalLocalizedSortArgument(path: path, comparator: comparator)] {
-                return true
-            }
-        }
+extension LocalizedSortKey {
+    /// Whether `value`, a model's value of a sort descriptor's key path, is the localized sort key of
+    /// the section title `title` (nil is the key of the `""` section of an optional property): a
+    /// descriptor whose key is that for every section's first model orders the sections by their titles
+    /// with its comparator.
+    static func isKey(_ value: Any, ofTitle title: String) -> Bool {
+        if let key = value as? LocalizedSortKey { return key.text == title }
+        if let key = value as? LocalizedSortKey? { return key.map { $0.text == title } ?? title.isEmpty }
         return false
     }
 }
@@ -126,17 +119,33 @@ public struct LocalizedSortKey: Comparable, Sendable {
 }
 
 /// The string property and comparator of a localized sort descriptor, as its key path's argument.
-struct LocalizedSortArgument<Root>: Hashable, @unchecked Sendable {
-    // Unchecked: a key path is immutable once made, but `KeyPath` does not declare `Sendable`.
-    let path: KeyPath<Root, String>
+struct LocalizedSortArgument<Root>: Hashable, Sendable {
+    let path: any KeyPath<Root, String> & Sendable
     let comparator: LocalizedStringComparator
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        (lhs.path as AnyKeyPath) == (rhs.path as AnyKeyPath) && lhs.comparator == rhs.comparator
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(path as AnyKeyPath)
+        hasher.combine(comparator)
+    }
 }
 
 /// The optional string property and comparator of a localized sort descriptor.
-struct OptionalLocalizedSortArgument<Root>: Hashable, @unchecked Sendable {
-    // Unchecked: a key path is immutable once made, but `KeyPath` does not declare `Sendable`.
-    let path: KeyPath<Root, String?>
+struct OptionalLocalizedSortArgument<Root>: Hashable, Sendable {
+    let path: any KeyPath<Root, String?> & Sendable
     let comparator: LocalizedStringComparator
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        (lhs.path as AnyKeyPath) == (rhs.path as AnyKeyPath) && lhs.comparator == rhs.comparator
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(path as AnyKeyPath)
+        hasher.combine(comparator)
+    }
 }
 
 extension PersistentModel {
