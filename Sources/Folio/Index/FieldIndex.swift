@@ -68,10 +68,17 @@ final class FieldIndex {
     /// and from the first removal on.
     private var loadedEntries: [(key: QueryKey, id: Int64)]?
 
-    /// The records whose key is a string not in its canonical composition (NFC), usually none. Swift's
-    /// `<` orders such strings differently from the index (see ``StringOrder``), so a range lookup adds
-    /// them to its candidates, and the predicate decides.
-    private(set) var nonCanonicalStringIDs: Set<Int64> = []
+    /// The records whose key is a string not in its canonical composition (NFC), usually none (see
+    /// ``candidatesOutOfOrder(for:)``).
+    private var nonCanonicalStringIDs: Set<Int64> = []
+
+    /// The records a range lookup from `bound` must add to those its positions give: for a string bound,
+    /// the records whose string is not canonical, which Swift's `<` (the predicate's) may order
+    /// differently from the index (see ``StringOrder``); the predicate then decides for them.
+    func candidatesOutOfOrder(for bound: QueryKey) -> Set<Int64> {
+        if case .string = bound { return nonCanonicalStringIDs }
+        return []
+    }
 
     /// How keys are hashed: by their own hash, or for tests, by a few of its bits.
     private let hashing: KeyHash.Hashing

@@ -55,6 +55,10 @@ struct TranslationContext {
         if metadata.valueType == Decimal.self || metadata.valueType == Decimal?.self {
             throw NotTranslatable(reason: "Decimal values are compared as numbers by evaluating models")
         }
+        if [UInt64.self, UInt64?.self, UInt.self, UInt?.self].contains(where: { $0 == metadata.valueType }) {
+            // Values above Int64.max are stored as text, which no stored comparison orders as numbers.
+            throw NotTranslatable(reason: "unsigned 64-bit values are compared by evaluating models")
+        }
         if let attribute = entity.attributesByName[name], attribute.isCodable {
             throw NotTranslatable(reason: "\(name) is opaque")
         }

@@ -24,19 +24,15 @@ extension QueryExecutor {
             return Self.sortedDistinct(ids)
         case .range(let operation, let bound):
             var ids: [Int64] = []
-            var addsStringsOutOfOrder = false
+            var outOfOrder: Set<Int64> = []
             for entity in query.entities {
                 guard let fieldIndex = index.fieldIndex(entity, field) else { continue }
                 let entries = fieldIndex.sortedEntries()
                 ids.append(contentsOf: entries.ids[entries.positions(operation, bound)])
-                if case .string = bound, !fieldIndex.nonCanonicalStringIDs.isEmpty {
-                    // Strings Swift's `<` orders differently from the index: candidates for the predicate.
-                    ids.append(contentsOf: fieldIndex.nonCanonicalStringIDs)
-                    addsStringsOutOfOrder = true
-                }
+                outOfOrder.formUnion(fieldIndex.candidatesOutOfOrder(for: bound))
             }
             // Entries are in key order; each record has one, so sorting leaves no repeats.
-            if addsStringsOutOfOrder { return Self.sortedDistinct(ids) }
+            if !outOfOrder.isEmpty { return Self.sortedDistinct(ids + outOfOrder) }
             ids.sort()
             return ids
         case .union(let lhs, let rhs):

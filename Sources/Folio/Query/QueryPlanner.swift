@@ -13,9 +13,7 @@ enum RowOrder {
 
     /// Sorts rows into their order; plain number order when no row is an unsaved model.
     static func sort(_ rows: inout [RowID]) {
-        rows.sort()
-        guard let first = rows.first, first < 0 else { return }
-        rows.sort(by: precedes)
+        if rows.contains(where: { $0 < 0 }) { rows.sort(by: precedes) } else { rows.sort() }
     }
 
     /// Record numbers are never negative; an unsaved model's row is its negated temporary number, which
@@ -124,7 +122,7 @@ enum QueryPlanner {
             var count = 0
             for entity in entities {
                 guard let fieldIndex = index.fieldIndex(entity, name) else { return nil }
-                count += fieldIndex.sortedEntries().positions(operation, bound).count + fieldIndex.nonCanonicalStringIDs.count
+                count += fieldIndex.sortedEntries().positions(operation, bound).count + fieldIndex.candidatesOutOfOrder(for: bound).count
             }
             return (name, .range(operation, bound), false, count)
         default:

@@ -153,3 +153,34 @@ struct UnencodableUnsavedModelTests {
         #expect(try context.fetch(saved).map(\.name) == ["Whole"])
     }
 }
+
+@Model
+final class Tally {
+    #Index<Tally>([\.count])
+    var count: UInt64
+    var serial: Int
+
+    init(count: UInt64, serial: Int) {
+        self.count = count
+        self.serial = serial
+    }
+}
+
+@Suite("Unsigned 64-bit values")
+struct UnsignedValueTests {
+    /// Values above `Int64.max`, stored as text, compare and sort as numbers: on models, with
+    /// `Predicate.evaluate` and the descriptor.
+    @Test func valuesAboveInt64MaxCompareAndSortAsNumbers() throws {
+        let context = ModelContext(try ModelContainer(for: Tally.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+        let counts: [UInt64] = [.max, 5, UInt64(Int64.max) + 1, 0, UInt64(Int64.max)]
+        for (serial, count) in counts.enumerated() { context.insert(Tally(count: count, serial: serial)) }
+        try context.save()
+        let bound = UInt64(Int64.max)
+        let above = try context.fetch(FetchDescriptor<Tally>(predicate: #Predicate { $0.count > bound }))
+        #expect(above.map(\.serial) == [0, 2])
+        let sorted = try context.fetch(FetchDescriptor<Tally>(sortBy: [SortDescriptor(\.count)]))
+        #expect(sorted.map(\.serial) == [3, 1, 4, 2, 0])
+        let big = UInt64.max
+        #expect(try context.fetch(FetchDescriptor<Tally>(predicate: #Predicate { $0.count == big })).map(\.serial) == [0])
+    }
+}
