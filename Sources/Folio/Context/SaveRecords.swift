@@ -84,14 +84,18 @@ extension SaveRecords {
                 try transaction.insert(entity: insert.entityName, id: number, values: values)
             }
         }
+        // Only a schema with stand-in entities needs each changed record's stored entity looked up.
+        let hasStandIns = schema.entities.contains { $0.isRecordedOnly }
         for update in updates {
             let values = try stored(update.values, of: update.entityName, allocated: allocated, transaction: &transaction)
-            let entity = Self.recordEntity(of: update.id, modelEntity: update.entityName, schema: schema, transaction: transaction)
+            let entity = hasStandIns
+                ? Self.recordEntity(stored: transaction.entity(ofRecord: update.id), modelEntity: update.entityName, schema: schema)
+                : update.entityName
             try transaction.update(entity: entity, id: update.id, values: values)
         }
         for delete in deletes {
-            guard transaction.entity(ofRecord: delete.id) != nil else { continue }
-            let entity = Self.recordEntity(of: delete.id, modelEntity: delete.entityName, schema: schema, transaction: transaction)
+            guard let stored = transaction.entity(ofRecord: delete.id) else { continue }
+            let entity = hasStandIns ? Self.recordEntity(stored: stored, modelEntity: delete.entityName, schema: schema) : delete.entityName
             try transaction.delete(entity: entity, id: delete.id, tombstone: delete.tombstone)
         }
         outcome.baseSequence = transaction.lastSequence
@@ -113,12 +117,12 @@ extension SaveRecords {
         return values
     }
 
-    /// The entity record `id` is stored as, for a change of a model of `modelEntity`: its own, or one
-    /// that inherits from it, whose records stand in as `modelEntity`'s instances when this process
-    /// cannot find its class (``Schema/Entity/isRecordedOnly``). The change then keeps the record's entity
-    /// and its own values. Any other entity is left for the transaction to refuse.
-    private static func recordEntity(of id: Int64, modelEntity: String, schema: Schema, transaction: WriteTransaction) -> String {
-        guard let stored = transaction.entity(ofRecord: id), stored != modelEntity,
+    /// The entity a record stored as `stored` is written as, for a change of a model of `modelEntity`:
+    /// its own, or one that inherits from it, whose records stand in as `modelEntity`'s instances when
+    /// this process cannot find its class (``Schema/Entity/isRecordedOnly``). The change then keeps the
+    /// record's entity and its own values. Any other entity is left for the transaction to refuse.
+    private static func recordEntity(stored: String?, modelEntity: String, schema: Schema) -> String {
+        guard let stored, stored != modelEntity,
               let storedEntity = schema.entitiesByName[stored], storedEntity.isRecordedOnly,
               let entity = schema.entitiesByName[modelEntity], storedEntity.isKind(of: entity) else { return modelEntity }
         return stored
