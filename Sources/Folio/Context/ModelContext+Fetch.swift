@@ -155,13 +155,38 @@ extension ModelContext {
 
     /// Deletes every model of a type (and, by default, of its subclasses) that matches a predicate, at
     /// the next save. With no predicate, all of them.
+    ///
+    /// No model is made for a stored record this context does not hold: the record is deleted as it is,
+    /// and at the save its delete rules apply record by record as they would to its model (`.cascade`
+    /// deletes the related records, `.nullify` removes it from their inverse relationships, `.deny`
+    /// refuses the save). Until the save, fetches leave the records out; ``rollback()`` keeps them. A
+    /// model this context holds of a matching record, and a matching unsaved model, is deleted as
+    /// ``delete(_:)`` deletes it, and is listed in ``deletedModelsArray``; the other records are not.
+    ///
+    /// - Throws: ``FolioError/Code/invalidFetchDescriptor`` for a predicate the engine cannot evaluate.
+    /// - Complexity: O(*m*) after the query, for *m* matching records.
     public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil,
                                            includeSubclasses: Bool = true) throws {
-        let descriptor = FetchDescriptor<T>(predicate: predicate)
-        for found in try fetch(descriptor) {
-            if !includeSubclasses && type(of: found) != model { continue }
-            deleteModel(found)
+        let entityName = T._folioEntityName
+        let found = try container.lock.withLock(refusingReentry: "ModelContext.delete(model:where:)") { () -> [(RowID, String?)] in
+            try container.syncIndexLocked(fromDisk: true)
+            let index = try container.indexLocked
+            let rows = try QueryExecutor(plan: try physicalPlan(FetchDescriptor<T>(predicate: predicate)), context: self, index: index).run()
+            return rows.map { ($0, $0 >= 0 ? index.records.entity(of: $0) : nil) }
         }
+        var unsaved: [RowID: any PersistentModel]?
+        for (row, stored) in found {
+            if row < 0 {
+                if unsaved == nil { unsaved = unsavedModelsByRow() }
+                guard let model = unsaved?[row], includeSubclasses || type(of: model) == T.self else { continue }
+                deleteModel(model)
+            } else if let model = registered[row]?.model as? any PersistentModel {
+                if includeSubclasses || type(of: model) == T.self { deleteModel(model) }
+            } else if let stored, includeSubclasses || stored == entityName {
+                deletedRecords.insert(row, entity: stored)
+            }
+        }
+        if !deletedRecords.isEmpty { scheduleAutosave() }
     }
 
     /// The matching rows of a descriptor.

@@ -33,16 +33,18 @@ extension ModelContext {
     private func saveLocked() throws -> JournalTransaction? {
         try container.syncIndexLocked(fromDisk: true)
         try container.checkNotMigratedElsewhere()
-        try applyDeleteRules()
+        let nullified = try applyDeleteRules()
         try checkRelationshipCounts()
         let changes = SaveChanges(inserted: insertionOrder.compactMap { inserted[$0] }, changed: Array(changed.values),
                                   deleted: deletionOrder.compactMap { deleted[$0] })
-        let records: SaveRecords
+        var records: SaveRecords
         do {
             records = try encodeRecords(of: changes)
         } catch let error as ModelCodingError {
             throw FolioError(.modelCoding, "The changes could not be saved", underlying: error)
         }
+        records.updates += nullified
+        records.deletes += try recordDeletes()
         let (committed, outcome) = try write(records)
         try bringInStep(changes, with: outcome, committed: committed)
         // A context that saves in batches keeps the tables' room for the next batch, instead of growing
@@ -53,13 +55,15 @@ extension ModelContext {
         changed = [:]
         deleted = [:]
         deletionOrder = []
+        deletedRecords.removeAll()
         return committed
     }
 
-    /// Writes `records` to the store as one transaction, and hands it to the index. When subclasses the
-    /// models do not list were added to the schema since the store last recorded it, the transaction
-    /// records the schema too, so that the store never holds records of an entity it does not describe.
-    private func write(_ records: SaveRecords) throws -> (committed: JournalTransaction?, outcome: SaveOutcome) {
+    /// Writes `records` to the store as one transaction, and hands it to the index; the caller holds the
+    /// container's lock. When subclasses the models do not list were added to the schema since the store
+    /// last recorded it, the transaction records the schema too, so that the store never holds records
+    /// of an entity it does not describe.
+    func write(_ records: SaveRecords) throws -> (committed: JournalTransaction?, outcome: SaveOutcome) {
         let indexing = ConcurrentIndexApplication()
         var outcome = SaveOutcome()
         let container = self.container

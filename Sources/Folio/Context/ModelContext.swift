@@ -25,6 +25,8 @@ public final class ModelContext {
     var changed: [ObjectIdentifier: any PersistentModel] = [:]
     var deleted: [ObjectIdentifier: any PersistentModel] = [:]
     var deletionOrder: [ObjectIdentifier] = []
+    /// Stored records deleted by predicate, without models (``delete(model:where:includeSubclasses:)``).
+    var deletedRecords = RecordDeletions()
     /// Set while the context updates inverse relationships, so that those updates are not mirrored back.
     var isMaintainingInverses = false
     /// The values of relationships about to change, read before the change, by model and property.
@@ -128,7 +130,7 @@ public final class ModelContext {
 
     /// Whether the context has inserted, changed or deleted models that are not saved yet.
     public var hasChanges: Bool {
-        !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty
+        !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty || !deletedRecords.isEmpty
     }
 
     /// The models inserted since the last save, in insertion order.
@@ -223,6 +225,7 @@ public final class ModelContext {
         changed = [:]
         deleted = [:]
         deletionOrder = []
+        deletedRecords.removeAll()
         // A store that cannot be read now leaves the index at the records it describes, which the
         // models are restored from; the next fetch or save reports the problem.
         try? container.syncIndex()

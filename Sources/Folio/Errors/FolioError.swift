@@ -27,6 +27,9 @@ public struct FolioError: Error, CustomStringConvertible, Sendable {
         public static let invalidFetchDescriptor = Code(rawValue: "invalidFetchDescriptor")
         /// A save was refused by a `.deny` delete rule.
         public static let deleteDenied = Code(rawValue: "deleteDenied")
+        /// A change would give two records the values of one `.unique` attribute or `#Unique`
+        /// constraint, and there is no record to merge into (an update by predicate); nothing was written.
+        public static let uniquenessViolation = Code(rawValue: "uniquenessViolation")
         /// The container does not allow saving.
         public static let saveNotAllowed = Code(rawValue: "saveNotAllowed")
         /// A model could not be encoded or decoded.

@@ -142,10 +142,11 @@ final class RecordIndex {
         guard version.lastSequence > lastSequence else { return }
         var touched: [Int64] = []
         var touchedEntities = Set<String>()
+        var movesIndexes = UpdateIndexMoves(fieldIndexes: fieldIndexes)
         for transaction in transactions where transaction.sequence > lastSequence {
             touched.reserveCapacity(touched.count + transaction.changedRecordCount)
             for record in transaction.inserted { touched.append(record.id) }
-            for change in transaction.updated { touched.append(change.id) }
+            for change in transaction.updated where movesIndexes.check(change) { touched.append(change.id) }
             for deletion in transaction.deleted { touched.append(deletion.id) }
             touchedEntities.formUnion(transaction.entities)
         }
@@ -281,5 +282,27 @@ enum FieldTypes {
 
     static func isDate(_ type: any Any.Type) -> Bool {
         type == Date.self || type == Date?.self
+    }
+}
+
+/// Whether an update can move a record in the field indexes: only if it sets an indexed field. An update
+/// keeps its record's entity, so one that sets none of them leaves every index and identifier set as it
+/// is, and ``RecordIndex/advance(to:applying:)`` passes over it. Updates come in runs of one layout:
+/// a run is checked once.
+private struct UpdateIndexMoves {
+    let fieldIndexes: [String: [FieldIndex]]
+    private var last: (layout: ObjectIdentifier, entity: String, moves: Bool)?
+
+    init(fieldIndexes: [String: [FieldIndex]]) {
+        self.fieldIndexes = fieldIndexes
+    }
+
+    mutating func check(_ change: StoredRecord) -> Bool {
+        let layout = ObjectIdentifier(change.values.layout)
+        if let last, last.layout == layout, last.entity == change.entity { return last.moves }
+        let indexes = fieldIndexes[change.entity] ?? []
+        let moves = indexes.contains { change.values.layout.slot(of: $0.field) != nil }
+        last = (layout, change.entity, moves)
+        return moves
     }
 }

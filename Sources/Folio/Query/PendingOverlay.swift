@@ -30,6 +30,7 @@ struct PendingOverlay {
             modelsRead += 1
             if let id = model.persistentBackingData.storedRecordNumber { deleted.insert(id) }
         }
+        if !context.deletedRecords.isEmpty { deleted.formUnion(context.deletedRecords.ids) }
         for model in context.insertedModelsArray where entities.contains(type(of: model)._folioEntityName) {
             modelsRead += 1
             let values = try Self.encoded(model) { try ModelRecordCoding.encode(model, recordNumber: number) }
@@ -67,6 +68,7 @@ struct PendingOverlay {
     /// encoding any model, so that planning costs nothing.
     static func touches(_ context: ModelContext, entities: Set<String>) -> Bool {
         guard context.hasChanges else { return false }
+        if !context.deletedRecords.isEmpty { return true }
         if context.deletedModelsArray.contains(where: { $0.persistentBackingData.storedRecordNumber != nil }) { return true }
         if context.insertedModelsArray.contains(where: { entities.contains(type(of: $0)._folioEntityName) }) { return true }
         return context.changedModelsArray.contains { model in

@@ -52,7 +52,7 @@ package final class RecordLayout: Sendable {
     package static let empty = RecordLayout(sortedNames: [])
 
     /// The layout for `sortedNames`, which must be sorted and free of duplicates.
-    static func interned(sortedNames: [String]) -> RecordLayout {
+    package static func interned(sortedNames: [String]) -> RecordLayout {
         if sortedNames.isEmpty { return empty }
         return LayoutTable.shared.layout(forSortedNames: sortedNames)
     }

@@ -33,7 +33,7 @@ public struct RecordValues: Hashable, Sendable, ExpressibleByDictionaryLiteral {
 
     /// Values in the order of `layout`'s names; the callers make one value per name. Others build records
     /// from a dictionary or from ``init(names:values:)``, which check what they get.
-    init(layout: RecordLayout, values: ContiguousArray<JSONValue>) {
+    package init(layout: RecordLayout, values: ContiguousArray<JSONValue>) {
         assert(layout.names.count == values.count, "a record needs one value per name of its layout")
         self.layout = layout
         self.values = PackedEncoding.pack(values)
