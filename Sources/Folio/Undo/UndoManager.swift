@@ -47,7 +47,7 @@ import Foundation
 ///
 /// ## Notifications
 ///
-/// The manager posts the `NSUndoManager…` notifications (see ``Foundation/NSNotification/Name``) on
+/// The manager posts the `NSUndoManager…` notifications (static members of `NSNotification.Name`) on
 /// `NotificationCenter.default`, with the manager as the object and no user info, on the thread that
 /// made the call.
 public final class UndoManager {
