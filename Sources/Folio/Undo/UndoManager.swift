@@ -41,6 +41,7 @@ import Foundation
 ///   need the Objective-C runtime.
 /// - Targets are held weakly, not unowned: an operation whose target no longer exists is skipped.
 /// - Menu titles are in English.
+/// - The class is final; Foundation's can be subclassed.
 ///
 /// Like Foundation's, the class is not thread-safe (on Apple platforms it is bound to the main actor):
 /// use a manager from one thread or actor at a time.
