@@ -38,6 +38,11 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// seconds (on Linux, inotify delivers it within milliseconds). The default is 250 ms. Set it before
     /// the container is made: it is the container's from then on.
     public var changeNotificationLatency: TimeInterval = 0.25
+    /// Whether the container's ``ModelContainer/mainContext`` records its changes for undo: when
+    /// `true`, it is given an `UndoManager` (its ``ModelContext/undoManager``), as SwiftUI's
+    /// `modelContainer(for:isUndoEnabled:)` does. The default is `false`. Contexts you create have
+    /// none unless you set one.
+    public var isUndoEnabled = false
 
     /// How durable a save is, after Redis's `appendfsync`.
     public enum Durability: Hashable, Sendable {

@@ -254,12 +254,14 @@ public final class ModelContainer: @unchecked Sendable {
         return "A Folio container keeps one store, but \(distinct.count) configurations were given (\(names)); create one ModelContainer per configuration, each for the models of that configuration's schema"
     }
 
-    /// The context bound to the main actor, with autosave on.
+    /// The context bound to the main actor, with autosave on, and with an undo manager when the
+    /// configuration's ``ModelConfiguration/isUndoEnabled`` is set.
     @MainActor
     public var mainContext: ModelContext {
         if let context = mainContextStorage { return context }
         let context = ModelContext(self)
         context.autosaveEnabled = true
+        if configuration.isUndoEnabled { context.undoManager = UndoManager() }
         mainContextStorage = context
         return context
     }

@@ -32,7 +32,7 @@ extension ModelContext {
                     .filter { !$0.isDeleted }
                 switch relationship.deleteRule {
                 case .cascade:
-                    for target in related { deleteModel(target) }
+                    for target in related { deleteCascading(target, from: model) }
                 case .deny:
                     if !related.isEmpty {
                         let names = related.prefix(5).map { "\($0.persistentModelID)" }.joined(separator: ", ")

@@ -162,6 +162,8 @@ extension ModelContext {
     /// refuses the save). Until the save, fetches leave the records out; ``rollback()`` keeps them. A
     /// model this context holds of a matching record, and a matching unsaved model, is deleted as
     /// ``delete(_:)`` deletes it, and is listed in ``deletedModelsArray``; the other records are not.
+    /// When the context has an ``undoManager``, every matching record is deleted as a model, so that
+    /// the delete can be undone.
     ///
     /// - Throws: ``FolioError/Code/invalidFetchDescriptor`` for a predicate the engine cannot evaluate.
     /// - Complexity: O(*m*) after the query, for *m* matching records.
@@ -183,7 +185,12 @@ extension ModelContext {
             } else if let model = registered[row]?.model as? any PersistentModel {
                 if includeSubclasses || type(of: model) == T.self { deleteModel(model) }
             } else if let stored, includeSubclasses || stored == entityName {
-                deletedRecords.insert(row, entity: stored)
+                if undoManager != nil, let model = self.model(forRecordNumber: row) {
+                    // A delete the undo manager can undo is a delete of models.
+                    deleteModel(model)
+                } else {
+                    deletedRecords.insert(row, entity: stored)
+                }
             }
         }
         if !deletedRecords.isEmpty { scheduleAutosave() }

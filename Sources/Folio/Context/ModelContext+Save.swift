@@ -9,10 +9,13 @@ extension ModelContext {
     /// match a stored model updates that model instead of adding one.
     ///
     /// A save posts ``willSave`` before it processes the changes and ``didSave`` after it wrote them;
-    /// a save with no changes posts neither.
+    /// a save with no changes posts neither. A save ends the ``undoManager``'s event: the changes made
+    /// before it are undone as one group, apart from those made after it.
     ///
     /// - Throws: ``FolioError``. After an error nothing was written and the pending changes remain.
     public func save() throws {
+        // A save ends the undo manager's event, whether or not there is anything to write.
+        endUndoEvent()
         guard hasChanges else { return }
         guard container.configuration.allowsSave else {
             throw FolioError(.saveNotAllowed, "The container's configuration does not allow saving (allowsSave is false)")
@@ -56,6 +59,7 @@ extension ModelContext {
         deleted = [:]
         deletionOrder = []
         deletedRecords.removeAll()
+        if !deletionUndos.isEmpty { deletionUndos = [:] }
         return committed
     }
 

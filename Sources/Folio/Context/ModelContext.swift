@@ -14,6 +14,18 @@ public final class ModelContext {
     public var autosaveEnabled = false
     /// The author recorded with each transaction this context saves, for persistent history.
     public var author: String?
+    /// The undo manager that records the context's changes; nil (the default) records none.
+    ///
+    /// With a manager set, every insert, delete and change of a persisted property (attributes and
+    /// relationships) registers its undo, and undoing registers the redo. Changes are grouped by event:
+    /// on platforms without a run loop an event ends at ``save()``, at ``processPendingChanges()`` and
+    /// when the manager undoes or redoes (see ``UndoManager``). Undoing a saved change makes an
+    /// unsaved one, which the next save writes; a model whose saved delete is undone comes back as an
+    /// insert with a new identifier. ``rollback()`` empties the manager's stacks.
+    ///
+    /// ``ModelContainer/mainContext`` has one when the configuration's
+    /// ``ModelConfiguration/isUndoEnabled`` is set.
+    public var undoManager: UndoManager?
 
     /// Live instances of stored records, by record number. The table holds them strongly, and a sweep
     /// drops those nobody else holds (see ``register(_:recordNumber:)``): weak references would give
@@ -31,6 +43,11 @@ public final class ModelContext {
     var isMaintainingInverses = false
     /// The values of relationships about to change, read before the change, by model and property.
     var relationshipValuesBeforeChange: [ObjectIdentifier: [String: [AnyObject]]] = [:]
+    /// Set while the context performs the steps of an operation whose undo is registered as a whole.
+    var isUndoRegistrationSuspended = false
+    /// The deletes not saved yet whose undo is registered, by deleted model (and by each model their
+    /// delete rules cascade to), so that a save's cascades join the undo of the delete that caused them.
+    var deletionUndos: [ObjectIdentifier: DeletionUndo] = [:]
     private var autosaveScheduled = false
     /// Where autosave runs: the queue the context is used on. The main queue, unless a
     /// ``DefaultSerialModelExecutor`` owns the context, whose queue runs its model actor's jobs.
@@ -167,12 +184,18 @@ public final class ModelContext {
                 deleted[key] = nil
                 deletionOrder.removeAll { $0 == key }
                 backing.isDeleted = false
+                // Changes made before the delete are saved after all.
+                if !backing.changedProperties.isEmpty { changed[key] = model }
+                if undoManager != nil { registerUndoOfInsert(model) }
             }
             return
         }
         guard current == nil, backing.storedRecordNumber == nil else { return }
         backing.context = self
         backing.isInserted = true
+        // A model deleted before its first save (discarded) may be inserted again.
+        backing.isDeleted = false
+        if undoManager != nil { registerUndoOfInsert(model) }
         inserted[key] = model
         insertionOrder.append(key)
         // Insert the related graph and make both sides of each relationship agree (a model without
@@ -201,6 +224,7 @@ public final class ModelContext {
             backing.isInserted = false
             backing.isDeleted = true
             backing.context = nil
+            if undoManager != nil { registerUndoOfDiscard(model) }
             return
         }
         guard deleted[key] == nil else { return }
@@ -208,11 +232,15 @@ public final class ModelContext {
         deleted[key] = model
         deletionOrder.append(key)
         changed[key] = nil
+        if undoManager != nil { registerUndoOfDelete(model) }
         scheduleAutosave()
     }
 
-    /// Discards unsaved inserts and deletes and restores changed models to their stored values.
+    /// Discards unsaved inserts and deletes, restores changed models to their stored values, and
+    /// empties the undo manager's stacks (``undoManager``), as SwiftData documents.
     public func rollback() {
+        undoManager?.folioRemoveAllActions()
+        deletionUndos = [:]
         for model in inserted.values {
             let backing = model.persistentBackingData
             backing.isInserted = false
@@ -245,8 +273,12 @@ public final class ModelContext {
         try save()
     }
 
-    /// Folio records changes as they happen; there is nothing to process. Provided for SwiftData compatibility.
-    public func processPendingChanges() {}
+    /// Ends the undo manager's current event: the changes registered since the last event are undone
+    /// together (see ``undoManager``). Folio records changes as they happen; there is nothing else to
+    /// process. On Apple platforms the run loop ends events, and this does nothing.
+    public func processPendingChanges() {
+        endUndoEvent()
+    }
 
     // MARK: Identity
 

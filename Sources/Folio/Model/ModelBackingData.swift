@@ -117,6 +117,14 @@ public final class ModelBackingData {
         self.storeIdentity = store
     }
 
+    /// Makes the model unsaved again, with a new temporary identifier when next asked: for a model
+    /// whose saved delete is undone, which the store cannot give its old record number back.
+    func forgetRecordNumber() {
+        number = 0
+        storeIdentity = nil
+        loadedVersion = 0
+    }
+
     /// Reports a read of `keyPath` to Observation. Generated accessors call this.
     public func access<Model: PersistentModel, Value>(_ model: Model, keyPath: KeyPath<Model, Value>) {
         let extras = madeExtras()
@@ -129,7 +137,14 @@ public final class ModelBackingData {
     public func withMutation<Model: PersistentModel, Value, Result>(
         _ model: Model, keyPath: KeyPath<Model, Value>, property: String, _ mutation: () throws -> Result
     ) rethrows -> Result {
-        context?.modelWillChange(model, property: property)
+        // One load of the weak reference: each load retains the context.
+        let context = self.context
+        if let context {
+            context.modelWillChange(model, property: property)
+            if let undoManager = context.undoManager {
+                context.registerUndoOfChange(of: model, keyPath: keyPath, with: undoManager)
+            }
+        }
         hasSetProperties = true
         // Without a registrar no property was ever read, so no observer can be tracking this model.
         let result: Result

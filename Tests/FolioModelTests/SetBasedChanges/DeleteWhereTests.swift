@@ -190,4 +190,27 @@ struct DeleteWhereTests {
         #expect(tombstones.first?.tombstone[\BatchGadget.label] as? String == "kept")
         #expect(tombstones.first?.tombstone[\BatchGadget.serial] == nil)
     }
+
+    @Test("with an undo manager, a delete by predicate deletes models, and undoing it brings them back")
+    func deleteWithUndoManagerCanBeUndone() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        let container = try Self.container(store)
+        let writer = ModelContext(container)
+        for index in 0..<8 { writer.insert(BatchGadget(serial: "S\(index)", maker: "M", model: index, price: 1, stock: index % 2)) }
+        try writer.save()
+
+        let context = ModelContext(container)
+        let manager = UndoManager()
+        context.undoManager = manager
+        try context.delete(model: BatchGadget.self, where: #Predicate { $0.stock == 0 })
+        #expect(context.deletedModelsArray.count == 4)
+        try context.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<BatchGadget>()) == 4)
+        #expect(manager.canUndo)
+        manager.undo()
+        try context.save()
+        let serials = try ModelContext(container).fetch(FetchDescriptor<BatchGadget>(sortBy: [SortDescriptor(\.serial)])).map(\.serial)
+        #expect(serials == (0..<8).map { "S\($0)" })
+    }
 }
