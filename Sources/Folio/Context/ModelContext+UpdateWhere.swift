@@ -39,13 +39,13 @@ extension ModelContext {
     @discardableResult
     public func update<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil,
                                            includeSubclasses: Bool = true, _ changes: AttributeUpdate<T>...) throws -> Int {
-        try update(model: model, where: predicate, includeSubclasses: includeSubclasses, changes)
+        try update(model: model, where: predicate, includeSubclasses: includeSubclasses, changes: changes)
     }
 
     /// ``update(model:where:includeSubclasses:_:)`` with the changes in an array.
     @discardableResult
     public func update<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil,
-                                           includeSubclasses: Bool = true, _ changes: [AttributeUpdate<T>]) throws -> Int {
+                                           includeSubclasses: Bool = true, changes: [AttributeUpdate<T>]) throws -> Int {
         guard !changes.isEmpty else { return 0 }
         guard container.configuration.allowsSave else {
             throw FolioError(.saveNotAllowed, "The container's configuration does not allow saving (allowsSave is false)")

@@ -109,7 +109,7 @@ extension SaveRecords {
         if refersToNewModels, let relationships = relationshipNames[entityName] {
             values = provisional.resolved(values, relationships: relationships, allocated: allocated)
         }
-        guard let external = externalStorageNames[entityName] else { return values }
+        guard !externalStorageNames.isEmpty, let external = externalStorageNames[entityName] else { return values }
         for name in external {
             guard case .string(let base64)? = values[name], let bytes = Data(base64Encoded: base64) else { continue }
             values[name] = .object(["$blob": .string(try transaction.putBlob(bytes))])

@@ -13,7 +13,9 @@ public struct WriteTransaction {
     /// The migrations added with ``migrate(_:)``, in order.
     var migrations: [RecordMigration] = []
     var inserted: InsertedRecords
-    var updated: [Int64: StoredRecord] = [:]
+    /// The changed values of stored records, by identifier: a dense table, as the records' identifiers
+    /// are, so that a large update is kept without hashing and read back in order without a sort.
+    var updated = DenseTable<StoredRecord>()
     var deleted: [Int64: DeletedRecord] = [:]
     /// How many identifiers ``allocateID()`` handed out. They are all at or above `base.nextID`.
     var allocatedCount = 0
@@ -293,7 +295,7 @@ public struct WriteTransaction {
     /// another core, so each retain here waited for memory). The transaction keeps no inserted records.
     mutating func takeJournalTransaction(transactionID: String, timestamp: Date, author: String?) -> JournalTransaction {
         let taken = takenChanges ?? (
-            inserted.removeAllInIdentifierOrder(), updated.values.filter { !$0.values.isEmpty }.sorted { $0.id < $1.id },
+            inserted.removeAllInIdentifierOrder(), updated.removeAllInNumberOrder().filter { !$0.values.isEmpty },
             deleted.values.sorted { $0.id < $1.id })
         takenChanges = nil
         var committed = JournalTransaction(

@@ -95,7 +95,7 @@ struct UpdateWhereTests {
         for step in 0..<40 {
             let test = Self.randomCase(&rng)
             let setContext = ModelContext(setContainer)
-            let count = try setContext.update(model: BatchGadget.self, where: test.predicate, test.updates)
+            let count = try setContext.update(model: BatchGadget.self, where: test.predicate, changes: test.updates)
             let modelContext = ModelContext(modelContainer)
             for gadget in try modelContext.fetch(FetchDescriptor<BatchGadget>(predicate: test.predicate)) { test.change(gadget) }
             let expectedCount = modelContext.changedModelsArray.filter { !$0.persistentBackingData.changedProperties.isEmpty }.count
