@@ -255,6 +255,13 @@ struct UpdateWhereTests {
         #expect(thrown?.underlying is Refused || (thrown?.underlying as? FolioError)?.underlying is Refused)
         #expect(try Self.values(container) == before)
 
+        let huge = Int.max
+        let overflow = #expect(throws: FolioError.self) {
+            try context.update(model: BatchGadget.self, where: #Predicate { $0.stock + huge > 0 }, .set(\.stock, to: 1))
+        }
+        #expect(overflow?.code == .invalidFetchDescriptor)
+        #expect(try Self.values(container) == before)
+
         let readOnly = try ModelContainer(for: Schema(Self.types), configurations: [ModelConfiguration(url: store.url, allowsSave: false)])
         let refused = #expect(throws: FolioError.self) { try ModelContext(readOnly).update(model: BatchGadget.self, .set(\.stock, to: 1)) }
         #expect(refused?.code == .saveNotAllowed)
