@@ -58,11 +58,12 @@ extension ModelContext {
             let index = try container.indexLocked
             let records = index.records
             // A batch's records are fetched into the cache together, not one miss after another.
-            touched &+= try forEachReadingAhead(found, readAhead: { index.touchValues(of: $0) }) { id in
+            let sum = try forEachReadingAhead(found, readAhead: { index.touchValues(of: $0) }) { id in
                 if let model = try (id < 0 ? unsaved[id] : loadedModelLocked(forRecordNumber: id, loadingValues: loadingValues, in: records)) as? T {
                     try body(model)
                 }
             }
+            ReadAhead.keep(sum)
         }
     }
 

@@ -61,9 +61,6 @@ public final class ModelContext {
     var standInRecordNumbers: Set<Int64> = []
     /// The facts of the model type asked last (see ``facts(of:)``).
     private var lastFacts: (type: ObjectIdentifier, facts: EntityFacts)?
-    /// What fetches read ahead of making models (``RecordIndex/touchValues(of:)``), kept so that the
-    /// reads are not optimized away.
-    var touched: UInt = 0
 
     /// Creates a context for a container.
     public init(_ container: ModelContainer) {
@@ -84,13 +81,13 @@ public final class ModelContext {
     /// if that many would reach the sweep threshold, so that no sweep runs among models that are all
     /// alive, then reserves the space.
     func prepareToRegister(_ count: Int) {
-        touched &+= registered.prepareToRegister(count)
+        ReadAhead.keep(registered.prepareToRegister(count))
     }
 
     /// Drops the models that nothing but the table holds. (A model with unsaved changes is also held by
     /// the change lists, so it stays.)
     private func sweepRegistered() {
-        touched &+= registered.sweep()
+        ReadAhead.keep(registered.sweep())
     }
 
     var schema: Schema { container.schema }
