@@ -58,6 +58,11 @@ extension SaveRecords {
     /// - Parameter schema: the container's, for the entity an upsert updates.
     func write(into transaction: inout WriteTransaction, schema: Schema) throws -> SaveOutcome {
         var outcome = SaveOutcome()
+        if let bulk = bulkUpdate(schema: schema), transaction.isEmpty {
+            try transaction.updateInBulk(bulk)
+            outcome.baseSequence = transaction.lastSequence
+            return outcome
+        }
         transaction.reserveCapacity(inserting: inserts.count)
         outcome.numbers.reserveCapacity(inserts.count)
         var allocated: [Int64] = []
@@ -100,6 +105,21 @@ extension SaveRecords {
         }
         outcome.baseSequence = transaction.lastSequence
         return outcome
+    }
+
+    /// The updates as one list sorted by record number, when they are all this save writes and are
+    /// stored as they are (no new model to refer to, no blob to write, no stand-in entity): a large
+    /// update is then written in bulk (``WriteTransaction/updateInBulk(_:)``). Nil otherwise.
+    private func bulkUpdate(schema: Schema) -> [StoredRecord]? {
+        guard inserts.isEmpty, deletes.isEmpty, updates.count >= 2, !refersToNewModels, externalStorageNames.isEmpty,
+              !schema.entities.contains(where: { $0.isRecordedOnly }) else { return nil }
+        var records = updates.map { StoredRecord(entity: $0.entityName, id: $0.id, values: $0.values) }
+        if !zip(records, records.dropFirst()).allSatisfy({ $0.id < $1.id }) {
+            records.sort { $0.id < $1.id }
+            // One record changed twice in a save is left to the transaction's table, which merges them.
+            guard zip(records, records.dropFirst()).allSatisfy({ $0.id < $1.id }) else { return nil }
+        }
+        return records
     }
 
     /// `values` as stored: provisional numbers replaced, `.externalStorage` bytes moved into blobs.

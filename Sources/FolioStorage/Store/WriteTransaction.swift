@@ -53,7 +53,7 @@ public struct WriteTransaction {
         if deleted[id] != nil { return nil }
         if let record = inserted[id] { return record }
         guard var record = base.record(id: id) else { return nil }
-        if let changes = updated[id] { for (key, value) in changes.values { record.values[key] = value } }
+        if let changes = updated[id] ?? bulkUpdate(of: id) { for (key, value) in changes.values { record.values[key] = value } }
         return record
     }
 
@@ -270,8 +270,11 @@ public struct WriteTransaction {
     /// Whether the transaction changes nothing (no migrations, no records, no schema, no identifiers allocated).
     public var isEmpty: Bool {
         migrations.isEmpty && inserted.isEmpty && updated.isEmpty && deleted.isEmpty && schemaChange == nil && allocatedCount == 0
-            && !clearsConflicts && recordedConflicts.isEmpty && adoptedState == nil
+            && !clearsConflicts && recordedConflicts.isEmpty && adoptedState == nil && bulkUpdated == nil
     }
+
+    /// The updates ``updateInBulk(_:)`` took, sorted by identifier; nil when there are none.
+    var bulkUpdated: [StoredRecord]?
 
     /// Whether the transaction forgets the merge conflicts recorded before it (see ``Store/conflicts()``).
     package var clearsConflicts = false
@@ -295,9 +298,10 @@ public struct WriteTransaction {
     /// another core, so each retain here waited for memory). The transaction keeps no inserted records.
     mutating func takeJournalTransaction(transactionID: String, timestamp: Date, author: String?) -> JournalTransaction {
         let taken = takenChanges ?? (
-            inserted.removeAllInIdentifierOrder(), updated.removeAllInNumberOrder().filter { !$0.values.isEmpty },
+            inserted.removeAllInIdentifierOrder(), bulkUpdated ?? updated.removeAllInNumberOrder().filter { !$0.values.isEmpty },
             deleted.values.sorted { $0.id < $1.id })
         takenChanges = nil
+        bulkUpdated = nil
         var committed = JournalTransaction(
             sequence: base.lastSequence + 1, transactionID: transactionID, timestamp: timestamp,
             author: author, migrations: migrations, inserted: taken.inserted, updated: taken.updated, deleted: taken.deleted,
@@ -315,6 +319,9 @@ public struct WriteTransaction {
     private func checkNotTaken() throws {
         guard adoptedState == nil else {
             throw StorageError(.invalidTransaction, "a transaction that took a staging copy's commits changes nothing more; commit it")
+        }
+        guard bulkUpdated == nil else {
+            throw StorageError(.invalidTransaction, "a transaction that took a bulk update changes nothing more; commit it")
         }
     }
 
