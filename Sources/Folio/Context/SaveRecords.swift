@@ -111,7 +111,8 @@ extension SaveRecords {
     /// stored as they are (no new model to refer to, no blob to write, no stand-in entity): a large
     /// update is then written in bulk (``WriteTransaction/updateInBulk(_:)``). Nil otherwise.
     private func bulkUpdate(schema: Schema) -> [StoredRecord]? {
-        guard inserts.isEmpty, deletes.isEmpty, updates.count >= 2, !refersToNewModels, externalStorageNames.isEmpty,
+        // Without inserts no value holds a provisional number.
+        guard inserts.isEmpty, deletes.isEmpty, updates.count >= 2, externalStorageNames.isEmpty,
               !schema.entities.contains(where: { $0.isRecordedOnly }) else { return nil }
         var records = updates.map { StoredRecord(entity: $0.entityName, id: $0.id, values: $0.values) }
         if !zip(records, records.dropFirst()).allSatisfy({ $0.id < $1.id }) {
