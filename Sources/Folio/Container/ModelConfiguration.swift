@@ -21,7 +21,7 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// The CloudKit database named for the store. Folio does not sync with CloudKit; see
     /// ``CloudKitDatabase``.
     public let cloudKitDatabase: CloudKitDatabase
-    /// How durable each save is. The default is ``Durability/always``: `save()` returns after the
+    /// How durable each save is. The default is `.always`: `save()` returns after the
     /// transaction is on disk.
     public var durability: Durability = .always
     /// Journal size in bytes past which the store compacts itself, once the journal is also as large as
@@ -44,37 +44,16 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// none unless you set one.
     public var isUndoEnabled = false
 
-    /// How durable a save is, after Redis's `appendfsync`.
-    public enum Durability: Hashable, Sendable {
-        /// Every save is flushed to disk before it returns: nothing acknowledged is lost.
-        case always
-        /// Saves are flushed at most `interval` seconds later: a power loss can lose that much.
-        case batched(TimeInterval)
-        /// The operating system decides when to flush: a power loss can lose anything not yet written back.
-        case none
-    }
+    /// How durable a save is, after Redis's `appendfsync`: `.always` (every save is flushed to disk
+    /// before it returns, the default), `.batched(interval)` (flushed at most `interval` seconds later)
+    /// or `.none` (the operating system decides). The storage engine's own type: one declaration, one
+    /// default.
+    public typealias Durability = StoreConfiguration.Durability
 
     /// How much persistent history compaction keeps; a reader whose token is older gets
-    /// ``FolioError/Code/historyExpired``. A transaction is kept when it satisfies every limit that is
-    /// set; not even the newest is kept unconditionally.
-    public struct HistoryRetention: Hashable, Sendable {
-        /// Keep at most this many of the newest transactions; nil for no limit.
-        public var maximumCount: Int?
-        /// Keep transactions at most this old; nil for no limit.
-        public var maximumAge: TimeInterval?
-        /// Keep the newest transactions whose encoded journal lines add up to at most this many bytes (the
-        /// size of `history.jsonl` after compaction); nil for no limit. Counting back from the newest, the
-        /// first transaction that does not fit is dropped with every older one, even when it is the newest.
-        public var maximumBytes: Int64?
-
-        /// A retention policy. The defaults keep the newest 1,000 transactions, at most 64 MiB of them,
-        /// whatever their age.
-        public init(maximumCount: Int? = 1000, maximumAge: TimeInterval? = nil, maximumBytes: Int64? = 64 << 20) {
-            self.maximumCount = maximumCount
-            self.maximumAge = maximumAge
-            self.maximumBytes = maximumBytes
-        }
-    }
+    /// ``FolioError/Code/historyExpired``. The storage engine's own type: the defaults keep the newest
+    /// 1,000 transactions, at most 64 MiB of them, whatever their age.
+    public typealias HistoryRetention = StoreConfiguration.HistoryRetention
 
     /// Tests only: the file system the store goes through (fault injection); nil for the real one.
     package var fileSystem: (any FileSystem)? = nil

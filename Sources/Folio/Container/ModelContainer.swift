@@ -141,15 +141,9 @@ public final class ModelContainer: @unchecked Sendable {
         self.configuration = configuration
 
         var storeConfiguration = StoreConfiguration()
-        switch configuration.durability {
-        case .always: storeConfiguration.durability = .always
-        case .batched(let interval): storeConfiguration.durability = .batched(interval)
-        case .none: storeConfiguration.durability = .none
-        }
+        storeConfiguration.durability = configuration.durability
         storeConfiguration.compactionThreshold = configuration.compactionThreshold
-        let retention = configuration.historyRetention
-        storeConfiguration.historyRetention = StoreConfiguration.HistoryRetention(
-            maximumCount: retention.maximumCount, maximumAge: retention.maximumAge, maximumBytes: retention.maximumBytes)
+        storeConfiguration.historyRetention = configuration.historyRetention
         // No list of known entities: a store may hold records of an entity the models removed, which the
         // migration deletes; any other unknown entity is refused by the check of the loaded records.
         storeConfiguration.readOnly = !configuration.allowsSave
