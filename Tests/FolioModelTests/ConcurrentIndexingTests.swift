@@ -36,4 +36,32 @@ struct ConcurrentIndexingTests {
         #expect(found.map(\.name) == ["saved 1", "saved 2", "saved 3"])
         #expect(try looking.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0.price > 10 })) == 0)
     }
+
+    /// An update that sets no indexed attribute lets the index go of its records while it is written
+    /// (`RecordIndex.lendRecords()`): a write that then fails gives them back.
+    @Test func anUpdateWhoseCommitFailsLeavesTheIndexAsTheStoreIs() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        let faults = FaultInjectingFileSystem()
+        var configuration = ModelConfiguration(url: store.url)
+        configuration.fileSystem = faults
+        let container = try ModelContainer(for: Schema([Trip.self]), configurations: [configuration])
+        let context = ModelContext(container)
+        for n in 1...3 { context.insert(Trip(name: "saved \(n)", destination: n == 2 ? "Rome" : "Oslo", startDate: .now, price: Double(n))) }
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Oslo" })) == 2)
+
+        faults.arm([.write], at: 1, fault: .error(ENOSPC))
+        #expect(throws: FolioError.self) { try context.update(model: Trip.self, .set(\.price) { $0 + 100 }) }
+        #expect(faults.didFire)
+        faults.disarm()
+
+        let looking = ModelContext(container)
+        let oslo = try looking.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Oslo" }, sortBy: [SortDescriptor(\.name)]))
+        #expect(oslo.map(\.name) == ["saved 1", "saved 3"])
+        #expect(oslo.map(\.price) == [1, 3])
+        // And the next update, which does commit, is indexed as usual.
+        #expect(try context.update(model: Trip.self, where: #Predicate { $0.destination == "Rome" }, .set(\.price, to: 50)) == 1)
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Rome" })).map(\.price) == [50])
+    }
 }

@@ -73,6 +73,11 @@ extension ModelContext {
         let container = self.container
         let schemaGeneration = container.schemaGenerationToRecordLocked()
         let schema = self.schema
+        // An index that needs none of its old values for these records lets go of them while the store
+        // applies the write, which can then change its table in place.
+        let index = container.isIndexLoaded ? container.recordIndex : nil
+        let lentAt = index.flatMap { $0.needsNoOldValues(for: records) ? $0.lastSequence : nil }
+        if lentAt != nil { index?.lendRecords() }
         let written = Result {
             try container.store.write(author: author) { transaction in
                 outcome = try records.write(into: &transaction, schema: schema)
@@ -82,6 +87,12 @@ extension ModelContext {
             }
         }
         if case .success = written, let schemaGeneration { container.noteSchemaRecorded(generation: schemaGeneration) }
+        if let lentAt, let index {
+            // Only this write's own transaction, on the lent version, can advance a lent index.
+            var advancesAsLent = false
+            if case .success(_?) = written { advancesAsLent = outcome.baseSequence == lentAt }
+            if !advancesAsLent { index.takeBackRecords(container.store.currentRecords) }
+        }
         // A large committed transaction goes to the index on another thread, and the save returns without
         // waiting for it: whatever reads the index next waits instead (making models for the next save, or
         // anything else the caller does first, overlaps with it).

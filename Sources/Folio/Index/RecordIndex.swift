@@ -83,6 +83,37 @@ final class RecordIndex {
         load(version)
     }
 
+    /// Whether the index needs none of its records' old values to take in `records` once written: they
+    /// only update records, and set no indexed field. (Then ``advance(to:applying:)`` touches no
+    /// record, and the index can let go of its version during the write, see ``lendRecords()``.)
+    func needsNoOldValues(for records: SaveRecords) -> Bool {
+        guard records.inserts.isEmpty, records.deletes.isEmpty else { return false }
+        var moves = UpdateIndexMoves(fieldIndexes: fieldIndexes)
+        return !records.updates.contains { update in
+            moves.check(StoredRecord(entity: update.entityName, id: update.id, values: update.values))
+        }
+    }
+
+    /// Lets go of the version of the store's records the index describes, keeping its sequence, so that
+    /// a write applied to the store's table meanwhile changes it in place instead of copying every part
+    /// this version shares with it. Until ``advance(to:applying:)`` brings the index to the written
+    /// version (with transactions ``needsNoOldValues(for:)`` accepts) or ``rebuild(from:)`` rebuilds it,
+    /// nothing may read the index: the caller holds the container's lock for the whole write.
+    func lendRecords() {
+        records = StoreRecords(standingAt: records.lastSequence)
+    }
+
+    /// Describes `current` again after ``lendRecords()`` when the write did not end as the lending
+    /// expected (it failed, wrote nothing, or came after other processes' transactions): takes it back
+    /// as it is if it is the lent version, and rebuilds the indexes for it otherwise.
+    func takeBackRecords(_ current: StoreRecords) {
+        if current.lastSequence == records.lastSequence {
+            records = current
+        } else {
+            rebuild(from: current)
+        }
+    }
+
     /// How many records of an entity are loaded before its indexes that are not unique are sized for
     /// the rest (see ``FieldIndex/reserveCapacity(forRecords:afterSampling:)``).
     static let indexSizingSample = 4_096

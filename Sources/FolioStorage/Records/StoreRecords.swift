@@ -35,6 +35,12 @@ package struct StoreRecords: Sendable {
         self.init(table: DenseTable(), entityNames: [], lastSequence: 0, recordCounts: [:])
     }
 
+    /// No records, standing for the version after transaction `lastSequence` (see the model layer's
+    /// index, which lets go of its version while a write it needs no old values for is applied).
+    package init(standingAt lastSequence: UInt64) {
+        self.init(table: DenseTable(), entityNames: [], lastSequence: lastSequence, recordCounts: [:])
+    }
+
     /// The number of records.
     package var count: Int { table.count }
 

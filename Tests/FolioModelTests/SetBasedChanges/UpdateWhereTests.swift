@@ -285,4 +285,35 @@ struct UpdateWhereTests {
         #expect(await eventually { observer.results.map(\.serial) == ["S0", "S1", "S2"] })
         #expect(try other.fetchCount(FetchDescriptor<BatchGadget>(predicate: #Predicate { $0.stock == 999 })) == 3)
     }
+
+    @Test("an update after another container's save of an indexed attribute leaves every index right")
+    func updateAfterAnotherWriterKeepsIndexesRight() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        let mine = try Self.container(store)
+        let context = ModelContext(mine)
+        for gadget in Self.gadgets(seed: 7, count: 40) { context.insert(gadget) }
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<BatchGadget>(predicate: #Predicate { $0.serial == "S3" })) == 1)
+
+        // Another container (as another process would) renames S3, and saves a model change (a bulk update).
+        let theirs = try Self.container(store)
+        let other = ModelContext(theirs)
+        let renamed = try #require(try other.fetch(FetchDescriptor<BatchGadget>(predicate: #Predicate { $0.serial == "S3" })).first)
+        renamed.serial = "S3-renamed"
+        try other.save()
+        for gadget in try other.fetch(FetchDescriptor<BatchGadget>(predicate: #Predicate { $0.model < 10 })) { gadget.stock += 100 }
+        try other.save()
+
+        // This container's update, of an attribute no index holds, comes after both.
+        #expect(try context.update(model: BatchGadget.self, where: #Predicate { $0.model >= 20 }, .set(\.price, to: 1)) == 20)
+        #expect(try context.update(model: BatchGadget.self, .set(\.rating) { $0 + 1 }) == 40)
+        let fresh = ModelContext(mine)
+        #expect(try fresh.fetchCount(FetchDescriptor<BatchGadget>(predicate: #Predicate { $0.serial == "S3" })) == 0)
+        #expect(try fresh.fetch(FetchDescriptor<BatchGadget>(predicate: #Predicate { $0.serial == "S3-renamed" })).map(\.model) == [3])
+        #expect(try fresh.fetchCount(FetchDescriptor<BatchGadget>(predicate: #Predicate { $0.price == 1 })) == 20)
+        #expect(try fresh.fetchCount(FetchDescriptor<BatchGadget>(predicate: #Predicate { $0.stock >= 95 })) >= 10)
+        let reopened = try Self.values(try Self.container(store))
+        #expect(try Self.values(mine) == reopened)
+    }
 }
