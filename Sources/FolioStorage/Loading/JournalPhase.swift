@@ -2,9 +2,9 @@
 ///
 /// - Input: the state after ``SnapshotPhase`` (or any state at the manifest's sequence), the manifest,
 ///   and each snapshot's header sequence (its base).
-/// - Output: the state with every journal transaction applied in order; the transactions applied
-///   (``transactions``), where the journal's complete lines end, and what its compaction mark says of
-///   a merge (``mergedBase``).
+/// - Output: the state with every journal transaction up to a given sequence (all of them when
+///   opening) applied in order; the transactions applied (``transactions``), where the journal's
+///   complete lines end, and what its compaction mark says of a merge (``mergedBase``).
 /// - Invariant: a transaction changes an entity only when it is newer than that entity's base (the
 ///   manifest's sequence for an entity without a snapshot); ``transactions`` is strictly ascending by
 ///   sequence: a line whose sequence does not rise is reported and skipped, a gap is reported and
@@ -25,6 +25,8 @@ struct JournalPhase {
     private(set) var warnings: [String] = []
     /// What the compaction mark says of a merge base's journal both sides folded.
     private(set) var mergedBase: MergedBase? = nil
+    /// The highest sequence of any complete line (0 without one), applied or not.
+    private(set) var lastSequence: UInt64 = 0
     /// The highest `nextID` of the manifest and every journal line: each record identifier in use is below it.
     private(set) var highestNextID: Int64
 
@@ -34,10 +36,12 @@ struct JournalPhase {
 
     /// Replays the journal, if there is one, onto `state`.
     ///
-    /// - Parameter bases: each snapshot's header sequence, by entity.
+    /// - Parameters:
+    ///   - bases: each snapshot's header sequence, by entity.
+    ///   - through: the last sequence applied; later lines are read and checked, not applied.
     static func replay(
         onto state: inout StoreState, manifest: Manifest, bases: [String: UInt64], _ context: LoadContext,
-        report: (StorageError) throws -> Void
+        through: UInt64 = .max, report: (StorageError) throws -> Void
     ) throws -> JournalPhase {
         var phase = JournalPhase(manifest: manifest)
         let paths = context.paths
@@ -91,6 +95,7 @@ struct JournalPhase {
                 phase.mergedBase = transaction.mergedBase
                 return
             }
+            guard sequence <= through else { return }
             for entity in transaction.entitiesNeedingKnown {
                 _ = try context.accepts(entity, file: paths.journal, line: line.number, offset: line.offset, report: report)
             }
@@ -117,6 +122,7 @@ struct JournalPhase {
                     "the journal ends at sequence \(lastLine.sequence) but manifest member \"sequence\" says the snapshots are at \(manifest.sequence); the manifest or the journal does not belong to this store: restore both from the same commit or backup",
                     file: paths.journal, line: lastLine.line))
         }
+        phase.lastSequence = lastLine?.sequence ?? 0
         if let result = scanned { try phase.note(result, context, report: report) }
         return phase
     }
