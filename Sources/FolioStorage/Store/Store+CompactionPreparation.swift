@@ -11,7 +11,7 @@ extension Store {
     func prepareCompaction(_ plan: CompactionPlan, paths: StorePaths, check: () throws -> Void = {}) throws -> PreparedCompaction {
         var prepared = PreparedCompaction()
         do {
-            let transactions = plan.historyFileLoaded ? plan.retained : try StoreLoader.merging(plan.retained, withHistoryFileIn: paths, configuration: configuration)
+            let transactions = plan.historyFileLoaded ? plan.retained : try HistoryPhase.merging(plan.retained, withHistoryFileIn: paths, configuration: configuration)
             // Where every line is: history copies them, and snapshots copy inserted records out of them.
             let stored = storedLines(paths, journalLimit: plan.journalEnd)
             let copies = JournalRecordCopies(

@@ -259,7 +259,7 @@ public final class Store: Sendable {
         guard let paths else { return }
         try withReadState { read in
             guard !read.historyFileLoaded else { return }
-            read.retained = try StoreLoader.merging(read.retained, withHistoryFileIn: paths, configuration: configuration)
+            read.retained = try HistoryPhase.merging(read.retained, withHistoryFileIn: paths, configuration: configuration)
             read.historyFileLoaded = true
         }
     }

@@ -18,7 +18,7 @@ extension StoreLoader {
         var recordCounts: [String: Int]
     }
 
-    /// Peeks at the store in `paths`. Caller holds a file lock, as for ``load(_:configuration:includeHistoryFile:report:)``.
+    /// Peeks at the store in `paths`. Caller holds a file lock, as for ``load(_:configuration:includeHistoryFile:checkingBlobReferences:report:)``.
     static func peek(_ paths: StorePaths, configuration: StoreConfiguration) -> Peek? {
         try? peekThrowing(paths, configuration: configuration)
     }
@@ -31,9 +31,7 @@ extension StoreLoader {
         guard !manifest.snapshotBytes.isEmpty, !manifest.needsReconciliation else { return nil }
         var loaded = LoadedStore()
         loaded.manifest = manifest
-        loaded.state.lastSequence = manifest.sequence
-        loaded.state.counters = manifest.counters
-        loaded.state.schema = manifest.schema
+        loaded.state = ManifestPhase.initialState(manifest)
         var counts: [String: Int] = [:]
         var bases: [String: UInt64] = [:]
 
