@@ -1,0 +1,73 @@
+import FolioStorage
+import Synchronization
+
+/// The stores a server shows, by the name their URLs use. Each is opened read-only on first use and
+/// brought up to date before every page, so that what other processes wrote shows on the next load;
+/// a store that can no longer be refreshed (damaged, or replaced by git) is opened again.
+final class ServedStores: Sendable {
+    /// A store directory given on the command line and the URL name it is served under.
+    struct Entry: Sendable {
+        var name: String
+        var path: String
+    }
+
+    let entries: [Entry]
+    private let open = Mutex<[String: Store]>([:])
+
+    /// Names that would collide with the server's own URLs: a store named so gets a suffix.
+    static let reservedNames: Set<String> = ["", "-", ".", "..", "index.json", "favicon.ico"]
+
+    /// Names each path after its last component, made unique with `-2`, `-3`… suffixes.
+    init(paths: [String]) {
+        var entries: [Entry] = []
+        var taken = Self.reservedNames
+        for path in paths {
+            let trimmed = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+            let base = trimmed.split(separator: "/").last.map(String.init) ?? "store"
+            var name = base
+            var suffix = 2
+            while taken.contains(name) || taken.contains(name + ".json") || name.hasSuffix(".json") && taken.contains(String(name.dropLast(5))) {
+                name = "\(base)-\(suffix)"
+                suffix += 1
+            }
+            taken.insert(name)
+            entries.append(Entry(name: name, path: path))
+        }
+        self.entries = entries
+    }
+
+    func entry(named name: String) -> Entry? {
+        entries.first { $0.name == name }
+    }
+
+    /// The store served as `name`, refreshed to its current state.
+    ///
+    /// - Throws: ``CommandFailure`` when the store cannot be opened or read now.
+    func current(_ name: String) throws -> Store {
+        guard let entry = entry(named: name) else { throw CommandFailure("No store named '\(name)' is served here.") }
+        return try open.withLock { open -> Store in
+            if let store = open[name] {
+                do {
+                    try store.refresh()
+                    return store
+                } catch {
+                    // Replaced or damaged since it was opened: open it again below. The old store closes
+                    // when the last page reading it lets go of it.
+                    open[name] = nil
+                }
+            }
+            let store = try StoreAccess.openReadOnly(entry.path)
+            open[name] = store
+            return store
+        }
+    }
+
+    /// Closes every open store.
+    func closeAll() {
+        let stores = open.withLock { open in
+            defer { open.removeAll() }
+            return Array(open.values)
+        }
+        for store in stores { store.close() }
+    }
+}
