@@ -31,6 +31,7 @@ enum ServeCommand: FolioSubcommand {
         }
         let host = arguments.value("--host") ?? "127.0.0.1"
         for path in arguments.positionals { _ = try StoreAccess.directory(path) }
+        Socket.unblockTerminationSignals()
         let (server, stores) = try start(paths: arguments.positionals, host: host, port: UInt16(port))
         defer {
             server.stop()

@@ -13,14 +13,16 @@ struct ServeSite: HTTPHandler {
         if loopbackOnly, let host = request.header("host"), !Self.isLoopbackHost(host) {
             return ErrorPage.response(HTTPError(.misdirectedRequest, "This server answers requests for 127.0.0.1 and localhost only."), json: json)
         }
+        var format: ServeRoute.Format = json ? .json : .html
         do {
-            let (route, format) = try ServeRoute.parse(request.rawPath, storeNames: Set(stores.entries.map(\.name)))
+            let (route, asked) = try ServeRoute.parse(request.rawPath, storeNames: Set(stores.entries.map(\.name)))
+            if asked != .html { format = asked }
             guard let query = PercentEncoding.decodeQuery(request.rawQuery) else {
                 throw HTTPError(.badRequest, "The query string holds a malformed percent-escape or bytes that are not UTF-8.")
             }
-            return try page(route, format: format == .html && json ? .json : format, query: PageQuery(items: query))
+            return try page(route, format: format, query: PageQuery(items: query))
         } catch {
-            return ErrorPage.response(error, json: json)
+            return ErrorPage.response(error, json: format != .html)
         }
     }
 

@@ -60,6 +60,7 @@ enum HTTPRequestParser {
 
     /// Parses a complete head (its blank line included or not).
     static func parse(_ head: ArraySlice<UInt8>, limits: HTTPLimits) throws(HTTPError) -> HTTPRequest {
+        if let error = oversizedHead(Array(head), limits: limits) { throw error }
         var lines = try splitLines(head)
         while lines.last?.isEmpty == true { lines.removeLast() }
         guard let requestLine = lines.first else { throw HTTPError(.badRequest, "The request is empty.") }

@@ -98,7 +98,9 @@ final class HTTPServer: Sendable {
             case .closed:
                 return
             case .refused(let error):
-                send(handler.respond(to: error), to: connection, head: false, keepAlive: false)
+                if send(handler.respond(to: error), to: connection, head: false, keepAlive: false) {
+                    connection.drainAfterSending(limit: 4 << 20, milliseconds: 2000)
+                }
                 return
             case .head(let parsed):
                 request = parsed

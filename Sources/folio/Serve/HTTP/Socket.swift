@@ -31,6 +31,15 @@ struct Socket: Sendable {
         signal(SIGPIPE, SIG_IGN)
     }
 
+    /// Lets SIGINT, SIGTERM and SIGHUP end the process: a parent may have started it with them blocked
+    /// (the mask is inherited), and a server that cannot be stopped would outlive it.
+    static func unblockTerminationSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
     /// A socket listening on an IPv4 or IPv6 address and port (0: a free port the system picks).
     static func listening(host: String, port: UInt16, backlog: Int32 = 128) throws -> Socket {
         var hints = addrinfo()
@@ -135,6 +144,20 @@ struct Socket: Sendable {
     func setSendTimeout(milliseconds: Int32) {
         var value = timeval(tv_sec: Int(milliseconds / 1000), tv_usec: Int(milliseconds % 1000) * 1000)
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Ends the sending side and reads, discarding, what the client still sends (up to `limit` bytes or
+    /// `milliseconds`): closing with unread input would reset the connection, and the client could lose
+    /// the response it has not read yet.
+    func drainAfterSending(limit: Int, milliseconds: Int32) {
+        _ = shutdown(descriptor, Int32(SHUT_WR))
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .milliseconds(Int(milliseconds)))
+        var drained = 0
+        while drained < limit, clock.now < deadline, wait(milliseconds: 50) {
+            guard let bytes = receive(maximum: 16 * 1024), !bytes.isEmpty else { return }
+            drained += bytes.count
+        }
     }
 
     func closeSocket() {
