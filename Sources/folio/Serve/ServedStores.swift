@@ -12,7 +12,13 @@ final class ServedStores: Sendable {
     }
 
     let entries: [Entry]
-    private let open = Mutex<[String: Store]>([:])
+    /// Each store's slot, by name: one store refreshing (or waiting for git) holds up pages of no other.
+    private let slots: [String: Slot]
+
+    /// The open store of one entry, nil until first used and after it failed.
+    private final class Slot: Sendable {
+        let store = Mutex<Store?>(nil)
+    }
 
     /// Names that would collide with the server's own URLs: a store named so gets a suffix.
     static let reservedNames: Set<String> = ["", "-", ".", "..", "index.json", "favicon.ico"]
@@ -34,6 +40,7 @@ final class ServedStores: Sendable {
             entries.append(Entry(name: name, path: path))
         }
         self.entries = entries
+        slots = Dictionary(uniqueKeysWithValues: entries.map { ($0.name, Slot()) })
     }
 
     func entry(named name: String) -> Entry? {
@@ -44,30 +51,34 @@ final class ServedStores: Sendable {
     ///
     /// - Throws: ``CommandFailure`` when the store cannot be opened or read now.
     func current(_ name: String) throws -> Store {
-        guard let entry = entry(named: name) else { throw CommandFailure("No store named '\(name)' is served here.") }
-        return try open.withLock { open -> Store in
-            if let store = open[name] {
+        guard let entry = entry(named: name), let slot = slots[name] else {
+            throw CommandFailure("No store named '\(name)' is served here.")
+        }
+        return try slot.store.withLock { open -> Store in
+            if let store = open {
                 do {
                     try store.refresh()
                     return store
                 } catch {
                     // Replaced or damaged since it was opened: open it again below. The old store closes
                     // when the last page reading it lets go of it.
-                    open[name] = nil
+                    open = nil
                 }
             }
             let store = try StoreAccess.openReadOnly(entry.path)
-            open[name] = store
+            open = store
             return store
         }
     }
 
     /// Closes every open store.
     func closeAll() {
-        let stores = open.withLock { open in
-            defer { open.removeAll() }
-            return Array(open.values)
+        for slot in slots.values {
+            let store = slot.store.withLock { open in
+                defer { open = nil }
+                return open
+            }
+            store?.close()
         }
-        for store in stores { store.close() }
     }
 }

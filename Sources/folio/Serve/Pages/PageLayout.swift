@@ -67,7 +67,7 @@ enum PageLayout {
         table{border-collapse:collapse;font-variant-numeric:tabular-nums}
         th,td{padding:.3rem .6rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
         th{position:sticky;top:0;background:var(--head);font-weight:600;white-space:nowrap;z-index:1}
-        td.num{text-align:right} td{max-width:40rem;overflow-wrap:anywhere}
+        td.num{text-align:right;white-space:nowrap} td{max-width:32rem;overflow-wrap:break-word} time{white-space:nowrap}
         code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
         pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0}
         form.filter{display:flex;flex-wrap:wrap;gap:.5rem;margin:0 0 .8rem}
