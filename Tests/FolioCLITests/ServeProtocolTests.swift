@@ -68,7 +68,7 @@ struct ServeProtocolTests {
         ("GET / HTTP/2.0\r\nHost: localhost\r\n\r\n", 505),
         ("GET / FOO/1.1\r\nHost: localhost\r\n\r\n", 400),
         ("GET relative HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
-        ("GET http://example.com/ HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
+        ("GET http:/ HTTP/1.1\r\nHost: localhost\r\n\r\n", 400),
         ("GET / HTTP/1.1\r\n\r\n", 400),
         ("GET / HTTP/1.1\r\nHost: localhost\r\nHost: b\r\n\r\n", 400),
         ("GET / HTTP/1.1\r\nHost a\r\n\r\n", 400),
@@ -95,6 +95,20 @@ struct ServeProtocolTests {
         if status == 405 { #expect(response.header("allow") == "GET, HEAD") }
         #expect(response.header("connection") == "close")
         #expect(try served.client.get("/").status == 200)
+    }
+
+    @Test func anAbsoluteFormTargetIsReadAsItsPath() throws {
+        let served = try ServedLibrary()
+        defer { served.stop() }
+        for target in ["http://127.0.0.1/library/Book.json?sort=-price", "HTTPS://localhost:1/library/Book.json?sort=-price"] {
+            let raw = try served.client.exchange("GET \(target) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            let response = try #require(RawHTTPClient.parse(raw))
+            #expect(response.status == 200, "\(target): \(response)")
+            #expect(response.body.contains("\"sort\":\"-price\""), "\(target)")
+        }
+        let bare = RawHTTPClient.parse(try served.client.exchange("GET http://localhost HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"))
+        #expect(bare?.status == 200)
+        #expect(bare?.body.contains("<h1>Stores</h1>") == true)
     }
 
     @Test func aHugeRequestLineOrHeadIsRefusedWithoutReadingItAll() throws {

@@ -93,7 +93,7 @@ enum HTTPRequestParser {
         guard parts.count == 3, let method = token(parts[0]) else {
             throw HTTPError(.badRequest, "The request line is not 'METHOD /path HTTP/1.1'.")
         }
-        let targetBytes = parts[1]
+        let targetBytes = originForm(parts[1])
         guard targetBytes.first == UInt8(ascii: "/"), targetBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw HTTPError(.badRequest, "The request target must be a path starting with '/', in visible ASCII characters.")
         }
@@ -111,6 +111,17 @@ enum HTTPRequestParser {
             throw HTTPError(.methodNotAllowed, "This server is read-only: it answers GET and HEAD, not \(method).")
         }
         return HTTPRequest(method: method, target: String(decoding: targetBytes, as: UTF8.self), minorVersion: minor, headers: [])
+    }
+
+    /// The path and query of an absolute-form target (`http://host/path?query`, which RFC 9112 §3.2.2
+    /// says a server must accept), or the target unchanged.
+    private static func originForm(_ target: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        let text = String(decoding: target.prefix(8), as: UTF8.self).lowercased()
+        let schemeLength = text.hasPrefix("http://") ? 7 : text.hasPrefix("https://") ? 8 : 0
+        guard schemeLength > 0 else { return target }
+        let afterScheme = target.dropFirst(schemeLength)
+        guard let slash = afterScheme.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) else { return [UInt8(ascii: "/")] }
+        return afterScheme[slash] == UInt8(ascii: "/") ? afterScheme[slash...] : [UInt8(ascii: "/")] + afterScheme[slash...]
     }
 
     private static func parseField(_ line: ArraySlice<UInt8>) throws(HTTPError) -> HTTPRequest.Header {
