@@ -42,6 +42,12 @@ struct ServePageTests {
         #expect(try ids("where=pages%20%3E%20180") == [3, 4])
         #expect(try ids("where=pages%20%3E%20180&where=price%20%3E%2010") == [4])
         #expect(try ids("where=title%20contains%20summer") == [5])
+        // In identifier order the walk stops at the window's end; the total still counts every record.
+        let window = try json(try served.client.get("/library/Book.json?size=1&page=2"))
+        #expect(window["records"]?.arrayValue?.compactMap { $0.objectValue?["id"]?.intValue } == [4])
+        #expect(window["total"]?.intValue == 3)
+        #expect(try json(try served.client.get("/library/Book.json?size=1&page=9"))["total"]?.intValue == 3)
+        #expect(try json(try served.client.get("/library/Book.json?size=1&page=2&where=pages%20%3E%20180"))["total"]?.intValue == 2)
         let page = try json(try served.client.get("/library/Book.json?sort=price&size=1&page=2&fields=title"))
         #expect(page["total"]?.intValue == 3)
         #expect(page["pages"]?.intValue == 3)

@@ -81,19 +81,21 @@ struct RecordQuery {
                 for property in schema.propertyNames(of: name) where seen.insert(property).inserted { fieldNames.append(property) }
             }
         }
+        let isDate: (String) -> Bool = { field in entities.contains { schema?.property(field, of: $0)?.isDate ?? false } }
+        if sortKeys.isEmpty {
+            if schema != nil { try checkFields(fieldNames) }
+            var result = inIdentifierOrder(store: store, entities: entities, fieldNames: fieldNames, isDate: isDate)
+            if fieldNames.isEmpty || schema == nil {
+                // With no schema to name them, the columns are the keys the records shown hold.
+                result.fieldNames = Array(Set(result.records.flatMap(\.values.keys))).sorted()
+            }
+            return result
+        }
         var records = entities.flatMap { store.records(of: $0) }
         if fieldNames.isEmpty || schema == nil {
             fieldNames = Array(Set(records.flatMap(\.values.keys))).sorted()
         }
-        if schema != nil {
-            // Field names are checked against the schema, to catch typos.
-            let checkable = Set(fieldNames + ["id", "entity"])
-            let mentioned = filters.flatMap(\.fields) + sortKeys.map(\.field) + wantedFields
-            for field in mentioned where !checkable.contains(field) {
-                throw .unknownField(field, entity: entity, suggestion: EditDistance.closest(to: field, in: Array(checkable)), fields: fieldNames)
-            }
-        }
-        let isDate: (String) -> Bool = { field in entities.contains { schema?.property(field, of: $0)?.isDate ?? false } }
+        if schema != nil { try checkFields(fieldNames) }
         if !filters.isEmpty {
             records = records.filter { record in filters.allSatisfy { $0.matches(record, isDate: isDate) } }
         }
@@ -102,6 +104,44 @@ struct RecordQuery {
         if offset > 0 { records = Array(records.dropFirst(offset)) }
         if let limit { records = Array(records.prefix(max(0, limit))) }
         return Result(entities: entities, fieldNames: fieldNames, matched: matched, records: records, isDate: isDate)
+    }
+
+    /// Refuses a filter, sort or wanted field that none of `fieldNames`, `id` or `entity` is, to catch typos.
+    private func checkFields(_ fieldNames: [String]) throws(Problem) {
+        let checkable = Set(fieldNames + ["id", "entity"])
+        let mentioned = filters.flatMap(\.fields) + sortKeys.map(\.field) + wantedFields
+        for field in mentioned where !checkable.contains(field) {
+            throw .unknownField(field, entity: entity, suggestion: EditDistance.closest(to: field, in: Array(checkable)), fields: fieldNames)
+        }
+    }
+
+    /// Stops a walk of the store's records once the window is full.
+    private struct WindowFull: Error {}
+
+    /// The query in identifier order, the store's own: one walk that keeps only the window's records,
+    /// with no array of every record and no sort. Without filters the count is the entities' counts and
+    /// the walk stops at the window's end.
+    private func inIdentifierOrder(store: Store, entities: [String], fieldNames: [String], isDate: @escaping (String) -> Bool) -> Result {
+        // Saturating: a limit near Int.max means every record after the offset.
+        let end = limit.map { limit in
+            let (sum, overflow) = max(0, offset).addingReportingOverflow(max(0, limit))
+            return overflow ? Int.max : sum
+        } ?? Int.max
+        var matched = 0
+        var window: [StoredRecord] = []
+        do {
+            try store.currentRecords.forEachInNumberOrder(of: Set(entities)) { id, name, values in
+                let record = StoredRecord(entity: name, id: id, values: values)
+                guard filters.allSatisfy({ $0.matches(record, isDate: isDate) }) else { return }
+                if matched >= offset, matched < end { window.append(record) }
+                matched += 1
+                if filters.isEmpty, matched >= end { throw WindowFull() }
+            }
+        } catch {
+            // The window is full: without filters, every record of the entities matches.
+            matched = Set(entities).reduce(0) { $0 + store.count(of: $1) }
+        }
+        return Result(entities: entities, fieldNames: fieldNames, matched: matched, records: window, isDate: isDate)
     }
 
     /// Sorts records by the keys, then by identifier (by identifier alone when there are no keys).
