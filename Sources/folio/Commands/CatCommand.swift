@@ -51,59 +51,20 @@ enum CatCommand: FolioSubcommand {
         let sortKeys = try parseSort(arguments.value("--sort"))
         let limit = try arguments.integer("--limit", command: spec.name)
         let offset = try arguments.integer("--offset", command: spec.name) ?? 0
+        let wanted = (arguments.value("--fields")?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) ?? []
         let store = try StoreAccess.openReadOnly(path)
         defer { store.close() }
         let schema = SchemaInfo(store.schema)
-
-        let known = Set(store.entityNames).union(schema?.entities.keys.map { $0 } ?? [])
-        guard known.contains(entity) else {
-            let suggestion = EditDistance.closest(to: entity, in: Array(known))
-            throw UsageError(
-                "Unknown entity '\(entity)' in the store at '\(path)'.",
-                help: suggestion.map { "Did you mean '\($0)'?" }
-                    ?? (known.isEmpty ? "The store holds no records." : "Entities: \(known.sorted().joined(separator: ", ")).") , command: spec.name)
+        let query = RecordQuery(entity: entity, filters: filters, sortKeys: sortKeys, wantedFields: wanted,
+                                exact: arguments.flag("--exact"), offset: offset, limit: limit)
+        let result: RecordQuery.Result
+        do { result = try query.run(on: store, schema: schema) } catch {
+            let message = if case .unknownEntity = error { "\(error.message) in the store at '\(path)'." } else { error.message }
+            throw UsageError(message, help: error.help, command: spec.name)
         }
-        let entities = arguments.flag("--exact") ? [entity] : (schema?.selfAndDescendants(entity) ?? [entity])
-        var fieldNames: [String] = []
-        if let schema {
-            var seen = Set<String>()
-            for name in entities {
-                for property in schema.propertyNames(of: name) where seen.insert(property).inserted { fieldNames.append(property) }
-            }
-        }
-        var records = entities.flatMap { store.records(of: $0) }
-        if fieldNames.isEmpty || schema == nil {
-            fieldNames = Array(Set(records.flatMap(\.values.keys))).sorted()
-        }
-        // Check field names against the schema, to catch typos.
-        let checkable = Set(fieldNames + ["id", "entity"])
-        let wanted = (arguments.value("--fields")?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) ?? []
-        if schema != nil {
-            let mentioned: [String] = filters.flatMap { $0.fields } + sortKeys.map { $0.field } + wanted
-            for field in mentioned where !checkable.contains(field) {
-                let suggestion = EditDistance.closest(to: field, in: Array(checkable))
-                throw UsageError(
-                    "Unknown field '\(field)' for \(entity).",
-                    help: suggestion.map { "Did you mean '\($0)'?" } ?? "Fields: \(fieldNames.joined(separator: ", ")).", command: spec.name)
-            }
-        }
-        let isDate: (String) -> Bool = { field in entities.contains { schema?.property(field, of: $0)?.isDate ?? false } }
-        if !filters.isEmpty {
-            records = records.filter { record in filters.allSatisfy { $0.matches(record, isDate: isDate) } }
-        }
-        if sortKeys.isEmpty {
-            records.sort { $0.id < $1.id }
-        } else {
-            records.sort { a, b in
-                for key in sortKeys {
-                    let order = compareValues(Filter.value(at: [key.field], in: a), Filter.value(at: [key.field], in: b), date: isDate(key.field))
-                    if order != .orderedSame { return key.descending ? order == .orderedDescending : order == .orderedAscending }
-                }
-                return a.id < b.id
-            }
-        }
-        if offset > 0 { records = Array(records.dropFirst(offset)) }
-        if let limit { records = Array(records.prefix(limit)) }
+        let records = result.records
+        let fieldNames = result.fieldNames
+        let entities = result.entities
 
         if arguments.flag("--count") {
             console.print("\(records.count)")
@@ -134,59 +95,13 @@ enum CatCommand: FolioSubcommand {
         return ExitCode.success
     }
 
-    struct SortKey: Equatable {
-        var field: String
-        var descending: Bool
-    }
+    typealias SortKey = RecordQuery.SortKey
 
     static func parseSort(_ text: String?) throws -> [SortKey] {
         guard let text else { return [] }
-        return try text.split(separator: ",").map { part in
-            var field = part.trimmingCharacters(in: .whitespaces)
-            var descending = false
-            if field.hasPrefix("-") {
-                descending = true
-                field.removeFirst()
-            } else if field.hasPrefix("+") {
-                field.removeFirst()
-            }
-            if field.hasSuffix(":desc") {
-                descending = true
-                field.removeLast(5)
-            } else if field.hasSuffix(":asc") {
-                field.removeLast(4)
-            }
-            guard !field.isEmpty else {
-                throw UsageError("The value '\(text)' is invalid for '--sort <FIELDS>'.", help: "Write fields separated by commas: --sort destination,-price", command: spec.name)
-            }
-            return SortKey(field: field, descending: descending)
+        guard let keys = RecordQuery.parseSort(text) else {
+            throw UsageError("The value '\(text)' is invalid for '--sort <FIELDS>'.", help: "Write fields separated by commas: --sort destination,-price", command: spec.name)
         }
-    }
-
-    /// Orders stored values: null first, then Booleans, numbers, dates or text, other values by their JSON.
-    static func compareValues(_ a: JSONValue, _ b: JSONValue, date: Bool) -> ComparisonResult {
-        func rank(_ value: JSONValue) -> Int {
-            switch value {
-            case .null: return 0
-            case .bool: return 1
-            case .int, .double: return 2
-            case .string: return 3
-            default: return 4
-            }
-        }
-        if date, let x = DateText.stored(a), let y = DateText.stored(b) {
-            return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
-        }
-        let (ra, rb) = (rank(a), rank(b))
-        if ra != rb { return ra < rb ? .orderedAscending : .orderedDescending }
-        switch (a, b) {
-        case (.bool(let x), .bool(let y)): return x == y ? .orderedSame : (!x ? .orderedAscending : .orderedDescending)
-        case (.string(let x), .string(let y)): return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
-        case (.null, .null): return .orderedSame
-        default:
-            if let x = a.doubleValue, let y = b.doubleValue { return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame) }
-            let x = ValueFormatting.json(a), y = ValueFormatting.json(b)
-            return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
-        }
+        return keys
     }
 }

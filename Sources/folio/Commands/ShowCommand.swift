@@ -18,52 +18,18 @@ enum ShowCommand: FolioSubcommand {
         let store = try StoreAccess.openReadOnly(path)
         defer { store.close() }
         let schema = SchemaInfo(store.schema)
-        let history = try StoreAccess.retainedHistory(store).filter { transaction in
-            LogCommand.changes(of: transaction).contains { $0.id == id }
-        }
-        let record = store.record(id: id)
-        guard record != nil || !history.isEmpty else {
+        guard let details = try RecordDetails.load(id: id, store: store, schema: schema) else {
             throw CommandFailure("No record with identifier \(id) in the store at '\(path)'.",
                                  help: "Find identifiers with 'folio cat \(path) ENTITY'; identifiers of records deleted before the retained history are gone.")
         }
-        let entity = record?.entity ?? LogCommand.changes(of: history[0]).first { $0.id == id }!.entity
-
-        // Outgoing relationships.
-        var outgoing: [(name: String, targets: [Int64], destination: String?)] = []
-        if let record, let schema {
-            for relationship in schema.relationships(of: entity) {
-                outgoing.append((relationship.name, RelationshipValue.identifiers(record.values[relationship.name]), relationship.destination))
-            }
-        }
-        // Incoming: records whose relationships name this one.
-        var incoming: [(StoredRecord, String)] = []
-        if let schema {
-            for other in schema.entities.keys.sorted() {
-                let pointing = schema.relationships(of: other).filter { relationship in
-                    relationship.destination.map { schema.isKind(entity, of: $0) } ?? false
-                }
-                guard !pointing.isEmpty else { continue }
-                for candidate in store.records(of: other) {
-                    for relationship in pointing where RelationshipValue.identifiers(candidate.values[relationship.name]).contains(id) {
-                        incoming.append((candidate, relationship.name))
-                    }
-                }
-            }
-        }
+        let record = details.record
+        let entity = details.entity
+        let outgoing = details.outgoing.map { (name: $0.name, targets: $0.targets, destination: $0.destination) }
+        let incoming = details.incoming.map { ($0.record, $0.relationship) }
+        let history = details.history.map(\.transaction)
 
         if arguments.flag("--json") {
-            var object: [String: JSONValue] = ["entity": .string(entity), "id": .int(id), "deleted": .bool(record == nil)]
-            if let record { object["values"] = .object(record.values.dictionary) }
-            object["referredToBy"] = .array(incoming.map { .object(["entity": .string($0.0.entity), "id": .int($0.0.id), "relationship": .string($0.1)]) })
-            object["history"] = .array(history.map { transaction in
-                var summary = LogCommand.summaryJSON(transaction).objectValue ?? [:]
-                if let change = LogCommand.changes(of: transaction).first(where: { $0.id == id }) {
-                    summary["change"] = .string(change.kind)
-                    summary["values"] = .object(change.values)
-                }
-                return .object(summary)
-            })
-            console.print(ValueFormatting.json(.object(object)))
+            console.print(ValueFormatting.json(details.json))
             return ExitCode.success
         }
 

@@ -1,0 +1,214 @@
+import Foundation
+import FolioStorage
+
+/// An entity's records selected the way `folio cat` and `folio serve` select them: the entity and its
+/// subentities (unless exact), filtered with `--where` filters, sorted, then a window of them.
+struct RecordQuery {
+    /// A sort key: a field, ascending unless `descending`.
+    struct SortKey: Equatable, Sendable {
+        var field: String
+        var descending: Bool
+    }
+
+    var entity: String
+    var filters: [Filter] = []
+    var sortKeys: [SortKey] = []
+    /// Field names the caller asked to see; checked against the schema like filter and sort fields.
+    var wantedFields: [String] = []
+    /// Only records of `entity` itself, not of its subentities.
+    var exact = false
+    var offset = 0
+    var limit: Int?
+
+    /// The records a query selected, with what a table of them needs.
+    struct Result {
+        /// The entities whose records were read: `entity` first, then its subentities.
+        var entities: [String]
+        /// Every property name of those entities, in display order.
+        var fieldNames: [String]
+        /// How many records matched the filters, before `offset` and `limit`.
+        var matched: Int
+        /// The matching records in order, `offset` and `limit` applied.
+        var records: [StoredRecord]
+        /// Whether a field holds dates (from the schema).
+        var isDate: (String) -> Bool
+    }
+
+    /// Why a query cannot run: an entity or field the store does not know.
+    enum Problem: Error, Equatable {
+        case unknownEntity(String, suggestion: String?, known: [String])
+        case unknownField(String, entity: String, suggestion: String?, fields: [String])
+
+        /// One sentence naming the problem (without the store).
+        var message: String {
+            switch self {
+            case .unknownEntity(let name, _, _): return "Unknown entity '\(name)'"
+            case .unknownField(let field, let entity, _, _): return "Unknown field '\(field)' for \(entity)."
+            }
+        }
+
+        /// What to do about it: the closest name, or the names there are.
+        var help: String {
+            switch self {
+            case .unknownEntity(_, let suggestion, let known):
+                return suggestion.map { "Did you mean '\($0)'?" }
+                    ?? (known.isEmpty ? "The store holds no records." : "Entities: \(known.joined(separator: ", ")).")
+            case .unknownField(_, _, let suggestion, let fields):
+                return suggestion.map { "Did you mean '\($0)'?" } ?? "Fields: \(fields.joined(separator: ", "))."
+            }
+        }
+    }
+
+    /// The entities a store knows: those with records and those its schema names, sorted.
+    static func knownEntities(of store: Store, schema: SchemaInfo?) -> [String] {
+        Set(store.entityNames).union(schema?.entities.keys.map { $0 } ?? []).sorted()
+    }
+
+    /// Runs the query against a store's current records.
+    ///
+    /// - Throws: ``Problem`` for an entity the store does not know, or (when the store has a schema) a
+    ///   filter, sort or wanted field that no selected entity has.
+    func run(on store: Store, schema: SchemaInfo?) throws(Problem) -> Result {
+        let known = Self.knownEntities(of: store, schema: schema)
+        guard known.contains(entity) else {
+            throw .unknownEntity(entity, suggestion: EditDistance.closest(to: entity, in: known), known: known)
+        }
+        let entities = exact ? [entity] : (schema?.selfAndDescendants(entity) ?? [entity])
+        var fieldNames: [String] = []
+        if let schema {
+            var seen = Set<String>()
+            for name in entities {
+                for property in schema.propertyNames(of: name) where seen.insert(property).inserted { fieldNames.append(property) }
+            }
+        }
+        let isDate: (String) -> Bool = { field in entities.contains { schema?.property(field, of: $0)?.isDate ?? false } }
+        if sortKeys.isEmpty {
+            if schema != nil { try checkFields(fieldNames) }
+            var result = inIdentifierOrder(store: store, entities: entities, fieldNames: fieldNames, isDate: isDate)
+            if fieldNames.isEmpty || schema == nil {
+                // With no schema to name them, the columns are the keys the records shown hold.
+                result.fieldNames = Array(Set(result.records.flatMap(\.values.keys))).sorted()
+            }
+            return result
+        }
+        var records = entities.flatMap { store.records(of: $0) }
+        if fieldNames.isEmpty || schema == nil {
+            fieldNames = Array(Set(records.flatMap(\.values.keys))).sorted()
+        }
+        if schema != nil { try checkFields(fieldNames) }
+        if !filters.isEmpty {
+            records = records.filter { record in filters.allSatisfy { $0.matches(record, isDate: isDate) } }
+        }
+        Self.sort(&records, by: sortKeys, isDate: isDate)
+        let matched = records.count
+        if offset > 0 { records = Array(records.dropFirst(offset)) }
+        if let limit { records = Array(records.prefix(max(0, limit))) }
+        return Result(entities: entities, fieldNames: fieldNames, matched: matched, records: records, isDate: isDate)
+    }
+
+    /// Refuses a filter, sort or wanted field that none of `fieldNames`, `id` or `entity` is, to catch typos.
+    private func checkFields(_ fieldNames: [String]) throws(Problem) {
+        let checkable = Set(fieldNames + ["id", "entity"])
+        let mentioned = filters.flatMap(\.fields) + sortKeys.map(\.field) + wantedFields
+        for field in mentioned where !checkable.contains(field) {
+            throw .unknownField(field, entity: entity, suggestion: EditDistance.closest(to: field, in: Array(checkable)), fields: fieldNames)
+        }
+    }
+
+    /// Stops a walk of the store's records once the window is full.
+    private struct WindowFull: Error {}
+
+    /// The query in identifier order, the store's own: one walk that keeps only the window's records,
+    /// with no array of every record and no sort. Without filters the count is the entities' counts and
+    /// the walk stops at the window's end.
+    private func inIdentifierOrder(store: Store, entities: [String], fieldNames: [String], isDate: @escaping (String) -> Bool) -> Result {
+        // Saturating: a limit near Int.max means every record after the offset.
+        let end = limit.map { limit in
+            let (sum, overflow) = max(0, offset).addingReportingOverflow(max(0, limit))
+            return overflow ? Int.max : sum
+        } ?? Int.max
+        var matched = 0
+        var window: [StoredRecord] = []
+        do {
+            try store.currentRecords.forEachInNumberOrder(of: Set(entities)) { id, name, values in
+                let record = StoredRecord(entity: name, id: id, values: values)
+                guard filters.allSatisfy({ $0.matches(record, isDate: isDate) }) else { return }
+                if matched >= offset, matched < end { window.append(record) }
+                matched += 1
+                if filters.isEmpty, matched >= end { throw WindowFull() }
+            }
+        } catch {
+            // The window is full: without filters, every record of the entities matches.
+            matched = Set(entities).reduce(0) { $0 + store.count(of: $1) }
+        }
+        return Result(entities: entities, fieldNames: fieldNames, matched: matched, records: window, isDate: isDate)
+    }
+
+    /// Sorts records by the keys, then by identifier (by identifier alone when there are no keys).
+    static func sort(_ records: inout [StoredRecord], by keys: [SortKey], isDate: (String) -> Bool) {
+        if keys.isEmpty {
+            records.sort { $0.id < $1.id }
+            return
+        }
+        records.sort { a, b in
+            for key in keys {
+                let order = compareValues(Filter.value(at: [key.field], in: a), Filter.value(at: [key.field], in: b), date: isDate(key.field))
+                if order != .orderedSame { return key.descending ? order == .orderedDescending : order == .orderedAscending }
+            }
+            return a.id < b.id
+        }
+    }
+
+    /// Parses sort keys: fields separated by commas, `-field` or `field:desc` descending.
+    ///
+    /// - Returns: nil when a key names no field.
+    static func parseSort(_ text: String) -> [SortKey]? {
+        var keys: [SortKey] = []
+        for part in text.split(separator: ",") {
+            var field = part.trimmingCharacters(in: .whitespaces)
+            var descending = false
+            if field.hasPrefix("-") {
+                descending = true
+                field.removeFirst()
+            } else if field.hasPrefix("+") {
+                field.removeFirst()
+            }
+            if field.hasSuffix(":desc") {
+                descending = true
+                field.removeLast(5)
+            } else if field.hasSuffix(":asc") {
+                field.removeLast(4)
+            }
+            guard !field.isEmpty else { return nil }
+            keys.append(SortKey(field: field, descending: descending))
+        }
+        return keys
+    }
+
+    /// Orders stored values: null first, then Booleans, numbers, dates or text, other values by their JSON.
+    static func compareValues(_ a: JSONValue, _ b: JSONValue, date: Bool) -> ComparisonResult {
+        func rank(_ value: JSONValue) -> Int {
+            switch value {
+            case .null: return 0
+            case .bool: return 1
+            case .int, .double: return 2
+            case .string: return 3
+            default: return 4
+            }
+        }
+        if date, let x = DateText.stored(a), let y = DateText.stored(b) {
+            return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
+        }
+        let (ra, rb) = (rank(a), rank(b))
+        if ra != rb { return ra < rb ? .orderedAscending : .orderedDescending }
+        switch (a, b) {
+        case (.bool(let x), .bool(let y)): return x == y ? .orderedSame : (!x ? .orderedAscending : .orderedDescending)
+        case (.string(let x), .string(let y)): return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
+        case (.null, .null): return .orderedSame
+        default:
+            if let x = a.doubleValue, let y = b.doubleValue { return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame) }
+            let x = ValueFormatting.json(a), y = ValueFormatting.json(b)
+            return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import FolioStorage
+import Synchronization
+
+/// The stores a server shows, by the name their URLs use. Each is opened read-only on first use and
+/// brought up to date before every page, so that what other processes wrote shows on the next load;
+/// a store that can no longer be refreshed (damaged, or replaced by git) is opened again.
+final class ServedStores: Sendable {
+    /// A store directory given on the command line and the URL name it is served under.
+    struct Entry: Sendable {
+        var name: String
+        var path: String
+    }
+
+    let entries: [Entry]
+    /// Each store's slot, by name: one store refreshing (or waiting for git) holds up pages of no other.
+    private let slots: [String: Slot]
+
+    /// The open store of one entry, nil until first used and after it failed.
+    private final class Slot: Sendable {
+        let store = Mutex<Store?>(nil)
+    }
+
+    /// Names that would collide with the server's own URLs: a store named so gets a suffix.
+    static let reservedNames: Set<String> = ["", "-", ".", "..", "index.json", "favicon.ico"]
+
+    /// Names each path after its last component, made unique with `-2`, `-3`… suffixes.
+    init(paths: [String]) {
+        var entries: [Entry] = []
+        var taken = Self.reservedNames
+        for path in paths {
+            let trimmed = path.hasSuffix("/") && path.count > 1 ? String(path.dropLast()) : path
+            let base = trimmed.split(separator: "/").last.map(String.init) ?? "store"
+            var name = base
+            var suffix = 2
+            while taken.contains(name) || taken.contains(name + ".json") || name.hasSuffix(".json") && taken.contains(String(name.dropLast(5))) {
+                name = "\(base)-\(suffix)"
+                suffix += 1
+            }
+            taken.insert(name)
+            entries.append(Entry(name: name, path: path))
+        }
+        self.entries = entries
+        slots = Dictionary(uniqueKeysWithValues: entries.map { ($0.name, Slot()) })
+    }
+
+    func entry(named name: String) -> Entry? {
+        entries.first { $0.name == name }
+    }
+
+    /// The store served as `name`, refreshed to its current state.
+    ///
+    /// - Throws: ``CommandFailure`` when the store cannot be opened or read now.
+    func current(_ name: String) throws -> Store {
+        guard let entry = entry(named: name), let slot = slots[name] else {
+            throw CommandFailure("No store named '\(name)' is served here.")
+        }
+        return try slot.store.withLock { open -> Store in
+            if let store = open {
+                do {
+                    try store.refresh()
+                    return store
+                } catch {
+                    // Replaced or damaged since it was opened: open it again below. The old store closes
+                    // when the last page reading it lets go of it.
+                    open = nil
+                }
+            }
+            let store = try StoreAccess.openReadOnly(entry.path)
+            open = store
+            return store
+        }
+    }
+
+    /// Closes every open store.
+    func closeAll() {
+        for slot in slots.values {
+            let store = slot.store.withLock { open in
+                defer { open = nil }
+                return open
+            }
+            store?.close()
+        }
+    }
+}
