@@ -14,7 +14,7 @@ enum ValueDomain {
     ]
 
     static let doubles: [Double] = [
-        0, -0.0, 1, -1, 0.1, 0.25, -2.5, 3, 1e-320, -1e-320, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+        0, -0.0, 1, -1, 0.1, 0.25, -2.5, 3, .leastNonzeroMagnitude * 2024, -.leastNonzeroMagnitude * 2024, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
         -.greatestFiniteMagnitude, .infinity, -.infinity, .nan, 9_007_199_254_740_992, 9_007_199_254_740_994, 1e20, -1e20,
     ]
 
