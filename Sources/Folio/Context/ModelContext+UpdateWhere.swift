@@ -93,17 +93,25 @@ extension ModelContext {
         let readsCurrentValues = targets.contains { $0.readsCurrentValue }
         let allNamesLayout = RecordLayout.interned(sortedNames: targets.map { $0.name })
         var newValues = ContiguousArray<JSONValue>(repeating: .null, count: targets.count)
-        // Records come in runs of one entity.
+        var oldValues = [JSONValue?](repeating: nil, count: targets.count)
+        // Records come in runs of one entity and of one layout: the entity, and each target's slot in the
+        // layout, are looked up once per run.
         var lastEntity: Schema.Entity?
+        var slots: (layout: ObjectIdentifier, slots: [Int?])?
         for id in rows.sorted() {
             guard let entry = index.records[id], includeSubclasses || entry.entity == entity.name else { continue }
             if lastEntity?.name != entry.entity { lastEntity = schema.entitiesByName[entry.entity] }
             guard let recordEntity = lastEntity else { continue }
             let current = readsCurrentValues ? try readExternalValues(entry.values, entity: recordEntity) : entry.values
-            let row = StoredRow(entity: entry.entity, values: current, defaults: index.storedDefaults)
+            if slots?.layout != ObjectIdentifier(current.layout) {
+                slots = (ObjectIdentifier(current.layout), targets.map { current.layout.slot(of: $0.name) })
+            }
             var changedCount = 0
             for (position, target) in targets.enumerated() {
-                let old = row[target.name]
+                // A record written before the attribute existed reads the value the store records for it.
+                let old = slots?.slots[position].map { current.values.value(atSlot: $0) }
+                    ?? index.storedDefaults.value(of: target.name, in: entry.entity)
+                oldValues[position] = old
                 do {
                     newValues[position] = try target.newValue(old, target.defaultValue, target.name)
                 } catch {
@@ -118,7 +126,7 @@ extension ModelContext {
             } else {
                 // Only the values that change are written, so that the history lists only those.
                 var changed: [String: JSONValue] = [:]
-                for (position, target) in targets.enumerated() where newValues[position] != row[target.name] {
+                for (position, target) in targets.enumerated() where newValues[position] != oldValues[position] {
                     changed[target.name] = newValues[position]
                 }
                 values = RecordValues(changed)
