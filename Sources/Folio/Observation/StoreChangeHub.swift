@@ -83,10 +83,10 @@ final class StoreChangeHub: @unchecked Sendable {
         // Reached from the app's code that a save or fetch runs: what is new is delivered by the next
         // publish, which every save makes once it has released the lock.
         if idle || container.lock.isHeldByCurrentThread { return }
-        let (event, handlers) = container.lock.withLock("StoreChangeHub's delivery") { () -> (Event?, [(Event) -> Void]) in
+        let (event, handlers) = container.lock.withLock("StoreChangeHub's delivery") { state -> (Event?, [(Event) -> Void]) in
             // A store that cannot be read now delivers nothing new; the app's next fetch or save reports
             // the problem, and the next publish tries again.
-            try? container.syncIndexLocked(fromDisk: readingDisk)
+            try? container.syncIndex(in: &state, fromDisk: readingDisk)
             lock.lock()
             defer { lock.unlock() }
             let from = lastDelivered
