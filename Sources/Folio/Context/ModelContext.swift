@@ -533,7 +533,7 @@ public final class ModelContext {
 }
 
 /// Carries a weak reference to a context to the queue it is used on.
-// Sendable: the context it carries is used only on its autosave queue, the context's own.
+// Unchecked: a context is not Sendable; the one carried here is used only on its own autosave queue.
 private final class UncheckedBox: @unchecked Sendable {
     weak var value: ModelContext?
     init(_ value: ModelContext) { self.value = value }

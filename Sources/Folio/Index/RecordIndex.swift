@@ -10,9 +10,7 @@
 /// the indexes with its values in the old version and put back with its values in the new one. So
 /// there is no second table to keep in step, and nothing can go out of step: the indexes always
 /// describe the records they read.
-// Unchecked: its tables change in place, without a lock of their own; its owner is the container lock's
-// state (`ContainerState`), and it is reached only holding that lock, or by the one thread a
-// `ConcurrentIndexApplication` hands it to while the lock's next holder waits for that thread.
+// Unchecked: it changes in place; only the container lock's holder, or a ConcurrentIndexApplication it waits for, uses it.
 final class RecordIndex: @unchecked Sendable {
     /// The version of the store's records the indexes describe.
     private(set) var records = StoreRecords()

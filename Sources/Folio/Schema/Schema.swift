@@ -9,8 +9,7 @@
 /// and superclasses), as SwiftData does. Problems that the compiler cannot see — a property whose type
 /// is neither `Codable` nor a model, an `inverse:` that does not point back, two entities with one name —
 /// are collected in ``problems``, and a container refuses to open with such a schema.
-// Unchecked: nothing in a schema changes once it is built (adding a subclass makes a new one), but its
-// attributes hold their declared defaults as `Any`, as SwiftData's API does, which no compiler check covers.
+// Unchecked: immutable once built, but attributes hold their defaults as `Any`, as SwiftData's API declares them.
 public final class Schema: CustomStringConvertible, @unchecked Sendable {
     /// The entities, ordered by name.
     public let entities: [Entity]

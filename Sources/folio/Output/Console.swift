@@ -12,7 +12,7 @@ import Foundation
 /// Colour is used only when the stream is a terminal, `NO_COLOR` is not set (to anything, see
 /// https://no-color.org) and `TERM` is not `dumb`. Progress is shown only when standard error is a terminal
 /// and `NO_COLOR`/`FOLIO_NO_PROGRESS` are not set.
-// Sendable: a command writes through it from the main thread only; the buffer is not shared.
+// Unchecked: a global of `main.swift`, written to from the main thread only, so its buffer needs no lock.
 final class Console: @unchecked Sendable {
     let outputIsTerminal: Bool
     let errorIsTerminal: Bool
