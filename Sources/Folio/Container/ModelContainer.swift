@@ -249,12 +249,12 @@ public final class ModelContainer: Sendable {
 
     /// Deletes every model from the store, in one transaction; observers hear of it as of a save.
     public func erase() throws {
-        try eraseLocked()
+        try eraseRecords()
         // After the lock is released, as a save does: observers may fetch.
         changeHub.publish()
     }
 
-    private func eraseLocked() throws {
+    private func eraseRecords() throws {
         try lock.withLock(refusingReentry: "ModelContainer.erase()") { state in
             let written: JournalTransaction?
             do {
