@@ -7,8 +7,7 @@ import FolioStorage
 /// fsync". A fault is an `errno` (EIO, ENOSPC...) or a short write (half the bytes reach the file,
 /// then ENOSPC). A persistent fault also fails every later watched call. Every call is logged, so tests
 /// can also check the order of steps (write temp → fsync → rename → fsync directory).
-// Sendable: the armed faults, the counts and the log are read and written only while holding `lock`.
-package final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
+package final class FaultInjectingFileSystem: FileSystem {
     /// What an armed fault does.
     package enum Fault: Sendable, Hashable {
         /// The call fails with this errno and does nothing.
@@ -17,89 +16,81 @@ package final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
         case shortWrite
     }
 
+    /// The armed fault, the counts and the log, changed together.
+    private struct State: Sendable {
+        var watched: Set<FileOperation> = []
+        var failAt = 0
+        var fault: Fault = .error(EIO)
+        var persistent = false
+        var seen = 0
+        var fired = false
+        var entries: [(FileOperation, String)] = []
+        /// Only calls on paths ending with this count towards the armed fault, when set.
+        var pathSuffix: String?
+        var closedDescriptors: [FileDescriptor] = []
+    }
+
     private let base = PosixFileSystem()
-    private let lock = NSLock()
-    private var watched: Set<FileOperation> = []
-    private var failAt = 0
-    private var fault: Fault = .error(EIO)
-    private var persistent = false
-    private var seen = 0
-    private var fired = false
-    private var entries: [(FileOperation, String)] = []
-    /// Only calls on paths ending with this count towards the armed fault, when set.
-    private var pathSuffix: String?
-    private var closedDescriptors: [FileDescriptor] = []
+    private let state = LockedState(State())
 
     package init() {}
 
     /// Fails the `count`-th call (1-based) among `operations` (on paths ending with `pathSuffix`, if given).
     package func arm(_ operations: Set<FileOperation>, at count: Int, fault: Fault, persistent: Bool = false,
                      pathSuffix: String? = nil) {
-        lock.lock()
-        defer { lock.unlock() }
-        watched = operations
-        self.pathSuffix = pathSuffix
-        failAt = count
-        self.fault = fault
-        self.persistent = persistent
-        seen = 0
-        fired = false
+        state.withLock { state in
+            state.watched = operations
+            state.pathSuffix = pathSuffix
+            state.failAt = count
+            state.fault = fault
+            state.persistent = persistent
+            state.seen = 0
+            state.fired = false
+        }
     }
 
     /// Stops injecting faults.
     package func disarm() {
-        lock.lock()
-        defer { lock.unlock() }
-        watched = []
+        state.withLock { $0.watched = [] }
     }
 
     /// Whether the armed fault has fired.
     package var didFire: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return fired
+        state.withLock { $0.fired }
     }
 
     /// How many watched calls happened since arming.
     package var watchedCalls: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return seen
+        state.withLock { $0.seen }
     }
 
     /// Every call since creation or ``clearLog()``: operation and path.
     package var log: [(FileOperation, String)] {
-        lock.lock()
-        defer { lock.unlock() }
-        return entries
+        state.withLock { $0.entries }
     }
 
     /// Every descriptor closed since creation, in order: a descriptor in it twice was closed twice.
     package var closed: [FileDescriptor] {
-        lock.lock()
-        defer { lock.unlock() }
-        return closedDescriptors
+        state.withLock { $0.closedDescriptors }
     }
 
     /// Empties the log.
     package func clearLog() {
-        lock.lock()
-        defer { lock.unlock() }
-        entries = []
+        state.withLock { $0.entries = [] }
     }
 
     /// Logs the call and returns the fault to inject, if any.
     private func check(_ operation: FileOperation, _ path: String) -> Fault? {
-        lock.lock()
-        defer { lock.unlock() }
-        entries.append((operation, path))
-        guard watched.contains(operation), pathSuffix.map(path.hasSuffix) ?? true else { return nil }
-        seen += 1
-        if seen == failAt || (persistent && seen > failAt) {
-            fired = true
-            return fault
+        state.withLock { state in
+            state.entries.append((operation, path))
+            guard state.watched.contains(operation), state.pathSuffix.map(path.hasSuffix) ?? true else { return nil }
+            state.seen += 1
+            if state.seen == state.failAt || (state.persistent && state.seen > state.failAt) {
+                state.fired = true
+                return state.fault
+            }
+            return nil
         }
-        return nil
     }
 
     private func inject(_ operation: FileOperation, _ path: String) throws {
@@ -119,9 +110,7 @@ package final class FaultInjectingFileSystem: FileSystem, @unchecked Sendable {
     }
 
     package func close(_ file: FileDescriptor) {
-        lock.lock()
-        closedDescriptors.append(file)
-        lock.unlock()
+        state.withLock { $0.closedDescriptors.append(file) }
         base.close(file)
     }
 

@@ -32,6 +32,24 @@ struct SchemaTests {
         #expect(schema.entitiesByName["Cookbook"]?.attributesByName["title"]?.originalName == "name")
     }
 
+    @Test func aSubentityInheritsItsSuperentitysPropertyObjectsWithTheirInversesNamed() throws {
+        let schema = Schema([Recipe.self, BakedGood.self, Beverage.self])
+        let recipe = try #require(schema.entity(for: Recipe.self))
+        let ingredient = try #require(schema.entitiesByName["Ingredient"])
+        for subentity in recipe.subentities {
+            #expect(subentity.superentity === recipe)
+            // The inherited relationship is the superentity's own object, inverse and all.
+            let inherited = try #require(subentity.relationshipsByName["ingredients"])
+            #expect(inherited === recipe.relationshipsByName["ingredients"])
+            #expect(inherited.inverseName == "recipe")
+        }
+        #expect(ingredient.relationshipsByName["recipe"]?.inverseName == "ingredients")
+        // Every entity is listed under its superentity, and only there.
+        for entity in schema.entities {
+            #expect(schema.entities.filter { $0.subentities.contains(entity) }.map(\.name) == [entity.superentity?.name].compactMap { $0 })
+        }
+    }
+
     @Test func persistentIdentifiersAreStableCodableComparableAndReadable() throws {
         let store = TemporaryStore()
         defer { store.cleanUp() }

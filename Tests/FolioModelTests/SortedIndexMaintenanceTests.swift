@@ -145,7 +145,7 @@ struct SortedIndexMaintenanceTests {
             #expect(try context.fetch(latest).map(\.name) == byDate.prefix(10).map(\.2), "round \(round)")
         }
         // A declared index of a field that is not unique: its pairs, sorted once at the load, only move.
-        let startDates = try #require(container.recordIndex.fieldIndex("Trip", "startDate"))
+        let startDates = try #require(container.index.fieldIndex("Trip", "startDate"))
         #expect(!startDates.keepsTable && startDates.sortedRebuilds == 0)
     }
 }

@@ -117,7 +117,7 @@ struct ContainerLifetimeTests {
                 ranged.fetchLimit = 5
                 #expect(try ModelContext(container).fetch(ranged).count == 5)
             }
-            weakIndex = container.recordIndex
+            weakIndex = try container.index
             weakStore = container.store
             weakContainer = container
         }

@@ -310,6 +310,27 @@ struct UnlistedSubclassTests {
         #expect(try reader.fetchCount(FetchDescriptor<PreviewTrip>()) == 4)
     }
 
+    @Test func addingASubclassGivesANewSchemaAndLeavesTheOneReadBeforeAsItWas() throws {
+        let container = try ModelContainer(for: PreviewTrip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let before = container.schema
+        let baseBefore = try #require(before.entity(for: PreviewTrip.self))
+        let context = ModelContext(container)
+        context.insert(PreviewBusinessTrip(name: "Summit", destination: "Oslo", price: 900, perdiem: 80))
+        try context.save()
+
+        let after = container.schema
+        #expect(after !== before)
+        #expect(after.entities.map(\.name) == ["PreviewBusinessTrip", "PreviewTrip"])
+        #expect(after.entity(for: PreviewBusinessTrip.self)?.superentity === after.entity(for: PreviewTrip.self))
+        #expect(after.entity(for: PreviewTrip.self)?.subentities.map(\.name) == ["PreviewBusinessTrip"])
+        // The schema read before still describes the models it was made for, and nothing else.
+        #expect(before.entities.map(\.name) == ["PreviewTrip"])
+        #expect(before.entity(for: PreviewBusinessTrip.self) == nil)
+        #expect(baseBefore.subentities.isEmpty)
+        #expect(before.entity(for: PreviewTrip.self) === baseBefore)
+        #expect(after.entity(for: PreviewTrip.self) !== baseBefore)
+    }
+
     @Test func addingASubclassFromManyThreadsAtOnceGivesOneSchemaWithIt() async throws {
         let container = try ModelContainer(for: PreviewTrip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         try await withThrowingTaskGroup(of: Void.self) { group in

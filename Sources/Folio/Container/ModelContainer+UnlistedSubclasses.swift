@@ -72,21 +72,20 @@ extension ModelContainer {
 
     /// Builds the index again for the current schema, over the same version of the records: the new
     /// entities' indexes and stored defaults exist only in an index made for them. It reads every
-    /// record once, once per subclass added. Call with ``lock`` held.
-    func reindexForNewSchema() {
+    /// record once, once per subclass added.
+    func reindexForNewSchema(_ state: inout ContainerState) {
         let (schema, generation) = schemaAndGeneration
         let index = RecordIndex(schema: schema, indexingDeclaredIndices: indexesDeclaredIndices)
-        if isIndexLoaded { index.load(indexStorage.records) }
-        indexStorage = index
-        indexedSchemaGeneration = generation
+        if state.isIndexLoaded { index.load(state.indexStorage.records) }
+        state.indexStorage = index
+        state.indexedSchemaGeneration = generation
     }
 
     /// Whether a save should record the schema: it gained unlisted entities since the store last
-    /// recorded it. The generation to note with ``noteSchemaRecorded(generation:)`` once written, or nil.
-    /// Call with ``lock`` held.
-    func schemaGenerationToRecordLocked() -> Int? {
+    /// recorded it. The generation to note with ``noteSchemaRecorded(generation:in:)`` once written, or nil.
+    func schemaGenerationToRecord(_ state: ContainerState) -> Int? {
         let generation = schemaGeneration.load(ordering: .acquiring)
-        return generation == recordedSchemaGeneration ? nil : generation
+        return generation == state.recordedSchemaGeneration ? nil : generation
     }
 
     /// The description a save writes into a store whose schema slot holds `recorded`: this container's,
@@ -98,8 +97,8 @@ extension ModelContainer {
         return description == recorded ? nil : description
     }
 
-    /// Notes that the store records the schema of `generation`. Call with ``lock`` held.
-    func noteSchemaRecorded(generation: Int) {
-        recordedSchemaGeneration = max(recordedSchemaGeneration, generation)
+    /// Notes that the store records the schema of `generation`.
+    func noteSchemaRecorded(generation: Int, in state: inout ContainerState) {
+        state.recordedSchemaGeneration = max(state.recordedSchemaGeneration, generation)
     }
 }

@@ -18,9 +18,7 @@ import Synchronization
 /// save that needs them (or by ``loadRecords()``). Counting every model of a type
 /// (`fetchCount(FetchDescriptor<Trip>())`) does not need them. A store written with another schema is
 /// read and checked at once, so that a mismatch is reported by the initializer.
-// Sendable: its mutable state (index, pending indexing, main context, change hub) is read and changed
-// only while holding its non-recursive `lock`; the schema is behind its own `Mutex`.
-public final class ModelContainer: @unchecked Sendable {
+public final class ModelContainer: Sendable {
     /// The schema of the container's models: those it was created for and the models they refer to,
     /// and subclasses of them that they do not list, added when a context first inserts or fetches a
     /// model of one, or when the store holds records of one (see `docs/swiftdata-compatibility.md`).
@@ -41,35 +39,14 @@ public final class ModelContainer: @unchecked Sendable {
     /// The generation of the schema in ``schemaState``, published after it: what a reader checks to
     /// know, without a lock, whether what it worked out from the schema is still current.
     let schemaGeneration = Atomic<Int>(0)
-    /// The index of the store's records; empty until ``loadRecords()`` (see ``index``). Reading it first
-    /// waits for a save's changes still being applied to it on another thread, if any (see
-    /// ``ConcurrentIndexApplication``), and builds it again for a schema that subclasses were added to
-    /// since. Read it holding ``lock``.
-    var recordIndex: RecordIndex {
-        finishIndexing()
-        if schemaGeneration.load(ordering: .acquiring) != indexedSchemaGeneration { reindexForNewSchema() }
-        return indexStorage
-    }
-    /// Changed under ``lock``.
-    var indexStorage: RecordIndex
-    /// The schema generation ``indexStorage`` was made for. Changed under ``lock``.
-    var indexedSchemaGeneration = 0
     /// Whether the index indexes `#Index` declarations (not for a migration's staging copy).
     let indexesDeclaredIndices: Bool
-    /// The schema generation whose description the store records, as far as this container knows.
-    /// Changed under ``lock``.
-    var recordedSchemaGeneration = 0
-    /// A save's changes still being applied to the index on another thread, if any. Changed under ``lock``.
-    private var pendingIndexing: ConcurrentIndexApplication?
-    /// Whether ``recordIndex`` holds the store's records. Changed under ``lock``.
-    private(set) var isIndexLoaded = false
-    /// The store's reload of replaced files (``Store/lastReload``) the index describes. Changed under ``lock``.
-    private var indexedReload: UInt64 = 0
     /// Whether loading checks the records against the schema; not for a migration's staging copy, whose
     /// records the stage's `didMigrate` is still filling in (the migration checks them before it commits).
-    private var checksLoadedRecords = true
-    /// Held to read or change the index and to save; not recursive (see ``ContainerLock``).
-    let lock = ContainerLock()
+    let checksLoadedRecords: Bool
+    /// Held to read or change the index and to save; not recursive. It owns the index and what the
+    /// container knows of the store (see ``ContainerState``).
+    let lock: ContainerLock
     /// Read and set on the main actor only, so that a save or fetch holding ``lock`` may reach it.
     @MainActor private var mainContextStorage: ModelContext?
     /// The change hub, made on first use. Its own lock, not ``lock``: observers are made and dropped by
@@ -85,10 +62,8 @@ public final class ModelContainer: @unchecked Sendable {
     let storeIdentity: StoreIdentity
     /// The schema as this container records it in the store (see `SchemaDescription`).
     var schemaDescription: JSONValue { schemaState.withLock { $0.description } }
-    /// Set when another process migrated the store to another schema while this container had it open:
-    /// saves are refused from then on, since this container's models no longer match the records.
-    /// Changed under `lock`.
-    private(set) var migratedElsewhere: String?
+    /// Whether the index holds the store's records (see ``loadRecords()``).
+    var isIndexLoaded: Bool { lock.withLock("ModelContainer.isIndexLoaded") { $0.isIndexLoaded } }
 
     /// Creates a container for some model classes (and the models they refer to).
     public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
@@ -166,8 +141,9 @@ public final class ModelContainer: @unchecked Sendable {
         self.storeIdentity = StoreIdentity(configuration.isStoredInMemoryOnly ? "memory:\(UUID().uuidString)" : configuration.url.standardizedFileURL.path)
         // Subclasses the models do not list, whose records the store holds, belong to the schema.
         let schema = Self.schema(givenSchema, adoptingUnlistedIn: store.schema)
-        self.indexStorage = RecordIndex(schema: schema)
+        self.lock = ContainerLock(ContainerState(index: RecordIndex(schema: schema)))
         self.indexesDeclaredIndices = true
+        self.checksLoadedRecords = true
         let description = SchemaDescription.make(schema)
         self.schemaState = Mutex(SchemaState(schema: schema, description: description))
         // Records written with this very schema need no check before they are used: read them when a
@@ -192,7 +168,7 @@ public final class ModelContainer: @unchecked Sendable {
         self.configuration = configuration
         self.store = store
         self.storeIdentity = StoreIdentity("memory:\(UUID().uuidString)")
-        self.indexStorage = RecordIndex(schema: schema, indexingDeclaredIndices: false)
+        self.lock = ContainerLock(ContainerState(index: RecordIndex(schema: schema, indexingDeclaredIndices: false)))
         self.indexesDeclaredIndices = false
         let description = SchemaDescription.make(schema)
         self.schemaState = Mutex(SchemaState(schema: schema, description: description))
@@ -228,8 +204,8 @@ public final class ModelContainer: @unchecked Sendable {
     }
 
     /// Refuses a save once another process migrated the store away from this container's schema.
-    func checkNotMigratedElsewhere() throws {
-        guard let version = migratedElsewhere else { return }
+    func checkNotMigratedElsewhere(_ state: ContainerState) throws {
+        guard let version = state.migratedElsewhere else { return }
         throw FolioError(.schemaMismatch, """
             The store at \(configuration.url.path) was migrated to schema \(version) by another process while \
             this container had it open with schema \(schema.version); its models no longer match the records, \
@@ -267,13 +243,13 @@ public final class ModelContainer: @unchecked Sendable {
 
     /// Deletes every model from the store, in one transaction; observers hear of it as of a save.
     public func erase() throws {
-        try eraseLocked()
+        try eraseRecords()
         // After the lock is released, as a save does: observers may fetch.
         changeHub.publish()
     }
 
-    private func eraseLocked() throws {
-        try lock.withLock(refusingReentry: "ModelContainer.erase()") {
+    private func eraseRecords() throws {
+        try lock.withLock(refusingReentry: "ModelContainer.erase()") { state in
             let written: JournalTransaction?
             do {
                 written = try store.write(author: nil) { transaction in
@@ -286,7 +262,7 @@ public final class ModelContainer: @unchecked Sendable {
             } catch {
                 throw FolioError(.storage, "The store could not be erased", underlying: error)
             }
-            try syncIndexLocked(committed: written.map { [$0] } ?? [])
+            try syncIndex(in: &state, committed: written.map { [$0] } ?? [])
         }
     }
 
@@ -294,13 +270,13 @@ public final class ModelContainer: @unchecked Sendable {
     /// retention policy. Stores also compact by themselves, in the background, past
     /// ``ModelConfiguration/compactionThreshold``; this waits for such a compaction first.
     public func compact() throws {
-        try lock.withLock(refusingReentry: "ModelContainer.compact()") {
+        try lock.withLock(refusingReentry: "ModelContainer.compact()") { state in
             do {
                 try store.compact()
             } catch {
                 throw FolioError(.storage, "The store could not be compacted", underlying: error)
             }
-            try syncIndexLocked()
+            try syncIndex(in: &state)
         }
     }
 
@@ -316,12 +292,12 @@ public final class ModelContainer: @unchecked Sendable {
     ///   cannot be read, or ``FolioError/Code/schemaMismatch`` naming the entity and property when its
     ///   records do not match the schema. Each later call that needs the records throws it again.
     public func loadRecords() throws {
-        try lock.withLock(refusingReentry: "ModelContainer.loadRecords()") { try loadRecordsLocked() }
+        try lock.withLock(refusingReentry: "ModelContainer.loadRecords()") { state in try loadRecords(in: &state) }
     }
 
     /// ``loadRecords()`` for a caller that holds ``lock``.
-    func loadRecordsLocked() throws {
-        if isIndexLoaded { return }
+    func loadRecords(in state: inout ContainerState) throws {
+        if state.isIndexLoaded { return }
         do {
             try store.loadRecords()
         } catch let error as StorageError where error.code == .unknownEntity {
@@ -332,49 +308,42 @@ public final class ModelContainer: @unchecked Sendable {
         // Records another container wrote of subclasses it added to the store's schema are this
         // container's too.
         adoptUnlistedEntities(recordedIn: store.schema)
-        indexedReload = store.lastReload.number
-        recordIndex.load(store.currentRecords)
+        state.indexedReload = store.lastReload.number
+        let index = currentIndex(in: &state)
+        index.load(store.currentRecords)
         if checksLoadedRecords {
-            try SchemaCheck.verify(index: recordIndex, schema: schema, storeDescription: configuration.url.path)
+            try SchemaCheck.verify(index: index, schema: schema, storeDescription: configuration.url.path)
         }
-        isIndexLoaded = true
+        state.isIndexLoaded = true
     }
 
-    /// Lets a save return while its changes are still being applied to the index: the next use of
-    /// ``recordIndex`` (a fetch, a save, an observer) waits for them. Call with ``lock`` held.
-    func finishIndexingLater(_ indexing: ConcurrentIndexApplication) {
-        finishIndexing()
-        pendingIndexing = indexing
-    }
-
-    /// Waits for the changes of the last save still being applied to the index, if any. Call with
-    /// ``lock`` held.
-    func finishIndexing() {
-        guard let pending = pendingIndexing else { return }
-        pendingIndexing = nil
-        pending.waitUntilApplied()
+    /// The index as it stands, empty until ``loadRecords()``: first waits for a save's changes still
+    /// being applied to it on another thread, if any (see ``ConcurrentIndexApplication``), and builds it
+    /// again for a schema that subclasses were added to since.
+    func currentIndex(in state: inout ContainerState) -> RecordIndex {
+        state.finishIndexing()
+        if schemaGeneration.load(ordering: .acquiring) != state.indexedSchemaGeneration { reindexForNewSchema(&state) }
+        return state.indexStorage
     }
 
     /// The index, its records read first if they were not yet (see ``loadRecords()``). Takes ``lock``;
-    /// ``indexLocked`` is for its holders.
+    /// ``index(in:)`` is for its holders.
     var index: RecordIndex {
         get throws {
-            try lock.withLock(refusingReentry: "ModelContainer.index") { try indexLocked }
+            try lock.withLock(refusingReentry: "ModelContainer.index") { state in try index(in: &state) }
         }
     }
 
     /// ``index`` for a caller that holds ``lock``.
-    var indexLocked: RecordIndex {
-        get throws {
-            try loadRecordsLocked()
-            return recordIndex
-        }
+    func index(in state: inout ContainerState) throws -> RecordIndex {
+        try loadRecords(in: &state)
+        return currentIndex(in: &state)
     }
 
     /// Each entity's number of models, from the store's files while the records are not read yet; `nil`
-    /// once they are (the index then answers). Call with the lock held.
-    func recordCountsWithoutLoading() throws -> [String: Int]? {
-        if isIndexLoaded { return nil }
+    /// once they are (the index then answers).
+    func recordCountsWithoutLoading(_ state: ContainerState) throws -> [String: Int]? {
+        if state.isIndexLoaded { return nil }
         do {
             let counts = try store.recordCounts()
             return store.hasLoadedRecords ? nil : counts
@@ -388,7 +357,7 @@ public final class ModelContainer: @unchecked Sendable {
     /// the transactions in between are not all known (another process wrote just before this one), they
     /// come from the retained history; when that no longer holds them, or one of them is a migration,
     /// the index is built again for the current records. Takes ``lock``;
-    /// ``syncIndexLocked(fromDisk:committed:)`` is for its holders.
+    /// ``syncIndex(in:fromDisk:committed:)`` is for its holders.
     ///
     /// - Throws: ``FolioError/Code/storage`` when the store cannot read what other processes appended;
     ///   the index then still describes the records it described before, and the store is unchanged.
@@ -396,14 +365,14 @@ public final class ModelContainer: @unchecked Sendable {
         // Reached from the app's code that a save or fetch runs (a `rollback()` in a value's encoding):
         // that holder brings the index in step itself.
         if lock.isHeldByCurrentThread { return }
-        try lock.withLock("ModelContainer.syncIndex") { try syncIndexLocked(fromDisk: fromDisk, committed: committed) }
+        try lock.withLock("ModelContainer.syncIndex") { state in try syncIndex(in: &state, fromDisk: fromDisk, committed: committed) }
     }
 
     /// ``syncIndex(fromDisk:committed:)`` for a caller that holds ``lock``.
-    func syncIndexLocked(fromDisk: Bool = false, committed: [JournalTransaction] = []) throws {
+    func syncIndex(in state: inout ContainerState, fromDisk: Bool = false, committed: [JournalTransaction] = []) throws {
         // An index not loaded yet has nothing to bring up to date: loading reads the latest records.
-        guard isIndexLoaded else { return }
-        let index = recordIndex
+        guard state.isIndexLoaded else { return }
+        let index = currentIndex(in: &state)
         var known = committed
         if fromDisk, store.hasExternalChanges() {
             do {
@@ -415,12 +384,12 @@ public final class ModelContainer: @unchecked Sendable {
         }
         let current = store.currentRecords
         let reload = store.lastReload
-        if reload.number != indexedReload {
+        if reload.number != state.indexedReload {
             // Files replaced under the store (a git merge renumbers transactions, a checkout goes back):
             // sequences no longer say what the index lacks.
-            indexedReload = reload.number
+            state.indexedReload = reload.number
             index.rebuild(from: current)
-            noteMigrationElsewhere(if: reload.arrived.contains { !$0.migrations.isEmpty })
+            noteMigrationElsewhere(if: reload.arrived.contains { !$0.migrations.isEmpty }, in: &state)
             return
         }
         guard current.lastSequence != index.lastSequence else { return }
@@ -434,14 +403,14 @@ public final class ModelContainer: @unchecked Sendable {
             return
         }
         index.rebuild(from: current)
-        noteMigrationElsewhere(if: between?.contains(where: { !$0.migrations.isEmpty }) == true)
+        noteMigrationElsewhere(if: between?.contains(where: { !$0.migrations.isEmpty }) == true, in: &state)
     }
 
     /// After a migration by another process, this container's models no longer describe the records:
-    /// notes the schema it migrated to. Caller holds ``lock``.
-    private func noteMigrationElsewhere(if migrated: Bool) {
+    /// notes the schema it migrated to.
+    private func noteMigrationElsewhere(if migrated: Bool, in state: inout ContainerState) {
         guard migrated, let recorded = store.schema, recorded != schemaDescription else { return }
-        migratedElsewhere = (try? RecordedSchema(parsing: recorded))?.version ?? "another schema"
+        state.migratedElsewhere = (try? RecordedSchema(parsing: recorded))?.version ?? "another schema"
     }
 
     /// The transactions of `candidates` after `sequence` up to `last`, if they are all there, in order.

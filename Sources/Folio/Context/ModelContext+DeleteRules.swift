@@ -1,21 +1,22 @@
-import FolioStorage
+@_spi(FolioEngine) import FolioStorage
 
 extension ModelContext {
     /// Cascades deletes, checks `.deny` rules and nullifies inverses of the models and the records to
     /// delete, and returns the changes to records without models that nullifying makes.
     ///
     /// Records deleted without models follow their rules record by record
-    /// (``applyRecordDeleteRules()``) until one of them, or a record it relates to, has a model in this
+    /// (``applyRecordDeleteRules(in:)``) until one of them, or a record it relates to, has a model in this
     /// context: that record's model is deleted instead, and the models' rules run again, so that the
-    /// models and the records the save writes never disagree.
-    func applyDeleteRules() throws -> [SaveRecords.Update] {
+    /// models and the records the save writes never disagree. `index` is the container's, read holding
+    /// its lock.
+    func applyDeleteRules(in index: RecordIndex) throws -> [SaveRecords.Update] {
         deleteRegisteredRecordsAsModels()
         // Most schemas have few relationships and many have none: then no deleted model has a rule to
         // apply, and looking each one up (a hash and a cache miss per model in a large delete) is waste.
         guard schema.entities.contains(where: { !$0.relationshipsByName.isEmpty }) else { return [] }
         while true {
             try applyModelDeleteRules()
-            if let nullified = try applyRecordDeleteRules() { return nullified }
+            if let nullified = try applyRecordDeleteRules(in: index) { return nullified }
         }
     }
 

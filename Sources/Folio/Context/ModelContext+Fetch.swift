@@ -54,12 +54,12 @@ extension ModelContext {
         let loadingValues = !descriptor.propertiesToFetch.isEmpty
         prepareToRegister(found.count)
         // Models are made from the index, which saves on other threads change: read it under the lock.
-        return try container.lock.withLock(refusingReentry: "ModelContext.fetch(_:)") {
-            let index = try container.indexLocked
+        return try withContainerLock(refusingReentry: "ModelContext.fetch(_:)") { state in
+            let index = try index(in: &state)
             let records = index.records
             // A batch's records are fetched into the cache together, not one miss after another.
             let sum = try forEachReadingAhead(found, readAhead: { index.touchValues(of: $0) }) { id in
-                if let model = try (id < 0 ? unsaved[id] : loadedModelLocked(forRecordNumber: id, loadingValues: loadingValues, in: records)) as? T {
+                if let model = try (id < 0 ? unsaved[id] : loadedModel(forRecordNumber: id, loadingValues: loadingValues, in: records, index: index)) as? T {
                     try body(model)
                 }
             }
@@ -85,8 +85,8 @@ extension ModelContext {
     /// container has not read the records and this context has no unsaved changes; nil otherwise.
     private func storedCountWithoutLoading<T: PersistentModel>(_ type: T.Type) throws -> Int? {
         guard !hasChanges, let entity = schema(knowing: T.self).entitiesByName[T._folioEntityName] else { return nil }
-        return try container.lock.withLock(refusingReentry: "ModelContext.fetchCount(_:)") {
-            guard let counts = try container.recordCountsWithoutLoading() else { return nil }
+        return try container.lock.withLock(refusingReentry: "ModelContext.fetchCount(_:)") { state in
+            guard let counts = try container.recordCountsWithoutLoading(state) else { return nil }
             return entity.selfAndDescendants.reduce(0) { $0 + (counts[$1.name] ?? 0) }
         }
     }
@@ -94,8 +94,8 @@ extension ModelContext {
     /// The identifiers of the models that match a descriptor, without creating the models.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
         let found = try rows(descriptor)
-        return try container.lock.withLock(refusingReentry: "ModelContext.fetchIdentifiers(_:)") {
-            let index = try container.indexLocked
+        return try withContainerLock(refusingReentry: "ModelContext.fetchIdentifiers(_:)") { state in
+            let index = try index(in: &state)
             let unsaved = found.contains(where: { $0 < 0 }) ? unsavedModelsByRow() : [:]
             return found.compactMap { id in
                 if id < 0 { return unsaved[id]?.persistentModelID }
@@ -111,9 +111,9 @@ extension ModelContext {
     /// The plan is chosen from the container's index without running the query: no record is read,
     /// no predicate is evaluated and no model is made.
     public func queryPlan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> QueryPlan {
-        return try container.lock.withLock(refusingReentry: "ModelContext.queryPlan(for:)") {
-            try container.syncIndexLocked(fromDisk: true)
-            return try physicalPlan(descriptor).reported
+        return try withContainerLock(refusingReentry: "ModelContext.queryPlan(for:)") { state in
+            try container.syncIndex(in: &state, fromDisk: true)
+            return try physicalPlan(descriptor, index: try index(in: &state)).reported
         }
     }
 
@@ -171,10 +171,10 @@ extension ModelContext {
     public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil,
                                            includeSubclasses: Bool = true) throws {
         let entityName = T._folioEntityName
-        let found = try container.lock.withLock(refusingReentry: "ModelContext.delete(model:where:)") { () -> [(RowID, String?)] in
-            try container.syncIndexLocked(fromDisk: true)
-            let index = try container.indexLocked
-            let rows = try QueryExecutor(plan: try physicalPlan(FetchDescriptor<T>(predicate: predicate)), context: self, index: index).run()
+        let found = try withContainerLock(refusingReentry: "ModelContext.delete(model:where:)") { state -> [(RowID, String?)] in
+            try container.syncIndex(in: &state, fromDisk: true)
+            let index = try index(in: &state)
+            let rows = try QueryExecutor(plan: physicalPlan(FetchDescriptor<T>(predicate: predicate), index: index), context: self, index: index).run()
             return rows.map { ($0, $0 >= 0 ? index.records.entity(of: $0) : nil) }
         }
         var unsaved: [RowID: any PersistentModel]?
@@ -204,17 +204,17 @@ extension ModelContext {
 
     /// Compiles, plans and runs a descriptor; returns the matching rows and the executor that found them.
     func runQuery<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> (rows: [RowID], executor: QueryExecutor) {
-        return try container.lock.withLock(refusingReentry: "ModelContext.fetch(_:)") {
-            try container.syncIndexLocked(fromDisk: true)
-            let executor = try QueryExecutor(plan: try physicalPlan(descriptor), context: self, index: try container.indexLocked)
+        return try withContainerLock(refusingReentry: "ModelContext.fetch(_:)") { state in
+            try container.syncIndex(in: &state, fromDisk: true)
+            let index = try index(in: &state)
+            let executor = try QueryExecutor(plan: try physicalPlan(descriptor, index: index), context: self, index: index)
             return (try executor.run(), executor)
         }
     }
 
-    /// The plan for a descriptor, chosen from the index; the container's lock must be held.
-    func physicalPlan<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> PhysicalPlan {
+    /// The plan for a descriptor, chosen from `index`, which the caller read holding the container's lock.
+    func physicalPlan<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, index: RecordIndex) throws -> PhysicalPlan {
         let query = try LogicalQuery.compile(descriptor, schema: schema(knowing: T.self))
-        let index = try container.indexLocked
         let pending = query.includePendingChanges && PendingOverlay.touches(self, entities: query.entities)
         return QueryPlanner.plan(query, index: index, hasPendingChanges: pending)
     }

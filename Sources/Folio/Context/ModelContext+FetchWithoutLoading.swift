@@ -19,14 +19,14 @@ extension ModelContext {
               !entity.loadsCompletelyWhenFetched, !(container.store.configuration.cachedMembers[entity.name] ?? []).isEmpty
         else { return nil }
         // Once the records are read (after the first fetch, mostly), this costs one look at a flag.
-        guard try !container.lock.withLock(refusingReentry: "ModelContext.fetch(_:)", { container.isIndexLoaded }) else { return nil }
+        guard try !container.lock.withLock(refusingReentry: "ModelContext.fetch(_:)", { $0.isIndexLoaded }) else { return nil }
         let query = try LogicalQuery.compile(descriptor, schema: schema)
         guard let filter = query.filter, filter.readsOnlyOwnAttributes,
               let (member, key) = Self.indexedStringEquality(in: filter, cached: container.store.configuration.cachedMembers[entity.name] ?? [])
         else { return nil }
         let limit = descriptor.fetchLimit.flatMap { $0 >= 0 ? $0 : nil }  // a negative limit is none, as in every fetch
-        return try container.lock.withLock(refusingReentry: "ModelContext.fetch(_:)") { () -> [T]? in
-            guard !container.isIndexLoaded else { return nil }
+        return try withContainerLock(refusingReentry: "ModelContext.fetch(_:)") { state -> [T]? in
+            guard !state.isIndexLoaded else { return nil }
             let found: [Store.UnloadedRecord]?
             do {
                 found = try container.store.recordsWithoutLoading(of: entity.name, member: member, mayEqual: .string(key))
@@ -34,7 +34,7 @@ extension ModelContext {
                 throw FolioError(.storage, "The store at \(container.configuration.url.path) could not be read", underlying: error)
             }
             guard let found else { return nil }
-            let evaluator = QueryEvaluator(record: { _ in nil }, defaults: container.recordIndex.storedDefaults)
+            let evaluator = QueryEvaluator(record: { _ in nil }, defaults: container.currentIndex(in: &state).storedDefaults)
             var slots: [QueryValue] = []
             var models: [AnyObject] = []
             prepareToRegister(found.count)

@@ -1,7 +1,7 @@
 @_spi(FolioEngine) import FolioStorage
 
 /// Delete rules for records deleted without models (``ModelContext/deletedRecords``), applied to their
-/// stored values as ``ModelContext/applyDeleteRules()`` applies them to models. A relationship is
+/// stored values as ``ModelContext/applyDeleteRules(in:)`` applies them to models. A relationship is
 /// stored as record numbers: a number or `null` for a to-one relationship, an array for a to-many one.
 extension ModelContext {
     /// Deletes as models the records to delete that this context holds a model of (fetched, or reached
@@ -24,9 +24,9 @@ extension ModelContext {
     ///
     /// - Throws: ``FolioError/Code/deleteDenied`` when a `.deny` relationship still refers to a record
     ///   that is not deleted.
-    func applyRecordDeleteRules() throws -> [SaveRecords.Update]? {
+    func applyRecordDeleteRules(in index: RecordIndex) throws -> [SaveRecords.Update]? {
         guard !deletedRecords.isEmpty else { return [] }
-        let records = try container.indexLocked.records
+        let records = index.records
         var nullified: [Int64: (entity: String, values: [String: JSONValue])] = [:]
         var position = 0
         // `.cascade` appends to the deletion order as it goes.
@@ -44,7 +44,7 @@ extension ModelContext {
                 guard !related.isEmpty, relationship.deleteRule != .noAction else { continue }
                 if related.contains(where: { registered[$0] != nil }) {
                     // A related model may hold unsaved changes this record's rules must see: its model decides.
-                    if let model = try loadedModelLocked(forRecordNumber: id, loadingValues: false) {
+                    if let model = try loadedModel(forRecordNumber: id, loadingValues: false, in: records, index: index) {
                         deletedRecords.remove(id)
                         deleteModel(model)
                         return nil
@@ -81,9 +81,9 @@ extension ModelContext {
 
     /// The deletes of the records deleted without models, each with the values its history keeps (its
     /// `.preserveValueOnDeletion` attributes); the caller holds the container's lock.
-    func recordDeletes() throws -> [SaveRecords.Delete] {
+    func recordDeletes(in index: RecordIndex) throws -> [SaveRecords.Delete] {
         guard !deletedRecords.isEmpty else { return [] }
-        let records = try container.indexLocked.records
+        let records = index.records
         var deletes: [SaveRecords.Delete] = []
         deletes.reserveCapacity(deletedRecords.count)
         var lastEntity: (name: String, preserved: Set<String>)?

@@ -21,7 +21,7 @@ extension ModelContext {
             throw FolioError(.saveNotAllowed, "The container's configuration does not allow saving (allowsSave is false)")
         }
         postWillSave()
-        let committed = try container.lock.withLock(refusingReentry: "ModelContext.save()") { try saveLocked() }
+        let committed = try withContainerLock(refusingReentry: "ModelContext.save()") { state in try save(in: &state) }
         // Observers hear of the transaction after the lock is released: they may fetch.
         container.changeHub.publish()
         postDidSave(committed)
@@ -33,23 +33,25 @@ extension ModelContext {
     /// The steps: collect the changes, read the models into records (on this thread, the context's:
     /// nothing else reads a model), write the records as one transaction (which touches no model),
     /// then bring the models in step with what was written.
-    private func saveLocked() throws -> JournalTransaction? {
-        try container.syncIndexLocked(fromDisk: true)
-        try container.checkNotMigratedElsewhere()
-        let nullified = try applyDeleteRules()
+    private func save(in state: inout ContainerState) throws -> JournalTransaction? {
+        try container.syncIndex(in: &state, fromDisk: true)
+        try container.checkNotMigratedElsewhere(state)
+        // Each step reads the index anew: a subclass added to the schema meanwhile gets its indexes. The
+        // first read also serves the lookups the models' code makes (``heldIndex``).
+        let nullified = try applyDeleteRules(in: index(in: &state))
         try checkRelationshipCounts()
         let changes = SaveChanges(inserted: insertionOrder.compactMap { inserted[$0] }, changed: Array(changed.values),
                                   deleted: deletionOrder.compactMap { deleted[$0] })
         var records: SaveRecords
         do {
-            records = try encodeRecords(of: changes)
+            records = try encodeRecords(of: changes, index: index(in: &state))
         } catch let error as ModelCodingError {
             throw FolioError(.modelCoding, "The changes could not be saved", underlying: error)
         }
         records.updates += nullified
-        records.deletes += try recordDeletes()
-        let (committed, outcome) = try write(records)
-        try bringInStep(changes, with: outcome, committed: committed)
+        records.deletes += try recordDeletes(in: index(in: &state))
+        let (committed, outcome) = try write(records, in: &state)
+        try bringInStep(changes, with: outcome, committed: committed, in: &state)
         // A context that saves in batches keeps the tables' room for the next batch, instead of growing
         // them again step by step; after a very large save it lets the memory go.
         let keepsRoom = insertionOrder.count <= 100_000
@@ -67,15 +69,15 @@ extension ModelContext {
     /// container's lock. When subclasses the models do not list were added to the schema since the store
     /// last recorded it, the transaction records the schema too, so that the store never holds records
     /// of an entity it does not describe.
-    func write(_ records: SaveRecords) throws -> (committed: JournalTransaction?, outcome: SaveOutcome) {
+    func write(_ records: SaveRecords, in state: inout ContainerState) throws -> (committed: JournalTransaction?, outcome: SaveOutcome) {
         let indexing = ConcurrentIndexApplication()
         var outcome = SaveOutcome()
         let container = self.container
-        let schemaGeneration = container.schemaGenerationToRecordLocked()
+        let schemaGeneration = container.schemaGenerationToRecord(state)
         let schema = self.schema
         // An index that needs none of its old values for these records lets go of them while the store
         // applies the write, which can then change its table in place.
-        let index = container.isIndexLoaded ? container.recordIndex : nil
+        let index = state.isIndexLoaded ? container.currentIndex(in: &state) : nil
         let lentAt = index.flatMap { $0.needsNoOldValues(for: records) ? $0.lastSequence : nil }
         if lentAt != nil { index?.lendRecords() }
         let written = Result {
@@ -86,7 +88,7 @@ extension ModelContext {
                 }
             }
         }
-        if case .success = written, let schemaGeneration { container.noteSchemaRecorded(generation: schemaGeneration) }
+        if case .success = written, let schemaGeneration { container.noteSchemaRecorded(generation: schemaGeneration, in: &state) }
         if let lentAt, let index {
             // Only this write's own transaction, on the lent version, can advance a lent index.
             var advancesAsLent = false
@@ -100,9 +102,13 @@ extension ModelContext {
         if case .success(let committedNow?) = written {
             indexIsApplying = indexing.start(committed: committedNow, baseSequence: outcome.baseSequence,
                                              records: container.store.currentRecords,
-                                             index: container.isIndexLoaded ? container.recordIndex : nil)
+                                             index: state.isIndexLoaded ? container.currentIndex(in: &state) : nil)
         }
-        if indexIsApplying { container.finishIndexingLater(indexing) }
+        if indexIsApplying {
+            state.finishIndexingLater(indexing)
+            // Another thread changes the index now: lookups read it again, once that thread is done.
+            heldIndex = nil
+        }
         let committed: JournalTransaction?
         do {
             committed = try written.get()
@@ -111,20 +117,21 @@ extension ModelContext {
         } catch {
             throw FolioError(.storage, "The changes could not be saved", underlying: error)
         }
-        if !indexIsApplying { try container.syncIndexLocked(committed: committed.map { [$0] } ?? []) }
+        if !indexIsApplying { try container.syncIndex(in: &state, committed: committed.map { [$0] } ?? []) }
         return (committed, outcome)
     }
 
     /// Brings the saved models in step with the store, which has their changes: numbers, versions, and
     /// the registry of the context's models.
-    private func bringInStep(_ changes: SaveChanges, with outcome: SaveOutcome, committed: JournalTransaction?) throws {
-        let version = try committed?.sequence ?? container.indexLocked.lastSequence
+    private func bringInStep(_ changes: SaveChanges, with outcome: SaveOutcome, committed: JournalTransaction?,
+                             in state: inout ContainerState) throws {
+        let version = try committed?.sequence ?? index(in: &state).lastSequence
         let storeIdentity = container.storeIdentity
         for (model, number) in zip(changes.inserted, outcome.numbers) {
             let backing = model.persistentBackingData
             if let previous = registered[number]?.model as? any PersistentModel, previous !== model {
                 // An upsert replaced a registered instance: load the merged values into it.
-                try? reloadLocked(previous, recordNumber: number)
+                try? reload(previous, recordNumber: number, in: index(in: &state))
             }
             if !outcome.upsertsIntoSubclassRecords.isEmpty, outcome.upsertsIntoSubclassRecords.contains(number) {
                 // An upsert into a record of a subclass: the record keeps its class, and the inserted

@@ -19,11 +19,11 @@ extension ModelContext {
     /// - Throws: ``ModelCodingError`` of the first model that cannot be encoded, ``FolioError`` for a
     ///   relationship to a model that was never inserted, or for a model whose class the schema cannot
     ///   take (``requireFacts(of:)``).
-    func encodeRecords(of changes: SaveChanges) throws -> SaveRecords {
+    func encodeRecords(of changes: SaveChanges, index: RecordIndex) throws -> SaveRecords {
         let models = changes.inserted
         let encodesFirst = try models.map { try !requireFacts(of: $0).hasRelationships }
         var encoded = try InsertEncoding(models: models, encodesHere: encodesFirst).encode()
-        let upsertTargets = try uniqueMatches(for: models, encoded: encoded)
+        let upsertTargets = try uniqueMatches(for: models, encoded: encoded, index: index)
 
         var records = SaveRecords()
         records.provisional = ProvisionalNumbers(count: upsertTargets.isEmpty ? models.count : upsertTargets.count(where: { $0 == nil }))

@@ -79,10 +79,9 @@ extension ModelContext {
         let backing = model.persistentBackingData
         guard backing.context === self else { return false }
         guard let number = backing.storedRecordNumber, deleted[ObjectIdentifier(model)] == nil else { return true }
-        let container = self.container
-        let found = try? container.lock.withLock(refusingReentry: "an undo of a ModelContext's change") {
-            try container.syncIndexLocked(fromDisk: true)
-            return try container.indexLocked.records[number] != nil
+        let found = try? withContainerLock(refusingReentry: "an undo of a ModelContext's change") { state in
+            try container.syncIndex(in: &state, fromDisk: true)
+            return try index(in: &state).records[number] != nil
         }
         // A store that cannot be read now: the change is made, and the next save reports the problem.
         return found ?? true

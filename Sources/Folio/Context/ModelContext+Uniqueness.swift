@@ -9,16 +9,17 @@ extension ModelContext {
     /// record, for another (one with relationships) its constrained properties. The lookups, which only
     /// read those values and the index, run in ``UniqueMatching``, on several threads for a large save.
     ///
-    /// - Parameter encoded: for each model, at the same position, its stored values if they were
-    ///   encoded already.
-    func uniqueMatches(for models: [any PersistentModel], encoded encodedModels: [RecordValues?]) throws -> [Int64?] {
+    /// - Parameters:
+    ///   - encoded: for each model, at the same position, its stored values if they were encoded already.
+    ///   - recordIndex: the container's index, read holding its lock.
+    func uniqueMatches(for models: [any PersistentModel], encoded encodedModels: [RecordValues?],
+                       index recordIndex: RecordIndex) throws -> [Int64?] {
         var plans: [UniqueMatching.Plan] = []
         var planOfEntity: [ObjectIdentifier: Int] = [:]
         // The plan of the model type seen last: models come in runs of one type.
         var lastType: (type: ObjectIdentifier, plan: Int?)? = nil
         var planOfModel: [Int?] = []
         planOfModel.reserveCapacity(models.count)
-        let recordIndex = try container.indexLocked
         for model in models {
             let type = ObjectIdentifier(Swift.type(of: model))
             if let lastType, lastType.type == type {

@@ -50,8 +50,8 @@ extension ModelContext {
         guard container.configuration.allowsSave else {
             throw FolioError(.saveNotAllowed, "The container's configuration does not allow saving (allowsSave is false)")
         }
-        let (count, committed) = try container.lock.withLock(refusingReentry: "ModelContext.update(model:where:)") {
-            try updateLocked(predicate: predicate, includeSubclasses: includeSubclasses, changes)
+        let (count, committed) = try withContainerLock(refusingReentry: "ModelContext.update(model:where:)") { state in
+            try update(predicate: predicate, includeSubclasses: includeSubclasses, changes, in: &state)
         }
         // Observers hear of the transaction after the lock is released: they may fetch.
         if committed != nil { container.changeHub.publish() }
@@ -59,10 +59,10 @@ extension ModelContext {
     }
 
     /// The update, under the container's lock: returns how many records changed and the transaction.
-    private func updateLocked<T: PersistentModel>(predicate: Predicate<T>?, includeSubclasses: Bool,
-                                                  _ changes: [AttributeUpdate<T>]) throws -> (Int, JournalTransaction?) {
-        try container.syncIndexLocked(fromDisk: true)
-        try container.checkNotMigratedElsewhere()
+    private func update<T: PersistentModel>(predicate: Predicate<T>?, includeSubclasses: Bool, _ changes: [AttributeUpdate<T>],
+                                            in state: inout ContainerState) throws -> (Int, JournalTransaction?) {
+        try container.syncIndex(in: &state, fromDisk: true)
+        try container.checkNotMigratedElsewhere(state)
         let schema = schema(knowing: T.self)
         guard let entity = schema.entitiesByName[T._folioEntityName] else {
             throw FolioError(.invalidModel, "\(T.self) is not in the container's schema; list it in the ModelContainer")
@@ -70,15 +70,15 @@ extension ModelContext {
         let targets = try UpdateTarget.sortedByName(changes, entity: entity)
         var descriptor = FetchDescriptor<T>(predicate: predicate)
         descriptor.includePendingChanges = false
-        let rows = try QueryExecutor(plan: try physicalPlan(descriptor), context: self, index: try container.indexLocked).run()
+        let index = try index(in: &state)
+        let rows = try QueryExecutor(plan: try physicalPlan(descriptor, index: index), context: self, index: index).run()
 
-        let index = try container.indexLocked
         let records = try updates(of: rows, entity: entity, includeSubclasses: includeSubclasses, targets: targets, index: index)
         guard !records.updates.isEmpty else { return (0, nil) }
         try UniquenessCheck(updates: records.updates, names: Set(targets.map { $0.name }), entity: entity, index: index).run()
 
-        let (committed, _) = try write(records)
-        refreshRegisteredModels(of: records.updates)
+        let (committed, _) = try write(records, in: &state)
+        refreshRegisteredModels(of: records.updates, in: &state)
         return (records.updates.count, committed)
     }
 
@@ -141,11 +141,11 @@ extension ModelContext {
 
     /// Loads the new values into the models this context holds of updated records, unless they have
     /// unsaved changes; the caller holds the container's lock.
-    private func refreshRegisteredModels(of updates: [SaveRecords.Update]) {
-        guard !registered.isEmpty else { return }
+    private func refreshRegisteredModels(of updates: [SaveRecords.Update], in state: inout ContainerState) {
+        guard !registered.isEmpty, let index = try? index(in: &state) else { return }
         for update in updates {
             guard let model = registered[update.id]?.model as? any PersistentModel, !model.persistentBackingData.hasChanges else { continue }
-            try? reloadLocked(model, recordNumber: update.id)
+            try? reload(model, recordNumber: update.id, in: index)
         }
     }
 }

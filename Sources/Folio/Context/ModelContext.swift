@@ -59,6 +59,10 @@ public final class ModelContext {
     /// The record numbers of registered models that stand in for records of a recorded-only entity
     /// (``Schema/Entity/isRecordedOnly``) as instances of a class it inherits from.
     var standInRecordNumbers: Set<Int64> = []
+    /// The index that this context's code holding the container's lock read last
+    /// (``index(in:)``), for the model lookups that code reaches through the app's code; nil outside
+    /// such a hold, and while a save's changes are applied to the index on another thread.
+    var heldIndex: RecordIndex?
     /// The facts of the model type asked last (see ``facts(of:)``).
     private var lastFacts: (type: ObjectIdentifier, facts: EntityFacts)?
 
@@ -324,10 +328,12 @@ public final class ModelContext {
     ///
     /// Relationship getters call it from the app's code and also from code that runs under the
     /// container's lock (decoding a required relationship, delete rules during a save): there the
-    /// caller's hold of the lock covers the lookup, which only reads the index.
+    /// caller's hold of the lock covers the lookup, which reads the index that holder read last
+    /// (``heldIndex``); a lookup on this thread that no hold of this context covers finds nothing.
     func model(forRecordNumber number: Int64) -> (any PersistentModel)? {
         if container.lock.isHeldByCurrentThread {
-            return try? loadedModelLocked(forRecordNumber: number, loadingValues: false)
+            guard let index = heldIndex else { return nil }
+            return try? loadedModel(forRecordNumber: number, loadingValues: false, in: index.records, index: index)
         }
         return try? loadedModel(forRecordNumber: number)
     }
@@ -339,27 +345,23 @@ public final class ModelContext {
     /// here, with a typed error.
     func loadedModel(forRecordNumber number: Int64, loadingValues: Bool = false) throws -> (any PersistentModel)? {
         // The index is shared with contexts on other threads, whose saves change it.
-        try container.lock.withLock(refusingReentry: "ModelContext's model lookup") {
-            try loadedModelLocked(forRecordNumber: number, loadingValues: loadingValues)
+        try withContainerLock(refusingReentry: "ModelContext's model lookup") { state in
+            let index = try self.index(in: &state)
+            return try loadedModel(forRecordNumber: number, loadingValues: loadingValues, in: index.records, index: index)
         }
     }
 
-    /// ``loadedModel(forRecordNumber:loadingValues:)`` for a caller that holds the container's lock.
-    func loadedModelLocked(forRecordNumber number: Int64, loadingValues: Bool) throws -> (any PersistentModel)? {
-        try loadedModelLocked(forRecordNumber: number, loadingValues: loadingValues, in: container.indexLocked.records)
-    }
-
-    /// ``loadedModelLocked(forRecordNumber:loadingValues:)`` with the index's records, which a caller
-    /// that loads many reads once.
-    func loadedModelLocked(forRecordNumber number: Int64, loadingValues: Bool,
-                           in records: StoreRecords) throws -> (any PersistentModel)? {
+    /// ``loadedModel(forRecordNumber:loadingValues:)`` for a caller that holds the container's lock and
+    /// has read `index` from it, and its `records`, which a caller that loads many reads once.
+    func loadedModel(forRecordNumber number: Int64, loadingValues: Bool, in records: StoreRecords,
+                     index: RecordIndex) throws -> (any PersistentModel)? {
         if let model = registered[number]?.model as? any PersistentModel, !isOutgrownStandIn(model, number, in: records) {
             let backing = model.persistentBackingData
             guard !backing.hasChanges else { return model }
             if let version = records[number]?.version, version > backing.loadedVersion {
-                try reloadLocked(model, recordNumber: number)
+                try reload(model, recordNumber: number, in: index)
             } else if loadingValues, backing.faultValues != nil {
-                try reloadLocked(model, recordNumber: number)
+                try reload(model, recordNumber: number, in: index)
             }
             return model
         }
@@ -440,12 +442,13 @@ public final class ModelContext {
 
     /// Loads a model's stored values again.
     func reload(_ model: any PersistentModel, recordNumber number: Int64) throws {
-        try container.lock.withLock(refusingReentry: "ModelContext's model reload") { try reloadLocked(model, recordNumber: number) }
+        try withContainerLock(refusingReentry: "ModelContext's model reload") { state in
+            try reload(model, recordNumber: number, in: try index(in: &state))
+        }
     }
 
-    /// ``reload(_:recordNumber:)`` for a caller that holds the container's lock.
-    func reloadLocked(_ model: any PersistentModel, recordNumber number: Int64) throws {
-        let index = try container.indexLocked
+    /// ``reload(_:recordNumber:)`` for a caller that holds the container's lock and read `index` from it.
+    func reload(_ model: any PersistentModel, recordNumber number: Int64, in index: RecordIndex) throws {
         guard let record = index.records[number], let entity = entity(of: model) else { return }
         model.persistentBackingData.loadedVersion = index.version(of: number) ?? 0
         try decode(model, from: record.values, entity: entity, number: number)
@@ -527,7 +530,7 @@ public final class ModelContext {
 }
 
 /// Carries a weak reference to a context to the queue it is used on.
-// Sendable: the context it carries is used only on its autosave queue, the context's own.
+// Unchecked: a context is not Sendable; the one carried here is used only on its own autosave queue.
 private final class UncheckedBox: @unchecked Sendable {
     weak var value: ModelContext?
     init(_ value: ModelContext) { self.value = value }

@@ -6,7 +6,7 @@
 /// It reads only the models' values, read from them on the saving thread beforehand, and the
 /// container's index, which nothing changes while the save holds the container's lock, so a large save
 /// splits the models into runs checked on separate threads.
-// Sendable: its properties are immutable; the index (not `Sendable`) is only read, under the container's lock.
+// Unchecked: its plans hold the index's FieldIndexes (not Sendable), which its runs only read, under the container's lock.
 final class UniqueMatching: @unchecked Sendable {
     /// One uniqueness constraint of an entity, as checking it needs it.
     struct Constraint {

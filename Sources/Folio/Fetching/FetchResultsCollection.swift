@@ -25,8 +25,8 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         // The fetch that found `rows` loaded the index. Its table is read once, not once per row. An empty
         // collection (a `ResultsObserver` before its first fetch, which the app may make while a save
         // holds the lock) reads nothing.
-        self.fetchedValues = rows.isEmpty ? [] : container.lock.withLock("FetchResultsCollection") {
-            let records = container.recordIndex.records
+        self.fetchedValues = rows.isEmpty ? [] : container.lock.withLock("FetchResultsCollection") { state in
+            let records = container.currentIndex(in: &state).records
             return rows.map { id in records[id].map { ($0.entity, $0.values) } }
         }
         self.unsaved = rows.contains(where: { $0 < 0 })

@@ -160,8 +160,8 @@ extension ModelContext {
         // The executor's overlay holds the unsaved values of every row it found.
         let (ids, executor) = try runQuery(FetchDescriptor<T>(predicate: predicate))
         // The index is shared with contexts on other threads, whose saves change it.
-        return try container.lock.withLock(refusingReentry: "ModelContext's aggregate fetch") {
-            let index = try container.indexLocked
+        return try withContainerLock(refusingReentry: "ModelContext's aggregate fetch") { state in
+            let index = try index(in: &state)
             let overlay = executor.overlay
             let defaults = index.storedDefaults
             for id in ids {
@@ -179,9 +179,9 @@ extension ModelContext {
     ) throws -> [Group: Int]? {
         guard !hasChanges, let entity = schema.entitiesByName[T._folioEntityName] else { return nil }
         let field = try storedField(group, of: T.self)
-        return try container.lock.withLock(refusingReentry: "ModelContext's grouped count") {
-            try container.syncIndexLocked(fromDisk: true)
-            let index = try container.indexLocked
+        return try withContainerLock(refusingReentry: "ModelContext's grouped count") { state in
+            try container.syncIndex(in: &state, fromDisk: true)
+            let index = try index(in: &state)
             var buckets: [(id: Int64, count: Int)] = []
             for member in entity.selfAndDescendants {
                 // An entity with no records has no index entries to miss.

@@ -108,8 +108,8 @@ extension ModelContext {
         guard T.self == DefaultHistoryTransaction.self else {
             throw FolioError(.invalidFetchDescriptor, "Folio's history is made of DefaultHistoryTransaction")
         }
-        return try container.lock.withLock(refusingReentry: "ModelContext.fetchHistory(_:)") {
-            try container.syncIndexLocked(fromDisk: true)
+        return try container.lock.withLock(refusingReentry: "ModelContext.fetchHistory(_:)") { state in
+            try container.syncIndex(in: &state, fromDisk: true)
             let oldest = container.store.oldestRetainedSequence
             if let predicate = descriptor.predicate {
                 for token in Self.tokens(in: predicate.expression) where token.storeIdentifier == container.storeIdentifier {
@@ -139,13 +139,13 @@ extension ModelContext {
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
         let matching = try fetchHistory(descriptor).compactMap { $0 as? DefaultHistoryTransaction }
         guard let newest = matching.map(\.transactionIdentifier).max() else { return }
-        return try container.lock.withLock(refusingReentry: "ModelContext.deleteHistory(_:)") {
+        return try container.lock.withLock(refusingReentry: "ModelContext.deleteHistory(_:)") { state in
             do {
                 try container.store.deleteHistory(through: newest)
             } catch {
                 throw FolioError(.storage, "The history could not be deleted", underlying: error)
             }
-            try container.syncIndexLocked(fromDisk: true)
+            try container.syncIndex(in: &state, fromDisk: true)
         }
     }
 

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 @_spi(FolioEngine) import FolioStorage
 
 /// Applies a large save's committed changes to the container's index on another thread, so that the
@@ -7,19 +8,20 @@ import Dispatch
 /// The save starts it as soon as the store has committed the transaction, only for large saves
 /// (``minimumRecords``) and only if the index stands exactly at the transaction's base; otherwise the
 /// save applies the committed transaction itself, in order, as before. Whatever reads the index next
-/// waits for the application to finish (``ModelContainer/finishIndexingLater(_:)``); the save holds the
+/// waits for the application to finish (``ContainerState/finishIndexingLater(_:)``); the save holds the
 /// container's lock until it has handed the application over, so nothing reads the index meanwhile.
 ///
 /// It starts after the commit, so that it does not retain records' values while the saving thread and
 /// the threads writing the journal line retain them.
-// Sendable: `isStarted` is used only by the saving thread and by readers that hold the container's lock.
-final class ConcurrentIndexApplication: @unchecked Sendable {
+final class ConcurrentIndexApplication: Sendable {
     /// Saves of fewer records apply them after the commit on the saving thread: handing a few records to
     /// another thread costs more than applying them.
     static let minimumRecords = 1_000
 
     private let group = DispatchGroup()
-    private var isStarted = false
+    /// Whether an application was started and not yet waited for. Set by the saving thread and read by
+    /// the next holder of the container's lock.
+    private let isStarted = Atomic<Bool>(false)
 
     /// Starts moving `index` to `records`, the store's records once it committed `committed` on top of
     /// the state whose last transaction is `baseSequence`. Returns whether it started: not for a small
@@ -27,12 +29,11 @@ final class ConcurrentIndexApplication: @unchecked Sendable {
     func start(committed: JournalTransaction, baseSequence: UInt64, records: StoreRecords, index: RecordIndex?) -> Bool {
         guard let index, committed.changedRecordCount >= Self.minimumRecords, index.lastSequence == baseSequence,
               records.lastSequence == committed.sequence else { return false }
-        isStarted = true
-        // Sendable: only this thread touches the index until `waitUntilApplied`; the saver holds the lock.
-        nonisolated(unsafe) let target = index
+        isStarted.store(true, ordering: .relaxed)
+        // Only that thread touches the index until `waitUntilApplied`: the saver holds the lock.
         group.enter()
         DispatchQueue.global(qos: .userInitiated).async {
-            target.advance(to: records, applying: [committed])
+            index.advance(to: records, applying: [committed])
             self.group.leave()
         }
         return true
@@ -40,8 +41,8 @@ final class ConcurrentIndexApplication: @unchecked Sendable {
 
     /// Waits until the changes are applied.
     func waitUntilApplied() {
-        guard isStarted else { return }
+        guard isStarted.load(ordering: .relaxed) else { return }
         group.wait()
-        isStarted = false
+        isStarted.store(false, ordering: .relaxed)
     }
 }

@@ -10,7 +10,8 @@
 /// the indexes with its values in the old version and put back with its values in the new one. So
 /// there is no second table to keep in step, and nothing can go out of step: the indexes always
 /// describe the records they read.
-final class RecordIndex {
+// Unchecked: it changes in place; only the container lock's holder, or a ConcurrentIndexApplication it waits for, uses it.
+final class RecordIndex: @unchecked Sendable {
     /// The version of the store's records the indexes describe.
     private(set) var records = StoreRecords()
     private(set) var idsByEntity: [String: IdentifierList] = [:]

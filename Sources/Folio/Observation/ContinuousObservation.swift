@@ -2,6 +2,7 @@
 // observe a `ResultsObserver` or `HistoryObserver` outside SwiftUI. This toolchain's Observation lacks
 // them; Folio supplies them where the platform does not.
 #if !canImport(Darwin)
+import Synchronization
 
 /// When the closure of ``withContinuousObservation(options:isolation:_:)`` runs again.
 public struct ObservationOptions: OptionSet, Sendable {
@@ -22,18 +23,16 @@ public struct ObservationEvent: Sendable {
 }
 
 /// Keeps a continuous observation alive; the observation ends when the token is cancelled or released.
-// Sendable: `cancelled`, the only mutable state, is read and written only while holding `lock`.
-public final class ObservationToken: @unchecked Sendable {
-    private let lock = NSLock()
-    private var cancelled = false
+public final class ObservationToken: Sendable {
+    private let cancelled = Atomic<Bool>(false)
 
     /// Ends the observation.
     public func cancel() {
-        lock.withLock { cancelled = true }
+        cancelled.store(true, ordering: .releasing)
     }
 
     /// Whether the observation ended.
-    public var isCancelled: Bool { lock.withLock { cancelled } }
+    public var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
     deinit { cancel() }
 }
@@ -63,13 +62,13 @@ public func withContinuousObservation(options: ObservationOptions = .didSet, iso
 }
 
 /// The state of one continuous observation.
-// Sendable: `count` is changed only by the observation's `onChange`, which runs once per tracking, one at a time.
-private final class ContinuousObservation: @unchecked Sendable {
-    weak var token: ObservationToken?
+private final class ContinuousObservation: Sendable {
+    weak let token: ObservationToken?
     let options: ObservationOptions
     let isolation: (any Actor)?
     let apply: @Sendable (ObservationEvent) -> Void
-    private var count = 0
+    /// How many changes were seen: each `onChange` counts one.
+    private let count = Atomic<Int>(0)
 
     init(token: ObservationToken, options: ObservationOptions, isolation: (any Actor)?,
          apply: @escaping @Sendable (ObservationEvent) -> Void) {
@@ -84,8 +83,7 @@ private final class ContinuousObservation: @unchecked Sendable {
         withObservationTracking {
             apply(event)
         } onChange: { [self] in
-            count += 1
-            let next = ObservationEvent(count: count, phase: options.contains(.willSet) ? .willSet : .didSet)
+            let next = ObservationEvent(count: count.wrappingAdd(1, ordering: .relaxed).newValue, phase: options.contains(.willSet) ? .willSet : .didSet)
             if options.contains(.willSet) {
                 run(next)
             } else if let isolation {

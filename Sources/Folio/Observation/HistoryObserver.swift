@@ -142,25 +142,27 @@ extension ModelContainer {
 
 /// What a history stream has delivered, shared between the backlog and the hub: the sequence number
 /// delivered up to, and until the first reload of replaced files, the backlog's transactions.
-// Sendable: the mutable state is read and written only while holding `lock`.
-final class PositionBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var sequence: UInt64
-    /// The identifiers of the backlog's transactions. A reload that raced with reading the backlog
-    /// delivers its arrivals again, by identifier; a later reload cannot bring any of them.
-    private var backlog: Set<String>? = []
+final class PositionBox: Sendable {
+    private struct Position: Sendable {
+        var sequence: UInt64
+        /// The identifiers of the backlog's transactions. A reload that raced with reading the backlog
+        /// delivers its arrivals again, by identifier; a later reload cannot bring any of them.
+        var backlog: Set<String>? = []
+    }
 
-    init(_ sequence: UInt64) { self.sequence = sequence }
+    private let position: LockedState<Position>
 
-    var value: UInt64 { lock.withLock { sequence } }
+    init(_ sequence: UInt64) { self.position = LockedState(Position(sequence: sequence)) }
+
+    var value: UInt64 { position.withLock { $0.sequence } }
 
     /// Moves past a transaction of the backlog if it follows what was delivered; false if it was
     /// delivered already.
     func advanceInBacklog(past transaction: DefaultHistoryTransaction) -> Bool {
-        lock.withLock {
-            guard transaction.transactionIdentifier > sequence else { return false }
-            sequence = transaction.transactionIdentifier
-            backlog?.insert(transaction.journalIdentifier)
+        position.withLock { position in
+            guard transaction.transactionIdentifier > position.sequence else { return false }
+            position.sequence = transaction.transactionIdentifier
+            position.backlog?.insert(transaction.journalIdentifier)
             return true
         }
     }
@@ -169,14 +171,14 @@ final class PositionBox: @unchecked Sendable {
     /// transactions were new to the store, so they count by identifier: a merge may have numbered them
     /// below what was delivered.
     func advance(past transaction: JournalTransaction, arrivedByReload: Bool) -> Bool {
-        lock.withLock {
+        position.withLock { position in
             guard arrivedByReload else {
-                guard transaction.sequence > sequence else { return false }
-                sequence = transaction.sequence
+                guard transaction.sequence > position.sequence else { return false }
+                position.sequence = transaction.sequence
                 return true
             }
-            if backlog?.contains(transaction.transactionID) == true { return false }
-            sequence = max(sequence, transaction.sequence)
+            if position.backlog?.contains(transaction.transactionID) == true { return false }
+            position.sequence = max(position.sequence, transaction.sequence)
             return true
         }
     }
@@ -184,9 +186,9 @@ final class PositionBox: @unchecked Sendable {
     /// Moves to `last`, the store's last sequence after a reload whose transactions were delivered
     /// (a complete reload never ends below where it started), and forgets the backlog's identifiers.
     func finishReload(at last: UInt64) {
-        lock.withLock {
-            sequence = max(sequence, last)
-            backlog = nil
+        position.withLock { position in
+            position.sequence = max(position.sequence, last)
+            position.backlog = nil
         }
     }
 }

@@ -26,13 +26,12 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     private let sectionKeyPath: AnyKeyPath?
     private let isolation: (any Actor)?
     private var subscription: UUID?
-    private let pending = PendingWork()
+    private let pending = LockedState(PendingWork())
     /// The context the results live in.
     public let modelContext: ModelContext
 
-    // Sendable: every mutable property is read and written only while holding `lock`.
-    final class PendingWork: @unchecked Sendable {
-        let lock = NSLock()
+    /// What the change hub delivered that the observer has not applied yet.
+    struct PendingWork: Sendable {
         var transactions: [JournalTransaction] = []
         var reset = false
         var scheduled = false
@@ -85,7 +84,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         try refetch()
         let pending = self.pending
         subscription = context.container.changeHub.subscribe { [weak self] event in
-            pending.lock.withLock {
+            pending.withLock { pending in
                 pending.transactions += event.transactions
                 pending.reset = pending.reset || event.isReset
             }
@@ -98,7 +97,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     }
 
     private func scheduleUpdate() {
-        let shouldSchedule = pending.lock.withLock { () -> Bool in
+        let shouldSchedule = pending.withLock { pending -> Bool in
             if pending.scheduled { return false }
             pending.scheduled = true
             return true
@@ -111,7 +110,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     }
 
     private func applyPending() {
-        let (transactions, reset) = pending.lock.withLock { () -> ([JournalTransaction], Bool) in
+        let (transactions, reset) = pending.withLock { pending -> ([JournalTransaction], Bool) in
             defer {
                 pending.transactions = []
                 pending.reset = false
@@ -302,7 +301,7 @@ extension ResultsObserver where SectionTitle == String {
 }
 
 /// A key path presented as sendable: key paths to stored properties are immutable.
-// Sendable: a key path to a stored property is immutable once made.
+// Unchecked: SortDescriptor wants a Sendable key path; the app's `sectionBy` key path (a stored property's) is not typed so.
 struct UncheckedKeyPath<Root, Value>: @unchecked Sendable {
     let keyPath: KeyPath<Root, Value>
     init(_ keyPath: KeyPath<Root, Value>) { self.keyPath = keyPath }

@@ -7,7 +7,7 @@ import FolioStorage
 /// Saves in this process publish as they commit. For other processes the hub watches the store's
 /// journal (inotify on Linux, a 250 ms check elsewhere) while it has subscribers, and publishes what
 /// they appended; there is no polling while nobody observes.
-// Sendable: the mutable properties are read and written only while holding `lock`; `container` is weak.
+// Unchecked: its subscribers capture their non-Sendable observers; all its state is used only holding `lock`.
 final class StoreChangeHub: @unchecked Sendable {
     /// What subscribers receive: the new transactions, or a reset when history was compacted away
     /// before it could be read (subscribers then refetch everything).
@@ -83,10 +83,10 @@ final class StoreChangeHub: @unchecked Sendable {
         // Reached from the app's code that a save or fetch runs: what is new is delivered by the next
         // publish, which every save makes once it has released the lock.
         if idle || container.lock.isHeldByCurrentThread { return }
-        let (event, handlers) = container.lock.withLock("StoreChangeHub's delivery") { () -> (Event?, [(Event) -> Void]) in
+        let (event, handlers) = container.lock.withLock("StoreChangeHub's delivery") { state -> (Event?, [(Event) -> Void]) in
             // A store that cannot be read now delivers nothing new; the app's next fetch or save reports
             // the problem, and the next publish tries again.
-            try? container.syncIndexLocked(fromDisk: readingDisk)
+            try? container.syncIndex(in: &state, fromDisk: readingDisk)
             lock.lock()
             defer { lock.unlock() }
             let from = lastDelivered
@@ -139,7 +139,7 @@ extension ModelContainer {
 /// Runs a closure isolated to an actor, or right away without one.
 enum Isolation {
     /// Carries a non-sendable value to the actor it belongs to.
-    // Sendable: the value is only handed to the actor it belongs to and used there, never where it was made.
+    // Unchecked: it carries a non-Sendable value to the actor it belongs to, which alone uses it.
     struct Carrier<Value>: @unchecked Sendable {
         let value: Value
     }

@@ -20,7 +20,7 @@ struct PendingOverlay {
     ///
     /// - Throws: ``FolioError/Code/modelCoding`` when an unsaved model cannot be encoded (the save would
     ///   refuse it too): a fetch that left it out would hide a model the context holds.
-    init(context: ModelContext, entities: Set<String>) throws {
+    init(context: ModelContext, entities: Set<String>, records: StoreRecords) throws {
         guard context.hasChanges else { return }
         let number: (AnyObject) throws -> Int64 = { object in
             guard let model = object as? any PersistentModel else { return 0 }
@@ -42,7 +42,7 @@ struct PendingOverlay {
         for model in context.changedModelsArray where entities.contains(type(of: model)._folioEntityName) {
             modelsRead += 1
             let backing = model.persistentBackingData
-            guard let id = backing.storedRecordNumber, let stored = context.container.recordIndex.records[id] else { continue }
+            guard let id = backing.storedRecordNumber, let stored = records[id] else { continue }
             let changes = try Self.encoded(model) {
                 try ModelRecordCoding.encode(model, onlyProperties: backing.changedProperties, recordNumber: number)
             }

@@ -28,7 +28,7 @@ struct QueryExecutor {
         self.plan = plan
         self.context = context
         self.index = index
-        overlay = plan.overlaysPendingChanges ? try PendingOverlay(context: context, entities: plan.query.entities) : PendingOverlay()
+        overlay = plan.overlaysPendingChanges ? try PendingOverlay(context: context, entities: plan.query.entities, records: index.records) : PendingOverlay()
     }
 
     /// The rows that match, sorted and windowed.

@@ -30,7 +30,7 @@ extension Schema {
         }
 
         /// The property's name.
-        public private(set) var name: String
+        public let name: String
         /// The property's name in an earlier schema (`originalName:`), or its name.
         public let originalName: String
         /// The options written in `@Attribute`.
@@ -38,13 +38,13 @@ extension Schema {
         /// The `hashModifier:` written in `@Attribute`.
         public let hashModifier: String?
         /// The property's declared type.
-        public private(set) var valueType: any Any.Type = Any.self
+        public let valueType: any Any.Type
         /// The property's declared default, if any.
-        public private(set) var defaultValue: Any?
+        public let defaultValue: Any?
         /// The key path `\Model.property`.
-        public private(set) var keyPath: AnyKeyPath?
+        public let keyPath: AnyKeyPath?
         /// Whether the property's type is optional.
-        public private(set) var isOptional = false
+        public let isOptional: Bool
         private let declaredOriginalName: String?
 
         /// The options and names of an attribute, as `@Attribute` spells them.
@@ -54,11 +54,21 @@ extension Schema {
             self.declaredOriginalName = originalName
             self.originalName = originalName ?? ""
             self.hashModifier = hashModifier
+            self.valueType = Any.self
+            self.defaultValue = nil
+            self.keyPath = nil
+            self.isOptional = false
         }
 
         /// A complete attribute description.
-        public init(name: String, originalName: String? = nil, options: [Option] = [], valueType: any Any.Type,
-                    defaultValue: Any? = nil, hashModifier: String? = nil) {
+        public convenience init(name: String, originalName: String? = nil, options: [Option] = [], valueType: any Any.Type,
+                                defaultValue: Any? = nil, hashModifier: String? = nil) {
+            self.init(name: name, originalName: originalName, options: options, valueType: valueType,
+                      defaultValue: defaultValue, hashModifier: hashModifier, keyPath: nil)
+        }
+
+        private init(name: String, originalName: String?, options: [Option], valueType: any Any.Type,
+                     defaultValue: Any?, hashModifier: String?, keyPath: AnyKeyPath?) {
             self.name = name
             self.options = options
             self.declaredOriginalName = originalName
@@ -67,14 +77,14 @@ extension Schema {
             self.valueType = valueType
             self.defaultValue = defaultValue
             self.isOptional = valueType is any _OptionalValue.Type
+            self.keyPath = keyPath
         }
 
+        /// The attribute of the property `metadata` describes, with the options this one declares.
         func completed(from metadata: PropertyMetadata) -> Attribute {
-            let attribute = Attribute(name: metadata.name, originalName: declaredOriginalName, options: options,
-                                      valueType: metadata.valueType, defaultValue: metadata.defaultValue,
-                                      hashModifier: hashModifier)
-            attribute.keyPath = metadata.keypath
-            return attribute
+            Attribute(name: metadata.name, originalName: declaredOriginalName, options: options,
+                      valueType: metadata.valueType, defaultValue: metadata.defaultValue,
+                      hashModifier: hashModifier, keyPath: metadata.keypath)
         }
 
         /// Always true for an attribute.

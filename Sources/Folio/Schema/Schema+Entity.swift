@@ -11,39 +11,56 @@ extension Schema {
         /// Whether the entity came into the schema without the models listing it (or referring to it):
         /// a subclass of a listed model that a context inserted or fetched, or that the store records
         /// as such, and the models such a subclass refers to. The store records it with its class, so
-        /// that a container opened for the listed models alone finds its records again.
+        /// that a container opened later for the listed models alone finds its records again.
         let isUnlisted: Bool
         /// What the store records of an unlisted entity whose class this process cannot find; nil for
         /// an entity with its own class.
         let recordedOnly: RecordedOnlyEntity?
         /// The entity this one inherits from, if any.
-        public internal(set) weak var superentity: Entity?
-        /// The entities that inherit from this one directly.
-        public internal(set) var subentities: [Entity] = []
+        ///
+        /// Set once, by the superentity's initializer, which is given its subentities made: an entity
+        /// is made after those that inherit from it, so this one link cannot be a constant.
+        public private(set) weak var superentity: Entity?
+        /// The entities that inherit from this one directly, ordered by name.
+        public let subentities: [Entity]
         /// All persisted properties, the superentity's first, in declaration order.
-        public internal(set) var properties: [any SchemaProperty] = []
+        public let properties: [any SchemaProperty]
         /// The properties this class declares itself (without inherited ones).
-        public internal(set) var declaredProperties: [any SchemaProperty] = []
+        public let declaredProperties: [any SchemaProperty]
         /// `#Unique` constraints and `.unique` attributes, inherited ones included: groups of property names.
-        public internal(set) var uniquenessConstraints: [[String]] = []
+        public let uniquenessConstraints: [[String]]
         /// `#Index` declarations, inherited ones included: groups of property names.
-        public internal(set) var indices: [[String]] = []
+        public let indices: [[String]]
         /// The property metadata the macro generated, inherited ones included, by property name.
-        var metadataByName: [String: PropertyMetadata] = [:]
+        let metadataByName: [String: PropertyMetadata]
 
-        init(modelType: any PersistentModel.Type, isUnlisted: Bool = false) {
-            self.modelType = modelType
-            self.name = modelType._folioEntityName
-            self.isUnlisted = isUnlisted
-            self.recordedOnly = nil
-        }
-
-        /// An unlisted entity the store records, standing in with `modelType`, a class it inherits from.
-        init(recordedOnly recorded: RecordedOnlyEntity, modelType: any PersistentModel.Type) {
-            self.modelType = modelType
-            self.name = recorded.name
-            self.isUnlisted = true
-            self.recordedOnly = recorded
+        /// The entity `layout` describes, over its `subentities`, which are made first.
+        init(_ layout: SchemaBuilder.EntityLayout, subentities: [Entity]) {
+            self.name = layout.name
+            self.modelType = layout.modelType
+            self.isUnlisted = layout.isUnlisted
+            self.recordedOnly = layout.recordedOnly
+            self.subentities = subentities.sorted { $0.name < $1.name }
+            self.properties = layout.properties
+            self.declaredProperties = layout.declaredProperties
+            self.uniquenessConstraints = layout.uniquenessConstraints
+            self.indices = layout.indices
+            self.metadataByName = layout.metadataByName
+            let properties = layout.properties
+            let attributes = properties.compactMap { $0 as? Attribute }
+            let relationshipsByName = Dictionary(properties.compactMap { $0 as? Relationship }.map { ($0.name, $0) },
+                                                 uniquingKeysWith: { first, _ in first })
+            self.propertyNamesByKeyPath = Dictionary(layout.modelType._folioKeyPathTable.map { ($0.0, $0.1) },
+                                                     uniquingKeysWith: { first, _ in first })
+            self.attributesByName = Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            self.relationshipsByName = relationshipsByName
+            self.renamedProperties = properties.filter { $0.originalName != $0.name }.map { ($0.name, $0.originalName) }
+            self.externalStorageAttributeNames = attributes.filter(\.isExternalStorage).map(\.name)
+            self.ephemeralAttributeNames = attributes.filter(\.isTransient).map(\.name)
+            self.preservedAttributeNames = Set(attributes.filter(\.preservesValueOnDeletion).map(\.name))
+            self.loadsCompletelyWhenFetched = relationshipsByName.values.contains { $0.isToOneRelationship && !$0.isOptional }
+                || !PlaceholderValue.canStandIn(layout.modelType)
+            for subentity in self.subentities { subentity.superentity = self }
         }
 
         /// Whether the entity's records stand in as instances of a class it inherits from, because
@@ -61,16 +78,16 @@ extension Schema {
         }
 
         /// The attributes by name, inherited ones included.
-        public private(set) var attributesByName: [String: Attribute] = [:]
+        public let attributesByName: [String: Attribute]
 
         /// The relationships by name, inherited ones included.
-        public private(set) var relationshipsByName: [String: Relationship] = [:]
+        public let relationshipsByName: [String: Relationship]
 
         /// Properties renamed with `originalName:`, as (name, original name): read when decoding.
-        private(set) var renamedProperties: [(name: String, originalName: String)] = []
+        let renamedProperties: [(name: String, originalName: String)]
 
         /// The names of `.externalStorage` attributes: read when decoding and encoding.
-        private(set) var externalStorageAttributeNames: [String] = []
+        let externalStorageAttributeNames: [String]
 
         /// Whether fetched models of this entity are loaded completely during the fetch rather than
         /// property by property when first read, so that a record that cannot be loaded makes the fetch
@@ -79,32 +96,17 @@ extension Schema {
         /// - entities with an attribute that has no declared default and whose type has no empty value
         ///   (such as an enum with raw values 1–3): a stored value that fails to decode would leave its
         ///   getter nothing to return.
-        private(set) var loadsCompletelyWhenFetched = false
+        let loadsCompletelyWhenFetched: Bool
 
         /// The names of `.preserveValueOnDeletion` attributes, kept in the history when a model is deleted.
-        private(set) var preservedAttributeNames: Set<String> = []
+        let preservedAttributeNames: Set<String>
 
         /// The names of `.ephemeral` attributes, which are never stored.
-        private(set) var ephemeralAttributeNames: [String] = []
+        let ephemeralAttributeNames: [String]
 
         /// The stored property each key path rooted at ``modelType`` names (the macro's key-path table):
         /// what predicate translation looks key paths up in.
-        private(set) var propertyNamesByKeyPath: [AnyKeyPath: String] = [:]
-
-        /// Fills the lookup tables once ``properties`` is complete; the schema builder calls it.
-        func indexProperties() {
-            propertyNamesByKeyPath = Dictionary(modelType._folioKeyPathTable.map { ($0.0, $0.1) }, uniquingKeysWith: { first, _ in first })
-            let attributes = properties.compactMap { $0 as? Attribute }
-            attributesByName = Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-            relationshipsByName = Dictionary(properties.compactMap { $0 as? Relationship }.map { ($0.name, $0) },
-                                             uniquingKeysWith: { first, _ in first })
-            renamedProperties = properties.filter { $0.originalName != $0.name }.map { ($0.name, $0.originalName) }
-            externalStorageAttributeNames = attributes.filter(\.isExternalStorage).map(\.name)
-            ephemeralAttributeNames = attributes.filter(\.isTransient).map(\.name)
-            preservedAttributeNames = Set(attributes.filter(\.preservesValueOnDeletion).map(\.name))
-            loadsCompletelyWhenFetched = relationshipsByName.values.contains { $0.isToOneRelationship && !$0.isOptional }
-                || !PlaceholderValue.canStandIn(modelType)
-        }
+        let propertyNamesByKeyPath: [AnyKeyPath: String]
 
         /// The property called `name`, inherited ones included.
         public func property(named name: String) -> (any SchemaProperty)? {

@@ -21,7 +21,7 @@ extension Schema {
         }
 
         /// The property's name.
-        public private(set) var name: String
+        public let name: String
         /// The property's name in an earlier schema, or its name.
         public let originalName: String
         /// The options given to `@Relationship`.
@@ -37,19 +37,19 @@ extension Schema {
         /// The key path of the inverse relationship, as declared with `inverse:`.
         public let inverseKeyPath: AnyKeyPath?
         /// The name of the inverse relationship on the destination entity, declared or inferred.
-        public internal(set) var inverseName: String?
+        public let inverseName: String?
         /// The destination entity's name.
-        public internal(set) var destination: String = ""
+        public let destination: String
         /// The property's declared type.
-        public private(set) var valueType: any Any.Type = Any.self
+        public let valueType: any Any.Type
         /// The key path of the property on its model class.
-        public private(set) var keyPath: AnyKeyPath?
+        public let keyPath: AnyKeyPath?
         /// Whether the relationship refers to one model rather than a collection.
-        public private(set) var isToOneRelationship = true
+        public let isToOneRelationship: Bool
         /// Whether the property's type is optional.
-        public private(set) var isOptional = false
+        public let isOptional: Bool
         /// The destination's model type.
-        public internal(set) var destinationType: (any PersistentModel.Type)?
+        public let destinationType: (any PersistentModel.Type)?
         private let declaredOriginalName: String?
 
         /// The options of a relationship, as `@Relationship` spells them.
@@ -65,43 +65,78 @@ extension Schema {
             self.originalName = originalName ?? ""
             self.inverseKeyPath = inverse
             self.hashModifier = hashModifier
+            self.inverseName = nil
+            self.destination = ""
+            self.valueType = Any.self
+            self.keyPath = nil
+            self.isToOneRelationship = true
+            self.isOptional = false
+            self.destinationType = nil
         }
 
-        func completed(from metadata: PropertyMetadata, kind: ValueKind) -> Relationship {
-            let relationship = Relationship(options: options, deleteRule: deleteRule,
-                                            minimumModelCount: minimumModelCount, maximumModelCount: maximumModelCount,
-                                            originalName: declaredOriginalName ?? metadata.name, inverse: inverseKeyPath,
-                                            hashModifier: hashModifier)
-            relationship.name = metadata.name
-            relationship.valueType = metadata.valueType
-            relationship.keyPath = metadata.keypath
-            switch kind {
-            case .toOne(let type, let optional):
-                relationship.destinationType = type
-                relationship.destination = type._folioEntityName
-                relationship.isOptional = optional
-                relationship.isToOneRelationship = true
-            case .toMany(let type, _):
-                relationship.destinationType = type
-                relationship.destination = type._folioEntityName
-                relationship.isToOneRelationship = false
-            case .attribute:
-                break
-            }
-            return relationship
-        }
-
-        private init(options: [Option], deleteRule: DeleteRule, minimumModelCount: Int?, maximumModelCount: Int?,
-                     originalName: String, inverse: AnyKeyPath?, hashModifier: String?) {
-            self.name = ""
-            self.options = options
-            self.deleteRule = deleteRule
-            self.minimumModelCount = minimumModelCount
-            self.maximumModelCount = maximumModelCount
+        /// A copy of `declared` with the given name and inverse, and with what the property's type says.
+        private init(_ declared: Relationship, name: String, originalName: String, inverseName: String?,
+                     valueType: any Any.Type, keyPath: AnyKeyPath?, kind: ValueKind) {
+            self.name = name
+            self.options = declared.options
+            self.deleteRule = declared.deleteRule
+            self.minimumModelCount = declared.minimumModelCount
+            self.maximumModelCount = declared.maximumModelCount
             self.declaredOriginalName = originalName
             self.originalName = originalName
-            self.inverseKeyPath = inverse
-            self.hashModifier = hashModifier
+            self.inverseKeyPath = declared.inverseKeyPath
+            self.hashModifier = declared.hashModifier
+            self.inverseName = inverseName
+            self.valueType = valueType
+            self.keyPath = keyPath
+            switch kind {
+            case .toOne(let type, let optional):
+                self.destinationType = type
+                self.destination = type._folioEntityName
+                self.isOptional = optional
+                self.isToOneRelationship = true
+            case .toMany(let type, _):
+                self.destinationType = type
+                self.destination = type._folioEntityName
+                self.isOptional = false
+                self.isToOneRelationship = false
+            case .attribute:
+                self.destinationType = nil
+                self.destination = ""
+                self.isOptional = false
+                self.isToOneRelationship = true
+            }
+        }
+
+        /// The relationship of the property `metadata` describes, of `kind`, with the options this one
+        /// declares; its inverse is named later (``withInverse(_:)``).
+        func completed(from metadata: PropertyMetadata, kind: ValueKind) -> Relationship {
+            Relationship(self, name: metadata.name, originalName: declaredOriginalName ?? metadata.name, inverseName: nil,
+                         valueType: metadata.valueType, keyPath: metadata.keypath, kind: kind)
+        }
+
+        /// This relationship with its inverse named `inverseName`.
+        func withInverse(_ inverseName: String?) -> Relationship {
+            Relationship(self, inverseName: inverseName)
+        }
+
+        private init(_ source: Relationship, inverseName: String?) {
+            self.name = source.name
+            self.options = source.options
+            self.deleteRule = source.deleteRule
+            self.minimumModelCount = source.minimumModelCount
+            self.maximumModelCount = source.maximumModelCount
+            self.declaredOriginalName = source.declaredOriginalName
+            self.originalName = source.originalName
+            self.inverseKeyPath = source.inverseKeyPath
+            self.hashModifier = source.hashModifier
+            self.inverseName = inverseName
+            self.destination = source.destination
+            self.valueType = source.valueType
+            self.keyPath = source.keyPath
+            self.isToOneRelationship = source.isToOneRelationship
+            self.isOptional = source.isOptional
+            self.destinationType = source.destinationType
         }
 
         /// Always false for a relationship.

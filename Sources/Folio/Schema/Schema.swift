@@ -9,7 +9,7 @@
 /// and superclasses), as SwiftData does. Problems that the compiler cannot see — a property whose type
 /// is neither `Codable` nor a model, an `inverse:` that does not point back, two entities with one name —
 /// are collected in ``problems``, and a container refuses to open with such a schema.
-// Sendable: a schema is not changed once built; its entities are classes that only the builder fills in.
+// Unchecked: immutable once built, but attributes hold their defaults as `Any`, as SwiftData's API declares them.
 public final class Schema: CustomStringConvertible, @unchecked Sendable {
     /// The entities, ordered by name.
     public let entities: [Entity]
@@ -39,9 +39,9 @@ public final class Schema: CustomStringConvertible, @unchecked Sendable {
 
     init(builder: SchemaBuilder, version: Version) {
         var builder = builder
-        builder.link()
-        self.entities = builder.entities.sorted { $0.name < $1.name }
-        self.entitiesByName = Dictionary(builder.entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let entities = builder.build()
+        self.entities = entities.sorted { $0.name < $1.name }
+        self.entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.version = version
         self.problems = builder.problems
     }

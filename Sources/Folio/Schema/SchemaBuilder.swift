@@ -1,20 +1,54 @@
-/// Collects entities from model classes and links superentities, relationship destinations and inverses.
+/// Collects entities from model classes, then makes them whole in one step (``build()``): properties
+/// (inherited first), constraints, inverse relationships, and the inheritance tree.
+///
+/// The entities it makes are not changed afterwards. What depends on other entities (a subclass's
+/// inherited properties, an inferred inverse) is worked out on plain values first; then the entities
+/// are made, those that inherit from others before their superentities, each given its subentities.
 struct SchemaBuilder {
-    private(set) var entities: [Schema.Entity] = []
-    private(set) var problems: [String] = []
-    private var byType: [ObjectIdentifier: Schema.Entity] = [:]
+    /// An entity collected: its class, or what the store records of an entity whose class is not here.
+    private struct Candidate {
+        let name: String
+        let modelType: any PersistentModel.Type
+        let isUnlisted: Bool
+        let recordedOnly: RecordedOnlyEntity?
+    }
+
+    /// Everything an entity holds but its place in the tree.
+    struct EntityLayout {
+        let name: String
+        let modelType: any PersistentModel.Type
+        let isUnlisted: Bool
+        let recordedOnly: RecordedOnlyEntity?
+        var declaredProperties: [any SchemaProperty] = []
+        var properties: [any SchemaProperty] = []
+        var uniquenessConstraints: [[String]] = []
+        var indices: [[String]] = []
+        var metadataByName: [String: Schema.PropertyMetadata] = [:]
+
+        /// The relationships, inherited ones included, by name.
+        var relationshipsByName: [String: Schema.Relationship] {
+            Dictionary(properties.compactMap { $0 as? Schema.Relationship }.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    private var candidates: [Candidate] = []
+    /// What is wrong with the model declarations, in words.
+    var problems: [String] = []
+    private var byType: [ObjectIdentifier: Int] = [:]
+    /// The position of each class's entity among those added.
+    var typePositions: [ObjectIdentifier: Int] { byType }
 
     /// Adds `type`, its superclasses and the models its relationships refer to; `unlisted` marks the
     /// entities this adds as unlisted (see ``Schema/Entity/isUnlisted``).
     mutating func add(_ type: any PersistentModel.Type, unlisted: Bool = false) {
         let key = ObjectIdentifier(type)
         guard byType[key] == nil else { return }
-        let entity = Schema.Entity(modelType: type, isUnlisted: unlisted)
-        byType[key] = entity
-        if let clash = entities.first(where: { $0.name == entity.name }) {
-            problems.append("Two model classes, \(clash.modelType) and \(type), have the entity name '\(entity.name)'; rename one of them")
+        let name = type._folioEntityName
+        byType[key] = candidates.count
+        if let clash = candidates.first(where: { $0.name == name }) {
+            problems.append("Two model classes, \(clash.modelType) and \(type), have the entity name '\(name)'; rename one of them")
         }
-        entities.append(entity)
+        candidates.append(Candidate(name: name, modelType: type, isUnlisted: unlisted, recordedOnly: nil))
         if let superclass = type._folioSuperclass { add(superclass, unlisted: unlisted) }
         for metadata in type.schemaMetadata {
             switch ValueKind.of(metadata.valueType) {
@@ -31,15 +65,15 @@ struct SchemaBuilder {
     /// stands in as ``PlaceholderModel``). One whose name a class now has is that class's entity, and
     /// one whose superentity the schema lacks is left out, as the removed superentity's records are.
     mutating func addRecordedOnly(_ recorded: [RecordedOnlyEntity]) {
-        var pending = recorded.filter { candidate in !entities.contains { $0.name == candidate.name } }
+        var pending = recorded.filter { candidate in !candidates.contains { $0.name == candidate.name } }
         // Superentities first: each pass adds those whose superentity is already in.
         while !pending.isEmpty {
             var added = false
-            pending.removeAll { candidate in
-                let parent = candidate.superentity.flatMap { name in entities.first { $0.name == name } }
-                if candidate.superentity != nil && parent == nil { return false }
+            pending.removeAll { entity in
+                let parent = entity.superentity.flatMap { name in candidates.first { $0.name == name } }
+                if entity.superentity != nil && parent == nil { return false }
                 let type = parent?.modelType ?? PlaceholderModel.self
-                entities.append(Schema.Entity(recordedOnly: candidate, modelType: type))
+                candidates.append(Candidate(name: entity.name, modelType: type, isUnlisted: true, recordedOnly: entity))
                 added = true
                 return true
             }
@@ -47,128 +81,97 @@ struct SchemaBuilder {
         }
     }
 
-    /// Fills in properties (inherited first), constraints, subentities and inverse relationships.
-    mutating func link() {
-        for entity in entities {
-            let parent: Schema.Entity?
-            if let recorded = entity.recordedOnly {
-                parent = recorded.superentity.flatMap { name in entities.first { $0.name == name } }
-            } else {
-                parent = entity.modelType._folioSuperclass.flatMap { byType[ObjectIdentifier($0)] }
-            }
-            if let parent {
-                entity.superentity = parent
-                parent.subentities.append(entity)
-            }
-        }
-        for entity in entities {
-            entity.subentities.sort { $0.name < $1.name }
-        }
+    /// Makes the entities, in the order they were added; ``problems`` then holds what is wrong with them.
+    mutating func build() -> [Schema.Entity] {
+        let parents = candidates.map(parent(of:))
+        let depths = candidates.indices.map { depth(of: $0, parents: parents) }
         // Parents before children, so that inherited properties are complete when a child copies them.
-        for entity in entities.sorted(by: { depth($0) < depth($1) }) {
-            build(entity)
+        var layouts: [EntityLayout?] = Array(repeating: nil, count: candidates.count)
+        for position in candidates.indices.sorted(by: { depths[$0] < depths[$1] }) {
+            layouts[position] = layout(of: candidates[position], parent: parents[position].flatMap { layouts[$0] })
         }
-        for entity in entities {
-            for case let relationship as Schema.Relationship in entity.declaredProperties {
-                linkInverse(relationship, in: entity)
-            }
+        let complete = withInverses(layouts.compactMap { $0 }, parents: parents)
+        // Children before parents: an entity is made with its subentities.
+        var children = Array(repeating: [Int](), count: candidates.count)
+        for (position, parent) in parents.enumerated() { if let parent { children[parent].append(position) } }
+        var entities: [Schema.Entity?] = Array(repeating: nil, count: candidates.count)
+        for position in candidates.indices.sorted(by: { depths[$0] > depths[$1] }) {
+            entities[position] = Schema.Entity(complete[position], subentities: children[position].compactMap { entities[$0] })
         }
+        return entities.compactMap { $0 }
     }
 
-    private func depth(_ entity: Schema.Entity) -> Int {
+    /// The position of the entity `candidate` inherits from, if the builder has it.
+    private func parent(of candidate: Candidate) -> Int? {
+        if let recorded = candidate.recordedOnly {
+            return recorded.superentity.flatMap { name in candidates.firstIndex { $0.name == name } }
+        }
+        return candidate.modelType._folioSuperclass.flatMap { byType[ObjectIdentifier($0)] }
+    }
+
+    private func depth(of position: Int, parents: [Int?]) -> Int {
         var depth = 0
-        var current = entity.superentity
-        while let parent = current {
+        var current = parents[position]
+        while let parent = current, depth <= parents.count {
             depth += 1
-            current = parent.superentity
+            current = parents[parent]
         }
         return depth
     }
 
-    private mutating func build(_ entity: Schema.Entity) {
-        if entity.isRecordedOnly {
-            buildRecordedOnly(entity)
-            return
+    /// The properties and constraints of `candidate`, whose superentity's are `parent`'s.
+    private mutating func layout(of candidate: Candidate, parent: EntityLayout?) -> EntityLayout {
+        var layout = EntityLayout(name: candidate.name, modelType: candidate.modelType, isUnlisted: candidate.isUnlisted,
+                                  recordedOnly: candidate.recordedOnly)
+        if candidate.recordedOnly != nil {
+            // Its own properties are only recorded, since no class of this process reads or writes them.
+            if let parent {
+                layout.properties = parent.properties
+                layout.uniquenessConstraints = parent.uniquenessConstraints
+                layout.indices = parent.indices
+                layout.metadataByName = parent.metadataByName
+            }
+            return layout
         }
         var declared: [any SchemaProperty] = []
-        var uniques = entity.modelType._folioUniqueConstraints
-        for metadata in entity.modelType.schemaMetadata {
-            let kind = ValueKind.of(metadata.valueType)
-            if kind.isRelationship {
-                if metadata.metadata is Schema.Attribute {
-                    problems.append("\(entity.name).\(metadata.name) refers to models, so it is a relationship; use @Relationship instead of @Attribute")
-                }
-                let declaredRelationship = (metadata.metadata as? Schema.Relationship) ?? Schema.Relationship()
-                let relationship = declaredRelationship.completed(from: metadata, kind: kind)
-                if relationship.isUnique { uniques.append([metadata.name]) }
-                declared.append(relationship)
-            } else {
-                if metadata.metadata is Schema.Relationship {
-                    problems.append("\(entity.name).\(metadata.name) has type \(metadata.valueType), which is not a model or a collection of models; @Relationship needs one")
-                }
-                if !(metadata.valueType is any Codable.Type) {
-                    problems.append("\(entity.name).\(metadata.name) has type \(metadata.valueType), which is neither Codable nor a model, so it cannot be stored; make the type Codable or mark the property @Transient")
-                }
-                let declaredAttribute = (metadata.metadata as? Schema.Attribute) ?? Schema.Attribute()
-                let attribute = declaredAttribute.completed(from: metadata)
-                if attribute.isUnique { uniques.append([metadata.name]) }
-                declared.append(attribute)
-            }
-            entity.metadataByName[metadata.name] = metadata
+        var uniques = candidate.modelType._folioUniqueConstraints
+        for metadata in candidate.modelType.schemaMetadata {
+            let property = declaredProperty(metadata, of: candidate.name)
+            if property.isUnique { uniques.append([metadata.name]) }
+            declared.append(property)
+            layout.metadataByName[metadata.name] = metadata
         }
-        entity.declaredProperties = declared
-        if let parent = entity.superentity {
-            entity.properties = parent.properties + declared
-            entity.uniquenessConstraints = parent.uniquenessConstraints + uniques
-            entity.indices = parent.indices + entity.modelType._folioIndexes
-            entity.metadataByName.merge(parent.metadataByName) { own, _ in own }
+        layout.declaredProperties = declared
+        if let parent {
+            layout.properties = parent.properties + declared
+            layout.uniquenessConstraints = parent.uniquenessConstraints + uniques
+            layout.indices = parent.indices + candidate.modelType._folioIndexes
+            layout.metadataByName.merge(parent.metadataByName) { own, _ in own }
         } else {
-            entity.properties = declared
-            entity.uniquenessConstraints = uniques
-            entity.indices = entity.modelType._folioIndexes
+            layout.properties = declared
+            layout.uniquenessConstraints = uniques
+            layout.indices = candidate.modelType._folioIndexes
         }
-        entity.indexProperties()
+        return layout
     }
 
-    /// A recorded-only entity has what its superentity has: its own properties are only recorded, since
-    /// no class of this process reads or writes them.
-    private func buildRecordedOnly(_ entity: Schema.Entity) {
-        if let parent = entity.superentity {
-            entity.properties = parent.properties
-            entity.uniquenessConstraints = parent.uniquenessConstraints
-            entity.indices = parent.indices
-            entity.metadataByName = parent.metadataByName
-        }
-        entity.indexProperties()
-    }
-
-    private mutating func linkInverse(_ relationship: Schema.Relationship, in entity: Schema.Entity) {
-        guard let destinationType = relationship.destinationType,
-              let destination = byType[ObjectIdentifier(destinationType)] else { return }
-        let candidates = destination.relationshipsByName.values.filter { candidate in
-            guard let target = candidate.destinationType, let targetEntity = byType[ObjectIdentifier(target)] else {
-                return false
+    /// The attribute or relationship `metadata` describes, its inverse not yet named.
+    private mutating func declaredProperty(_ metadata: Schema.PropertyMetadata, of entity: String) -> any SchemaProperty {
+        let kind = ValueKind.of(metadata.valueType)
+        if kind.isRelationship {
+            if metadata.metadata is Schema.Attribute {
+                problems.append("\(entity).\(metadata.name) refers to models, so it is a relationship; use @Relationship instead of @Attribute")
             }
-            return entity.isKind(of: targetEntity) && !(candidate === relationship)
+            let declared = (metadata.metadata as? Schema.Relationship) ?? Schema.Relationship()
+            return declared.completed(from: metadata, kind: kind)
         }
-        if let keyPath = relationship.inverseKeyPath {
-            guard let inverse = destination.metadataByName.values.first(where: { $0.keypath == keyPath }) else {
-                problems.append("\(entity.name).\(relationship.name) declares an inverse that is not a persisted property of \(destination.name)")
-                return
-            }
-            relationship.inverseName = inverse.name
-            if let other = destination.relationshipsByName[inverse.name], other.inverseName == nil {
-                other.inverseName = relationship.name
-            }
-            return
+        if metadata.metadata is Schema.Relationship {
+            problems.append("\(entity).\(metadata.name) has type \(metadata.valueType), which is not a model or a collection of models; @Relationship needs one")
         }
-        if relationship.inverseName == nil, candidates.count == 1, let only = candidates.first,
-           only.inverseKeyPath == nil || only.inverseName == relationship.name {
-            // Infer only when exactly one relationship on the other side points back, as SwiftData does.
-            let backCandidates = entity.relationshipsByName.values.filter { $0.destination == relationship.destination }
-            if backCandidates.count == 1 {
-                relationship.inverseName = only.name
-            }
+        if !(metadata.valueType is any Codable.Type) {
+            problems.append("\(entity).\(metadata.name) has type \(metadata.valueType), which is neither Codable nor a model, so it cannot be stored; make the type Codable or mark the property @Transient")
         }
+        let declared = (metadata.metadata as? Schema.Attribute) ?? Schema.Attribute()
+        return declared.completed(from: metadata)
     }
 }

@@ -103,5 +103,5 @@ extension Optional: _ModelCollection where Wrapped: _ModelCollection {
     public var _elements: [Any] { self?._elements ?? [] }
 }
 
-// Sendable: it holds only metatypes, which are immutable and safe to share between threads.
+// Unchecked: it holds only metatypes, of protocols that do not refine SendableMetatype.
 extension ValueKind: @unchecked Sendable {}

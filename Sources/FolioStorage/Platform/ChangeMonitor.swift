@@ -7,7 +7,7 @@ import Foundation
 /// Elsewhere it checks the journal's size and identity every `interval` (250 ms by default) from a
 /// dispatch timer. The handler runs on a private thread or queue; it typically calls ``Store/refresh()``.
 /// The monitor stops when ``cancel()`` is called or it is deallocated.
-// Sendable: `cancelled` and the watching resources are read and written only while holding `lock`.
+// Unchecked: its dispatch timer source and thread are not Sendable types; they are used only holding `lock`.
 public final class ChangeMonitor: @unchecked Sendable {
     private let lock = NSLock()
     private var cancelled = false

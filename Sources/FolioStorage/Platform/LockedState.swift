@@ -5,7 +5,7 @@ import Foundation
 /// Folio uses it instead of `Synchronization.Mutex` where threads contend, since ThreadSanitizer does not see that lock on Linux:
 /// a contended `Mutex` is handed over inside the kernel, so the sanitizer reports the accesses it
 /// orders as races (see docs/concurrency.md). `NSLock` is a `pthread_mutex_t`, which it understands.
-// Sendable: `value` is read and written only while holding `lock`.
+// Unchecked: it is the lock: `value` is read and written only inside `withLock`, holding `lock`.
 package final class LockedState<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value

@@ -79,58 +79,60 @@ package final class RecordLayout: Sendable {
 /// then on are shared again; records keep the layouts they have, and a layout nothing refers to any
 /// more is freed. Two instances with the same names then exist, which costs memory but never
 /// correctness: records compare their layouts' names when the instances differ.
-// Sendable: every stored property but `capacity` is read and written only while holding `lock`.
-final class LayoutTable: @unchecked Sendable {
+final class LayoutTable: Sendable {
     static let shared = LayoutTable()
     let capacity: Int
+
+    /// The interned layouts and arrangements, changed together under one lock.
+    private struct Tables: Sendable {
+        var layouts: [[String]: RecordLayout] = [:]
+        /// The layout returned last: bulk loads ask for the same one again and again.
+        var last: RecordLayout?
+        var arrangements: [[String]: (layout: RecordLayout, order: [Int])] = [:]
+        var lastArrangement: (names: [String], layout: RecordLayout, order: [Int])?
+    }
+
+    private let tables = LockedState(Tables())
 
     init(capacity: Int = 4096) {
         self.capacity = capacity
     }
 
-    private let lock = NSLock()
-    private var layouts: [[String]: RecordLayout] = [:]
-    /// The layout returned last: bulk loads ask for the same one again and again.
-    private var last: RecordLayout?
-
-    private var arrangements: [[String]: (layout: RecordLayout, order: [Int])] = [:]
-    private var lastArrangement: (names: [String], layout: RecordLayout, order: [Int])?
-
     func arrangement(for names: [String], make: () -> (layout: RecordLayout, order: [Int])?) -> (layout: RecordLayout, order: [Int])? {
-        lock.lock()
-        if let lastArrangement, lastArrangement.names == names {
-            lock.unlock()
-            return (lastArrangement.layout, lastArrangement.order)
+        let known = tables.withLock { tables -> (layout: RecordLayout, order: [Int])? in
+            if let last = tables.lastArrangement, last.names == names { return (last.layout, last.order) }
+            if let found = tables.arrangements[names] {
+                tables.lastArrangement = (names, found.layout, found.order)
+                return found
+            }
+            return nil
         }
-        if let found = arrangements[names] {
-            lastArrangement = (names, found.layout, found.order)
-            lock.unlock()
-            return found
-        }
-        lock.unlock()
+        if let known { return known }
         // `make` interns the sorted layout, which takes the lock itself.
         guard let made = make() else { return nil }
-        lock.lock()
-        defer { lock.unlock() }
-        if arrangements.count >= capacity { arrangements.removeAll() }
-        arrangements[names] = made
-        lastArrangement = (names, made.layout, made.order)
+        let capacity = capacity
+        tables.withLock { tables in
+            if tables.arrangements.count >= capacity { tables.arrangements.removeAll() }
+            tables.arrangements[names] = made
+            tables.lastArrangement = (names, made.layout, made.order)
+        }
         return made
     }
 
     /// The layout of `names`, which must be sorted and free of duplicates: the table's, or a new one.
     func layout(forSortedNames names: [String]) -> RecordLayout {
-        lock.lock()
-        defer { lock.unlock() }
-        if let last, last.names == names { return last }
-        if let found = layouts[names] {
-            last = found
-            return found
+        let capacity = capacity
+        return tables.withLock { tables in
+            if let last = tables.last, last.names == names { return last }
+            if let found = tables.layouts[names] {
+                tables.last = found
+                return found
+            }
+            let layout = RecordLayout(sortedNames: names)
+            if tables.layouts.count >= capacity { tables.layouts.removeAll() }
+            tables.layouts[names] = layout
+            tables.last = layout
+            return layout
         }
-        let layout = RecordLayout(sortedNames: names)
-        if layouts.count >= capacity { layouts.removeAll() }
-        layouts[names] = layout
-        last = layout
-        return layout
     }
 }

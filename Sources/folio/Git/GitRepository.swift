@@ -1,4 +1,5 @@
 import Foundation
+import FolioStorage
 
 #if canImport(Glibc)
     import Glibc
@@ -195,11 +196,12 @@ struct GitRepository {
         process.standardInput = standardInput
         try process.run()
         // Both pipes are read at once, and the input written beside them, so that no full pipe blocks git.
-        let errorBox = GitOutputBox()
+        let errorOutput = LockedState(Data())
         let group = DispatchGroup()
         group.enter()
         DispatchQueue.global().async {
-            errorBox.data = error.fileHandleForReading.readDataToEndOfFile()
+            let read = error.fileHandleForReading.readDataToEndOfFile()
+            errorOutput.withLock { $0 = read }
             group.leave()
         }
         let writer = standardInput.fileHandleForWriting
@@ -212,13 +214,8 @@ struct GitRepository {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: data, stderr: String(decoding: errorBox.data, as: UTF8.self))
+        return Output(status: process.terminationStatus, stdout: data, stderr: String(decoding: errorOutput.withLock { $0 }, as: UTF8.self))
     }
-}
-
-// Sendable: written by one queue before `group.wait()` returns, read only after it.
-private final class GitOutputBox: @unchecked Sendable {
-    var data = Data()
 }
 
 /// Paths of the running program and of the files it is given.

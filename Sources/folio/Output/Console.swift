@@ -1,4 +1,5 @@
 import Foundation
+import FolioStorage
 
 #if canImport(Glibc)
     import Glibc
@@ -12,12 +13,12 @@ import Foundation
 /// Colour is used only when the stream is a terminal, `NO_COLOR` is not set (to anything, see
 /// https://no-color.org) and `TERM` is not `dumb`. Progress is shown only when standard error is a terminal
 /// and `NO_COLOR`/`FOLIO_NO_PROGRESS` are not set.
-// Sendable: a command writes through it from the main thread only; the buffer is not shared.
-final class Console: @unchecked Sendable {
+final class Console: Sendable {
     let outputIsTerminal: Bool
     let errorIsTerminal: Bool
     let environment: [String: String]
-    private var buffer: [UInt8] = []
+    /// What waits to be written to standard output.
+    private let buffer = LockedState<[UInt8]>([])
 
     init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.environment = environment
@@ -47,27 +48,37 @@ final class Console: @unchecked Sendable {
 
     /// Writes a line to standard output (buffered; flushed at exit and before anything goes to stderr).
     func print(_ text: String = "") {
-        buffer.append(contentsOf: text.utf8)
-        buffer.append(0x0A)
-        if buffer.count > 1 << 16 { flush() }
+        append { buffer in
+            buffer.append(contentsOf: text.utf8)
+            buffer.append(0x0A)
+        }
     }
 
     /// Writes text to standard output without a newline.
     func write(_ text: String) {
-        buffer.append(contentsOf: text.utf8)
-        if buffer.count > 1 << 16 { flush() }
+        append { $0.append(contentsOf: text.utf8) }
     }
 
     /// Writes bytes to standard output.
     func write(bytes: [UInt8]) {
-        buffer.append(contentsOf: bytes)
-        if buffer.count > 1 << 16 { flush() }
+        append { $0.append(contentsOf: bytes) }
+    }
+
+    /// Adds to the buffer what `add` appends, and writes the buffer out once it is large.
+    private func append(_ add: (inout [UInt8]) -> Void) {
+        let isLarge = buffer.withLock { buffer in
+            add(&buffer)
+            return buffer.count > 1 << 16
+        }
+        if isLarge { flush() }
     }
 
     func flush() {
-        guard !buffer.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(buffer))
-        buffer.removeAll(keepingCapacity: true)
+        buffer.withLock { buffer in
+            guard !buffer.isEmpty else { return }
+            FileHandle.standardOutput.write(Data(buffer))
+            buffer.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Writes a line to standard error.

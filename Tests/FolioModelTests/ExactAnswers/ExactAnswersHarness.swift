@@ -342,9 +342,9 @@ final class ExactAnswersHarness {
 extension ModelContext {
     /// The kind of access path the planner chooses for `descriptor`, for the test's coverage count.
     func accessPathKind<T: PersistentModel>(for descriptor: FetchDescriptor<T>, hasPendingChanges: Bool) -> String {
-        let access: AccessPath? = try? container.lock.withLock(refusingReentry: "accessPathKind") {
-            try container.syncIndexLocked(fromDisk: true)
-            return try physicalPlan(descriptor).access
+        let access: AccessPath? = try? withContainerLock(refusingReentry: "accessPathKind") { state in
+            try container.syncIndex(in: &state, fromDisk: true)
+            return try physicalPlan(descriptor, index: index(in: &state)).access
         }
         let pending = hasPendingChanges ? " with unsaved changes" : ""
         switch access {
