@@ -34,6 +34,8 @@ struct ServeBrowserTests {
             from selenium.webdriver.chrome.options import Options
             from selenium.webdriver.chrome.service import Service
             from selenium.webdriver.common.by import By
+            from selenium.webdriver.support import expected_conditions
+            from selenium.webdriver.support.ui import WebDriverWait
             o = Options()
             for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,900"):
                 o.add_argument(a)
@@ -42,6 +44,12 @@ struct ServeBrowserTests {
             base = "http://127.0.0.1:\(port)"
             def column(table_id, index):
                 return [r.find_elements(By.TAG_NAME, "td")[index].text for r in d.find_elements(By.CSS_SELECTOR, "#" + table_id + " tbody tr")]
+            # A form's submit() does not wait for the page it loads (a click on a link does): wait until
+            # the old page is gone, so that nothing is read from it.
+            def submit(box):
+                old = d.find_element(By.TAG_NAME, "html")
+                box.submit()
+                WebDriverWait(d, 60).until(expected_conditions.staleness_of(old))
             try:
             \(script.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
             finally:
@@ -95,13 +103,13 @@ struct ServeBrowserTests {
             print("descending:", column("records", 0))
             box = d.find_element(By.NAME, "where")
             box.send_keys("pages > 180")
-            box.submit()
+            submit(box)
             print("filtered:", column("records", 0))
             print("kept:", d.find_element(By.NAME, "where").get_attribute("value"))
             box = d.find_element(By.NAME, "where")
             box.clear()
             box.send_keys("pages >")
-            box.submit()
+            submit(box)
             print("problem:", d.find_element(By.ID, "problem").text)
             d.get(base + "/library/Book?size=1&sort=title")
             print("page1:", column("records", 0), d.find_element(By.CLASS_NAME, "pager").text.replace("\\n", " "))
