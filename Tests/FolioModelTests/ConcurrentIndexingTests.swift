@@ -9,13 +9,18 @@ import Testing
 /// one checks a save that does not.
 @Suite("Index changes applied on another thread")
 struct ConcurrentIndexingTests {
-    @Test func aSaveWhoseCommitFailsLeavesTheIndexAsTheStoreIs() throws {
-        let store = TemporaryStore()
-        defer { store.cleanUp() }
+    /// A container of trips whose file system fails when armed to.
+    static func container(at store: TemporaryStore) throws -> (ModelContainer, FaultInjectingFileSystem) {
         let faults = FaultInjectingFileSystem()
         var configuration = ModelConfiguration(url: store.url)
         configuration.fileSystem = faults
-        let container = try ModelContainer(for: Schema([Trip.self]), configurations: [configuration])
+        return (try ModelContainer(for: Schema([Trip.self]), configurations: [configuration]), faults)
+    }
+
+    @Test func aSaveWhoseCommitFailsLeavesTheIndexAsTheStoreIs() throws {
+        let store = TemporaryStore()
+        defer { store.cleanUp() }
+        let (container, faults) = try Self.container(at: store)
         let context = ModelContext(container)
         for n in 1...3 { context.insert(Trip(name: "saved \(n)", destination: "Oslo", startDate: .now, price: Double(n))) }
         try context.save()
@@ -42,10 +47,7 @@ struct ConcurrentIndexingTests {
     @Test func anUpdateWhoseCommitFailsLeavesTheIndexAsTheStoreIs() throws {
         let store = TemporaryStore()
         defer { store.cleanUp() }
-        let faults = FaultInjectingFileSystem()
-        var configuration = ModelConfiguration(url: store.url)
-        configuration.fileSystem = faults
-        let container = try ModelContainer(for: Schema([Trip.self]), configurations: [configuration])
+        let (container, faults) = try Self.container(at: store)
         let context = ModelContext(container)
         for n in 1...3 { context.insert(Trip(name: "saved \(n)", destination: n == 2 ? "Rome" : "Oslo", startDate: .now, price: Double(n))) }
         try context.save()
