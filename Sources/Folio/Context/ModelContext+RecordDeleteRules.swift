@@ -75,7 +75,7 @@ extension ModelContext {
         }
         return nullified.keys.sorted().compactMap { target in
             guard let change = nullified[target], !isDeleted(recordNumber: target) else { return nil }
-            return SaveRecords.Update(entityName: change.entity, id: target, values: RecordValues(change.values))
+            return SaveRecords.Update(entity: change.entity, id: target, values: RecordValues(change.values))
         }
     }
 

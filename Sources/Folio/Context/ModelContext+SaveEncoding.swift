@@ -74,7 +74,7 @@ extension ModelContext {
             let values = storedValues(try ModelRecordCoding.encode(model, onlyProperties: backing.changedProperties, recordNumber: numberOf),
                                           of: model, entityName: entityName, in: &records)
             if !values.isEmpty {
-                records.updates.append(SaveRecords.Update(entityName: entityName, id: number, values: values))
+                records.updates.append(SaveRecords.Update(entity: entityName, id: number, values: values))
             }
         }
         for model in changes.deleted {

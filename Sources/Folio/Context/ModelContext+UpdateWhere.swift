@@ -134,7 +134,7 @@ extension ModelContext {
             if records.externalStorageNames[entry.entity] == nil, !recordEntity.externalStorageAttributeNames.isEmpty {
                 records.externalStorageNames[entry.entity] = recordEntity.externalStorageAttributeNames
             }
-            records.updates.append(SaveRecords.Update(entityName: entry.entity, id: id, values: values))
+            records.updates.append(SaveRecords.Update(entity: entry.entity, id: id, values: values))
         }
         return records
     }

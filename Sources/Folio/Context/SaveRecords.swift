@@ -14,12 +14,9 @@ struct SaveRecords: Sendable {
         var upsertTarget: Int64?
     }
 
-    /// The changed values of a stored model.
-    struct Update: Sendable {
-        var entityName: String
-        var id: Int64
-        var values: RecordValues
-    }
+    /// The changed values of a stored record, under its entity: the storage engine's record, so that a
+    /// large update reaches the transaction without being copied into another type.
+    typealias Update = StoredRecord
 
     /// A deleted stored model, with the values its history keeps.
     struct Delete: Sendable {
@@ -92,10 +89,10 @@ extension SaveRecords {
         // Only a schema with stand-in entities needs each changed record's stored entity looked up.
         let hasStandIns = schema.entities.contains { $0.isRecordedOnly }
         for update in updates {
-            let values = try stored(update.values, of: update.entityName, allocated: allocated, transaction: &transaction)
+            let values = try stored(update.values, of: update.entity, allocated: allocated, transaction: &transaction)
             let entity = hasStandIns
-                ? Self.recordEntity(stored: transaction.entity(ofRecord: update.id), modelEntity: update.entityName, schema: schema)
-                : update.entityName
+                ? Self.recordEntity(stored: transaction.entity(ofRecord: update.id), modelEntity: update.entity, schema: schema)
+                : update.entity
             try transaction.update(entity: entity, id: update.id, values: values)
         }
         for delete in deletes {
@@ -114,7 +111,7 @@ extension SaveRecords {
         // Without inserts no value holds a provisional number.
         guard inserts.isEmpty, deletes.isEmpty, updates.count >= 2, externalStorageNames.isEmpty,
               !schema.entities.contains(where: { $0.isRecordedOnly }) else { return nil }
-        var records = updates.map { StoredRecord(entity: $0.entityName, id: $0.id, values: $0.values) }
+        var records = updates
         if !zip(records, records.dropFirst()).allSatisfy({ $0.id < $1.id }) {
             records.sort { $0.id < $1.id }
             // One record changed twice in a save is left to the transaction's table, which merges them.

@@ -90,9 +90,7 @@ final class RecordIndex: @unchecked Sendable {
     func needsNoOldValues(for records: SaveRecords) -> Bool {
         guard records.inserts.isEmpty, records.deletes.isEmpty else { return false }
         var moves = UpdateIndexMoves(fieldIndexes: fieldIndexes)
-        return !records.updates.contains { update in
-            moves.check(StoredRecord(entity: update.entityName, id: update.id, values: update.values))
-        }
+        return !records.updates.contains { moves.check($0) }
     }
 
     /// Lets go of the version of the store's records the index describes, keeping its sequence, so that

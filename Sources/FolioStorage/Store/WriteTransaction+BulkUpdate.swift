@@ -27,7 +27,7 @@ extension WriteTransaction {
                 throw StorageError(.invalidTransaction, "record \(record.id) is a \(existing), not a \(record.entity)")
             }
         }
-        bulkUpdated = records.filter { !$0.values.isEmpty }
+        bulkUpdated = records.contains { $0.values.isEmpty } ? records.filter { !$0.values.isEmpty } : records
     }
 
     /// The bulk update of record `id`, if there is one.
