@@ -44,8 +44,12 @@ struct GitMergeDriverTests {
     }
 
     /// Writes one transaction to the clone's store (no automatic compaction: the test decides).
+    /// Writes one transaction to a clone's store, stamped by ``WriteClock``: each write of a test is later
+    /// than the one before, which is what the merges' "later write wins" rules are tested on.
     static func write(_ clone: URL, _ body: (inout WriteTransaction) throws -> Void) throws {
-        let store = try Store.open(at: clone.appendingPathComponent("Trips.folio"), configuration: StoreConfiguration(compactionThreshold: nil))
+        var configuration = StoreConfiguration(compactionThreshold: nil)
+        configuration.clock = { WriteClock.shared.next() }
+        let store = try Store.open(at: clone.appendingPathComponent("Trips.folio"), configuration: configuration)
         defer { store.close() }
         try store.write(author: clone.lastPathComponent, body)
     }
@@ -96,7 +100,6 @@ struct GitMergeDriverTests {
             try t.update(entity: "Trip", id: rome, values: ["name": .string("Roma")])
             try t.update(entity: "Trip", id: lima, values: ["price": .double(65)])
         }
-        Thread.sleep(forTimeInterval: 0.01)  // b's transaction is the later one
         try Self.write(b) { t in
             fromB = t.allocateID()
             try t.insert(entity: "Trip", id: fromB, values: ["name": .string("Quito"), "price": .double(70)])
@@ -272,7 +275,6 @@ struct GitMergeDriverTests {
         }
         try Self.compact(a)
         try Self.write(a) { try $0.update(entity: "Trip", id: rome, values: ["name": .string("Rome (a)")]) }
-        Thread.sleep(forTimeInterval: 0.01)  // b's transaction is the later one
         try Self.write(b) { t in
             try t.update(entity: "Trip", id: oslo, values: ["price": .double(2)])
             try t.update(entity: "Trip", id: rome, values: ["name": .string("Rom")])
@@ -379,7 +381,6 @@ struct GitMergeDriverTests {
             try t.delete(entity: "Trip", id: lima)
         }
         try Self.compact(a)
-        Thread.sleep(forTimeInterval: 0.01)  // b's transactions are the later ones
         try Self.write(b) { t in
             try t.update(entity: "Trip", id: rome, values: ["price": .double(2)])
             try t.update(entity: "Trip", id: lima, values: ["price": .double(5)])

@@ -33,7 +33,6 @@ extension GitMergeDriverTests {
             try Self.write(b) { t in try t.update(entity: "Trip", id: rome, values: ["price": .double(120)]) }
         case .resurrectedDeletes:
             try Self.write(a) { t in try t.delete(entity: "Trip", id: lima) }
-            Thread.sleep(forTimeInterval: 0.01)  // b's update is the later write
             try Self.write(b) { t in try t.update(entity: "Trip", id: lima, values: ["price": .double(70)]) }
         }
         let journal = "Trips.folio/journal.jsonl"

@@ -49,9 +49,10 @@ extension Store {
     /// none past the point where the walk stops. Transactions from `keepingFrom` on are kept whatever the
     /// policy says (``CompactionPlan/keepsHistoryFrom``).
     func retainedHistory(
-        _ transactions: [JournalTransaction], now: Date = Date(), stored: [UInt64: StoredLine] = [:], keepingFrom: UInt64? = nil
+        _ transactions: [JournalTransaction], now: Date? = nil, stored: [UInt64: StoredLine] = [:], keepingFrom: UInt64? = nil
     ) throws -> [RetainedTransaction] {
         let policy = configuration.historyRetention
+        let now = now ?? configuration.clock()
         let oldest = policy.maximumAge.map { now.addingTimeInterval(-$0) }
         let maximumCount = policy.maximumCount ?? Int.max
         var kept: [RetainedTransaction] = []

@@ -90,7 +90,7 @@ extension Store {
                 .inconsistentStore, "the store is at sequence \(transaction.base.lastSequence), the largest there is; no transaction can follow it")
         }
         let committed = transaction.takeJournalTransaction(
-            transactionID: UUID().uuidString, timestamp: Timestamp.truncated(Date()), author: author)
+            transactionID: UUID().uuidString, timestamp: Timestamp.truncated(configuration.clock()), author: author)
         // Migrations already rewrote every record of their entities in the transaction's view, and a
         // staging copy's state may hold all of the transaction: that becomes the state, so that a million
         // records are not rewritten a second time.

@@ -146,6 +146,10 @@ public struct StoreConfiguration: Sendable {
     package var fixedIdentifierBlock: Int64? = nil
     /// The file system seam (fault injection in tests).
     package var fileSystem: any FileSystem = PosixFileSystem()
+    /// The time the store stamps on each transaction it commits and measures history's age against
+    /// (``HistoryRetention/maximumAge``): the system's clock, unless a test sets its own (to order two
+    /// writes without waiting, or to age history).
+    package var clock: @Sendable () -> Date = { Date() }
 
     /// Creates a configuration with the defaults described on each property.
     public init(
