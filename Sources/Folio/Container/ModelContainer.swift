@@ -62,7 +62,7 @@ public final class ModelContainer: Sendable {
     let storeIdentity: StoreIdentity
     /// The schema as this container records it in the store (see `SchemaDescription`).
     var schemaDescription: JSONValue { schemaState.withLock { $0.description } }
-    /// Whether the index holds the store's records (see ``loadRecords()``).
+    /// Whether the index holds the store's records (see ``loadRecords()``). For tests: it takes the lock.
     var isIndexLoaded: Bool { lock.withLock("ModelContainer.isIndexLoaded") { $0.isIndexLoaded } }
 
     /// Creates a container for some model classes (and the models they refer to).

@@ -19,13 +19,13 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         var batches: [Int: [Element?]] = [:]
     }
 
-    init(rows: [RowID], context: ModelContext, batchSize: Int, loaded: [Element]? = nil) {
+    /// - Throws: ``FolioError/Code/reentrantCall`` when this thread holds the container's lock (the
+    ///   fetch was made from inside a save or another fetch).
+    init(rows: [RowID], context: ModelContext, batchSize: Int, loaded: [Element]? = nil) throws {
         self.rows = rows
         let container = context.container
-        // The fetch that found `rows` loaded the index. Its table is read once, not once per row. An empty
-        // collection (a `ResultsObserver` before its first fetch, which the app may make while a save
-        // holds the lock) reads nothing.
-        self.fetchedValues = rows.isEmpty ? [] : container.lock.withLock("FetchResultsCollection") { state in
+        // The fetch that found `rows` loaded the index. Its table is read once, not once per row.
+        self.fetchedValues = rows.isEmpty ? [] : try container.lock.withLock(refusingReentry: "ModelContext.fetch(_:batchSize:)") { state in
             let records = container.currentIndex(in: &state).records
             return rows.map { id in records[id].map { ($0.entity, $0.values) } }
         }
@@ -37,6 +37,17 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         self.batchSize = Swift.max(1, batchSize)
         self.cache = BatchCache()
         if let loaded { cache.batches[0] = loaded }
+    }
+
+    /// No results (a `ResultsObserver` before its first fetch, which the app may make while a save holds
+    /// the container's lock): reads nothing.
+    init(emptyIn context: ModelContext, batchSize: Int) {
+        self.rows = []
+        self.fetchedValues = []
+        self.unsaved = [:]
+        self.context = context
+        self.batchSize = Swift.max(1, batchSize)
+        self.cache = BatchCache()
     }
 
     public var startIndex: Int { 0 }
@@ -89,9 +100,9 @@ extension ModelContext {
         let family = schema.entitiesByName[T._folioEntityName]?.selfAndDescendants ?? []
         if family.contains(where: { !PlaceholderValue.canStandIn($0.modelType) }) {
             let models = try fetch(descriptor)
-            return FetchResultsCollection(rows: models.map(PendingOverlay.rowID(of:)), context: self,
+            return try FetchResultsCollection(rows: models.map(PendingOverlay.rowID(of:)), context: self,
                                           batchSize: max(1, models.count), loaded: models)
         }
-        return FetchResultsCollection(rows: try rows(descriptor), context: self, batchSize: batchSize)
+        return try FetchResultsCollection(rows: try rows(descriptor), context: self, batchSize: batchSize)
     }
 }

@@ -80,7 +80,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         self.sectionTitle = sectionTitle
         self.sectionKeyPath = sectionKeyPath
         self.isolation = isolation
-        self.storedResults = FetchResultsCollection(rows: [], context: context, batchSize: 500)
+        self.storedResults = FetchResultsCollection(emptyIn: context, batchSize: 500)
         try refetch()
         let pending = self.pending
         subscription = context.container.changeHub.subscribe { [weak self] event in
@@ -160,7 +160,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
 
     private func refetch() throws {
         let rows = try modelContext.rows(descriptor)
-        let results = FetchResultsCollection<Element>(rows: rows, context: modelContext, batchSize: 500)
+        let results = try FetchResultsCollection<Element>(rows: rows, context: modelContext, batchSize: 500)
         registrar.withMutation(of: self, keyPath: \.results) { storedResults = results }
         if let sectionTitle {
             let titled = results.map { (sectionTitle($0), $0) }
