@@ -13,8 +13,9 @@ public struct WriteTransaction {
     /// The migrations added with ``migrate(_:)``, in order.
     var migrations: [RecordMigration] = []
     var inserted: InsertedRecords
-    /// The changed values of stored records, by identifier: a dense table, as the records' identifiers
-    /// are, so that a large update is kept without hashing and read back in order without a sort.
+    /// The changed values of stored records, by identifier, in a dense table as the records are: dense
+    /// runs of identifiers are kept in slots and read back in order; sparse ones go to the table's
+    /// dictionary (a large update of scattered records takes ``updateInBulk(_:)`` instead).
     var updated = DenseTable<StoredRecord>()
     var deleted: [Int64: DeletedRecord] = [:]
     /// How many identifiers ``allocateID()`` handed out. They are all at or above `base.nextID`.
