@@ -33,8 +33,8 @@ struct ServeBrowserTests {
             from selenium import webdriver
             from selenium.webdriver.chrome.options import Options
             from selenium.webdriver.chrome.service import Service
+            from selenium.common.exceptions import WebDriverException
             from selenium.webdriver.common.by import By
-            from selenium.webdriver.support import expected_conditions
             from selenium.webdriver.support.ui import WebDriverWait
             o = Options()
             for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,900"):
@@ -44,12 +44,14 @@ struct ServeBrowserTests {
             base = "http://127.0.0.1:\(port)"
             def column(table_id, index):
                 return [r.find_elements(By.TAG_NAME, "td")[index].text for r in d.find_elements(By.CSS_SELECTOR, "#" + table_id + " tbody tr")]
-            # A form's submit() does not wait for the page it loads (a click on a link does): wait until
-            # the old page is gone, so that nothing is read from it.
+            # A form's submit() does not wait for the page it loads (a click on a link does). The old page
+            # is marked, and the wait lasts until a page without the mark has loaded; while the browser is
+            # between pages a question to it may fail with any WebDriverException, which only means "not yet".
             def submit(box):
-                old = d.find_element(By.TAG_NAME, "html")
+                d.execute_script("window.folioOldPage = true")
                 box.submit()
-                WebDriverWait(d, 60).until(expected_conditions.staleness_of(old))
+                WebDriverWait(d, 60, ignored_exceptions=(WebDriverException,)).until(
+                    lambda d: d.execute_script("return window.folioOldPage === undefined && document.readyState === 'complete'"))
             try:
             \(script.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
             finally:
