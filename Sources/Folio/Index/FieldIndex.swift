@@ -5,18 +5,18 @@
 ///
 /// A field that is unique, or indexed only for a `#Unique`, keeps the table: every insert checks it.
 /// A declared index on another field answers an equality by binary search in its sorted pairs, which
-/// it keeps anyway for ranges and ordering: a table beside them took another 16 bytes a record for a
-/// nearly unique field (34 MB for a million dates) and an identifier list per key for a repeated one.
+/// it keeps anyway for ranges and ordering: the rule is one structure per question asked of it, so a
+/// field that needs no uniqueness check pays for no table.
 ///
 /// The sorted pairs are made on first use; from then on each change is kept as a pair to add or remove,
 /// and the next read merges the kept pairs into the sorted ones in one pass (or, for a few, inserts and
 /// removes them in place by binary search) instead of sorting every pair again.
 ///
-/// The table keeps a key's hash and, for a key of one record, that record's number: 16 bytes an entry.
-/// It does not keep the key itself, which is the indexed record's value; a lookup that finds a record
-/// reads its value back to compare. Keys of several records, and keys whose hashes collide, live in a
-/// ``KeyGroup`` that keeps its keys. A unique field of a million records took 117 MB as a table of
-/// keys and identifier sets (56 bytes an entry, two million entries) and takes 34 MB this way.
+/// The table keeps a key's hash and, for a key of one record, that record's number: two words an
+/// entry. It does not keep the key itself, which is the indexed record's value; a lookup that finds a
+/// record reads its value back to compare. Keys of several records, and keys whose hashes collide, live
+/// in a ``KeyGroup`` that keeps its keys. The rule: the common case (one record a key) stores nothing
+/// the record does not already hold.
 ///
 /// Reading keys back relies on one rule, which ``RecordIndex`` follows: whenever a record is inserted,
 /// every record already in the table is indexed under the values the record index holds for it. So a
