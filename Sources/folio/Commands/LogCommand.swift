@@ -153,6 +153,17 @@ enum LogCommand: FolioSubcommand {
         var values: [String: JSONValue]
     }
 
+    /// The first of ``changes(of:)`` that is about record `id`, found without making the others.
+    static func change(of id: Int64, in transaction: JournalTransaction) -> Change? {
+        if let inserted = transaction.inserted.first(where: { $0.id == id }) {
+            return Change(kind: "insert", entity: inserted.entity, id: id, values: inserted.values.dictionary)
+        }
+        if let updated = transaction.updated.first(where: { $0.id == id }) {
+            return Change(kind: "update", entity: updated.entity, id: id, values: updated.values.dictionary)
+        }
+        return transaction.deleted.first { $0.id == id }.map { Change(kind: "delete", entity: $0.entity, id: id, values: $0.tombstone) }
+    }
+
     static func changes(of transaction: JournalTransaction) -> [Change] {
         transaction.inserted.map { Change(kind: "insert", entity: $0.entity, id: $0.id, values: $0.values.dictionary) }
             + transaction.updated.map { Change(kind: "update", entity: $0.entity, id: $0.id, values: $0.values.dictionary) }

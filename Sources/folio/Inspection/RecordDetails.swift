@@ -33,9 +33,17 @@ struct RecordDetails {
 
     /// Reads a record's details from a store's current state, or nil when neither the store nor its
     /// retained history knows the identifier.
-    static func load(id: Int64, store: Store, schema: SchemaInfo?) throws -> RecordDetails? {
-        let history: [HistoryEntry] = try StoreAccess.retainedHistory(store).compactMap { transaction in
-            LogCommand.changes(of: transaction).first { $0.id == id }.map { HistoryEntry(transaction: transaction, change: $0) }
+    ///
+    /// - Parameter views: What `folio serve` keeps of the store, which answers from its indexes; nil
+    ///   reads the retained history and every referring record.
+    static func load(id: Int64, store: Store, schema: SchemaInfo?, views: StoreViews? = nil) throws -> RecordDetails? {
+        let history: [HistoryEntry]
+        if let views {
+            history = try views.history().history(of: id)
+        } else {
+            history = try StoreAccess.retainedHistory(store).compactMap { transaction in
+                LogCommand.change(of: id, in: transaction).map { HistoryEntry(transaction: transaction, change: $0) }
+            }
         }
         let record = store.record(id: id)
         guard let entity = record?.entity ?? history.first?.change.entity else { return nil }
@@ -46,8 +54,12 @@ struct RecordDetails {
                                          destination: relationship.destination))
             }
         }
-        return RecordDetails(id: id, entity: entity, record: record, outgoing: outgoing,
-                             incoming: incoming(to: id, entity: entity, store: store, schema: schema), history: history)
+        let incoming = if let views, let schema {
+            views.incoming(schema: schema).incoming(to: id, entity: entity, schema: schema)
+        } else {
+            incoming(to: id, entity: entity, store: store, schema: schema)
+        }
+        return RecordDetails(id: id, entity: entity, record: record, outgoing: outgoing, incoming: incoming, history: history)
     }
 
     /// The records whose relationships name record `id` of `entity`.

@@ -1,11 +1,17 @@
 import Foundation
 import FolioStorage
 
+/// Where a query takes an entity's records from, in order: `folio serve` keeps orders between pages.
+protocol RecordSource: Sendable {
+    /// The records of `entities`, sorted by `keys` and then by identifier.
+    func records(of entities: [String], sortedBy keys: [RecordQuery.SortKey], isDate: @escaping (String) -> Bool) -> OrderedRecords
+}
+
 /// An entity's records selected the way `folio cat` and `folio serve` select them: the entity and its
 /// subentities (unless exact), filtered with `--where` filters, sorted, then a window of them.
 struct RecordQuery {
     /// A sort key: a field, ascending unless `descending`.
-    struct SortKey: Equatable, Sendable {
+    struct SortKey: Hashable, Sendable {
         var field: String
         var descending: Bool
     }
@@ -66,9 +72,11 @@ struct RecordQuery {
 
     /// Runs the query against a store's current records.
     ///
+    /// - Parameter source: Where the records come from in order; nil sorts them for this run alone (and
+    ///   walks them in identifier order, keeping only the window, when there are no sort keys).
     /// - Throws: ``Problem`` for an entity the store does not know, or (when the store has a schema) a
     ///   filter, sort or wanted field that no selected entity has.
-    func run(on store: Store, schema: SchemaInfo?) throws(Problem) -> Result {
+    func run(on store: Store, schema: SchemaInfo?, source: (any RecordSource)? = nil) throws(Problem) -> Result {
         let known = Self.knownEntities(of: store, schema: schema)
         guard known.contains(entity) else {
             throw .unknownEntity(entity, suggestion: EditDistance.closest(to: entity, in: known), known: known)
@@ -82,7 +90,7 @@ struct RecordQuery {
             }
         }
         let isDate: (String) -> Bool = { field in entities.contains { schema?.property(field, of: $0)?.isDate ?? false } }
-        if sortKeys.isEmpty {
+        if sortKeys.isEmpty && source == nil {
             if schema != nil { try checkFields(fieldNames) }
             var result = inIdentifierOrder(store: store, entities: entities, fieldNames: fieldNames, isDate: isDate)
             if fieldNames.isEmpty || schema == nil {
@@ -91,18 +99,40 @@ struct RecordQuery {
             }
             return result
         }
-        var records = entities.flatMap { store.records(of: $0) }
-        if fieldNames.isEmpty || schema == nil {
-            fieldNames = Array(Set(records.flatMap(\.values.keys))).sorted()
+        // With no schema to name them, the columns are the keys the records hold: every record's when
+        // sorted, the window's otherwise.
+        let namedBySchema = !fieldNames.isEmpty && schema != nil
+        if schema != nil, namedBySchema || sortKeys.isEmpty { try checkFields(fieldNames) }
+        let ordered = source?.records(of: entities, sortedBy: sortKeys, isDate: isDate)
+            ?? OrderedRecords.sorted(OrderedRecords.base(of: entities, in: store), by: sortKeys, isDate: isDate)
+        if !namedBySchema, !sortKeys.isEmpty {
+            fieldNames = Array(Set(ordered.flatMap(\.values.keys))).sorted()
+            if schema != nil { try checkFields(fieldNames) }
         }
-        if schema != nil { try checkFields(fieldNames) }
-        if !filters.isEmpty {
-            records = records.filter { record in filters.allSatisfy { $0.matches(record, isDate: isDate) } }
+        var result = window(of: ordered, entities: entities, fieldNames: fieldNames, isDate: isDate)
+        if !namedBySchema, sortKeys.isEmpty { result.fieldNames = Array(Set(result.records.flatMap(\.values.keys))).sorted() }
+        return result
+    }
+
+    /// The records of `ordered` the filters keep, counted, and the window of them.
+    ///
+    /// - Complexity: O(window) without filters; otherwise one pass over `ordered`.
+    private func window(of ordered: OrderedRecords, entities: [String], fieldNames: [String], isDate: @escaping (String) -> Bool) -> Result {
+        let start = max(0, offset)
+        let end = limit.map { limit in
+            let (sum, overflow) = start.addingReportingOverflow(max(0, limit))
+            return overflow ? Int.max : sum
+        } ?? Int.max
+        guard !filters.isEmpty else {
+            let range = min(start, ordered.count)..<min(end, ordered.count)
+            return Result(entities: entities, fieldNames: fieldNames, matched: ordered.count, records: Array(ordered[range]), isDate: isDate)
         }
-        Self.sort(&records, by: sortKeys, isDate: isDate)
-        let matched = records.count
-        if offset > 0 { records = Array(records.dropFirst(offset)) }
-        if let limit { records = Array(records.prefix(max(0, limit))) }
+        var matched = 0
+        var records: [StoredRecord] = []
+        for record in ordered where filters.allSatisfy({ $0.matches(record, isDate: isDate) }) {
+            if matched >= start, matched < end { records.append(record) }
+            matched += 1
+        }
         return Result(entities: entities, fieldNames: fieldNames, matched: matched, records: records, isDate: isDate)
     }
 
@@ -146,17 +176,8 @@ struct RecordQuery {
 
     /// Sorts records by the keys, then by identifier (by identifier alone when there are no keys).
     static func sort(_ records: inout [StoredRecord], by keys: [SortKey], isDate: (String) -> Bool) {
-        if keys.isEmpty {
-            records.sort { $0.id < $1.id }
-            return
-        }
-        records.sort { a, b in
-            for key in keys {
-                let order = compareValues(Filter.value(at: [key.field], in: a), Filter.value(at: [key.field], in: b), date: isDate(key.field))
-                if order != .orderedSame { return key.descending ? order == .orderedDescending : order == .orderedAscending }
-            }
-            return a.id < b.id
-        }
+        records.sort { $0.id < $1.id }
+        if !keys.isEmpty { records = Array(OrderedRecords.sorted(records, by: keys, isDate: isDate)) }
     }
 
     /// Parses sort keys: fields separated by commas, `-field` or `field:desc` descending.
@@ -185,30 +206,9 @@ struct RecordQuery {
         return keys
     }
 
-    /// Orders stored values: null first, then Booleans, numbers, dates or text, other values by their JSON.
+    /// Orders stored values: null first, then Booleans, numbers, dates or text, other values by their JSON
+    /// (see ``SortValue``).
     static func compareValues(_ a: JSONValue, _ b: JSONValue, date: Bool) -> ComparisonResult {
-        func rank(_ value: JSONValue) -> Int {
-            switch value {
-            case .null: return 0
-            case .bool: return 1
-            case .int, .double: return 2
-            case .string: return 3
-            default: return 4
-            }
-        }
-        if date, let x = DateText.stored(a), let y = DateText.stored(b) {
-            return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
-        }
-        let (ra, rb) = (rank(a), rank(b))
-        if ra != rb { return ra < rb ? .orderedAscending : .orderedDescending }
-        switch (a, b) {
-        case (.bool(let x), .bool(let y)): return x == y ? .orderedSame : (!x ? .orderedAscending : .orderedDescending)
-        case (.string(let x), .string(let y)): return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
-        case (.null, .null): return .orderedSame
-        default:
-            if let x = a.doubleValue, let y = b.doubleValue { return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame) }
-            let x = ValueFormatting.json(a), y = ValueFormatting.json(b)
-            return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
-        }
+        SortValue.compare(SortValue(a, date: date), SortValue(b, date: date))
     }
 }

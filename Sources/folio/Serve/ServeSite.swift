@@ -68,8 +68,8 @@ struct ServeSite: HTTPHandler {
             name = store
         }
         do {
-            let store = try stores.current(name)
-            return PageContext(storeName: name, store: store, schema: SchemaInfo(store.schema), query: query)
+            let views = try stores.current(name)
+            return PageContext(storeName: name, views: views, schema: SchemaInfo(views.store.schema), query: query)
         } catch let failure as CommandFailure {
             throw HTTPError(.serviceUnavailable, failure.message + (failure.help.map { " \($0)" } ?? ""))
         } catch {
@@ -105,7 +105,9 @@ struct PageQuery {
 /// What a store's pages read: the store in its current state, its schema and the page's parameters.
 struct PageContext {
     var storeName: String
-    var store: Store
+    /// The store and what the server keeps of it.
+    var views: StoreViews
+    var store: Store { views.store }
     var schema: SchemaInfo?
     var query: PageQuery
 

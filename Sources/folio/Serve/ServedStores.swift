@@ -15,9 +15,10 @@ final class ServedStores: Sendable {
     /// Each store's slot, by name: one store refreshing (or waiting for git) holds up pages of no other.
     private let slots: [String: Slot]
 
-    /// The open store of one entry, nil until first used and after it failed.
+    /// The open store of one entry with what the server keeps of it, nil until first used and after
+    /// it failed.
     private final class Slot: Sendable {
-        let store = Mutex<Store?>(nil)
+        let store = Mutex<StoreViews?>(nil)
     }
 
     /// Names that would collide with the server's own URLs: a store named so gets a suffix.
@@ -47,38 +48,41 @@ final class ServedStores: Sendable {
         entries.first { $0.name == name }
     }
 
-    /// The store served as `name`, refreshed to its current state.
+    /// The store served as `name`, refreshed to its current state, with what the server keeps of it.
+    /// A store opened now, or found changed, gets its orders made ahead (``StoreViews/prepareAhead(schema:)``).
     ///
     /// - Throws: ``CommandFailure`` when the store cannot be opened or read now.
-    func current(_ name: String) throws -> Store {
+    func current(_ name: String) throws -> StoreViews {
         guard let entry = entry(named: name), let slot = slots[name] else {
             throw CommandFailure("No store named '\(name)' is served here.")
         }
-        return try slot.store.withLock { open -> Store in
-            if let store = open {
+        let views = try slot.store.withLock { open -> StoreViews in
+            if let views = open {
                 do {
-                    try store.refresh()
-                    return store
+                    try views.store.refresh()
+                    return views
                 } catch {
                     // Replaced or damaged since it was opened: open it again below. The old store closes
                     // when the last page reading it lets go of it.
                     open = nil
                 }
             }
-            let store = try StoreAccess.openReadOnly(entry.path)
-            open = store
-            return store
+            let views = StoreViews(store: try StoreAccess.openReadOnly(entry.path))
+            open = views
+            return views
         }
+        views.prepareAhead(schema: SchemaInfo(views.store.schema))
+        return views
     }
 
     /// Closes every open store.
     func closeAll() {
         for slot in slots.values {
-            let store = slot.store.withLock { open in
+            let views = slot.store.withLock { open in
                 defer { open = nil }
                 return open
             }
-            store?.close()
+            views?.store.close()
         }
     }
 }

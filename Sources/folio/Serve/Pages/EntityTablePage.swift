@@ -50,7 +50,7 @@ struct EntityTablePage {
             recordQuery.limit = request.size
         }
         let result: RecordQuery.Result
-        do { result = try recordQuery.run(on: context.store, schema: context.schema) } catch {
+        do { result = try recordQuery.run(on: context.store, schema: context.schema, source: context.views) } catch {
             if case .unknownEntity = error { throw HTTPError(.notFound, "\(error.message) in the store '\(context.storeName)'. \(error.help)") }
             return refusal(HTTPError(.badRequest, "\(error.message) \(error.help)"), request, format)
         }

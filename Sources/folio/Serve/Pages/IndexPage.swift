@@ -16,7 +16,7 @@ struct IndexPage {
         stores.entries.map { entry in
             var summary = Summary(name: entry.name, path: entry.path)
             do {
-                let store = try stores.current(entry.name)
+                let store = try stores.current(entry.name).store
                 summary.entities = RecordQuery.knownEntities(of: store, schema: SchemaInfo(store.schema)).map { ($0, store.count(of: $0)) }
                 summary.lastSequence = store.lastSequence
             } catch let failure as CommandFailure {

@@ -10,7 +10,7 @@ struct LogPage {
         let size = try context.query.integer("size", in: 1...1000, fallback: 50)
         let page = try context.query.integer("page", in: 1...Int(Int32.max), fallback: 1)
         let all: [JournalTransaction]
-        do { all = try context.store.retainedHistory() } catch {
+        do { all = try context.views.history().transactions } catch {
             throw HTTPError(.serviceUnavailable, "The history of '\(context.storeName)' cannot be read: \(error)")
         }
         let newestFirst = all.reversed()

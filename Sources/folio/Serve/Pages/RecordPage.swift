@@ -12,7 +12,7 @@ struct RecordPage {
 
     func response(format: ServeRoute.Format) throws(HTTPError) -> HTTPResponse {
         let loaded: RecordDetails?
-        do { loaded = try RecordDetails.load(id: id, store: context.store, schema: context.schema) } catch {
+        do { loaded = try RecordDetails.load(id: id, store: context.store, schema: context.schema, views: context.views) } catch {
             throw HTTPError(.serviceUnavailable, "The history of '\(context.storeName)' cannot be read: \(error)")
         }
         guard let details = loaded else {

@@ -9,7 +9,7 @@ struct StorePage {
     func response(format: ServeRoute.Format) -> HTTPResponse {
         let store = context.store
         let entities = RecordQuery.knownEntities(of: store, schema: context.schema)
-        let recent = ((try? store.retainedHistory()) ?? []).suffix(Self.recentCount).reversed()
+        let recent = ((try? context.views.history().transactions) ?? []).suffix(Self.recentCount).reversed()
         if format != .html {
             let object: JSONValue = .object([
                 "name": .string(context.storeName), "lastSequence": .int(Int64(clamping: store.lastSequence)),

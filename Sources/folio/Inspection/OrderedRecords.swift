@@ -1,0 +1,62 @@
+import FolioStorage
+
+/// Records of some entities in a query's order, as positions into the records in identifier order.
+struct OrderedRecords: RandomAccessCollection, Sendable {
+    /// The records, identifiers ascending.
+    let base: [StoredRecord]
+    /// Positions in ``base``, in the query's order; nil for identifier order.
+    let order: [Int]?
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { order?.count ?? base.count }
+    subscript(position: Int) -> StoredRecord { base[order.map { $0[position] } ?? position] }
+
+    /// The records of `entities` in `store`, identifiers ascending.
+    ///
+    /// - Complexity: O(*n*), or O(*n* log *n*) when several entities' records interleave.
+    static func base(of entities: [String], in store: Store) -> [StoredRecord] {
+        var records = entities.flatMap { store.records(of: $0) }
+        if !zip(records, records.dropFirst()).allSatisfy({ $0.id < $1.id }) { records.sort { $0.id < $1.id } }
+        return records
+    }
+
+    /// `base` sorted by `keys`, then by identifier.
+    ///
+    /// - Complexity: O(*n* log *n*) comparisons of values each read once (``SortValue``).
+    static func sorted(_ base: [StoredRecord], by keys: [RecordQuery.SortKey], isDate: (String) -> Bool) -> OrderedRecords {
+        guard !keys.isEmpty else { return OrderedRecords(base: base, order: nil) }
+        let columns = keys.map { sortValues(of: base, field: $0.field, isDate: isDate($0.field)) }
+        var order = Array(base.indices)
+        order.sort { a, b in
+            for (key, column) in zip(keys, columns) {
+                let comparison = SortValue.compare(column[a], column[b])
+                if comparison != .orderedSame { return key.descending ? comparison == .orderedDescending : comparison == .orderedAscending }
+            }
+            return a < b
+        }
+        return OrderedRecords(base: base, order: order)
+    }
+
+    /// Each record's value of `field`, read for sorting.
+    static func sortValues(of base: [StoredRecord], field: String, isDate: Bool) -> [SortValue] {
+        base.map { SortValue(Filter.value(at: [field], in: $0), date: isDate) }
+    }
+
+    /// The descending order of one field, from its ascending order and values: the runs of equal
+    /// values in reverse, each run still in identifier order (the tie-break of both directions).
+    ///
+    /// - Complexity: O(*n*).
+    static func descending(_ ascending: OrderedRecords, values: [SortValue]) -> OrderedRecords {
+        guard let order = ascending.order else { return ascending }
+        var result: [Int] = []
+        result.reserveCapacity(order.count)
+        var runEnd = order.count
+        while runEnd > 0 {
+            var runStart = runEnd - 1
+            while runStart > 0, SortValue.compare(values[order[runStart - 1]], values[order[runEnd - 1]]) == .orderedSame { runStart -= 1 }
+            result.append(contentsOf: order[runStart..<runEnd])
+            runEnd = runStart
+        }
+        return OrderedRecords(base: ascending.base, order: result)
+    }
+}

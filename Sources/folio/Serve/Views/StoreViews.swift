@@ -1,0 +1,147 @@
+import Dispatch
+import FolioStorage
+import Synchronization
+
+/// What `folio serve` keeps of one open store between pages, so that a page of a large store costs its
+/// window, not the store: the records in identifier order and in each order a page asked for, each
+/// record's retained history, and the records that refer to each record.
+///
+/// Everything kept is of the store's state at one sequence; a page that finds the store at another
+/// (another process wrote) starts afresh, except the history, which reads only the newer transactions.
+/// Orders are made outside the lock, so that a long sort holds up no other page, and for each entity of
+/// many records every single-column order is made ahead, on a background thread, once the store opens.
+final class StoreViews: RecordSource {
+    let store: Store
+    private let state = Mutex<State>(State())
+    /// Whether a background thread is making orders ahead.
+    private let isPreparing = Atomic<Bool>(false)
+    /// How many orders are kept at most; the least recently used goes first.
+    static let keptOrders = 64
+    /// Entities with at least this many records get their single-column orders made ahead.
+    static let preparedRecordCount = 20_000
+
+    /// A kept order: the entities it selects and its sort keys.
+    struct OrderKey: Hashable {
+        var entities: [String]
+        var keys: [RecordQuery.SortKey]
+    }
+
+    private struct State {
+        /// The sequence what is kept below belongs to.
+        var sequence: UInt64?
+        var orders: [OrderKey: OrderedRecords] = [:]
+        var lastUse: [OrderKey: UInt64] = [:]
+        var uses: UInt64 = 0
+        var incoming: IncomingReferences?
+        var history = RecordHistoryIndex()
+        /// The sequence orders were last made ahead for.
+        var preparedSequence: UInt64?
+
+        /// Drops what belongs to another sequence than `current`.
+        mutating func align(to current: UInt64) {
+            guard sequence != current else { return }
+            sequence = current
+            orders = [:]
+            lastUse = [:]
+            incoming = nil
+        }
+    }
+
+    init(store: Store) {
+        self.store = store
+    }
+
+    func records(of entities: [String], sortedBy keys: [RecordQuery.SortKey], isDate: @escaping (String) -> Bool) -> OrderedRecords {
+        let sequence = store.lastSequence
+        let key = OrderKey(entities: entities, keys: keys)
+        let (kept, base, ascending) = state.withLock { state -> (OrderedRecords?, [StoredRecord]?, OrderedRecords?) in
+            state.align(to: sequence)
+            if let kept = state.orders[key] {
+                state.uses += 1
+                state.lastUse[key] = state.uses
+                return (kept, nil, nil)
+            }
+            let base = state.orders[OrderKey(entities: entities, keys: [])]?.base
+            let ascending = keys.count == 1 && keys[0].descending
+                ? state.orders[OrderKey(entities: entities, keys: [RecordQuery.SortKey(field: keys[0].field, descending: false)])] : nil
+            return (nil, base, ascending)
+        }
+        if let kept { return kept }
+        let records = base ?? OrderedRecords.base(of: entities, in: store)
+        let ordered: OrderedRecords
+        if let ascending, let field = keys.first?.field {
+            ordered = OrderedRecords.descending(ascending, values: OrderedRecords.sortValues(of: records, field: field, isDate: isDate(field)))
+        } else {
+            ordered = OrderedRecords.sorted(records, by: keys, isDate: isDate)
+        }
+        keep(ordered, as: key, at: sequence)
+        if base == nil, !keys.isEmpty { keep(OrderedRecords(base: records, order: nil), as: OrderKey(entities: entities, keys: []), at: sequence) }
+        return ordered
+    }
+
+    /// Keeps `ordered` if the store is still at `sequence`, dropping the least recently used beyond
+    /// ``keptOrders``.
+    private func keep(_ ordered: OrderedRecords, as key: OrderKey, at sequence: UInt64) {
+        state.withLock { state in
+            state.align(to: store.lastSequence)
+            guard state.sequence == sequence else { return }
+            state.uses += 1
+            state.orders[key] = ordered
+            state.lastUse[key] = state.uses
+            if state.orders.count > Self.keptOrders, let oldest = state.lastUse.min(by: { $0.value < $1.value })?.key {
+                state.orders[oldest] = nil
+                state.lastUse[oldest] = nil
+            }
+        }
+    }
+
+    /// The retained transactions, oldest first, and each record's history in them.
+    func history() throws -> RecordHistoryIndex {
+        try state.withLock { state in
+            try state.history.update(from: store)
+            return state.history
+        }
+    }
+
+    /// The records whose relationships name each record (see ``IncomingReferences``).
+    func incoming(schema: SchemaInfo) -> IncomingReferences {
+        let sequence = store.lastSequence
+        if let kept = state.withLock({ state -> IncomingReferences? in
+            state.align(to: sequence)
+            return state.incoming
+        }) { return kept }
+        let made = IncomingReferences(store: store, schema: schema)
+        state.withLock { state in
+            state.align(to: store.lastSequence)
+            if state.sequence == sequence { state.incoming = made }
+        }
+        return made
+    }
+
+    /// Makes, on a background thread, the ascending and descending order of every column of each
+    /// entity with at least ``preparedRecordCount`` records (with its subentities, as a table shows
+    /// it), unless a thread is at it already. It stops when the store moves on.
+    func prepareAhead(schema: SchemaInfo?) {
+        let sequence = store.lastSequence
+        guard state.withLock({ state in
+            defer { state.preparedSequence = sequence }
+            return state.preparedSequence != sequence
+        }) else { return }
+        guard isPreparing.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        DispatchQueue.global(qos: .utility).async { [self] in
+            defer { isPreparing.store(false, ordering: .releasing) }
+            for entity in RecordQuery.knownEntities(of: store, schema: schema) {
+                var query = RecordQuery(entity: entity)
+                query.limit = 0
+                guard let table = try? query.run(on: store, schema: schema, source: self), table.matched >= Self.preparedRecordCount else { continue }
+                for field in table.fieldNames {
+                    for descending in [false, true] {
+                        guard store.lastSequence == sequence else { return }
+                        query.sortKeys = [RecordQuery.SortKey(field: field, descending: descending)]
+                        _ = try? query.run(on: store, schema: schema, source: self)
+                    }
+                }
+            }
+        }
+    }
+}

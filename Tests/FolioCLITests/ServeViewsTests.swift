@@ -1,0 +1,174 @@
+import Foundation
+import FolioStorage
+import Testing
+@testable import folio
+
+/// What `folio serve` keeps between pages (``StoreViews``) answers exactly as `folio cat` and
+/// `folio show` read the store afresh, whatever the query and after any write. Seeded: set
+/// `FOLIO_DIFFERENTIAL_SEED` to replay a failure.
+@Suite("folio serve: kept orders and indexes")
+struct ServeViewsTests {
+    static func seed() -> UInt64 {
+        ProcessInfo.processInfo.environment["FOLIO_DIFFERENTIAL_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
+    }
+
+    /// The order the served tables document, written plainly: null, Booleans (false first), numbers
+    /// (NaN last), text, other values by their JSON; in a field of dates, values that read as dates in
+    /// the numbers' place, by date.
+    static func referenceOrder(_ a: JSONValue, _ b: JSONValue, date: Bool) -> ComparisonResult {
+        func asNumber(_ value: JSONValue) -> JSONValue {
+            guard date, let seconds = DateText.stored(value)?.timeIntervalSinceReferenceDate else { return value }
+            return .double(seconds)
+        }
+        let (a, b) = (asNumber(a), asNumber(b))
+        func rank(_ value: JSONValue) -> Int {
+            switch value {
+            case .null: 0
+            case .bool: 1
+            case .int, .double: 2
+            case .string: 3
+            default: 4
+            }
+        }
+        if rank(a) != rank(b) { return rank(a) < rank(b) ? .orderedAscending : .orderedDescending }
+        switch (a, b) {
+        case (.bool(let x), .bool(let y)): return x == y ? .orderedSame : (x ? .orderedDescending : .orderedAscending)
+        case (.string(let x), .string(let y)): return x == y ? .orderedSame : (x < y ? .orderedAscending : .orderedDescending)
+        case (.null, .null): return .orderedSame
+        default:
+            if let x = a.doubleValue, let y = b.doubleValue {
+                if x.isNaN || y.isNaN { return x.isNaN && y.isNaN ? .orderedSame : (x.isNaN ? .orderedDescending : .orderedAscending) }
+                return x == y ? .orderedSame : (x < y ? .orderedAscending : .orderedDescending)
+            }
+            let x = ValueFormatting.json(a), y = ValueFormatting.json(b)
+            return x == y ? .orderedSame : (x < y ? .orderedAscending : .orderedDescending)
+        }
+    }
+
+    static func randomValue(_ random: inout SplitMix64, storable: Bool = false) -> JSONValue {
+        switch random.next() % 11 {
+        case 4 where storable: return .double([-0.0, 0.0, 1.5, 2.0, 1e300][Int(random.next() % 5)])
+        case 0: return .null
+        case 1: return .bool(random.next() % 2 == 0)
+        case 2: return .int(Int64(bitPattern: random.next()) >> Int64(random.next() % 64))
+        case 3: return .int(Int64(random.next() % 5))
+        case 4: return .double([Double.nan, .infinity, -.infinity, -0.0, 0.0, 1.5, 2.0, 1e300][Int(random.next() % 8)])
+        case 5: return .string(["a", "B", "é", "e\u{301}", "", "ab", "1968-11-01T00:00:00Z"][Int(random.next() % 7)])
+        case 6: return .string("19\(60 + random.next() % 10)-0\(1 + random.next() % 9)-01T00:00:00Z")
+        case 7: return .double(Double(random.next() % 1000) * 86400 - 1e9)
+        case 8: return .array([.int(Int64(random.next() % 3))])
+        case 9: return .object(["k": .int(Int64(random.next() % 3))])
+        default: return .string("garbage-\(random.next() % 4)")
+        }
+    }
+
+    @Test func aKeptOrderIsTheOrderOfAPlainSortAscendingAndDescending() {
+        let seed = Self.seed()
+        var random = SplitMix64(seed: seed)
+        for round in 0..<30 {
+            let count = Int(random.next() % 200)
+            let records = (0..<count).map { index in
+                StoredRecord(entity: "E", id: Int64(index * 2 + 1), values: ["a": Self.randomValue(&random), "b": Self.randomValue(&random)])
+            }
+            let date = random.next() % 2 == 0
+            for keys in [[("a", false)], [("a", true)], [("a", true), ("b", false)], [("b", false), ("a", true)]] {
+                let sortKeys = keys.map { RecordQuery.SortKey(field: $0.0, descending: $0.1) }
+                let expected = records.sorted { x, y in
+                    for key in sortKeys {
+                        let order = Self.referenceOrder(x.values[key.field] ?? .null, y.values[key.field] ?? .null, date: date)
+                        if order != .orderedSame { return key.descending ? order == .orderedDescending : order == .orderedAscending }
+                    }
+                    return x.id < y.id
+                }.map(\.id)
+                let sorted = OrderedRecords.sorted(records, by: sortKeys, isDate: { _ in date })
+                #expect(sorted.map(\.id) == expected, "seed \(seed) round \(round) keys \(keys) date \(date)")
+            }
+            let ascending = OrderedRecords.sorted(records, by: [RecordQuery.SortKey(field: "a", descending: false)], isDate: { _ in date })
+            let derived = OrderedRecords.descending(ascending, values: OrderedRecords.sortValues(of: records, field: "a", isDate: date))
+            let direct = OrderedRecords.sorted(records, by: [RecordQuery.SortKey(field: "a", descending: true)], isDate: { _ in date })
+            #expect(derived.map(\.id) == direct.map(\.id), "seed \(seed) round \(round): descending from ascending")
+        }
+    }
+
+    /// A store of the library's schema with `count` random books and authors, then random changes.
+    static func writeRandomStore(at url: URL, _ random: inout SplitMix64, transactions: Int) throws {
+        let store = try Store.open(at: url, configuration: StoreConfiguration(compactionThreshold: nil))
+        defer { store.close() }
+        try store.write(author: "setup") { $0.setSchema(LibraryStore.schema) }
+        try change(store, &random, transactions: transactions)
+    }
+
+    static func change(_ store: Store, _ random: inout SplitMix64, transactions: Int) throws {
+        for _ in 0..<transactions {
+            try store.write(author: "writer \(random.next() % 3)") { t in
+                let authors = t.records(of: "Author").map(\.id)
+                let books = t.records(of: "Book").map(\.id)
+                for _ in 0..<(1 + random.next() % 6) {
+                    switch random.next() % 5 {
+                    case 0, 1:
+                        let author = authors.isEmpty ? JSONValue.null : .int(authors[Int(random.next() % UInt64(authors.count))])
+                        try t.insert(entity: "Book", id: t.allocateID(), values: [
+                            "title": Self.randomValue(&random, storable: true), "pages": .int(Int64(random.next() % 400)),
+                            "price": Self.randomValue(&random, storable: true), "published": Self.randomValue(&random, storable: true), "author": author])
+                    case 2:
+                        try t.insert(entity: "Author", id: t.allocateID(), values: [
+                            "name": .string("Author \(random.next())"), "books": .array(books.prefix(Int(random.next() % 3)).map { .int($0) })])
+                    case 3 where !books.isEmpty:
+                        let id = books[Int(random.next() % UInt64(books.count))]
+                        if t.record(id: id) != nil { try t.update(entity: "Book", id: id, values: ["price": Self.randomValue(&random, storable: true)]) }
+                    default:
+                        if let id = (books + authors).randomElement(using: &random), t.record(id: id) != nil {
+                            try t.delete(entity: t.record(id: id)?.entity ?? "Book", id: id)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    static func randomQuery(_ random: inout SplitMix64) -> RecordQuery {
+        var query = RecordQuery(entity: random.next() % 4 == 0 ? "Author" : "Book")
+        let fields = query.entity == "Book" ? ["title", "pages", "price", "published", "id"] : ["name", "id"]
+        query.sortKeys = (0..<Int(random.next() % 3)).map { _ in
+            RecordQuery.SortKey(field: fields[Int(random.next() % UInt64(fields.count))], descending: random.next() % 2 == 0)
+        }
+        if query.entity == "Book", random.next() % 3 == 0, let filter = try? Filter.parse("pages > \(random.next() % 400)") { query.filters = [filter] }
+        query.offset = Int(random.next() % 20)
+        query.limit = random.next() % 4 == 0 ? nil : Int(random.next() % 15)
+        return query
+    }
+
+    @Test func aServedTableIsWhatFolioCatReadsForAnyQueryAfterAnyWrite() throws {
+        let seed = Self.seed()
+        var random = SplitMix64(seed: seed)
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let url = scratch.appending("store")
+        try Self.writeRandomStore(at: url, &random, transactions: 30)
+        let writer = try Store.open(at: url, configuration: StoreConfiguration(compactionThreshold: nil))
+        defer { writer.close() }
+        let served = try StoreAccess.openReadOnly(url.path)
+        defer { served.close() }
+        let views = StoreViews(store: served)
+        for round in 0..<12 {
+            try served.refresh()
+            let schema = SchemaInfo(served.schema)
+            for step in 0..<25 {
+                let query = Self.randomQuery(&random)
+                let expected = try query.run(on: served, schema: schema)
+                let kept = try query.run(on: served, schema: schema, source: views)
+                let context = "seed \(seed) round \(round) step \(step): \(query.entity) sort \(query.sortKeys) offset \(query.offset) limit \(String(describing: query.limit))"
+                #expect(kept.records == expected.records, "\(context)")
+                #expect(kept.matched == expected.matched, "\(context)")
+                #expect(kept.fieldNames == expected.fieldNames, "\(context)")
+            }
+            for id in 1...Int64(served.lastSequence + 80) {
+                let expected = try RecordDetails.load(id: id, store: served, schema: schema)
+                let kept = try RecordDetails.load(id: id, store: served, schema: schema, views: views)
+                #expect(kept?.json == expected?.json, "seed \(seed) round \(round): record \(id)")
+            }
+            try Self.change(writer, &random, transactions: Int(random.next() % 3))
+            if round == 6 { try writer.compact() }
+        }
+    }
+}
