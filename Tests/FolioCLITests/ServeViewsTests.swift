@@ -1,5 +1,6 @@
 import Foundation
 import FolioStorage
+import Synchronization
 import Testing
 @testable import folio
 
@@ -53,7 +54,7 @@ struct ServeViewsTests {
         case 2: return .int(Int64(bitPattern: random.next()) >> Int64(random.next() % 64))
         case 3: return .int(Int64(random.next() % 5))
         case 4: return .double([Double.nan, .infinity, -.infinity, -0.0, 0.0, 1.5, 2.0, 1e300][Int(random.next() % 8)])
-        case 5: return .string(["a", "B", "é", "e\u{301}", "", "ab", "1968-11-01T00:00:00Z"][Int(random.next() % 7)])
+        case 5: return .string(["a", "B", "é", "e\u{301}", "", "ab", "a\u{0}", "garbage-10", "1968-11-01T00:00:00Z"][Int(random.next() % 9)])
         case 6: return .string("19\(60 + random.next() % 10)-0\(1 + random.next() % 9)-01T00:00:00Z")
         case 7: return .double(Double(random.next() % 1000) * 86400 - 1e9)
         case 8: return .array([.int(Int64(random.next() % 3))])
@@ -84,7 +85,7 @@ struct ServeViewsTests {
                 #expect(sorted.map(\.id) == expected, "seed \(seed) round \(round) keys \(keys) date \(date)")
             }
             let ascending = OrderedRecords.sorted(records, by: [RecordQuery.SortKey(field: "a", descending: false)], isDate: { _ in date })
-            let derived = OrderedRecords.descending(ascending, values: OrderedRecords.sortValues(of: records, field: "a", isDate: date))
+            let derived = OrderedRecords.descending(ascending, values: OrderedRecords.sortColumn(of: records, field: "a", isDate: date))
             let direct = OrderedRecords.sorted(records, by: [RecordQuery.SortKey(field: "a", descending: true)], isDate: { _ in date })
             #expect(derived.map(\.id) == direct.map(\.id), "seed \(seed) round \(round): descending from ascending")
         }
@@ -170,5 +171,41 @@ struct ServeViewsTests {
             try Self.change(writer, &random, transactions: Int(random.next() % 3))
             if round == 6 { try writer.compact() }
         }
+    }
+
+    @Test func pagesAskingForAnOrderBeingMadeWaitForItAndGetTheSameRecords() throws {
+        let seed = Self.seed()
+        var random = SplitMix64(seed: seed)
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let url = scratch.appending("store")
+        try Self.writeRandomStore(at: url, &random, transactions: 40)
+        let served = try StoreAccess.openReadOnly(url.path)
+        defer { served.close() }
+        let schema = SchemaInfo(served.schema)
+        let views = StoreViews(store: served)
+        let queries = (0..<4).map { index in
+            var query = RecordQuery(entity: "Book")
+            query.sortKeys = [RecordQuery.SortKey(field: ["price", "title"][index % 2], descending: index >= 2)]
+            return query
+        }
+        let expected = try queries.map { try $0.run(on: served, schema: schema).records }
+        let results = LockedResults()
+        views.prepareAhead(schema: schema)
+        DispatchQueue.concurrentPerform(iterations: 16) { iteration in
+            let records = (try? queries[iteration % 4].run(on: served, schema: schema, source: views).records) ?? []
+            results.append(iteration % 4, records)
+        }
+        for (index, records) in results.all {
+            #expect(records == expected[index], "seed \(seed): query \(index)")
+        }
+        #expect(results.all.count == 16)
+    }
+
+    /// What the concurrent pages read, gathered under a lock.
+    final class LockedResults: Sendable {
+        private let results = Mutex<[(Int, [StoredRecord])]>([])
+        func append(_ index: Int, _ records: [StoredRecord]) { results.withLock { $0.append((index, records)) } }
+        var all: [(Int, [StoredRecord])] { results.withLock { $0 } }
     }
 }

@@ -98,7 +98,7 @@ enum LogCommand: FolioSubcommand {
             if arguments.flag("--oneline") {
                 let who = transaction.author.map { " \($0)" } ?? ""
                 console.print(
-                    "\(console.styled(String(transaction.sequence), .yellow)) \(DateText.format(transaction.timestamp))\(console.styled(who, .cyan)) \(summary(all, transaction))"
+                    "\(console.styled(String(transaction.sequence), .yellow)) \(DateText.format(transaction.timestamp))\(console.styled(who, .cyan)) \(summary(of: transaction))"
                 )
                 continue
             }
@@ -107,7 +107,7 @@ enum LogCommand: FolioSubcommand {
             if let author = transaction.author { console.print("Author: \(author)") }
             console.print("Date:   \(DateText.format(transaction.timestamp, milliseconds: true))")
             console.print()
-            console.print("    \(summary(all, transaction))")
+            console.print("    \(summary(of: transaction))")
             for migration in transaction.migrations where selection.entities?.contains(migration.entity) ?? true {
                 console.print("    " + console.styled(migrationText(migration), .magenta))
             }
@@ -164,18 +164,20 @@ enum LogCommand: FolioSubcommand {
         return transaction.deleted.first { $0.id == id }.map { Change(kind: "delete", entity: $0.entity, id: id, values: $0.tombstone) }
     }
 
-    static func changes(of transaction: JournalTransaction) -> [Change] {
-        transaction.inserted.map { Change(kind: "insert", entity: $0.entity, id: $0.id, values: $0.values.dictionary) }
-            + transaction.updated.map { Change(kind: "update", entity: $0.entity, id: $0.id, values: $0.values.dictionary) }
-            + transaction.deleted.map { Change(kind: "delete", entity: $0.entity, id: $0.id, values: $0.tombstone) }
+    /// A transaction's changes: its inserts, then its updates, then its deletes; at most `limit` of them.
+    static func changes(of transaction: JournalTransaction, limit: Int = .max) -> [Change] {
+        var changes = Array(transaction.inserted.prefix(limit).map { Change(kind: "insert", entity: $0.entity, id: $0.id, values: $0.values.dictionary) })
+        changes += transaction.updated.prefix(max(0, limit - changes.count)).map { Change(kind: "update", entity: $0.entity, id: $0.id, values: $0.values.dictionary) }
+        changes += transaction.deleted.prefix(max(0, limit - changes.count)).map { Change(kind: "delete", entity: $0.entity, id: $0.id, values: $0.tombstone) }
+        return changes
     }
 
     /// "2 inserted, 1 updated (Trip, Recipe)"
-    static func summary(_ changes: [Change], _ transaction: JournalTransaction) -> String {
+    ///
+    /// - Complexity: O(changes), without making a ``Change`` of each.
+    static func summary(of transaction: JournalTransaction) -> String {
         var parts: [String] = []
-        let inserted = changes.filter { $0.kind == "insert" }.count
-        let updated = changes.filter { $0.kind == "update" }.count
-        let deleted = changes.filter { $0.kind == "delete" }.count
+        let (inserted, updated, deleted) = (transaction.inserted.count, transaction.updated.count, transaction.deleted.count)
         if inserted > 0 { parts.append("\(inserted) inserted") }
         if updated > 0 { parts.append("\(updated) updated") }
         if deleted > 0 { parts.append("\(deleted) deleted") }
@@ -184,8 +186,11 @@ enum LogCommand: FolioSubcommand {
         }
         if transaction.schema != nil { parts.append("schema recorded") }
         if parts.isEmpty { return transaction.author?.hasPrefix("folio repair") == true ? "empty (placeholder left by repair)" : "no changes" }
-        let entities = Set(changes.map(\.entity)).union(transaction.migrations.map(\.entity)).sorted()
-        return parts.joined(separator: ", ") + (entities.isEmpty ? "" : " (\(entities.joined(separator: ", ")))")
+        var entities = Set(transaction.migrations.map(\.entity))
+        for record in transaction.inserted { entities.insert(record.entity) }
+        for record in transaction.updated { entities.insert(record.entity) }
+        for record in transaction.deleted { entities.insert(record.entity) }
+        return parts.joined(separator: ", ") + (entities.isEmpty ? "" : " (\(entities.sorted().joined(separator: ", ")))")
     }
 
     /// "migrate Trip: remove legacy; rename name → title", or "migrate Old: remove the entity and its records".

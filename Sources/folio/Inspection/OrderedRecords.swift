@@ -22,15 +22,16 @@ struct OrderedRecords: RandomAccessCollection, Sendable {
 
     /// `base` sorted by `keys`, then by identifier.
     ///
-    /// - Complexity: O(*n* log *n*) comparisons of values each read once (``SortValue``).
+    /// - Complexity: O(*n* log *n*) comparisons of values each read once (``SortColumn``).
     static func sorted(_ base: [StoredRecord], by keys: [RecordQuery.SortKey], isDate: (String) -> Bool) -> OrderedRecords {
         guard !keys.isEmpty else { return OrderedRecords(base: base, order: nil) }
-        let columns = keys.map { sortValues(of: base, field: $0.field, isDate: isDate($0.field)) }
+        let columns = keys.map { sortColumn(of: base, field: $0.field, isDate: isDate($0.field)) }
+        let descending = keys.map(\.descending)
         var order = Array(base.indices)
         order.sort { a, b in
-            for (key, column) in zip(keys, columns) {
-                let comparison = SortValue.compare(column[a], column[b])
-                if comparison != .orderedSame { return key.descending ? comparison == .orderedDescending : comparison == .orderedAscending }
+            for index in columns.indices {
+                let comparison = columns[index].compare(a, b)
+                if comparison != .orderedSame { return descending[index] ? comparison == .orderedDescending : comparison == .orderedAscending }
             }
             return a < b
         }
@@ -38,22 +39,22 @@ struct OrderedRecords: RandomAccessCollection, Sendable {
     }
 
     /// Each record's value of `field`, read for sorting.
-    static func sortValues(of base: [StoredRecord], field: String, isDate: Bool) -> [SortValue] {
-        base.map { SortValue(Filter.value(at: [field], in: $0), date: isDate) }
+    static func sortColumn(of base: [StoredRecord], field: String, isDate: Bool) -> SortColumn {
+        SortColumn(base.lazy.map { SortValue(Filter.value(at: [field], in: $0), date: isDate) })
     }
 
     /// The descending order of one field, from its ascending order and values: the runs of equal
     /// values in reverse, each run still in identifier order (the tie-break of both directions).
     ///
     /// - Complexity: O(*n*).
-    static func descending(_ ascending: OrderedRecords, values: [SortValue]) -> OrderedRecords {
+    static func descending(_ ascending: OrderedRecords, values: SortColumn) -> OrderedRecords {
         guard let order = ascending.order else { return ascending }
         var result: [Int] = []
         result.reserveCapacity(order.count)
         var runEnd = order.count
         while runEnd > 0 {
             var runStart = runEnd - 1
-            while runStart > 0, SortValue.compare(values[order[runStart - 1]], values[order[runEnd - 1]]) == .orderedSame { runStart -= 1 }
+            while runStart > 0, values.compare(order[runStart - 1], order[runEnd - 1]) == .orderedSame { runStart -= 1 }
             result.append(contentsOf: order[runStart..<runEnd])
             runEnd = runStart
         }

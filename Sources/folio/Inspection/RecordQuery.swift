@@ -127,13 +127,22 @@ struct RecordQuery {
             let range = min(start, ordered.count)..<min(end, ordered.count)
             return Result(entities: entities, fieldNames: fieldNames, matched: ordered.count, records: Array(ordered[range]), isDate: isDate)
         }
+        let matches = matcher(isDate: isDate)
         var matched = 0
         var records: [StoredRecord] = []
-        for record in ordered where filters.allSatisfy({ $0.matches(record, isDate: isDate) }) {
+        for record in ordered where matches(record) {
             if matched >= start, matched < end { records.append(record) }
             matched += 1
         }
         return Result(entities: entities, fieldNames: fieldNames, matched: matched, records: records, isDate: isDate)
+    }
+
+    /// Whether a record passes every filter, with whether each field holds dates worked out once, not
+    /// for every record.
+    private func matcher(isDate: (String) -> Bool) -> (StoredRecord) -> Bool {
+        let dateFields = filters.flatMap(\.fields).filter(isDate)
+        let isDateField: (String) -> Bool = { field in dateFields.contains(field) }
+        return { record in filters.allSatisfy { $0.matches(record, isDate: isDateField) } }
     }
 
     /// Refuses a filter, sort or wanted field that none of `fieldNames`, `id` or `entity` is, to catch typos.
@@ -157,12 +166,13 @@ struct RecordQuery {
             let (sum, overflow) = max(0, offset).addingReportingOverflow(max(0, limit))
             return overflow ? Int.max : sum
         } ?? Int.max
+        let matches = matcher(isDate: isDate)
         var matched = 0
         var window: [StoredRecord] = []
         do {
             try store.currentRecords.forEachInNumberOrder(of: Set(entities)) { id, name, values in
                 let record = StoredRecord(entity: name, id: id, values: values)
-                guard filters.allSatisfy({ $0.matches(record, isDate: isDate) }) else { return }
+                guard matches(record) else { return }
                 if matched >= offset, matched < end { window.append(record) }
                 matched += 1
                 if filters.isEmpty, matched >= end { throw WindowFull() }

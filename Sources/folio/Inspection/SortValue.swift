@@ -59,3 +59,63 @@ struct SortValue: Sendable {
         x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
     }
 }
+
+/// One field's ``SortValue``s, kept as one array per part, so that a sort compares them in place
+/// without copying the values it compares.
+struct SortColumn: Sendable {
+    private var ranks: [UInt8] = []
+    private var bools: [Bool] = []
+    private var numbers: [Double] = []
+    private var texts: [String] = []
+    /// Whether each text is ASCII: two ASCII texts are in `String`'s order when their bytes are.
+    private var isASCII: [Bool] = []
+    /// An ASCII text's first eight bytes, big-endian, zero-padded: when two differ, so do the texts,
+    /// in the same order; comparing them first spares most comparisons a visit to the texts.
+    private var prefixes: [UInt64] = []
+
+    init(_ values: some Sequence<SortValue>) {
+        for value in values {
+            ranks.append(value.rank)
+            bools.append(value.bool)
+            numbers.append(value.number)
+            texts.append(value.text)
+            let ascii = value.text.utf8.allSatisfy { $0 < 0x80 }
+            isASCII.append(ascii)
+            prefixes.append(ascii ? value.text.utf8.prefix(8).enumerated().reduce(0) { $0 | UInt64($1.element) << (56 - 8 * UInt64($1.offset)) } : 0)
+        }
+    }
+
+    /// The order of the values at positions `a` and `b`: ``SortValue/compare(_:_:)`` of them.
+    func compare(_ a: Int, _ b: Int) -> ComparisonResult {
+        let (x, y) = (ranks[a], ranks[b])
+        if x != y { return x < y ? .orderedAscending : .orderedDescending }
+        switch x {
+        case 0: return .orderedSame
+        case 1: return bools[a] == bools[b] ? .orderedSame : (!bools[a] ? .orderedAscending : .orderedDescending)
+        case 2:
+            let (p, q) = (numbers[a], numbers[b])
+            if p.isNaN || q.isNaN { return p.isNaN == q.isNaN ? .orderedSame : (p.isNaN ? .orderedDescending : .orderedAscending) }
+            return p < q ? .orderedAscending : (p > q ? .orderedDescending : .orderedSame)
+        default:
+            if isASCII[a], isASCII[b] {
+                if prefixes[a] != prefixes[b] { return prefixes[a] < prefixes[b] ? .orderedAscending : .orderedDescending }
+                if let order = Self.compareBytes(texts[a], texts[b]) { return order }
+            }
+            return texts[a] < texts[b] ? .orderedAscending : (texts[b] < texts[a] ? .orderedDescending : .orderedSame)
+        }
+    }
+
+    /// The byte order of two texts, nil when either is not stored contiguously.
+    private static func compareBytes(_ x: String, _ y: String) -> ComparisonResult? {
+        x.utf8.withContiguousStorageIfAvailable { p in
+            y.utf8.withContiguousStorageIfAvailable { q -> ComparisonResult in
+                let common = min(p.count, q.count)
+                if common > 0, let first = p.baseAddress, let second = q.baseAddress {
+                    let difference = memcmp(first, second, common)
+                    if difference != 0 { return difference < 0 ? .orderedAscending : .orderedDescending }
+                }
+                return p.count == q.count ? .orderedSame : (p.count < q.count ? .orderedAscending : .orderedDescending)
+            }
+        } ?? nil
+    }
+}

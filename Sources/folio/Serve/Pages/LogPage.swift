@@ -47,20 +47,22 @@ struct LogPage {
         if transactions.isEmpty { return "<p class=\"dim\">No retained transactions.</p>" }
         var html = "<div class=\"scroll\"><table><thead><tr><th>Seq</th><th>Time</th><th>Author</th><th>Changes</th></tr></thead><tbody>"
         for transaction in transactions {
-            let changes = LogCommand.changes(of: transaction)
             html += "<tr id=\"t\(transaction.sequence)\"><td class=\"num\">\(transaction.sequence)</td>"
             html += "<td>\(context.values.time(transaction.timestamp))</td>"
             html += "<td>\(transaction.author.map(HTMLEscaping.escape) ?? "<span class=\"nil\">nil</span>")</td>"
-            html += "<td>\(HTMLEscaping.escape(LogCommand.summary(changes, transaction)))"
+            html += "<td>\(HTMLEscaping.escape(LogCommand.summary(of: transaction)))"
             for migration in transaction.migrations { html += "<br><span class=\"dim\">\(HTMLEscaping.escape(LogCommand.migrationText(migration)))</span>" }
-            if withChanges { html += changeList(changes, context: context) }
+            if withChanges { html += changeList(transaction, context: context) }
             html += "</td></tr>"
         }
         return html + "</tbody></table></div>"
     }
 
-    private static func changeList(_ changes: [LogCommand.Change], context: PageContext) -> String {
-        guard !changes.isEmpty else { return "" }
+    /// The first ``changesShown`` changes of a transaction, and how many more it has.
+    private static func changeList(_ transaction: JournalTransaction, context: PageContext) -> String {
+        let total = transaction.inserted.count + transaction.updated.count + transaction.deleted.count
+        guard total > 0 else { return "" }
+        let changes = LogCommand.changes(of: transaction, limit: changesShown)
         var html = "<ul>"
         for change in changes.prefix(changesShown) {
             let mark = change.kind == "insert" ? "+" : change.kind == "update" ? "~" : "−"
@@ -71,7 +73,7 @@ struct LogPage {
             }
             html += line + "</li>"
         }
-        if changes.count > changesShown { html += "<li class=\"dim\">and \(changes.count - changesShown) more</li>" }
+        if total > changesShown { html += "<li class=\"dim\">and \(total - changesShown) more</li>" }
         return html + "</ul>"
     }
 }

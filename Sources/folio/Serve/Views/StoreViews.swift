@@ -34,6 +34,8 @@ final class StoreViews: RecordSource {
         var uses: UInt64 = 0
         var incoming: IncomingReferences?
         var history = RecordHistoryIndex()
+        /// The orders a thread is making now, each with the group it leaves when done.
+        var beingMade: [OrderKey: DispatchGroup] = [:]
         /// The sequence orders were last made ahead for.
         var preparedSequence: UInt64?
 
@@ -54,23 +56,44 @@ final class StoreViews: RecordSource {
     func records(of entities: [String], sortedBy keys: [RecordQuery.SortKey], isDate: @escaping (String) -> Bool) -> OrderedRecords {
         let sequence = store.lastSequence
         let key = OrderKey(entities: entities, keys: keys)
-        let (kept, base, ascending) = state.withLock { state -> (OrderedRecords?, [StoredRecord]?, OrderedRecords?) in
+        enum Found {
+            case kept(OrderedRecords)
+            case beingMade(DispatchGroup)
+            case toMake(DispatchGroup, base: [StoredRecord]?, ascending: OrderedRecords?)
+        }
+        let found = state.withLock { state -> Found in
             state.align(to: sequence)
             if let kept = state.orders[key] {
                 state.uses += 1
                 state.lastUse[key] = state.uses
-                return (kept, nil, nil)
+                return .kept(kept)
             }
+            if let making = state.beingMade[key] { return .beingMade(making) }
+            let making = DispatchGroup()
+            making.enter()
+            state.beingMade[key] = making
             let base = state.orders[OrderKey(entities: entities, keys: [])]?.base
             let ascending = keys.count == 1 && keys[0].descending
                 ? state.orders[OrderKey(entities: entities, keys: [RecordQuery.SortKey(field: keys[0].field, descending: false)])] : nil
-            return (nil, base, ascending)
+            return .toMake(making, base: base, ascending: ascending)
         }
-        if let kept { return kept }
+        let (making, base, ascending): (DispatchGroup, [StoredRecord]?, OrderedRecords?)
+        switch found {
+        case .kept(let kept): return kept
+        case .beingMade(let other):
+            // Another page or the background thread is making this order: wait for it, then look again.
+            other.wait()
+            return records(of: entities, sortedBy: keys, isDate: isDate)
+        case .toMake(let group, let foundBase, let foundAscending): (making, base, ascending) = (group, foundBase, foundAscending)
+        }
+        defer {
+            state.withLock { $0.beingMade[key] = nil }
+            making.leave()
+        }
         let records = base ?? OrderedRecords.base(of: entities, in: store)
         let ordered: OrderedRecords
         if let ascending, let field = keys.first?.field {
-            ordered = OrderedRecords.descending(ascending, values: OrderedRecords.sortValues(of: records, field: field, isDate: isDate(field)))
+            ordered = OrderedRecords.descending(ascending, values: OrderedRecords.sortColumn(of: records, field: field, isDate: isDate(field)))
         } else {
             ordered = OrderedRecords.sorted(records, by: keys, isDate: isDate)
         }
@@ -118,9 +141,10 @@ final class StoreViews: RecordSource {
         return made
     }
 
-    /// Makes, on a background thread, the ascending and descending order of every column of each
-    /// entity with at least ``preparedRecordCount`` records (with its subentities, as a table shows
-    /// it), unless a thread is at it already. It stops when the store moves on.
+    /// Makes, on a background thread, the history and reference indexes and the ascending and
+    /// descending order of every column of each entity with at least ``preparedRecordCount`` records
+    /// (with its subentities, as a table shows it), unless a thread is at it already. It stops when
+    /// the store moves on.
     func prepareAhead(schema: SchemaInfo?) {
         let sequence = store.lastSequence
         guard state.withLock({ state in
@@ -130,6 +154,8 @@ final class StoreViews: RecordSource {
         guard isPreparing.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
             defer { isPreparing.store(false, ordering: .releasing) }
+            _ = try? history()
+            if let schema { _ = incoming(schema: schema) }
             for entity in RecordQuery.knownEntities(of: store, schema: schema) {
                 var query = RecordQuery(entity: entity)
                 query.limit = 0
