@@ -102,6 +102,38 @@ struct BlameCommandTests {
         }
     }
 
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git"), "needs git at /usr/bin/git"))
+    func aRecordBothSidesInsertedWithTheSameUniqueValueIsBlamedOnBothSidesCommits() throws {
+        let remote = try Git.Remote()
+        defer { remote.scratch.remove() }
+        let seed = try remote.clone("seed")
+        try Git.write(seed) { $0.setSchema(LibraryStore.schema) }
+        try #require(try folio("git-setup", directory: seed).status == 0)
+        try Git.git("add", "-A", in: seed)
+        try Git.git("commit", "-q", "-m", "schema", in: seed)
+        try Git.git("push", "-q", "origin", "main", in: seed)
+        let a = try remote.clone("a"), b = try remote.clone("b")
+        var fromA: Int64 = 0, fromB: Int64 = 0
+        try Git.write(a) { t in
+            fromA = t.allocateID()
+            try t.insert(entity: "Author", id: fromA, values: ["name": .string("Tove Jansson"), "born": .string("1914-08-09T00:00:00Z")])
+        }
+        try Git.write(b) { t in
+            fromB = t.allocateID()
+            try t.insert(entity: "Author", id: fromB, values: ["name": .string("Tove Jansson"), "born": .string("1914-08-10T00:00:00Z")])
+        }
+        let (mergedA, mergedB) = try Git.commitAndMergeBothWays(a, b)
+        try #require(mergedA.status == 0 && mergedB.status == 0, "\(mergedA)\n\(mergedB)")
+        let commitOfA = try Self.hash("origin/a", in: a), commitOfB = try Self.hash("origin/b", in: a)
+        for clone in [a, b] {
+            // The later insert became an update of the earlier record: the one record has both sides' values.
+            let author = try Self.blame(clone, fromA)
+            #expect(author["name"]?.hash == commitOfA && author["born"]?.hash == commitOfB, "\(author)")
+            let gone = try folio("blame", clone.appendingPathComponent("Trips.folio").path, String(fromB))
+            #expect(gone.status == 1 && gone.stderr.contains("No record with identifier \(fromB)"), "\(gone)")
+        }
+    }
+
     @Test func outsideGitAValueSetBeforeTheRetainedHistoryIsSaidToBe() throws {
         let scratch = ScratchDirectory()
         defer { scratch.remove() }
