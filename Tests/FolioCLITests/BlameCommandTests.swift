@@ -134,6 +134,36 @@ struct BlameCommandTests {
         }
     }
 
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git"), "needs git at /usr/bin/git"))
+    func transactionsNoCommitHoldsAreUncommittedEvenBeforeTheFirstCommit() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        try Git.git("init", "-q", "-b", "main", scratch.path, in: scratch.url)
+        let url = scratch.appending("Trips.folio")
+        var id: Int64 = 0
+        do {
+            let store = try Store.open(at: url, configuration: StoreConfiguration(compactionThreshold: nil))
+            defer { store.close() }
+            _ = try store.write(author: "first") { t in
+                id = t.allocateID()
+                try t.insert(entity: "Trip", id: id, values: ["name": .string("Oslo")])
+            }
+        }
+        let table = try folio("blame", url.path, String(id))
+        #expect(table.status == 0 && table.stdout.contains("COMMIT") && table.stdout.contains("(uncommitted)"), "\(table)")
+        try Git.git("add", "-A", in: scratch.url)
+        try Git.git("commit", "-q", "-m", "first trip", in: scratch.url)
+        do {
+            let store = try Store.open(at: url, configuration: StoreConfiguration(compactionThreshold: nil))
+            defer { store.close() }
+            _ = try store.write(author: "second") { try $0.update(entity: "Trip", id: id, values: ["price": .double(80)]) }
+        }
+        let run = try folio("blame", url.path, String(id), "--json")
+        let members = try JSONReader().parse(run.stdout)["members"]?.arrayValue ?? []
+        let commits = members.map { $0["transaction"]?["commit"]?["subject"] ?? .null }
+        #expect(commits == [.string("first trip"), .null], "name is committed, price is not: \(run)")
+    }
+
     @Test func outsideGitAValueSetBeforeTheRetainedHistoryIsSaidToBe() throws {
         let scratch = ScratchDirectory()
         defer { scratch.remove() }
