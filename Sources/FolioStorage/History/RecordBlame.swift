@@ -74,10 +74,8 @@ extension RecordBlame {
     package init(record: StoredRecord, history: some Sequence<JournalTransaction>, oldestRetainedSequence: UInt64) {
         var replay = RecordReplay(entity: record.entity, id: record.id)
         for transaction in history where !transaction.isCompactionMark { replay.apply(transaction) }
-        let current = record.values.dictionary
-        members = current.keys.sorted().compactMap { name in
-            guard let value = current[name] else { return nil }
-            return Member(name: name, value: value, origin: replay.origin(of: name, value: value, oldestRetained: oldestRetainedSequence))
+        members = record.values.dictionary.sorted { $0.key < $1.key }.map { name, value in
+            Member(name: name, value: value, origin: replay.origin(of: name, value: value, oldestRetained: oldestRetainedSequence))
         }
         entity = record.entity
         id = record.id
