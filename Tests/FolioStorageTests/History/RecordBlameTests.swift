@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+@testable import FolioStorage
+
+@Suite("Record blame")
+struct RecordBlameTests {
+    /// What a plain replay of the writes says of one live record: each member's last setter's sequence.
+    struct Reference {
+        var setters: [Int64: [String: UInt64]] = [:]
+        var deleted: [Int64: UInt64] = [:]
+    }
+
+    /// Random writes of `Item` records (inserts, updates of some members, deletes, migrations that
+    /// rename one member and remove another, compactions), with the reference kept beside them.
+    static func randomHistory(seed: UInt64, at url: URL, retention: Int) throws -> (Reference, [UInt64: JournalTransaction]) {
+        var random = SeededGenerator(seed: seed)
+        var reference = Reference()
+        var transactions: [UInt64: JournalTransaction] = [:]
+        var renamable = "r0"
+        let configuration = StoreConfiguration(compactionThreshold: nil, historyRetention: .init(maximumCount: retention))
+        let store = try Store.open(at: url, configuration: configuration)
+        defer { store.close() }
+        for _ in 0..<Int.random(in: 30...70, using: &random) {
+            if Int.random(in: 0..<10, using: &random) == 0 {
+                try store.compact()
+                continue
+            }
+            var changes: [(Int64, [String: JSONValue]?, insert: Bool)] = []
+            var migration: RecordMigration? = nil
+            let transaction = try store.write(author: "writer\(Int.random(in: 0..<3, using: &random))") { t in
+                if Int.random(in: 0..<12, using: &random) == 0 {
+                    let next = "r\(Int(renamable.dropFirst())! + 1)"
+                    migration = RecordMigration(entity: "Item", renamedMembers: [renamable: next], removedMembers: ["c"])
+                    try t.migrate(migration!)
+                    renamable = next
+                }
+                let live = reference.setters.keys.sorted()
+                var touched = Set<Int64>()
+                for _ in 0..<Int.random(in: 1...3, using: &random) {
+                    let pick = Int.random(in: 0..<10, using: &random)
+                    let names = ["a", "b", "c", renamable].filter { _ in Bool.random(using: &random) }
+                    let values = Dictionary(uniqueKeysWithValues: names.map { ($0, JSONValue.int(Int64.random(in: 0..<5, using: &random))) })
+                    if pick < 4 || live.isEmpty {
+                        let id = t.allocateID()
+                        try t.insert(entity: "Item", id: id, values: values)
+                        changes.append((id, values, true))
+                    } else if let id = live.randomElement(using: &random), touched.insert(id).inserted {
+                        if pick == 9 {
+                            try t.delete(entity: "Item", id: id)
+                            changes.append((id, nil, false))
+                        } else if !values.isEmpty {
+                            try t.update(entity: "Item", id: id, values: values)
+                            changes.append((id, values, false))
+                        }
+                    }
+                }
+            }
+            guard let transaction else { continue }
+            transactions[transaction.sequence] = transaction
+            if let migration { reference.apply(migration) }
+            for (id, values, insert) in changes {
+                guard let values else {
+                    reference.setters[id] = nil
+                    reference.deleted[id] = transaction.sequence
+                    continue
+                }
+                if insert { reference.setters[id] = [:] }
+                for name in values.keys { reference.setters[id]?[name] = transaction.sequence }
+            }
+        }
+        return (reference, transactions)
+    }
+
+    @Test(arguments: 1...12 as ClosedRange<UInt64>)
+    func blameNamesTheLastTransactionThatSetEachValueOrSaysItPredatesTheRetainedHistory(seed: UInt64) throws {
+        try withTemporaryDirectory { url in
+            let retention = Int(seed % 4) * 7
+            let (reference, transactions) = try Self.randomHistory(seed: seed, at: url, retention: retention)
+            let store = try Store.open(at: url, configuration: StoreConfiguration(readOnly: true))
+            defer { store.close() }
+            let oldest = store.oldestRetainedSequence
+            for (id, setters) in reference.setters.sorted(by: { $0.key < $1.key }) {
+                let blame = try store.blame(id: id)
+                let record = try #require(store.record(id: id), "seed \(seed): record \(id)")
+                #expect(blame.entity == "Item" && blame.id == id, "seed \(seed)")
+                #expect(blame.members.map(\.name) == record.values.dictionary.keys.sorted(), "seed \(seed): record \(id)'s members")
+                #expect(Set(setters.keys) == Set(record.values.dictionary.keys), "seed \(seed): the reference tracks record \(id)'s members")
+                for member in blame.members {
+                    #expect(member.value == record.values.dictionary[member.name], "seed \(seed): record \(id).\(member.name)")
+                    let sequence = try #require(setters[member.name], "seed \(seed): record \(id).\(member.name)")
+                    let expected: RecordBlame.Origin
+                    if sequence >= oldest, let transaction = transactions[sequence] {
+                        expected = .set(by: RecordBlame.Setter(transaction))
+                    } else {
+                        expected = .beforeRetainedHistory(atOrBefore: oldest - 1)
+                    }
+                    #expect(member.origin == expected, "seed \(seed): record \(id).\(member.name) set at \(sequence), oldest retained \(oldest)")
+                }
+            }
+            for (id, sequence) in reference.deleted {
+                let expected: RecordBlameError = sequence >= oldest && transactions[sequence] != nil
+                    ? .deleted(entity: "Item", id: id, by: RecordBlame.Setter(transactions[sequence]!))
+                    : .noRecord(id: id)
+                #expect(throws: expected, "seed \(seed): record \(id) deleted at \(sequence), oldest retained \(oldest)") {
+                    try store.blame(id: id)
+                }
+            }
+        }
+    }
+
+    @Test func aRecordThatNeverExistedIsNoRecord() throws {
+        let store = Store.inMemory()
+        _ = try store.write { try $0.insert(entity: "Item", id: $0.allocateID(), values: ["a": .int(1)]) }
+        #expect(throws: RecordBlameError.noRecord(id: 99)) { try store.blame(id: 99) }
+    }
+
+    @Test func aValueAMigrationRenamedKeepsTheTransactionThatSetIt() throws {
+        let store = Store.inMemory()
+        var id: Int64 = 0
+        let insert = try #require(try store.write(author: "first") { t in
+            id = t.allocateID()
+            try t.insert(entity: "Item", id: id, values: ["old": .string("kept"), "other": .int(1)])
+        })
+        let update = try #require(try store.write(author: "second") { try $0.update(entity: "Item", id: id, values: ["other": .int(2)]) })
+        _ = try store.write(author: "migration") { try $0.migrate(RecordMigration(entity: "Item", renamedMembers: ["old": "new"])) }
+        let blame = try store.blame(id: id)
+        #expect(blame.members.map(\.name) == ["new", "other"])
+        #expect(blame.members.map(\.origin) == [.set(by: .init(insert)), .set(by: .init(update))])
+        #expect(blame.insertion == RecordBlame.Setter(insert))
+    }
+}
+
+extension RecordBlameTests.Reference {
+    mutating func apply(_ migration: RecordMigration) {
+        for (id, before) in setters {
+            var after = before
+            for name in migration.removedMembers { after[name] = nil }
+            for (old, new) in migration.renamedMembers {
+                after[new] = after[old]
+                after[old] = nil
+            }
+            setters[id] = after
+        }
+    }
+}
