@@ -30,7 +30,7 @@ struct GitObjectBatch: Sendable {
         return try parse(result.output, objects: objects)
     }
 
-    private static func parse(_ buffer: [UInt8], objects: [(object: String, size: Int)]) throws -> GitObjectBatch {
+    static func parse(_ buffer: [UInt8], objects: [(object: String, size: Int)]) throws -> GitObjectBatch {
         var ranges: [String: Range<Int>] = [:]
         var position = 0
         for (object, size) in objects {
