@@ -80,6 +80,25 @@ struct GitRevisionStoreTests {
         #expect(try scratch.git("status", "--porcelain").isEmpty)
     }
 
+    @Test func aBlobIsReadFromGitWhenFirstAskedFor() throws {
+        let scratch = try GitScratch()
+        defer { scratch.cleanUp() }
+        let live = try Store.open(at: scratch.store)
+        let picture = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        var hash = ""
+        try live.write(author: nil) { transaction in
+            hash = try transaction.putBlob(picture)
+            let id = transaction.allocateID()
+            try transaction.insert(entity: "Item", id: id, values: ["picture": BlobStore.reference(hash)])
+        }
+        live.close()
+        try scratch.commitAll("a picture")
+
+        let store = try Store.open(gitRevision: "HEAD", at: scratch.store)
+        #expect(try store.blob(hash) == picture)
+        #expect { try store.blob(String(repeating: "0", count: 64)) } throws: { ($0 as? StorageError)?.code == .blobNotFound }
+    }
+
     @Test func theCallersGitVariablesDoNotRedirectGit() throws {
         let scratch = try GitScratch()
         defer { scratch.cleanUp() }
