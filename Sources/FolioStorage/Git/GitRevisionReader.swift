@@ -41,8 +41,10 @@ enum GitRevisionReader {
         let result = try git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", "\(revision)^{commit}"],
                                  in: repository, outputLimit: 1 << 10, ceiling: ceiling)
         if result.status == 0, GitTreeListing.isHex(result.text.utf8) { return result.text }
-        if result.status != 0, result.errors.isEmpty || result.errors.contains("Needed a single revision") {
-            throw StorageError(.unknownRevision, "the repository at \(repository.path) has no commit named \"\(revision.prefix(200))\": name a branch, tag or commit it has (git log, git tag)")
+        // `--verify --quiet` exits with 1 for a name that is no commit; a fatal error exits with 128.
+        if result.status == 1 {
+            let detail = result.errors.isEmpty ? "" : " (git: \(result.errors))"
+            throw StorageError(.unknownRevision, "the repository at \(repository.path) has no commit named \"\(revision.prefix(200))\"\(detail): name a branch, tag or commit it has (git log, git tag)")
         }
         throw failure(result, repository: repository)
     }

@@ -45,7 +45,7 @@ struct GitRevisionErrorTests {
         try Data("keep".utf8).write(to: victim)
         let output = fixture.scratch.appendingPathComponent("output")
         let revisions = ["nope", ";rm -rf x", "$(touch \(output.path))", "`id`", "--output=\(output.path)", "-h", "", "HEAD\nmain",
-                         "HEAD:Trips.folio", "HEAD~99"]
+                         "HEAD:Trips.folio", "HEAD^{tree}", "HEAD~99"]
         for revision in revisions {
             let error = try Self.storageError(opening: ModelConfiguration(url: fixture.store, gitRevision: revision))
             #expect(error.code == .unknownRevision, "\(revision): \(error)")

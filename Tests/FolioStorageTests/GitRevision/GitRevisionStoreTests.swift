@@ -99,6 +99,22 @@ struct GitRevisionStoreTests {
         #expect { try store.blob(String(repeating: "0", count: 64)) } throws: { ($0 as? StorageError)?.code == .blobNotFound }
     }
 
+    @Test func aSubmoduleInTheManifestsPlaceIsNoRegularFile() throws {
+        let scratch = try GitScratch()
+        defer { scratch.cleanUp() }
+        _ = try makeStore(at: scratch.store, transactions: 3)
+        try scratch.commitAll("store")
+        let commit = try scratch.git("rev-parse", "HEAD").trimmingCharacters(in: .whitespacesAndNewlines)
+        try scratch.git("rm", "-q", "--cached", "data/Items.folio/manifest.json")
+        try scratch.git("update-index", "--add", "--cacheinfo", "160000,\(commit),data/Items.folio/manifest.json")
+        try scratch.git("commit", "-q", "-m", "a submodule")
+
+        #expect { try Store.open(gitRevision: "HEAD", at: scratch.store) } throws: { error in
+            let error = error as? StorageError
+            return error?.code == .notRegularFile && error?.file == "HEAD:data/Items.folio/manifest.json"
+        }
+    }
+
     @Test func theCallersGitVariablesDoNotRedirectGit() throws {
         let scratch = try GitScratch()
         defer { scratch.cleanUp() }
