@@ -57,6 +57,9 @@ public struct ModelConfiguration: Hashable, Sendable {
 
     /// Tests only: the file system the store goes through (fault injection); nil for the real one.
     package var fileSystem: (any FileSystem)? = nil
+    /// The git revision the store is read as of (see `ModelConfiguration+GitRevision.swift`); nil for
+    /// the store's files as they are.
+    package var gitSource: GitRevisionSource? = nil
 
     /// A configuration with the default name and location.
     public init(isStoredInMemoryOnly: Bool = false) {
@@ -121,11 +124,12 @@ public struct ModelConfiguration: Hashable, Sendable {
 
     public static func == (lhs: ModelConfiguration, rhs: ModelConfiguration) -> Bool {
         lhs.name == rhs.name && lhs.url == rhs.url && lhs.isStoredInMemoryOnly == rhs.isStoredInMemoryOnly
-            && lhs.allowsSave == rhs.allowsSave
+            && lhs.allowsSave == rhs.allowsSave && lhs.gitSource == rhs.gitSource
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(name)
         hasher.combine(url)
+        hasher.combine(gitSource)
     }
 }

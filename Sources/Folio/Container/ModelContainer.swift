@@ -129,6 +129,8 @@ public final class ModelContainer: Sendable {
         do {
             if configuration.isStoredInMemoryOnly {
                 self.store = Store.inMemory(configuration: storeConfiguration)
+            } else if let source = configuration.gitSource {
+                self.store = try Self.openStore(at: source, url: configuration.url, configuration: storeConfiguration)
             } else {
                 try FileManager.default.createDirectory(at: configuration.url, withIntermediateDirectories: true)
                 self.store = try Store.open(at: configuration.url, configuration: storeConfiguration)
@@ -149,7 +151,7 @@ public final class ModelContainer: Sendable {
         // Records written with this very schema need no check before they are used: read them when a
         // fetch or save first needs them. Any other store is read and checked now.
         if !store.hasLoadedRecords && store.schema == description { return }
-        try migrateStoreIfNeeded(to: description)
+        try migrateStoreUnlessReadFromGit(to: description)
         try loadRecords()
         if configuration.allowsSave {
             try recordSchema(description, storeName: "The store at \(configuration.url.path)")

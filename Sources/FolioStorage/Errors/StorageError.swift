@@ -126,6 +126,17 @@ extension StorageError {
         /// for a compaction) was made from inside a ``Store/write(author:_:)`` body on the same thread,
         /// where it would wait for itself forever. Make it after the write returns.
         public static let reentrantCall = Code(rawValue: "reentrantCall")
+        // Git revisions (a store read as of a commit, see `docs/git.md`)
+        /// No `git` executable was found (on `PATH`, or where the caller said it is).
+        public static let gitNotFound = Code(rawValue: "gitNotFound")
+        /// The directory is not in a git repository (or is not one).
+        public static let notAGitRepository = Code(rawValue: "notAGitRepository")
+        /// The repository has no commit by that name (a branch, tag, commit or revision expression).
+        public static let unknownRevision = Code(rawValue: "unknownRevision")
+        /// The commit holds no store at that path: no such folder, or one without a store's files.
+        public static let noStoreAtRevision = Code(rawValue: "noStoreAtRevision")
+        /// `git` failed for another reason (its message is quoted), or answered something unexpected.
+        public static let gitFailed = Code(rawValue: "gitFailed")
     }
 }
 
