@@ -79,11 +79,12 @@ extension ModelContainer {
         do {
             try migrateStoreIfNeeded(to: description)
         } catch let error as FolioError where error.code == .migrationRequired || error.code == .schemaMismatch {
-            let recorded = store.schema.flatMap { try? RecordedSchema(parsing: $0) }.map { $0.version ?? "without a version" } ?? "that cannot be read"
+            let recorded = store.schema.flatMap { try? RecordedSchema(parsing: $0) }.map { $0.version ?? "none" } ?? "unreadable"
+            let versions = recorded == "\(schema.version)" ? "" : " (the store's schema version then: \(recorded); the models': \(schema.version))"
             throw FolioError(.schemaMismatch, """
-                The store at \(configuration.url.path) as of history token \(token) holds models of schema \
-                \(recorded), which these models (schema \(schema.version)) do not match; a container as of a \
-                history token does not migrate. Open it with the models the store had then.
+                The models do not match the schema of the store at \(configuration.url.path) as of history token \
+                \(token)\(versions), and a container as of a history token does not migrate: open it with the \
+                models the store had then.
                 """, underlying: error)
         }
         try loadRecords()
