@@ -7,7 +7,7 @@ extension ModelConfiguration {
     /// A container made with it answers every fetch, count, sectioned fetch, aggregate, relationship and
     /// `fetchHistory` as a container of the store that had seen only the transactions up to `token`
     /// would; `fetchHistory` returns the retained transactions up to and including `token`'s. It reads
-    /// the store's files once, when the container is made, and never writes, locks or migrates them: the
+    /// the store's files once, when the container is made, and never writes or migrates them: the
     /// store may go on being written meanwhile, and the container does not see it. Its ``allowsSave``
     /// is `false`: a save of one of its contexts throws ``FolioError/Code/saveNotAllowed``.
     ///
@@ -25,6 +25,8 @@ extension ModelConfiguration {
     /// for a token after the store's last transaction; and for a token whose transaction is no longer
     /// the one at its sequence (a git merge renumbered the history since it was taken). It throws
     /// ``FolioError/Code/schemaMismatch`` when the models do not match the schema the store had then.
+    /// The token's ``DefaultHistoryToken/storeIdentifier`` is not compared with `url`: it is the path
+    /// the store had when the token was taken, which moving or cloning the store changes.
     ///
     /// - Parameters:
     ///   - name: The configuration's name; the directory's name without its extension if nil.

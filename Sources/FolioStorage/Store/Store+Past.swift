@@ -11,7 +11,8 @@ package struct HistoryReach: Sendable, Hashable {
 
 extension Store {
     /// A read-only store in memory holding the store in `directory` as it was after transaction
-    /// `sequence`, built from its files without taking its lock or writing anything.
+    /// `sequence`, built from its files without writing anything. Like a read-only open, it holds the
+    /// store's lock file shared while it reads, so that no compaction replaces the files meanwhile.
     ///
     /// The copy's ``lastSequence`` is `sequence`; its ``history(after:)`` returns the retained
     /// transactions up to and including `sequence`, as far back as the files hold them
@@ -35,7 +36,7 @@ extension Store {
         asOf sequence: UInt64, transactionID: String? = nil, at directory: URL, configuration: StoreConfiguration = StoreConfiguration()
     ) throws -> Store {
         let paths = StorePaths(directory: directory.path)
-        let source = try StoreLoader.past(asOf: sequence, paths, configuration: configuration)
+        let source = try readingShared(paths, configuration) { try StoreLoader.past(asOf: sequence, paths, configuration: configuration) }
         if let transactionID, let found = source.history.last(where: { $0.sequence == sequence }), found.transactionID != transactionID {
             throw StorageError(
                 .historyExpired,
@@ -53,8 +54,22 @@ extension Store {
     ///
     /// - Throws: what opening throws for damaged files.
     package static func historyReach(at directory: URL, configuration: StoreConfiguration = StoreConfiguration()) throws -> HistoryReach {
-        let reach = try StoreLoader.reach(StorePaths(directory: directory.path), configuration: configuration)
+        let paths = StorePaths(directory: directory.path)
+        let reach = try readingShared(paths, configuration) { try StoreLoader.reach(paths, configuration: configuration) }
         return HistoryReach(oldestSequence: reach.oldest, lastSequence: reach.last)
+    }
+
+    /// Runs `body` holding the store's lock file shared, when there is one, as a read-only open does: a
+    /// compaction in another process, which replaces files, waits until the files are read. Opens or
+    /// creates nothing else.
+    private static func readingShared<T>(_ paths: StorePaths, _ configuration: StoreConfiguration, _ body: () throws -> T) throws -> T {
+        let fs = configuration.fileSystem
+        try StoreFileSafety.check(paths, fileSystem: fs)
+        guard try fs.status(atPath: paths.lock) != nil, let lockFile = try? fs.open(paths.lock, .read) else { return try body() }
+        defer { fs.close(lockFile) }
+        _ = try fs.lock(lockFile, exclusive: false, wait: true)
+        defer { fs.unlock(lockFile) }
+        return try body()
     }
 
     /// The configuration of a store of the past: read-only, in memory, never compacting, with its
