@@ -39,12 +39,16 @@ struct ContainerAsOfTokenTests {
         return files
     }
 
-    @Test("a container as of each token answers fetches, counts, relationships, sections, aggregates and history as the store did then (seeded)")
-    func everyTokenAnswersAsTheStoreDidThen() throws {
+    /// With `retainedTransactions` 0 the default retention keeps the whole history; with a few, the
+    /// tokens the compaction left out of reach are refused, naming the oldest one in reach.
+    @Test("a container as of each token answers fetches, counts, relationships, sections, aggregates and history as the store did then (seeded)",
+          arguments: [0, 6])
+    func everyTokenAnswersAsTheStoreDidThen(retainedTransactions: Int) throws {
         let seed = ProcessInfo.processInfo.environment["FOLIO_DIFFERENTIAL_SEED"].flatMap(UInt64.init) ?? 20_261_207
         let store = TemporaryStore()
         defer { store.cleanUp() }
-        let live = try Self.container(store)
+        let retention = retainedTransactions > 0 ? ModelConfiguration.HistoryRetention(maximumCount: retainedTransactions) : nil
+        let live = try Self.container(store, retention: retention)
         let context = ModelContext(live)
         var saves = RandomLibrarySaves(seed: seed)
         // The container's first transaction records its schema: the empty store with the models' schema.
@@ -58,21 +62,48 @@ struct ContainerAsOfTokenTests {
         }
         let liveHistory = try Self.history(context)
         let before = try Self.files(store.url)
+        var expired: [DefaultHistoryToken] = []
+        var reachedOne = false
         for point in points {
-            let message = Comment(rawValue: "seed \(seed), token \(point.token) after \(point.what)")
-            let past = try Self.past(store, point.token)
+            let message = Comment(rawValue: "seed \(seed), retention \(retainedTransactions), token \(point.token) after \(point.what)")
+            let past: ModelContainer
+            do {
+                past = try Self.past(store, point.token)
+            } catch let error as FolioError where error.code == .historyExpired && retainedTransactions > 0 {
+                #expect(!reachedOne, "\(message): a token after one in reach is refused")
+                expired.append(point.token)
+                continue
+            }
+            if !reachedOne, let last = expired.last {
+                // The refused tokens are the oldest ones; the oldest token in reach they name is after
+                // them, up to this one (a save may take two sequences), and opens.
+                let error = try #require(throws: FolioError.self) { try Self.past(store, last) }
+                let named = try #require(Self.oldestNamed(in: error.message), message)
+                #expect(last.sequence < named && named <= point.token.sequence, message)
+                let oldest = DefaultHistoryToken(storeIdentifier: point.token.storeIdentifier, sequence: named)
+                #expect(throws: Never.self, message) { _ = try Self.past(store, oldest) }
+            }
+            reachedOne = true
             #expect(!past.configuration.allowsSave, message)
             try Self.expectAnswers(of: past, equal: point.plain, message)
             let history = try Self.history(ModelContext(past))
             let expected = liveHistory.filter { $0.token.sequence <= point.token.sequence }
             #expect(history.map(\.token) == expected.map(\.token), message)
             #expect(history.map(\.changes.count) == expected.map(\.changes.count), message)
-            #expect(history.last?.token == point.token, message)
+            // The point just before the retained history is in reach, without its own transaction.
+            #expect(history.last?.token == (expected.isEmpty ? nil : point.token), message)
         }
+        if retainedTransactions > 0 { #expect(!expired.isEmpty, "seed \(seed): the compaction put early tokens out of reach") }
         #expect(try Self.files(store.url) == before, "seed \(seed): opening as of a token changed the store's files")
         // The live container goes on as before.
         _ = try saves.save(context, step: count)
         #expect(try PlainLibrary.read(ModelContext(live)) == saves.plain, "seed \(seed): the live store after a save")
+    }
+
+    /// The sequence of the oldest token in reach an expired token's error names.
+    static func oldestNamed(in message: String) -> UInt64? {
+        guard let range = message.range(of: "the oldest token it reaches is #") else { return nil }
+        return UInt64(message[range.upperBound...].prefix(while: \.isNumber))
     }
 
     /// Fetches with predicates and sorts, counts, relationships, sections and aggregates of `container`

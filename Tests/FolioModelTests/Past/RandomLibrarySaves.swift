@@ -3,11 +3,14 @@ import Folio
 
 /// Random saves of shelves and books through a context, mirrored in a ``PlainLibrary``: inserts,
 /// changes of attributes and of a book's shelf, deletes of books and of shelves (whose books the
-/// nullify rule takes off them).
+/// nullify rule takes off them). Only saved models are deleted: deleting a model inserted since the
+/// last save that a saved model's relationship refers to makes the save fail (a problem of its own).
 struct RandomLibrarySaves {
     var rng: SplitMix64
     var plain = PlainLibrary()
     private var nextKey = 1
+    /// The library as the last save left it: only its models are deleted, not those inserted since.
+    private var saved = PlainLibrary()
     static let genres = ["poetry", "history", "maths"]
 
     init(seed: UInt64) { rng = SplitMix64(state: seed) }
@@ -16,6 +19,7 @@ struct RandomLibrarySaves {
     /// failure messages.
     mutating func save(_ context: ModelContext, step: Int) throws -> [String] {
         var done: [String] = []
+        saved = plain
         for _ in 0..<Int.random(in: 1...4, using: &rng) {
             done.append(try change(context, step: step))
         }
@@ -67,10 +71,12 @@ struct RandomLibrarySaves {
             plain.books[bookKey]?.shelf = onShelf ? shelfKey : nil
             return "move book \(bookKey) to \(onShelf ? String(shelfKey) : "none")"
         case 5:
+            guard saved.books[bookKey] != nil else { return "keep book \(bookKey), not saved yet" }
             context.delete(try Self.book(bookKey, in: context))
             plain.books[bookKey] = nil
             return "delete book \(bookKey)"
         case 6:
+            guard saved.shelves[shelfKey] != nil else { return "keep shelf \(shelfKey), not saved yet" }
             context.delete(try Self.shelf(shelfKey, in: context))
             plain.shelves[shelfKey] = nil
             for (key, book) in plain.books where book.shelf == shelfKey { plain.books[key]?.shelf = nil }
