@@ -21,6 +21,9 @@ public struct ModelConfiguration: Hashable, Sendable {
     /// The CloudKit database named for the store. Folio does not sync with CloudKit; see
     /// ``CloudKitDatabase``.
     public let cloudKitDatabase: CloudKitDatabase
+    /// The point of the store's history the container opens, read-only; nil (the default) for the
+    /// store as it is now. See ``init(_:schema:url:asOf:cloudKitDatabase:)``.
+    public let historyToken: DefaultHistoryToken?
     /// How durable each save is. The default is `.always`: `save()` returns after the
     /// transaction is on disk.
     public var durability: Durability = .always
@@ -90,6 +93,7 @@ public struct ModelConfiguration: Hashable, Sendable {
         self.allowsSave = allowsSave
         self.groupContainer = groupContainer
         self.cloudKitDatabase = cloudKitDatabase
+        self.historyToken = nil
         var directory = ModelConfiguration.defaultDirectory
         if let group = groupContainer.identifier { directory.appendPathComponent(group, isDirectory: true) }
         self.url = directory.appendingPathComponent("\(name).folio", isDirectory: true)
@@ -111,6 +115,7 @@ public struct ModelConfiguration: Hashable, Sendable {
         self.allowsSave = allowsSave
         self.groupContainer = .automatic
         self.cloudKitDatabase = cloudKitDatabase
+        self.historyToken = nil
         self.url = url
     }
 
@@ -124,7 +129,7 @@ public struct ModelConfiguration: Hashable, Sendable {
 
     public static func == (lhs: ModelConfiguration, rhs: ModelConfiguration) -> Bool {
         lhs.name == rhs.name && lhs.url == rhs.url && lhs.isStoredInMemoryOnly == rhs.isStoredInMemoryOnly
-            && lhs.allowsSave == rhs.allowsSave && lhs.gitSource == rhs.gitSource
+            && lhs.allowsSave == rhs.allowsSave && lhs.gitSource == rhs.gitSource && lhs.historyToken == rhs.historyToken
     }
 
     public func hash(into hasher: inout Hasher) {

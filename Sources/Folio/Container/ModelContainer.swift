@@ -131,12 +131,16 @@ public final class ModelContainer: Sendable {
                 self.store = Store.inMemory(configuration: storeConfiguration)
             } else if let source = configuration.gitSource {
                 self.store = try Self.openStore(at: source, url: configuration.url, configuration: storeConfiguration)
+            } else if let token = configuration.historyToken {
+                self.store = try Self.openPast(configuration, asOf: token, storeConfiguration: storeConfiguration)
             } else {
                 try FileManager.default.createDirectory(at: configuration.url, withIntermediateDirectories: true)
                 self.store = try Store.open(at: configuration.url, configuration: storeConfiguration)
             }
         } catch let error as StorageError where error.code == .unknownEntity {
             throw FolioError(.schemaMismatch, "The store at \(configuration.url.path) holds records of an entity the schema does not know", underlying: error)
+        } catch let error as FolioError {
+            throw error
         } catch {
             throw FolioError(.storage, "The store at \(configuration.url.path) could not be opened", underlying: error)
         }
@@ -151,6 +155,7 @@ public final class ModelContainer: Sendable {
         // Records written with this very schema need no check before they are used: read them when a
         // fetch or save first needs them. Any other store is read and checked now.
         if !store.hasLoadedRecords && store.schema == description { return }
+        if let token = configuration.historyToken { try preparePast(description: description, token: token); return }
         try migrateStoreUnlessReadFromGit(to: description)
         try loadRecords()
         if configuration.allowsSave {

@@ -15,17 +15,62 @@ extension StoreLoader {
     /// - Throws: ``StorageError/Code/historyExpired`` naming the oldest reachable sequence when
     ///   `sequence` is older; ``StorageError/Code/missingSequence`` when the store has not reached it.
     static func state(asOf sequence: UInt64, _ paths: StorePaths, configuration: StoreConfiguration) throws -> StoreState {
+        try past(asOf: sequence, paths, configuration: configuration).state
+    }
+
+    /// ``state(asOf:_:configuration:)``, with the retained history up to and including `sequence`
+    /// (``LoadedStore/history``, the history file's and the journal's): what a store that saw only the
+    /// transactions up to `sequence` would return from ``Store/history(after:)``, as far back as the
+    /// files still hold it.
+    static func past(asOf sequence: UInt64, _ paths: StorePaths, configuration: StoreConfiguration) throws -> LoadedStore {
+        guard var files = try readForPast(paths, configuration: configuration, through: sequence) else {
+            // No store yet: empty as of sequence 0, and nothing after.
+            guard sequence == 0 else { throw StorageError(.missingSequence, "the store has no transaction \(sequence) yet: it has none", file: paths.manifest) }
+            return LoadedStore()
+        }
+        guard sequence <= files.last else {
+            throw StorageError(.missingSequence, "the store has no transaction \(sequence) yet: its last is \(files.last)", file: paths.journal)
+        }
+        let compactionPoint = files.loaded.manifest.sequence
+        guard sequence < compactionPoint else {
+            files.loaded.history.removeAll { $0.sequence > sequence }
+            return files.loaded
+        }
+        let rollback = HistoryRollback(history: files.loaded.history, compactionPoint: compactionPoint)
+        let oldest = files.loaded.manifest.needsReconciliation ? compactionPoint : rollback.oldestReachable
+        guard sequence >= oldest else {
+            throw StorageError(
+                .historyExpired,
+                "the store can go back to sequence \(oldest) but not to \(sequence): the transactions that would rebuild it are no longer retained (a compaction keeps what historyRetention allows)",
+                file: paths.history)
+        }
+        rollback.rollBack(&files.loaded.state, to: sequence)
+        files.loaded.history.removeAll { $0.sequence > sequence }
+        return files.loaded
+    }
+
+    /// The oldest and the newest sequence ``past(asOf:_:configuration:)`` can rebuild the store in
+    /// `paths` at: `(0, 0)` for a directory that holds no store yet.
+    static func reach(_ paths: StorePaths, configuration: StoreConfiguration) throws -> (oldest: UInt64, last: UInt64) {
+        guard let files = try readForPast(paths, configuration: configuration, through: .max) else { return (0, 0) }
+        let manifest = files.loaded.manifest
+        if manifest.needsReconciliation || manifest.sequence == 0 { return (manifest.sequence, files.last) }
+        return (HistoryRollback(history: files.loaded.history, compactionPoint: manifest.sequence).oldestReachable, files.last)
+    }
+
+    /// The snapshots with the journal's transactions up to `sequence` (at least up to the compaction
+    /// point) applied, every retained transaction, and the store's last sequence; nil when `paths` holds
+    /// no manifest. Reads as a read-only open does, and writes nothing.
+    private static func readForPast(
+        _ paths: StorePaths, configuration: StoreConfiguration, through sequence: UInt64
+    ) throws -> (loaded: LoadedStore, last: UInt64)? {
         var configuration = configuration
         configuration.readOnly = true
         let fs = configuration.fileSystem
         try StoreFileSafety.check(paths, fileSystem: fs)
         let context = LoadContext(paths: paths, configuration: configuration, checkingBlobReferences: false, unsafePaths: [])
         let report: (StorageError) throws -> Void = { throw $0 }
-        guard let manifest = try ManifestPhase.read(context, report: report) else {
-            // No store yet: empty as of sequence 0, and nothing after.
-            guard sequence == 0 else { throw StorageError(.missingSequence, "the store has no transaction \(sequence) yet: it has none", file: paths.manifest) }
-            return StoreState()
-        }
+        guard let manifest = try ManifestPhase.read(context, report: report) else { return nil }
         var loaded = LoadedStore()
         loaded.manifest = manifest
         loaded.state = ManifestPhase.initialState(manifest)
@@ -36,23 +81,10 @@ extension StoreLoader {
         loaded.take(journal)
         try reportDisagreements(loaded.state, snapshots: snapshots, journal: journal, context: context, report: report)
         let last = max(journal.lastSequence, manifest.sequence)
-        guard sequence <= last else {
-            throw StorageError(.missingSequence, "the store has no transaction \(sequence) yet: its last is \(last)", file: paths.journal)
-        }
         let fileHistory = try HistoryPhase.read(paths, configuration: configuration, report: report)
         loaded.history = HistoryPhase.combining(history: fileHistory, journal: journal.transactions)
         try loaded.mendMerge(paths, configuration: configuration, historyFileRead: true, report: report)
-        guard sequence < manifest.sequence else { return loaded.state }
-        let rollback = HistoryRollback(history: loaded.history, compactionPoint: manifest.sequence)
-        let oldest = manifest.needsReconciliation ? manifest.sequence : rollback.oldestReachable
-        guard sequence >= oldest else {
-            throw StorageError(
-                .historyExpired,
-                "the store can go back to sequence \(oldest) but not to \(sequence): the transactions that would rebuild it are no longer retained (a compaction keeps what historyRetention allows)",
-                file: paths.history)
-        }
-        rollback.rollBack(&loaded.state, to: sequence)
-        return loaded.state
+        return (loaded, last)
     }
 }
 
