@@ -23,7 +23,8 @@ extension ModelConfiguration {
     /// compaction keeps every transaction it folds). Making the container throws
     /// ``FolioError/Code/historyExpired`` for a token older than that, naming the oldest token it reaches;
     /// for a token after the store's last transaction; and for a token whose transaction is no longer
-    /// the one at its sequence (a git merge renumbered the history since it was taken). It throws
+    /// the one at its sequence (a git merge renumbered the history since it was taken), which is
+    /// checked when the retained history still holds the transaction at that sequence. It throws
     /// ``FolioError/Code/schemaMismatch`` when the models do not match the schema the store had then.
     /// The token's ``DefaultHistoryToken/storeIdentifier`` is not compared with `url`: it is the path
     /// the store had when the token was taken, which moving or cloning the store changes.
