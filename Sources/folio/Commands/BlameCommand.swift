@@ -11,10 +11,13 @@ enum BlameCommand: FolioSubcommand {
             (sequence, author, time) and, when the store is in a git work tree, the commit that brought that
             transaction (the oldest commit that added its journal line; after a merge, the side's own commit).
             A value set before the oldest retained transaction is shown as set at or before that point: compaction
-            dropped the older history (in a git work tree it keeps all of it).
+            dropped the older history (in a git work tree it keeps all of it). With --at REVISION the store is read
+            from git's objects, a bare repository's too (give the store's path inside it), and the commits are
+            searched from that revision back.
             """,
         arguments: [.init(name: "STORE", help: "The store directory."), .init(name: "ID", help: "The record's identifier.")],
         options: [
+            .option("--at", value: "POINT", help: "Blame the record as it was at POINT: " + StorePoint.help + "."),
             .option("--entity", value: "ENTITY", help: "Require the record to be of this entity (or a subentity)."),
             .flag("--json", help: "Print one JSON object."),
         ],
@@ -26,12 +29,17 @@ enum BlameCommand: FolioSubcommand {
             throw UsageError("The value '\(arguments.positionals[1])' is invalid for 'ID'.",
                              help: "Give a record identifier, a whole number (see 'folio cat').", command: spec.name)
         }
-        let directory = try StoreAccess.directory(path)
-        let store = try StoreAccess.openReadOnly(path)
+        let point = arguments.value("--at").map(StorePoint.init)
+        let store = try StoreAccess.openReadOnly(path, at: point)
         defer { store.close() }
         let blame = try blameRecord(id, in: store, path: path)
         if let entity = arguments.value("--entity") { try check(blame, isA: entity, store: store, path: path) }
-        let commits = try findCommits(for: blame, storeDirectory: directory)
+        let repository = if let revision = store.gitRevision {
+            TransactionCommits.find(revision: revision)
+        } else {
+            TransactionCommits.find(storeDirectory: try StoreAccess.directory(path))
+        }
+        let commits = try findCommits(for: blame, in: repository)
         if arguments.flag("--json") {
             console.print(ValueFormatting.json(json(blame, commits: commits)))
         } else {
@@ -74,8 +82,8 @@ enum BlameCommand: FolioSubcommand {
     }
 
     /// The commits that brought the setting transactions; nil outside a git work tree.
-    static func findCommits(for blame: RecordBlame, storeDirectory: URL) throws -> [String: TransactionCommits.Commit]? {
-        guard let repository = TransactionCommits.find(storeDirectory: storeDirectory) else { return nil }
+    static func findCommits(for blame: RecordBlame, in repository: TransactionCommits?) throws -> [String: TransactionCommits.Commit]? {
+        guard let repository else { return nil }
         var identifiers = Set(blame.members.compactMap(\.origin.setter?.transactionID))
         if let insertion = blame.insertion { identifiers.insert(insertion.transactionID) }
         do {

@@ -31,6 +31,7 @@ enum CatCommand: FolioSubcommand {
             .flag("--json", help: "JSON lines even on a terminal."),
             .flag("--table", help: "An aligned table even when not on a terminal."),
             .flag("--count", help: "Print only the number of matching records."),
+            .option("--at", value: "POINT", help: "Read the store as it was at POINT: " + StorePoint.help + "."),
         ],
         examples: [
             "folio cat Store Trip --where 'destination == Rome and price < 1200' --sort -price --limit 5",
@@ -52,7 +53,7 @@ enum CatCommand: FolioSubcommand {
         let limit = try arguments.integer("--limit", command: spec.name)
         let offset = try arguments.integer("--offset", command: spec.name) ?? 0
         let wanted = (arguments.value("--fields")?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) ?? []
-        let store = try StoreAccess.openReadOnly(path)
+        let store = try StoreAccess.openReadOnly(path, at: arguments.value("--at").map(StorePoint.init))
         defer { store.close() }
         let schema = SchemaInfo(store.schema)
         let query = RecordQuery(entity: entity, filters: filters, sortKeys: sortKeys, wantedFields: wanted,

@@ -11,19 +11,26 @@ enum DiffCommand: FolioSubcommand {
             record both hold, with only the attributes that differ (old → new, '(none)' for an attribute one
             side lacks); '-' a record only A holds, with its first text value (every value with --all). Values
             are shown as the canonical JSON the store keeps. A summary line follows, with the schema versions.
+            With --from and --to, a side is read as it was at a point of its past: a transaction of its retained
+            history, or a git revision of the repository it is in (read from git's objects; the work tree is
+            not touched). With one STORE, both sides are that store: 'folio diff Store --from HEAD~1' shows
+            what changed since the previous commit.
             Exits with 0 when the stores hold the same records and schema, 1 when they differ, 2 when a store
             cannot be read (like diff).
             """,
         arguments: [
             .init(name: "A", help: "The store to compare from (the old side)."),
-            .init(name: "B", help: "The store to compare to (the new side)."),
+            .init(name: "B", help: "The store to compare to (the new side); A again when omitted (then give --from).", isOptional: true),
         ],
         options: [
+            .option("--from", value: "POINT", help: "Read A as it was at POINT: " + StorePoint.help + "."),
+            .option("--to", value: "POINT", help: "Read B as it was at POINT (the default: as it is now)."),
             .option("--entity", value: "ENTITY", help: "Only records of this entity and its subentities."),
             .flag("--all", help: "Show every value of a deleted record, not only its first text value."),
             .flag("--json", help: "Print one JSON object with every change and the summary."),
         ],
-        examples: ["folio diff Store.backup Store", "folio diff old new --entity Trip", "folio diff old new --json | jq '.changes[]'"])
+        examples: ["folio diff Store.backup Store", "folio diff old new --entity Trip", "folio diff old new --json | jq '.changes[]'",
+                   "folio diff Store --from HEAD~3 --to HEAD", "folio diff Store --from 120"])
 
     /// The exit code for a store that cannot be read: 1 means "they differ", as for diff(1).
     static let troubleExitCode: Int32 = 2
@@ -62,14 +69,22 @@ enum DiffCommand: FolioSubcommand {
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let old: Store
         let new: Store
+        let from = arguments.value("--from").map(StorePoint.init)
+        let to = arguments.value("--to").map(StorePoint.init)
+        let oldPath = arguments.positionals[0]
+        let newPath = arguments.positional(1) ?? oldPath
+        guard arguments.positional(1) != nil || from != nil || to != nil else {
+            throw UsageError("Give two stores to compare, or one store with --from or --to.",
+                             help: "folio diff Store.backup Store, or folio diff Store --from HEAD~1.", command: spec.name)
+        }
         do {
-            old = try StoreAccess.openReadOnly(arguments.positionals[0])
+            old = try StoreAccess.openReadOnly(oldPath, at: from)
         } catch {
             return report(error, console: console)
         }
         defer { old.close() }
         do {
-            new = try StoreAccess.openReadOnly(arguments.positionals[1])
+            new = try StoreAccess.openReadOnly(newPath, at: to)
         } catch {
             return report(error, console: console)
         }

@@ -18,6 +18,7 @@ enum ExportCommand: FolioSubcommand {
             .option("--entity", "-e", value: "ENTITY", help: "Only this entity (with its subentities unless --exact).", repeatable: true),
             .flag("--exact", help: "With --entity: not its subentities."),
             .option("--output", "-o", value: "FILE", help: "Write to FILE instead of standard output."),
+            .option("--at", value: "POINT", help: "Read the store as it was at POINT: " + StorePoint.help + "."),
         ],
         examples: ["folio export Store > store.jsonl", "folio export Store --format csv --entity Trip -o trips.csv",
                    "folio export Store --format json | jq '.records | length'"])
@@ -31,7 +32,7 @@ enum ExportCommand: FolioSubcommand {
             throw UsageError("The value '\(formatText)' is invalid for '--format <FORMAT>'.",
                              help: "Use one of: jsonl, json, csv.", command: spec.name)
         }
-        let store = try StoreAccess.openReadOnly(path)
+        let store = try StoreAccess.openReadOnly(path, at: arguments.value("--at").map(StorePoint.init))
         defer { store.close() }
         let schema = SchemaInfo(store.schema)
         var entities = store.entityNames

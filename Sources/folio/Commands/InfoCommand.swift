@@ -8,12 +8,15 @@ enum InfoCommand: FolioSubcommand {
         name: "info", abstract: "Show a store's format, entities, record counts, sizes and last transaction.",
         discussion: "Reads the store without changing it. The store may be in use by an app.",
         arguments: [.init(name: "STORE", help: "The store directory.")],
-        options: [.flag("--json", help: "Print one JSON object instead of text.")],
+        options: [.flag("--json", help: "Print one JSON object instead of text."), .option("--at", value: "POINT", help: "Read the store as it was at POINT: " + StorePoint.help + ".")],
         examples: ["folio info ~/Library/Application\\ Support/default.folio", "folio info Store --json | jq .entities"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let path = arguments.positionals[0]
-        let store = try StoreAccess.openReadOnly(path)
+        let point = arguments.value("--at").map(StorePoint.init)
+        let store = try StoreAccess.openReadOnly(path, at: point)
+        // Rebuilt in memory from the retained history: the store's files are today's, so none is shown.
+        let inMemory = store.directory == nil
         defer { store.close() }
         let statistics = try store.statistics()
         let schema = SchemaInfo(store.schema)
@@ -41,6 +44,8 @@ enum InfoCommand: FolioSubcommand {
                 "entities": .object(entityValues), "files": .object(statistics.fileSizes.mapValues { .int($0) }),
                 "warnings": .array(store.warnings.map { .string($0) }),
             ]
+            if let point { object["asOf"] = .string(asOfText(point, store)) }
+            if inMemory { object["files"] = nil; object["journalBytes"] = nil; object["totalBytes"] = nil; object["compactionDue"] = nil }
             if let version = schema?.version { object["schemaVersion"] = .string(version) }
             if let recorded { object["schemaChecksum"] = .string(recorded.checksum) }
             if let last = statistics.lastTransaction { object["lastTransaction"] = LogCommand.summaryJSON(last) }
@@ -51,6 +56,7 @@ enum InfoCommand: FolioSubcommand {
         let bold: (String) -> String = { console.styled($0, .bold) }
         func row(_ label: String, _ value: String) { console.print("\(bold(label.padding(toLength: 12, withPad: " ", startingAt: 0)))\(value)") }
         row("Store", directory.path)
+        if let point { row("As of", asOfText(point, store)) }
         row("Format", "folio-store version \(manifestVersion ?? statistics.formatVersion)")
         if let schema {
             row("Schema", "version \(schema.version ?? "?"), \(schema.entities.count) entit\(schema.entities.count == 1 ? "y" : "ies")")
@@ -70,12 +76,16 @@ enum InfoCommand: FolioSubcommand {
         }
         row("Sequence", last)
         row("Next id", "\(store.nextID)")
-        row("Journal", "\(statistics.journalTransactions) transaction\(statistics.journalTransactions == 1 ? "" : "s"), \(byteCount(statistics.journalBytes))")
-        row("History", "\(statistics.retainedTransactions) transaction\(statistics.retainedTransactions == 1 ? "" : "s") retained")
-        row("Compaction", statistics.isCompactionDue
-            ? "due (the journal is past 8 MiB and as large as the snapshots plus the history; an app compacts on its next save): run 'folio compact \(path)'"
-            : "not due (an app compacts once the journal is past 8 MiB and as large as the snapshots plus the history)")
-        row("Size", "\(byteCount(totalBytes)) in \(statistics.fileSizes.count) file\(statistics.fileSizes.count == 1 ? "" : "s")\(statistics.fileSizes["blobs"].map { " (blobs \(byteCount($0)))" } ?? "")")
+        if inMemory {
+            row("History", "\(statistics.retainedTransactions) transaction\(statistics.retainedTransactions == 1 ? "" : "s") up to this point")
+        } else {
+            row("Journal", "\(statistics.journalTransactions) transaction\(statistics.journalTransactions == 1 ? "" : "s"), \(byteCount(statistics.journalBytes))")
+            row("History", "\(statistics.retainedTransactions) transaction\(statistics.retainedTransactions == 1 ? "" : "s") retained")
+            row("Compaction", statistics.isCompactionDue
+                ? "due (the journal is past 8 MiB and as large as the snapshots plus the history; an app compacts on its next save): run 'folio compact \(path)'"
+                : "not due (an app compacts once the journal is past 8 MiB and as large as the snapshots plus the history)")
+            row("Size", "\(byteCount(totalBytes)) in \(statistics.fileSizes.count) file\(statistics.fileSizes.count == 1 ? "" : "s")\(statistics.fileSizes["blobs"].map { " (blobs \(byteCount($0)))" } ?? "")")
+        }
         console.print()
         var table = TextTable(headers: ["ENTITY", "RECORDS", "SNAPSHOT", "SUPERENTITY"])
         table.rightAligned = [1, 2]
@@ -93,6 +103,12 @@ enum InfoCommand: FolioSubcommand {
         }
         for warning in store.warnings { console.warning(warning) }
         return ExitCode.success
+    }
+
+    /// "revision HEAD~1 (commit 1a2b3c4…)", or "transaction 12 (rebuilt from the store's retained history)".
+    static func asOfText(_ point: StorePoint, _ store: Store) -> String {
+        if let revision = store.gitRevision { return "revision \(revision.revision) (commit \(revision.commit))" }
+        return "\(point) (rebuilt from the store's retained history)"
     }
 
     static func manifestVersion(_ directory: URL) -> Int64? {

@@ -11,12 +11,12 @@ enum SchemaCommand: FolioSubcommand {
             hashes do; a store written before checksums were recorded shows the checksum its schema gives.
             """,
         arguments: [.init(name: "STORE", help: "The store directory.")],
-        options: [.flag("--json", help: "Print the schema as one JSON object instead of text.")],
+        options: [.flag("--json", help: "Print the schema as one JSON object instead of text."), .option("--at", value: "POINT", help: "Read the store as it was at POINT: " + StorePoint.help + ".")],
         examples: ["folio schema Store", "folio schema Store --json | jq '.entities | keys'"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let path = arguments.positionals[0]
-        let store = try StoreAccess.openReadOnly(path)
+        let store = try StoreAccess.openReadOnly(path, at: arguments.value("--at").map(StorePoint.init))
         defer { store.close() }
         let schema = try recordedSchema(of: store, path: path)
         if arguments.flag("--json") {

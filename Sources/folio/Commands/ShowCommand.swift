@@ -7,7 +7,7 @@ enum ShowCommand: FolioSubcommand {
         name: "show", abstract: "Show one record with its relationships and its history.",
         discussion: "Identifiers are store-wide, so the entity need not be given. A deleted record is shown from its history.",
         arguments: [.init(name: "STORE", help: "The store directory."), .init(name: "ID", help: "The record's identifier.")],
-        options: [.flag("--json", help: "Print one JSON object.")],
+        options: [.flag("--json", help: "Print one JSON object."), .option("--at", value: "POINT", help: "Read the store as it was at POINT: " + StorePoint.help + ".")],
         examples: ["folio show Store 42", "folio show Store 42 --json | jq .history"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
@@ -15,7 +15,7 @@ enum ShowCommand: FolioSubcommand {
         guard let id = Int64(arguments.positionals[1]) else {
             throw UsageError("The value '\(arguments.positionals[1])' is invalid for 'ID'.", help: "Give a record identifier, a whole number (see 'folio cat').", command: spec.name)
         }
-        let store = try StoreAccess.openReadOnly(path)
+        let store = try StoreAccess.openReadOnly(path, at: arguments.value("--at").map(StorePoint.init))
         defer { store.close() }
         let schema = SchemaInfo(store.schema)
         guard let details = try RecordDetails.load(id: id, store: store, schema: schema) else {

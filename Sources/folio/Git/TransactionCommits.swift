@@ -23,6 +23,15 @@ struct TransactionCommits {
     let repository: GitRepository
     /// The store directory, relative to the work tree's top (`.` for the top itself).
     let storePath: String
+    /// The commit whose history is searched; nil for `HEAD`.
+    var start: String? = nil
+
+    /// The repository and commit a store was read from (`--at REVISION`), a bare one included.
+    static func find(revision: GitStoreRevision, environment: [String: String] = ProcessInfo.processInfo.environment) -> TransactionCommits? {
+        guard let git = GitRepository.executable(named: "git", path: environment["PATH"] ?? "/usr/bin:/bin") else { return nil }
+        return TransactionCommits(repository: GitRepository(git: git, top: revision.repository.path),
+                                  storePath: revision.storePath.isEmpty ? "." : revision.storePath, start: revision.commit)
+    }
 
     /// The work tree holding the store at `directory`; nil when git is missing or the store is not in a
     /// work tree (a bare clone has no store directory to point at).
@@ -54,8 +63,8 @@ struct TransactionCommits {
         // off so that the pickaxe counts the identifier in the files' own bytes.
         let arguments = [
             "-c", "log.showSignature=false", "log", "--reverse", "--topo-order", "--no-textconv", "--no-ext-diff", "--no-color",
-            "--format=%H%x00%an%x00%aI%x00%s%x00", "-S\"id\":\"\(transactionID)\"", "--", storePath,
-        ]
+            "--format=%H%x00%an%x00%aI%x00%s%x00", "-S\"id\":\"\(transactionID)\"",
+        ] + (start.map { [$0] } ?? []) + ["--", storePath]
         let output = try repository.checked(arguments)
         let fields = GitRepository.fields(output.stdout)
         guard fields.count >= 4 else { return nil }
