@@ -8,6 +8,7 @@ extension Store {
     ///
     /// - Throws: ``RecordBlameError`` when no record has the identifier; errors reading `history.jsonl`.
     package func blame(id: Int64) throws -> RecordBlame {
+        if let blame = try blameWithoutLoading(id: id) { return blame }
         let oldest = max(1, oldestRetainedSequence)
         let history = try self.history(after: oldest - 1)
         guard let record = record(id: id) else {

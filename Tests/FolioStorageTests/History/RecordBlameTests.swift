@@ -108,6 +108,53 @@ struct RecordBlameTests {
         }
     }
 
+    /// A store whose records are not read answers blame from the matching lines of its history, its
+    /// journal and one snapshot line, exactly as the store read in full does.
+    @Test(arguments: 1...8 as ClosedRange<UInt64>)
+    func blameWithoutReadingTheRecordsEqualsBlameAfterReadingThem(seed: UInt64) throws {
+        try withTemporaryDirectory { url in
+            let retention = Int(seed % 4) * 7
+            let (reference, _) = try Self.randomHistory(seed: seed, at: url, retention: retention)
+            // A compaction folds the migrations into the snapshots; then a journal to lay over them.
+            var random = SeededGenerator(seed: seed &+ 1)
+            let writer = try Store.open(at: url, configuration: StoreConfiguration(compactionThreshold: nil, historyRetention: .init(maximumCount: retention)))
+            try writer.compact()
+            let live = reference.setters.keys.sorted()
+            for _ in 0..<3 {
+                try writer.write(author: "later") { t in
+                    if let id = live.randomElement(using: &random), t.record(id: id) != nil {
+                        try t.update(entity: "Item", id: id, values: ["a": .int(Int64.random(in: 0..<9, using: &random))])
+                    }
+                    if let id = live.randomElement(using: &random), t.record(id: id) != nil, Bool.random(using: &random) {
+                        try t.delete(entity: "Item", id: id)
+                    }
+                    try t.insert(entity: "Item", id: t.allocateID(), values: ["b": .int(1)])
+                }
+            }
+            writer.close()
+            var deferred = StoreConfiguration(readOnly: true)
+            deferred.defersLoadingRecords = true
+            let loaded = try Store.open(at: url, configuration: StoreConfiguration(readOnly: true))
+            defer { loaded.close() }
+            let ids = loaded.records(of: "Item").map(\.id) + Array(reference.deleted.keys) + [Int64.max, 0]
+            for id in ids {
+                let unread = try Store.open(at: url, configuration: deferred)
+                defer { unread.close() }
+                let expected = Result { try loaded.blame(id: id) }
+                let found = Result { try unread.blame(id: id) }
+                switch (expected, found) {
+                case (.success(let a), .success(let b)):
+                    #expect(a == b, "seed \(seed): record \(id)")
+                    #expect(!unread.hasLoadedRecords, "seed \(seed): record \(id) was blamed without reading the records")
+                case (.failure(let a as RecordBlameError), .failure(let b as RecordBlameError)):
+                    #expect(a == b, "seed \(seed): record \(id)")
+                default:
+                    Issue.record("seed \(seed): record \(id): \(expected) but \(found)")
+                }
+            }
+        }
+    }
+
     @Test func aRecordThatNeverExistedIsNoRecord() throws {
         let store = Store.inMemory()
         _ = try store.write { try $0.insert(entity: "Item", id: $0.allocateID(), values: ["a": .int(1)]) }

@@ -1,0 +1,61 @@
+/// The transactions of `history.jsonl` that can matter to one record: those whose line names its
+/// identifier (`"id":N` followed by a non-digit) or migrates an entity. Every other line is only
+/// searched, not decoded, so a history of large transactions costs a scan of its bytes. Blame's reading
+/// of a store whose records are not loaded (``Store/blame(id:)``).
+struct HistoryFileScan {
+    /// The sequence of the file's first transaction; nil for an empty or missing file.
+    var firstSequence: UInt64?
+    /// The transactions found, in file order.
+    var transactions: [JournalTransaction] = []
+
+    /// Scans the history file in `paths` for record `id`.
+    ///
+    /// - Complexity: O(bytes of the file), decoding the first line and the lines that match.
+    /// - Throws: ``StorageError`` for a line that matches and does not decode (naming file, line and
+    ///   offset), or a line longer than the configuration allows.
+    static func scan(for id: Int64, in paths: StorePaths, configuration: StoreConfiguration) throws -> HistoryFileScan {
+        let fs = configuration.fileSystem
+        var result = HistoryFileScan()
+        guard try fs.status(atPath: paths.history) != nil else { return result }
+        let file = try fs.open(paths.history, .read)
+        defer { fs.close(file) }
+        let needle = Array("\"id\":\(id)".utf8)
+        let migrations = Array("\"migrate\":".utf8)
+        let reader = JSONReader()
+        _ = try LineScanner.scan(fs, file, maximumLineBytes: configuration.maximumLineBytes) { line in
+            let isFirst = result.firstSequence == nil
+            guard isFirst || contains(needle, in: line.bytes, followedByDigit: false) || contains(migrations, in: line.bytes, followedByDigit: nil)
+            else { return }
+            let transaction: JournalTransaction
+            do {
+                transaction = try JournalTransaction(members: try LineFraming.decode(line.bytes, reader: reader))
+            } catch var error as StorageError {
+                error.file = paths.history
+                error.line = line.number
+                error.offset = line.offset + (error.offset ?? 0)
+                throw error
+            }
+            if isFirst { result.firstSequence = transaction.sequence }
+            result.transactions.append(transaction)
+        }
+        return result
+    }
+
+    /// Whether `needle` occurs in `bytes`; when `followedByDigit` is false, only where no digit follows
+    /// it (so that `"id":5` does not match `"id":51`).
+    static func contains(_ needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, followedByDigit: Bool?) -> Bool {
+        guard let first = needle.first, bytes.count >= needle.count else { return false }
+        var index = 0
+        let last = bytes.count - needle.count
+        while index <= last {
+            guard let found = bytes[index...last].firstIndex(of: first) else { return false }
+            if bytes[found..<(found + needle.count)].elementsEqual(needle) {
+                let next = found + needle.count
+                let isDigit = next < bytes.count && bytes[next] >= 0x30 && bytes[next] <= 0x39
+                if followedByDigit == nil || followedByDigit == isDigit { return true }
+            }
+            index = found + 1
+        }
+        return false
+    }
+}
