@@ -19,6 +19,8 @@ let usage = """
                                                                 (M1: migrations beside a compaction and an update of all)
            folio-bench merge STORE prepare journal|compacted | open | merge
                                                                 (G1: merging two copies that each changed 1 %)
+           folio-bench past DIR prepare N TRANSACTIONS | open | asof [BACK=1000] | git | catfile | blame FOLIO
+                                                                (P1: a store's past, in a git repository DIR)
            folio-bench serve STORE FOLIO [REQUESTS=200] [CLIENTS=50] [PER_CLIENT=1000]
                                                                 (S1: folio serve's pages of a loaded store, FOLIO the binary)
     STORE is a directory. FULL = durability .always; NORMAL = .batched(1 s) (FOLIO_BENCH_RELAXED=none: .none).
@@ -61,6 +63,8 @@ case "migrate" where arguments.count >= 4:
     MigrationBench.run(arguments[2], step: arguments[3])
 case "merge" where arguments.count >= 4:
     MergeBench.run(arguments[2], step: arguments[3], mode: arguments.count > 4 ? arguments[4] : "journal")
+case "past":
+    PastBench.run(arguments)
 case "serve" where arguments.count >= 4:
     ServeBench.run(store: arguments[2], folio: arguments[3], entity: "Trip",
                    requests: arguments.count > 4 ? number(arguments[4]) : 200, clients: arguments.count > 5 ? number(arguments[5]) : 50,
