@@ -110,7 +110,7 @@ enum PastBench {
 
     static func blame(_ directory: String, folio: String) {
         var latencies: [Double] = []
-        for id in [5, 500_000, 999_000] {
+        for id in recordIDs(directory) {
             let t0 = now()
             let process = Process()
             process.executableURL = URL(fileURLWithPath: folio)
@@ -126,8 +126,22 @@ enum PastBench {
         }
         var row = Row("P1")
         row.add("step", "blame")
+        row.add("ids", recordIDs(directory).map(String.init).joined(separator: ","))
         row.add("ms", latencies, decimals: 1)
         row.emit()
+    }
+
+    /// Three trips' identifiers: the first, middle and last lines of the trips' snapshot.
+    static func recordIDs(_ directory: String) -> [Int64] {
+        let path = storeURL(directory).appendingPathComponent("snapshots/Trip.jsonl").path
+        guard let data = FileManager.default.contents(atPath: path) else { fail("read \(path)", CocoaError(.fileReadNoSuchFile)) }
+        let lines = data.split(separator: 0x0A)
+        return [1, lines.count / 2, lines.count - 1].compactMap { index -> Int64? in
+            guard index < lines.count else { return nil }
+            let text = String(decoding: lines[index].prefix(80), as: UTF8.self)
+            guard let range = text.range(of: "\"id\":") else { return nil }
+            return Int64(text[range.upperBound...].prefix(while: \.isNumber))
+        }
     }
 
     /// Runs git with `arguments` in `directory`; its standard output.

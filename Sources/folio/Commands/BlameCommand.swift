@@ -30,7 +30,8 @@ enum BlameCommand: FolioSubcommand {
                              help: "Give a record identifier, a whole number (see 'folio cat').", command: spec.name)
         }
         let point = arguments.value("--at").map(StorePoint.init)
-        let store = try StoreAccess.openReadOnly(path, at: point)
+        // Blame reads one record and the history's lines that name it, not every record.
+        let store = try StoreAccess.openReadOnly(path, at: point, defersLoadingRecords: true)
         defer { store.close() }
         let blame = try blameRecord(id, in: store, path: path)
         if let entity = arguments.value("--entity") { try check(blame, isA: entity, store: store, path: path) }

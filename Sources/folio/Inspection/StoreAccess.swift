@@ -26,12 +26,17 @@ enum StoreAccess {
     }
 
     /// Opens a store without writing anything (no lock file is created, no repair is made).
-    static func openReadOnly(_ path: String) throws -> Store {
+    ///
+    /// - Parameter defersLoadingRecords: Whether the records are read only when something needs them
+    ///   all (see ``StoreConfiguration/defersLoadingRecords``), for a command that may not.
+    static func openReadOnly(_ path: String, defersLoadingRecords: Bool = false) throws -> Store {
         let url = try directory(path)
         do {
             // The default compaction threshold, so that `info` can say whether compaction is due; a
             // read-only store never compacts.
-            return try Store.open(at: url, configuration: StoreConfiguration(readOnly: true))
+            var configuration = StoreConfiguration(readOnly: true)
+            configuration.defersLoadingRecords = defersLoadingRecords
+            return try Store.open(at: url, configuration: configuration)
         } catch let error as StorageError {
             throw failure(error, path: path)
         }

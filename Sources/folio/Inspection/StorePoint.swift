@@ -36,8 +36,8 @@ enum StorePoint: Equatable, CustomStringConvertible {
 extension StoreAccess {
     /// Opens a store read-only as it was at `point` (as it is now when nil): from its own files'
     /// retained history for a transaction, from git's objects for a revision. Nothing is written.
-    static func openReadOnly(_ path: String, at point: StorePoint?) throws -> Store {
-        guard let point else { return try openReadOnly(path) }
+    static func openReadOnly(_ path: String, at point: StorePoint?, defersLoadingRecords: Bool = false) throws -> Store {
+        guard let point else { return try openReadOnly(path, defersLoadingRecords: defersLoadingRecords) }
         do {
             switch point {
             case .sequence(let sequence):
