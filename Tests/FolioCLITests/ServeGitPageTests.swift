@@ -178,4 +178,18 @@ struct ServeGitPageTests {
         let revision = try served.client.get("/library/-/diff?from=HEAD")
         #expect(revision.status == 404 && revision.body.contains("git"), "\(revision)")
     }
+
+    @Test func aRepositoryWithoutCommitsListsNoneAndBlamesNoCommit() throws {
+        let served = try ServedLibrary { url in
+            try LibraryStore.write(to: url)
+            try ServedClone.Git.git("init", "-q", "-b", "main", in: url.deletingLastPathComponent())
+        }
+        defer { served.stop() }
+        let commits = try JSONReader().parse(try served.client.get("/library/-/commits.json").body)
+        #expect(commits["gitWorkTree"] == .bool(true) && commits["total"] == .int(0) && commits["commits"] == .array([]), "\(commits)")
+        let record = try JSONReader().parse(try served.client.get("/library/Book/5.json").body)
+        #expect(record["blame"]?["gitWorkTree"] == .bool(true))
+        #expect(record["blame"]?["members"]?.arrayValue?.allSatisfy { $0["transaction"]?["commit"] == .null } == true, "\(record)")
+        #expect(try served.client.get("/library/Book/5").body.contains("(uncommitted)"))
+    }
 }

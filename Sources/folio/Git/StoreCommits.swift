@@ -32,16 +32,16 @@ struct StoreCommits {
         try repository.checked(["rev-parse", "--verify", "--quiet", "HEAD"], statuses: [0, 1, 128]).status == 0
     }
 
-    /// How many commits reachable from `HEAD` touched the store.
+    /// How many commits reachable from `HEAD` touched the store; `HEAD` must name a commit (``hasCommits()``).
     func count() throws(GitSetupError) -> Int {
-        guard try hasCommits() else { return 0 }
         let output = try repository.checked(["--literal-pathspecs", "rev-list", "--count", "HEAD", "--", storePath])
         return Int(String(decoding: output.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
-    /// At most `limit` commits that touched the store, after skipping the `skip` newest.
+    /// At most `limit` commits that touched the store, after skipping the `skip` newest; `HEAD` must
+    /// name a commit (``hasCommits()``).
     func commits(skip: Int, limit: Int) throws(GitSetupError) -> [Commit] {
-        guard limit > 0, try hasCommits() else { return [] }
+        guard limit > 0 else { return [] }
         let arguments = [
             "-c", "log.showSignature=false", "--literal-pathspecs", "log", "-z", "--no-color", "--no-decorate",
             "--format=%H%x00%P%x00%an%x00%aI%x00%s", "--skip=\(max(0, skip))", "--max-count=\(limit)", "HEAD", "--", storePath,

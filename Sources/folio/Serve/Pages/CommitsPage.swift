@@ -17,11 +17,13 @@ struct CommitsPage {
             return outsideWorkTree(format: format, route: route)
         }
         let log = StoreCommits(repository)
-        let total: Int
-        let commits: [StoreCommits.Commit]
+        var total = 0
+        var commits: [StoreCommits.Commit] = []
         do {
-            total = try log.count()
-            commits = try log.commits(skip: (page - 1) * size, limit: size)
+            if try log.hasCommits() {
+                total = try log.count()
+                commits = try log.commits(skip: (page - 1) * size, limit: size)
+            }
         } catch {
             throw HTTPError(.serviceUnavailable, "The commits of '\(context.storeName)' cannot be listed: \(error.failure.message)")
         }
