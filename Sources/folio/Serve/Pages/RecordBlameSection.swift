@@ -55,7 +55,7 @@ struct RecordBlameSection {
         if blame.members.isEmpty { return html + "<p class=\"dim\">The record has no values.</p>" }
         let logLinks = LogLinks(context: context)
         html += "<table id=\"blame\"><thead><tr><th>Member</th><th>Seq</th><th>Author</th><th>Time</th>"
-        if commits != nil { html += "<th>Commit</th><th>Subject</th><th>Committed by</th><th>Date</th>" }
+        if commits != nil { html += "<th>Commit</th><th>Subject</th><th>Commit author</th><th>Date</th>" }
         html += "</tr></thead><tbody>"
         for member in blame.members {
             html += "<tr><th scope=\"row\">\(HTMLEscaping.escape(member.name))</th>"
@@ -78,31 +78,5 @@ struct RecordBlameSection {
         guard let commit else { return "<td colspan=\"4\" class=\"dim\">(uncommitted)</td>" }
         return "<td class=\"mono\" title=\"\(PageLayout.attribute(commit.hash))\">\(HTMLEscaping.escape(commit.shortHash))</td>"
             + "<td>\(HTMLEscaping.escape(commit.subject))</td><td>\(HTMLEscaping.escape(commit.author))</td><td>\(CommitsPage.date(commit.date))</td>"
-    }
-}
-
-/// Links to a transaction's row on the log page that shows it (newest first, 50 a page).
-struct LogLinks {
-    let context: PageContext
-    private let sequences: [UInt64]
-    static let pageSize = 50
-
-    init(context: PageContext) {
-        self.context = context
-        sequences = ((try? context.views.history().transactions) ?? []).map(\.sequence)
-    }
-
-    func link(_ sequence: UInt64) -> String {
-        let route = ServeRoute.log(store: context.storeName)
-        // The retained transactions are in ascending sequence order.
-        var low = 0, high = sequences.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sequences[middle] < sequence { low = middle + 1 } else { high = middle }
-        }
-        guard low < sequences.count, sequences[low] == sequence else { return String(sequence) }
-        let page = (sequences.count - 1 - low) / Self.pageSize + 1
-        let path = route.path + "?" + PercentEncoding.query([("page", String(page)), ("size", String(Self.pageSize))]) + "#t\(sequence)"
-        return PageLayout.link(path, String(sequence))
     }
 }
