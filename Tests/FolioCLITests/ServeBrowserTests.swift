@@ -156,4 +156,32 @@ struct ServeBrowserTests {
         #expect(result.stdout.contains("images: 0 scripts: 0\n"))
         #expect(result.stdout.contains("background: sticky\n"))
     }
+
+    @Test(.enabled(if: missing == nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/git"), "\(missing ?? "needs git at /usr/bin/git")"))
+    func aPersonGoesFromTheStoreToItsCommitsToADiffToARecordsBlame() throws {
+        let served = try ServedClone()
+        defer { served.stop() }
+        let hashes = try served.gitLog()
+        let result = try browse(served.server.port, """
+            d.get(base + "/Trips.folio")
+            d.find_element(By.LINK_TEXT, "Commits").click()
+            print("subjects:", column("commits", 3))
+            d.find_element(By.LINK_TEXT, "\(hashes[0].prefix(10))").click()
+            print("diff:", d.find_element(By.TAG_NAME, "h1").text)
+            print("changes:", sorted(r.find_elements(By.TAG_NAME, "td")[1].text for r in d.find_elements(By.CSS_SELECTOR, "table.diff tbody tr")))
+            print("scripts:", len(d.find_elements(By.TAG_NAME, "script")))
+            d.find_element(By.LINK_TEXT, "Trip \(served.trips[0])").click()
+            print("record:", d.find_element(By.TAG_NAME, "h1").text)
+            print("blame:", d.find_element(By.ID, "blame").text.replace("\\n", " | "))
+            """)
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdout
+        #expect(lines.contains("subjects: ['second', 'three trips']\n"), "\(result)")
+        #expect(lines.contains("diff: Changes from \(hashes[1]) to \(hashes[0])\n"))
+        #expect(lines.contains("changes: ['changed', 'deleted', 'inserted']\n"))
+        #expect(lines.contains("scripts: 0\n"))
+        #expect(lines.contains("record: Trip \(served.trips[0])\n"))
+        #expect(lines.contains("name 1 seed") && lines.contains("\(hashes[1].prefix(10)) three trips"), "\(result)")
+        #expect(lines.contains("price 2 a") && lines.contains("\(hashes[0].prefix(10)) second"), "\(result)")
+    }
 }

@@ -8,6 +8,8 @@
 /// /STORE/ENTITY/ID/ATTRIBUTE     one whole value, as text
 /// /STORE/-/log                   the transaction log
 /// /STORE/-/conflicts             the conflicts merges resolved
+/// /STORE/-/commits               the git commits that touched the store
+/// /STORE/-/diff?from=A&to=B      the records that differ between two points of the store's past
 /// ```
 /// Every page but a whole value has a JSON form: its path with `.json` added.
 enum ServeRoute: Equatable {
@@ -18,6 +20,8 @@ enum ServeRoute: Equatable {
     case value(store: String, entity: String, id: Int64, attribute: String)
     case log(store: String)
     case conflicts(store: String)
+    case commits(store: String)
+    case diff(store: String)
 
     /// How a page is asked for.
     enum Format: Equatable {
@@ -69,6 +73,8 @@ enum ServeRoute: Equatable {
             switch (name, format) {
             case ("log", .html), ("log", .json): return (.log(store: store), format)
             case ("conflicts", .html), ("conflicts", .json): return (.conflicts(store: store), format)
+            case ("commits", .html), ("commits", .json): return (.commits(store: store), format)
+            case ("diff", .html), ("diff", .json): return (.diff(store: store), format)
             default: throw notFound
             }
         }
@@ -111,6 +117,8 @@ enum ServeRoute: Equatable {
         case .value(let store, let entity, let id, let attribute): return join(store, entity, String(id), attribute)
         case .log(let store): return join(store, "-", "log")
         case .conflicts(let store): return join(store, "-", "conflicts")
+        case .commits(let store): return join(store, "-", "commits")
+        case .diff(let store): return join(store, "-", "diff")
         }
     }
 

@@ -56,6 +56,8 @@ struct ServeSite: HTTPHandler {
         case .value(_, let entity, let id, let attribute): return try ValuePage.response(context: context, entity: entity, id: id, attribute: attribute)
         case .log: return try LogPage(context: context).response(format: format)
         case .conflicts: return try ConflictsPage(context: context).response(format: format)
+        case .commits: return try CommitsPage(context: context).response(format: format)
+        case .diff: return try DiffPage(context: context).response(format: format)
         }
     }
 
@@ -64,12 +66,13 @@ struct ServeSite: HTTPHandler {
         switch route {
         case .index: name = ""
         case .store(let store), .entity(let store, _), .record(let store, _, _), .value(let store, _, _, _), .log(let store),
-            .conflicts(let store):
+            .conflicts(let store), .commits(let store), .diff(let store):
             name = store
         }
         do {
             let views = try stores.current(name)
-            return PageContext(storeName: name, views: views, schema: SchemaInfo(views.store.schema), query: query)
+            return PageContext(storeName: name, directory: stores.entry(named: name)?.path ?? "", views: views,
+                               schema: SchemaInfo(views.store.schema), query: query)
         } catch let failure as CommandFailure {
             throw HTTPError(.serviceUnavailable, failure.message + (failure.help.map { " \($0)" } ?? ""))
         } catch {
@@ -105,6 +108,8 @@ struct PageQuery {
 /// What a store's pages read: the store in its current state, its schema and the page's parameters.
 struct PageContext {
     var storeName: String
+    /// The store's directory, as given on the command line.
+    var directory: String
     /// The store and what the server keeps of it.
     var views: StoreViews
     var store: Store { views.store }

@@ -1,6 +1,6 @@
 import FolioStorage
 
-/// `/STORE/ENTITY/ID`: every attribute of a record, its relationships both ways and its history.
+/// `/STORE/ENTITY/ID`: every attribute of a record, its relationships both ways, its history and its blame.
 struct RecordPage {
     let context: PageContext
     let entity: String
@@ -21,8 +21,10 @@ struct RecordPage {
         guard details.entity == entity || (context.schema?.isKind(details.entity, of: entity) ?? false) else {
             throw HTTPError(.notFound, "Record \(id) is a \(details.entity), not a \(entity): see \(ServeRoute.record(store: context.storeName, entity: details.entity, id: id).path).")
         }
+        let blame = try RecordBlameSection.load(id: id, context: context)
         if format != .html {
             var object = details.json.objectValue ?? [:]
+            object["blame"] = blame.json
             object["relationships"] = .object(Dictionary(uniqueKeysWithValues: details.outgoing.map { outgoing in
                 (outgoing.name, JSONValue.array(outgoing.targets.map { .int($0) }))
             }))
@@ -37,6 +39,7 @@ struct RecordPage {
         if let record = details.record { body += attributes(record, details: details) }
         body += incoming(details)
         body += history(details)
+        body += blame.html(context: context)
         let crumbs = context.storeCrumbs + [
             PageLayout.Crumb(text: entity, path: ServeRoute.entity(store: context.storeName, entity: entity).path), PageLayout.Crumb(text: String(id)),
         ]

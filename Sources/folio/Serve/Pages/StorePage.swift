@@ -26,6 +26,7 @@ struct StorePage {
         }
         var body = "<h1>\(HTMLEscaping.escape(context.storeName))</h1>\n"
         body += "<p>\(PageLayout.link(ServeRoute.log(store: context.storeName).path, "Transaction log")) · "
+        body += "\(PageLayout.link(ServeRoute.commits(store: context.storeName).path, "Commits")) · "
         body += "\(PageLayout.link(ServeRoute.conflicts(store: context.storeName).path, "Merge conflicts")) · "
         body += "<span class=\"dim\">last sequence \(store.lastSequence)</span></p>\n"
         body += "<h2>Entities</h2>\n<table><tr><th>Entity</th><th>Superentity</th><th>Records</th></tr>"
