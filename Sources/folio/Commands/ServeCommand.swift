@@ -8,8 +8,10 @@ enum ServeCommand: FolioSubcommand {
         discussion: """
             Serves pages for each store: its entities, counts, schema and recent transactions; an entity's records as a
             table (paged, sorted by any column, filtered with the --where syntax of 'folio cat', columns chosen, as CSV
-            or JSON); each record with its relationships both ways and its history; the transaction log; the conflicts
-            merges resolved. Every page has a JSON form: its address with .json added (see docs/cli.md).
+            or JSON); each record with its relationships both ways, its history and its blame (the transaction, and in a
+            git work tree the commit, that set each value); the transaction log; the conflicts merges resolved; in a
+            git work tree, the commits that touched the store and the records changed between two of them. Every page
+            has a JSON form: its address with .json added (see docs/cli.md).
 
             Each page reads the store as it is now: what another process writes shows on the next load. The server
             never writes; it listens on 127.0.0.1 unless --host says otherwise, and answers GET and HEAD only.
