@@ -1,6 +1,5 @@
 import Foundation
 import FolioStorage
-import Synchronization
 import Testing
 @testable import folio
 
@@ -204,7 +203,7 @@ struct ServeViewsTests {
 
     /// What the concurrent pages read, gathered under a lock.
     final class LockedResults: Sendable {
-        private let results = Mutex<[(Int, [StoredRecord])]>([])
+        private let results = LockedState<[(Int, [StoredRecord])]>([])
         func append(_ index: Int, _ records: [StoredRecord]) { results.withLock { $0.append((index, records)) } }
         var all: [(Int, [StoredRecord])] { results.withLock { $0 } }
     }

@@ -1,5 +1,4 @@
 import FolioStorage
-import Synchronization
 
 /// The stores a server shows, by the name their URLs use. Each is opened read-only on first use and
 /// brought up to date before every page, so that what other processes wrote shows on the next load;
@@ -18,7 +17,7 @@ final class ServedStores: Sendable {
     /// The open store of one entry with what the server keeps of it, nil until first used and after
     /// it failed.
     private final class Slot: Sendable {
-        let store = Mutex<StoreViews?>(nil)
+        let store = LockedState<StoreViews?>(nil)
     }
 
     /// Names that would collide with the server's own URLs: a store named so gets a suffix.

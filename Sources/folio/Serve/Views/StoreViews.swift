@@ -12,7 +12,7 @@ import Synchronization
 /// many records every single-column order is made ahead, on a background thread, once the store opens.
 final class StoreViews: RecordSource {
     let store: Store
-    private let state = Mutex<State>(State())
+    private let state = LockedState<State>(State())
     /// Whether a background thread is making orders ahead.
     private let isPreparing = Atomic<Bool>(false)
     /// How many orders are kept at most; the least recently used goes first.
