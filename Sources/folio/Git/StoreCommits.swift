@@ -5,18 +5,7 @@ import Foundation
 /// Git runs with explicit arguments (never a shell), the store's path read as a literal path (no
 /// pathspec magic) and an explicit output format, so that no configuration changes what is parsed.
 struct StoreCommits {
-    /// A commit, as `git log` prints it.
-    struct Commit: Hashable {
-        var hash: String
-        /// The parents' full hashes, the first parent first; empty for a root commit.
-        var parents: [String]
-        var author: String
-        /// The author date, strict ISO 8601 as git prints it (`%aI`).
-        var date: String
-        var subject: String
-
-        var shortHash: String { String(hash.prefix(10)) }
-    }
+    typealias Commit = GitCommit
 
     let repository: GitRepository
     /// The store directory, relative to the work tree's top (`.` for the top itself).

@@ -9,16 +9,7 @@ import FolioStorage
 /// not diff merge commits by default, so a transaction a merge brought from the other side is found in
 /// that side's commit. Git runs with explicit arguments (never a shell).
 struct TransactionCommits {
-    /// A commit, as `git log` prints it.
-    struct Commit: Hashable {
-        var hash: String
-        var author: String
-        /// The author date, strict ISO 8601 as git prints it (`%aI`).
-        var date: String
-        var subject: String
-
-        var shortHash: String { String(hash.prefix(10)) }
-    }
+    typealias Commit = GitCommit
 
     let repository: GitRepository
     /// The store directory, relative to the work tree's top (`.` for the top itself).
