@@ -55,13 +55,15 @@ let package = Package(
         .testTarget(name: "FolioMacroKitTests", dependencies: ["FolioMacroKit"]),
         .testTarget(name: "FolioModelTests", dependencies: ["Folio", "folio-model-worker", "folio", "FolioTestSupport"]),
         // SwiftData source as apps write it: `import SwiftData`, nested predicates through the plugin.
-        .testTarget(name: "FolioCompatibilityTests", dependencies: ["Folio", "SwiftData"],
-                    plugins: [.plugin(name: "FolioPredicates")]),
+        .testTarget(
+            name: "FolioCompatibilityTests", dependencies: ["Folio", "SwiftData"],
+            plugins: [.plugin(name: "FolioPredicates")]),
         .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "folio-storage-worker", "FolioTestSupport"]),
         .testTarget(name: "FolioCLITests", dependencies: ["folio", "folio-bench", "FolioStorage"]),
         // Small apps in the shapes real SwiftData code uses, each writing a store, reopening it and
         // checking its fetches.
-        .testTarget(name: "SampleAppTests", dependencies: ["Folio", "SwiftData", "FolioStorage"],
-                    plugins: [.plugin(name: "FolioPredicates")]),
+        .testTarget(
+            name: "SampleAppTests", dependencies: ["Folio", "SwiftData", "FolioStorage"],
+            plugins: [.plugin(name: "FolioPredicates")]),
     ]
 )

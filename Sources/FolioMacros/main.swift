@@ -6,13 +6,13 @@
 // never corrupt the stream. All macro logic lives in FolioMacroKit.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #else
-#error("Unsupported C library")
+    #error("Unsupported C library")
 #endif
 import FolioMacroKit
 

@@ -36,8 +36,10 @@ package final class FaultInjectingFileSystem: FileSystem {
     package init() {}
 
     /// Fails the `count`-th call (1-based) among `operations` (on paths ending with `pathSuffix`, if given).
-    package func arm(_ operations: Set<FileOperation>, at count: Int, fault: Fault, persistent: Bool = false,
-                     pathSuffix: String? = nil) {
+    package func arm(
+        _ operations: Set<FileOperation>, at count: Int, fault: Fault, persistent: Bool = false,
+        pathSuffix: String? = nil
+    ) {
         state.withLock { state in
             state.watched = operations
             state.pathSuffix = pathSuffix

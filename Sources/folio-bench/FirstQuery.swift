@@ -20,8 +20,9 @@ extension Workloads {
         var checksum = 0.0
         for trip in trips {
             checksum += trip.price + trip.startDate.timeIntervalSince1970
-            checksum += Double(trip.tripID.utf8.count + trip.name.utf8.count + trip.destination.utf8.count
-                               + trip.mapItem.rawValue.utf8.count)
+            checksum += Double(
+                trip.tripID.utf8.count + trip.name.utf8.count + trip.destination.utf8.count
+                    + trip.mapItem.rawValue.utf8.count)
         }
         let seconds = now() - t0
         var row = Row("W9")

@@ -30,7 +30,9 @@ enum MergeBench {
                 try Workloads.container(TripV2.self, base).compact()
                 try copyStore(base, to: ours)
                 try copyStore(base, to: theirs)
-                let changed = try change(ours, atFraction: 0, compacting: mode == "compacted") + change(theirs, atFraction: 0.5, compacting: mode == "compacted")
+                let changed =
+                    try change(ours, atFraction: 0, compacting: mode == "compacted")
+                    + change(theirs, atFraction: 0.5, compacting: mode == "compacted")
                 row.add("mode", mode)
                 row.add("changed", changed)
             case "open":

@@ -69,13 +69,16 @@ enum TripMigrationPlan: SchemaMigrationPlan {
     }
 
     static var stages: [MigrationStage] {
-        [.lightweight(fromVersion: TripSchemaV1.self, toVersion: TripSchemaV2.self),
-         .lightweight(fromVersion: TripSchemaV2.self, toVersion: TripSchemaV3.self),
-         .custom(fromVersion: TripSchemaV3.self, toVersion: TripSchemaV4.self, willMigrate: nil,
-                 didMigrate: { context in
-                     for trip in try context.fetch(FetchDescriptor<TripSchemaV4.Trip>()) { trip.priceBand = Int(trip.price / 100) }
-                     try context.save()
-                 })]
+        [
+            .lightweight(fromVersion: TripSchemaV1.self, toVersion: TripSchemaV2.self),
+            .lightweight(fromVersion: TripSchemaV2.self, toVersion: TripSchemaV3.self),
+            .custom(
+                fromVersion: TripSchemaV3.self, toVersion: TripSchemaV4.self, willMigrate: nil,
+                didMigrate: { context in
+                    for trip in try context.fetch(FetchDescriptor<TripSchemaV4.Trip>()) { trip.priceBand = Int(trip.price / 100) }
+                    try context.save()
+                }),
+        ]
     }
 }
 
@@ -99,32 +102,36 @@ enum MigrationBench {
             switch step {
             case "compact":
                 // What the lightweight migration is measured against: one compaction of the store as it is.
-                let container = try ModelContainer(for: Schema(versionedSchema: TripSchemaV2.self),
-                                                   configurations: [ModelConfiguration(url: url)])
+                let container = try ModelContainer(
+                    for: Schema(versionedSchema: TripSchemaV2.self),
+                    configurations: [ModelConfiguration(url: url)])
                 try measuredStep { try container.compact() }
                 seconds = now() - t0
                 rows = try ModelContext(container).fetchCount(FetchDescriptor<TripV2>())
                 api = "ModelContainer(V2).compact()"
             case "lightweight":
                 let container = try measuredStep {
-                    try ModelContainer(for: Schema(versionedSchema: TripSchemaV3.self), migrationPlan: TripLightweightPlan.self,
-                                       configurations: [ModelConfiguration(url: url)])
+                    try ModelContainer(
+                        for: Schema(versionedSchema: TripSchemaV3.self), migrationPlan: TripLightweightPlan.self,
+                        configurations: [ModelConfiguration(url: url)])
                 }
                 seconds = now() - t0
                 rows = try ModelContext(container).fetchCount(FetchDescriptor<TripSchemaV3.Trip>())
                 api = "ModelContainer(V3, migrationPlan:): rename name → title, add rating = 0"
             case "custom":
                 let container = try measuredStep {
-                    try ModelContainer(for: Schema(versionedSchema: TripSchemaV4.self), migrationPlan: TripMigrationPlan.self,
-                                       configurations: [ModelConfiguration(url: url)])
+                    try ModelContainer(
+                        for: Schema(versionedSchema: TripSchemaV4.self), migrationPlan: TripMigrationPlan.self,
+                        configurations: [ModelConfiguration(url: url)])
                 }
                 seconds = now() - t0
                 rows = try ModelContext(container).fetchCount(FetchDescriptor<TripSchemaV4.Trip>(predicate: #Predicate { $0.priceBand > 0 }))
                 api = "ModelContainer(V4, migrationPlan:): custom stage, didMigrate sets priceBand on every trip"
             case "update-all":
                 // What the custom stage is measured against: W7's object style, over every record.
-                let container = try ModelContainer(for: Schema(versionedSchema: TripSchemaV4.self), migrationPlan: TripMigrationPlan.self,
-                                                   configurations: [ModelConfiguration(url: url)])
+                let container = try ModelContainer(
+                    for: Schema(versionedSchema: TripSchemaV4.self), migrationPlan: TripMigrationPlan.self,
+                    configurations: [ModelConfiguration(url: url)])
                 let context = ModelContext(container)
                 rows = try measuredStep {
                     let trips = try context.fetch(FetchDescriptor<TripSchemaV4.Trip>())

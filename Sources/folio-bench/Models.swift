@@ -71,16 +71,18 @@ enum TripSchemaV2: VersionedSchema {
 
 extension TripSchemaV1.Trip {
     convenience init(_ record: TripRecord) {
-        self.init(tripID: record.id, name: record.name, destination: record.destination,
-                  startDate: Date(timeIntervalSince1970: record.startDate), price: record.price,
-                  mapItem: MapItem(rawValue: record.mapRaw))
+        self.init(
+            tripID: record.id, name: record.name, destination: record.destination,
+            startDate: Date(timeIntervalSince1970: record.startDate), price: record.price,
+            mapItem: MapItem(rawValue: record.mapRaw))
     }
 }
 
 extension TripSchemaV2.Trip {
     convenience init(_ record: TripRecord) {
-        self.init(tripID: record.id, name: record.name, destination: record.destination,
-                  startDate: Date(timeIntervalSince1970: record.startDate), price: record.price,
-                  mapItem: MapItem(rawValue: record.mapRaw))
+        self.init(
+            tripID: record.id, name: record.name, destination: record.destination,
+            startDate: Date(timeIntervalSince1970: record.startDate), price: record.price,
+            mapItem: MapItem(rawValue: record.mapRaw))
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `folio-bench page-cost MIB`: what touching fresh memory costs on this machine, the yardstick for the
@@ -17,7 +17,8 @@ enum PageCost {
         let bytes = max(mebibytes, 1) << 20
         let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
         guard let region = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-              region != MAP_FAILED else {
+            region != MAP_FAILED
+        else {
             FileHandle.standardError.write(Data("folio-bench: page-cost: cannot map \(mebibytes) MiB\n".utf8))
             exit(2)
         }

@@ -21,7 +21,8 @@ enum PastBench {
         case "asof":
             let back = arguments.count > 4 ? number(arguments[4]) : 1000
             let last = lastSequence(directory)
-            let token = DefaultHistoryToken(storeIdentifier: storeURL(directory).standardizedFileURL.path, sequence: last - UInt64(min(back, Int(last))))
+            let token = DefaultHistoryToken(
+                storeIdentifier: storeURL(directory).standardizedFileURL.path, sequence: last - UInt64(min(back, Int(last))))
             measureOpen(directory, "asof", extra: ("back", back)) { ModelConfiguration(url: storeURL(directory), asOf: token) }
         case "git": measureOpen(directory, "git") { ModelConfiguration(url: storeURL(directory), gitRevision: "HEAD") }
         case "catfile": catFile(directory)
@@ -68,7 +69,10 @@ enum PastBench {
         }
         let store = storeURL(directory)
         let manifest = (try? String(contentsOf: store.appendingPathComponent("manifest.json"), encoding: .utf8)) ?? ""
-        let journal = FileManager.default.contents(atPath: store.appendingPathComponent("journal.jsonl").path).map { String(decoding: $0.suffix(1 << 16), as: UTF8.self) } ?? ""
+        let journal =
+            FileManager.default.contents(atPath: store.appendingPathComponent("journal.jsonl").path).map {
+                String(decoding: $0.suffix(1 << 16), as: UTF8.self)
+            } ?? ""
         return max(sequence(after: "\"sequence\":", in: Substring(manifest)) ?? 0, sequence(after: "\"seq\":", in: Substring(journal)) ?? 0)
     }
 

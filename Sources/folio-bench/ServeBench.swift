@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// S1: `folio serve` over a loaded store. Starts the given `folio` on the store, waits until it
@@ -40,8 +40,17 @@ enum ServeBench {
         let pages = max(1, count / 50)
         let kinds: [(String, @Sendable (inout SystemRandomNumberGenerator) -> String)] = [
             ("table", { random in "\(table)?page=\(Int.random(in: 1...pages, using: &random))" }),
-            ("sorted-deep", { random in "\(table)?sort=\(["price", "-startDate", "destination", "-name"].randomElement(using: &random) ?? "price")&page=\(Int.random(in: pages / 2...pages, using: &random))" }),
-            ("filtered", { random in "\(table)?where=price%20%3C%20\(Int.random(in: 50...500, using: &random))&page=\(Int.random(in: 1...20, using: &random))" }),
+            (
+                "sorted-deep",
+                { random in
+                    "\(table)?sort=\(["price", "-startDate", "destination", "-name"].randomElement(using: &random) ?? "price")&page=\(Int.random(in: pages / 2...pages, using: &random))"
+                }
+            ),
+            (
+                "filtered",
+                { random in "\(table)?where=price%20%3C%20\(Int.random(in: 50...500, using: &random))&page=\(Int.random(in: 1...20, using: &random))"
+                }
+            ),
             ("record", { random in "\(table)/\(Int.random(in: 1...max(1, count), using: &random))" }),
             ("store", { _ in "/\(name)" }),
         ]
@@ -55,8 +64,13 @@ enum ServeBench {
                 latencies.append((now() - begin) * 1000)
             }
             latencies.sort()
-            row("page", ["kind": kind, "median_ms": latencies[latencies.count / 2], "p99_ms": latencies[min(latencies.count - 1, latencies.count * 99 / 100)],
-                         "errors": Double(errors)])
+            row(
+                "page",
+                [
+                    "kind": kind, "median_ms": latencies[latencies.count / 2],
+                    "p99_ms": latencies[min(latencies.count - 1, latencies.count * 99 / 100)],
+                    "errors": Double(errors),
+                ])
         }
         let loadedRSS = statusKiB(server.processIdentifier, "VmRSS")
         let errors = Atomic(0)
@@ -69,10 +83,14 @@ enum ServeBench {
             }
             _ = client
         }
-        row("concurrent", ["clients": Double(clients), "requests": Double(clients * perClient), "errors": Double(errors.value),
-                           "seconds": now() - begin, "loaded_rss_mib": Double(loadedRSS) / 1024,
-                           "rss_mib": Double(statusKiB(server.processIdentifier, "VmRSS")) / 1024,
-                           "peak_rss_mib": Double(statusKiB(server.processIdentifier, "VmHWM")) / 1024])
+        row(
+            "concurrent",
+            [
+                "clients": Double(clients), "requests": Double(clients * perClient), "errors": Double(errors.value),
+                "seconds": now() - begin, "loaded_rss_mib": Double(loadedRSS) / 1024,
+                "rss_mib": Double(statusKiB(server.processIdentifier, "VmRSS")) / 1024,
+                "peak_rss_mib": Double(statusKiB(server.processIdentifier, "VmHWM")) / 1024,
+            ])
     }
 
     /// A counter shared by the concurrent clients.
@@ -125,7 +143,9 @@ enum ServeBench {
             response.append(contentsOf: buffer[0..<count])
         }
         guard response.count > 12, let status = Int(String(decoding: response[9..<12], as: UTF8.self)) else { return nil }
-        let headerEnd = (0..<max(0, response.count - 3)).first { response[$0] == 13 && response[$0 + 1] == 10 && response[$0 + 2] == 13 && response[$0 + 3] == 10 }
+        let headerEnd = (0..<max(0, response.count - 3)).first {
+            response[$0] == 13 && response[$0 + 1] == 10 && response[$0 + 2] == 13 && response[$0 + 3] == 10
+        }
         return (status, headerEnd.map { Array(response[($0 + 4)...]) } ?? [])
     }
 

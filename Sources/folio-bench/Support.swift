@@ -2,7 +2,7 @@ import Foundation
 import Folio
 import FolioStorage
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Seconds on the monotonic clock.
@@ -72,10 +72,11 @@ struct StepUsage {
     /// The figures from the start of the step until now.
     func spent() -> Spent {
         let end = Platform.resourceUsage()
-        return Spent(peakKiB: peakKiB,
-                     userSeconds: end.userSeconds - start.userSeconds,
-                     systemSeconds: end.systemSeconds - start.systemSeconds,
-                     minorFaults: end.minorFaults - start.minorFaults)
+        return Spent(
+            peakKiB: peakKiB,
+            userSeconds: end.userSeconds - start.userSeconds,
+            systemSeconds: end.systemSeconds - start.systemSeconds,
+            minorFaults: end.minorFaults - start.minorFaults)
     }
 
     /// One step's figures.
@@ -153,7 +154,8 @@ func diskUsage(_ directory: URL) -> (total: Int64, byEntry: [(String, Int64)]) {
     while let relative = enumerator.nextObject() as? String {
         let path = base + "/" + relative
         guard let attributes = try? manager.attributesOfItem(atPath: path),
-              attributes[.type] as? FileAttributeType == .typeRegular else { continue }
+            attributes[.type] as? FileAttributeType == .typeRegular
+        else { continue }
         let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
         total += size
         let top = String(relative.split(separator: "/").first ?? Substring(relative))

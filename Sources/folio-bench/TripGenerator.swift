@@ -3,12 +3,12 @@
 
 /// One generated record, as plain values (the C harness's `Trip` struct).
 struct TripRecord {
-    var id: String           // uppercase UUID string
-    var name: String         // 12 lowercase letters
+    var id: String  // uppercase UUID string
+    var name: String  // 12 lowercase letters
     var destination: String  // "City0" ... "City199"
-    var startDate: Double    // seconds since 1970
-    var price: Double        // 0.00 ... 5000.00
-    var mapRaw: String       // "I" + 16 lowercase hex digits
+    var startDate: Double  // seconds since 1970
+    var price: Double  // 0.00 ... 5000.00
+    var mapRaw: String  // "I" + 16 lowercase hex digits
 }
 
 enum TripGenerator {

@@ -18,8 +18,10 @@ enum Workloads {
     /// Opens a container. Unless `readingRecords` is false, it also reads the records now (what the
     /// first fetch or save would do), so that the steps timed after opening measure the queries and
     /// saves alone.
-    static func container<T: PersistentModel>(_ type: T.Type, _ url: URL, durability: ModelConfiguration.Durability = .always,
-                                              readingRecords: Bool = true) -> ModelContainer {
+    static func container<T: PersistentModel>(
+        _ type: T.Type, _ url: URL, durability: ModelConfiguration.Durability = .always,
+        readingRecords: Bool = true
+    ) -> ModelContainer {
         var configuration = ModelConfiguration(url: url)
         configuration.durability = durability
         do {
@@ -52,8 +54,9 @@ enum Workloads {
             hash = TripGenerator.fnv(hash, "\n")
             priceSum += t.price
             if i == 0 || i == n - 1 {
-                print("record \(i): id=\(t.id) name=\(t.name) destination=\(t.destination) startDate="
-                      + cformat("%.3f", t.startDate) + " price=" + cformat("%.2f", t.price) + " mapItem=\(t.mapRaw)")
+                print(
+                    "record \(i): id=\(t.id) name=\(t.name) destination=\(t.destination) startDate="
+                        + cformat("%.3f", t.startDate) + " price=" + cformat("%.2f", t.price) + " mapItem=\(t.mapRaw)")
             }
         }
         print("n=\(n) fnv=" + cformat("%016llx", hash) + " price_sum=" + cformat("%.2f", priceSum))
@@ -171,8 +174,9 @@ enum Workloads {
         row.emit()
 
         rangeSortLimit(context, variant: "no_startDate_index", createIndexSeconds: 0, extra: [:]) { low, high in
-            var descriptor = FetchDescriptor<TripV1>(predicate: #Predicate { $0.price >= low && $0.price <= high },
-                                                     sortBy: [SortDescriptor(\.startDate, order: .reverse)])
+            var descriptor = FetchDescriptor<TripV1>(
+                predicate: #Predicate { $0.price >= low && $0.price <= high },
+                sortBy: [SortDescriptor(\.startDate, order: .reverse)])
             descriptor.fetchLimit = 20
             return descriptor
         }
@@ -192,11 +196,16 @@ enum Workloads {
         let createIndexSeconds = now() - i0
         let openPeak = usage.peakKiB
 
-        rangeSortLimit(context, variant: "with_startDate_index", createIndexSeconds: createIndexSeconds,
-                       extra: ["create_index_how": "open ModelContainer with #Index on startDate (V2 model)",
-                               "open_peak_rss_kib": String(openPeak)]) { low, high in
-            var descriptor = FetchDescriptor<TripV2>(predicate: #Predicate { $0.price >= low && $0.price <= high },
-                                                     sortBy: [SortDescriptor(\.startDate, order: .reverse)])
+        rangeSortLimit(
+            context, variant: "with_startDate_index", createIndexSeconds: createIndexSeconds,
+            extra: [
+                "create_index_how": "open ModelContainer with #Index on startDate (V2 model)",
+                "open_peak_rss_kib": String(openPeak),
+            ]
+        ) { low, high in
+            var descriptor = FetchDescriptor<TripV2>(
+                predicate: #Predicate { $0.price >= low && $0.price <= high },
+                sortBy: [SortDescriptor(\.startDate, order: .reverse)])
             descriptor.fetchLimit = 20
             return descriptor
         }
@@ -236,9 +245,11 @@ enum Workloads {
     }
 
     /// W4: 100 range + sort + limit 20 queries.
-    static func rangeSortLimit<T: PersistentModel>(_ context: ModelContext, variant: String, createIndexSeconds: Double,
-                                                   extra: [String: String],
-                                                   descriptor: (Double, Double) -> FetchDescriptor<T>) {
+    static func rangeSortLimit<T: PersistentModel>(
+        _ context: ModelContext, variant: String, createIndexSeconds: Double,
+        extra: [String: String],
+        descriptor: (Double, Double) -> FetchDescriptor<T>
+    ) {
         let usage = StepUsage()
         var rows = 0
         let t0 = now()
@@ -350,8 +361,9 @@ enum Workloads {
             let changed = try measuredStep(settle: { waitForIndex(context, TripV2.self) }) {
                 try context.update(model: TripV2.self, where: #Predicate { names.contains($0.destination) }, .set(\.price) { $0 + 1 })
             }
-            emit("W7", "set_based_sql", "update(model:where: names.contains(destination), .set(\\.price) { $0 + 1 })",
-                 rows: changed, seconds: now() - t0, spent: usage.spent())
+            emit(
+                "W7", "set_based_sql", "update(model:where: names.contains(destination), .set(\\.price) { $0 + 1 })",
+                rows: changed, seconds: now() - t0, spent: usage.spent())
         } catch { fail("W7a", error) }
 
         // W7b: object style: fetch the models of City60..City79, change each, save once.
@@ -365,8 +377,9 @@ enum Workloads {
                 try context.save()
                 return trips
             }
-            emit("W7", "object_fetch_then_update_by_id", "fetch(#Predicate names.contains(destination)), price += 1, save()",
-                 rows: trips.count, seconds: now() - t0, spent: usage.spent())
+            emit(
+                "W7", "object_fetch_then_update_by_id", "fetch(#Predicate names.contains(destination)), price += 1, save()",
+                rows: trips.count, seconds: now() - t0, spent: usage.spent())
         } catch { fail("W7b", error) }
 
         // W8a: the bulk delete of the API, delete(model:where:), then save.
@@ -380,8 +393,9 @@ enum Workloads {
                 try context.delete(model: TripV2.self, where: predicate)
                 try context.save()
             }
-            emit("W8", "set_based_sql", "delete(model:where: names.contains(destination)), save()",
-                 rows: rows, seconds: now() - t0, spent: usage.spent())
+            emit(
+                "W8", "set_based_sql", "delete(model:where: names.contains(destination)), save()",
+                rows: rows, seconds: now() - t0, spent: usage.spent())
         } catch { fail("W8a", error) }
 
         // W8b: object style: fetch the models of City40..City59, delete each, save once.
@@ -395,8 +409,9 @@ enum Workloads {
                 try context.save()
                 return trips
             }
-            emit("W8", "object_fetch_then_delete_by_id", "fetch(#Predicate names.contains(destination)), delete(each), save()",
-                 rows: trips.count, seconds: now() - t0, spent: usage.spent())
+            emit(
+                "W8", "object_fetch_then_delete_by_id", "fetch(#Predicate names.contains(destination)), delete(each), save()",
+                rows: trips.count, seconds: now() - t0, spent: usage.spent())
         } catch { fail("W8b", error) }
 
         var row = Row("W8-check")

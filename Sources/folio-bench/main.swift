@@ -43,11 +43,13 @@ switch command {
 case "gen":
     Workloads.gen(number(arguments[2]))
 case "load" where arguments.count >= 5:
-    Workloads.load(arguments[2], n: number(arguments[3]), sync: arguments[4],
-                   batch: arguments.count > 5 ? number(arguments[5]) : 10_000)
+    Workloads.load(
+        arguments[2], n: number(arguments[3]), sync: arguments[4],
+        batch: arguments.count > 5 ? number(arguments[5]) : 10_000)
 case "load-engine" where arguments.count >= 5:
-    EngineLoad.run(arguments[2], n: number(arguments[3]), sync: arguments[4],
-                   batch: arguments.count > 5 ? number(arguments[5]) : 10_000)
+    EngineLoad.run(
+        arguments[2], n: number(arguments[3]), sync: arguments[4],
+        batch: arguments.count > 5 ? number(arguments[5]) : 10_000)
 case "count":
     Workloads.count(arguments[2])
 case "first":
@@ -55,8 +57,9 @@ case "first":
 case "read":
     Workloads.read(arguments[2])
 case "single" where arguments.count >= 5:
-    Workloads.single(arguments[2], base: number(arguments[3]), sync: arguments[4],
-                     count: arguments.count > 5 ? number(arguments[5]) : 1000)
+    Workloads.single(
+        arguments[2], base: number(arguments[3]), sync: arguments[4],
+        count: arguments.count > 5 ? number(arguments[5]) : 1000)
 case "page-cost":
     PageCost.run(mebibytes: number(arguments[2]))
 case "migrate" where arguments.count >= 4:
@@ -66,9 +69,10 @@ case "merge" where arguments.count >= 4:
 case "past":
     PastBench.run(arguments)
 case "serve" where arguments.count >= 4:
-    ServeBench.run(store: arguments[2], folio: arguments[3], entity: "Trip",
-                   requests: arguments.count > 4 ? number(arguments[4]) : 200, clients: arguments.count > 5 ? number(arguments[5]) : 50,
-                   perClient: arguments.count > 6 ? number(arguments[6]) : 1000)
+    ServeBench.run(
+        store: arguments[2], folio: arguments[3], entity: "Trip",
+        requests: arguments.count > 4 ? number(arguments[4]) : 200, clients: arguments.count > 5 ? number(arguments[5]) : 50,
+        perClient: arguments.count > 6 ? number(arguments[6]) : 1000)
 case "modify":
     Workloads.modify(arguments[2], sync: arguments.count > 3 ? arguments[3] : "FULL")
 default:

@@ -45,18 +45,22 @@ enum TripWorkerSchemaV2: VersionedSchema {
 enum TripWorkerPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [TripWorkerSchemaV1.self, TripWorkerSchemaV2.self] }
     static var stages: [MigrationStage] {
-        [.custom(fromVersion: TripWorkerSchemaV1.self, toVersion: TripWorkerSchemaV2.self, willMigrate: nil,
-                 didMigrate: { context in
-                     for trip in try context.fetch(FetchDescriptor<TripVersion2.Trip>()) { trip.nights = 7 }
-                     try context.save()
-                 })]
+        [
+            .custom(
+                fromVersion: TripWorkerSchemaV1.self, toVersion: TripWorkerSchemaV2.self, willMigrate: nil,
+                didMigrate: { context in
+                    for trip in try context.fetch(FetchDescriptor<TripVersion2.Trip>()) { trip.nights = 7 }
+                    try context.save()
+                })
+        ]
     }
 }
 
 /// Opens the store at `url` with version 2 through ``TripWorkerPlan``, whose custom stage migrates it,
 /// and prints "migrated N".
 func migrateToVersion2WithCustomStage(_ url: URL) throws {
-    let container = try ModelContainer(for: Schema(versionedSchema: TripWorkerSchemaV2.self), migrationPlan: TripWorkerPlan.self,
-                                       configurations: [ModelConfiguration(url: url)])
+    let container = try ModelContainer(
+        for: Schema(versionedSchema: TripWorkerSchemaV2.self), migrationPlan: TripWorkerPlan.self,
+        configurations: [ModelConfiguration(url: url)])
     print("migrated \(try ModelContext(container).fetchCount(FetchDescriptor<TripVersion2.Trip>()))")
 }

@@ -44,7 +44,8 @@ final class Trip {
 /// The process's peak resident set size (VmHWM), in kilobytes; 0 where /proc is not available.
 func peakResidentKilobytes() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return 0 }
     return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
 }
 
@@ -94,8 +95,10 @@ do {
             let batchStart = Date()
             let batchContext = ModelContext(container)
             for index in done..<min(count, done + batch) {
-                batchContext.insert(Trip(name: "trip-\(index)", destination: "City\(index % 200)",
-                                         startDate: Date(timeIntervalSince1970: 1_600_000_000 + Double(index)), price: Double(index % 5000)))
+                batchContext.insert(
+                    Trip(
+                        name: "trip-\(index)", destination: "City\(index % 200)",
+                        startDate: Date(timeIntervalSince1970: 1_600_000_000 + Double(index)), price: Double(index % 5000)))
             }
             try batchContext.save()
             done = min(count, done + batch)

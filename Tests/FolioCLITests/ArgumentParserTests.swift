@@ -160,11 +160,13 @@ struct FilterTests {
 }
 
 enum StoredRecordFixture {
-    static let trip = StoredRecord(entity: "Trip", id: 42, values: [
-        "name": .string("Weekend in Rome"), "destination": .string("Rome"), "price": .double(812.5), "nights": .int(3),
-        "booked": .bool(true), "notes": .null, "tags": .array([.int(12), .int(14)]),
-        "startDate": .string("2026-06-01T09:30:00Z"), "mapItem": .object(["rawValue": .string("I7")]),
-    ])
+    static let trip = StoredRecord(
+        entity: "Trip", id: 42,
+        values: [
+            "name": .string("Weekend in Rome"), "destination": .string("Rome"), "price": .double(812.5), "nights": .int(3),
+            "booked": .bool(true), "notes": .null, "tags": .array([.int(12), .int(14)]),
+            "startDate": .string("2026-06-01T09:30:00Z"), "mapItem": .object(["rawValue": .string("I7")]),
+        ])
 }
 
 @Suite("Output and text helpers")

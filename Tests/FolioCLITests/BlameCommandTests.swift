@@ -16,8 +16,8 @@ struct BlameCommandTests {
         var result: [String: (subject: String, hash: String, author: String)] = [:]
         for member in object["members"]?.arrayValue ?? [] {
             guard case .string(let name)? = member["name"], let transaction = member["transaction"],
-                  case .string(let subject)? = transaction["commit"]?["subject"], case .string(let hash)? = transaction["commit"]?["hash"],
-                  case .string(let author)? = transaction["author"]
+                case .string(let subject)? = transaction["commit"]?["subject"], case .string(let hash)? = transaction["commit"]?["hash"],
+                case .string(let author)? = transaction["author"]
             else {
                 Issue.record("member without a committed transaction: \(member)")
                 continue
@@ -96,7 +96,9 @@ struct BlameCommandTests {
 
         for clone in [a, b] {
             let oslo = try Self.blame(clone, trips[0])
-            #expect(oslo["price"]?.hash == priceCommit && oslo["price"]?.subject == "price on a", "the compaction moved the line, it did not bring it: \(oslo)")
+            #expect(
+                oslo["price"]?.hash == priceCommit && oslo["price"]?.subject == "price on a",
+                "the compaction moved the line, it did not bring it: \(oslo)")
             #expect(oslo["nights"]?.subject == "changes of a", "\(oslo)")
             #expect(oslo["name"]?.hash == commitOfB, "\(oslo)")
         }
@@ -188,7 +190,8 @@ struct BlameCommandTests {
         #expect(members.count == 2)
         let name = members.first { $0["name"] == .string("name") }, price = members.first { $0["name"] == .string("price") }
         #expect(name?["origin"] == .string("beforeRetainedHistory") && name?["setAtOrBefore"] == .int(1), "\(run)")
-        #expect(price?["origin"] == .string("transaction") && price?["transaction"]?["seq"] == .int(2)
+        #expect(
+            price?["origin"] == .string("transaction") && price?["transaction"]?["seq"] == .int(2)
                 && price?["transaction"]?["author"] == .string("second"), "\(run)")
 
         let table = try folio("blame", url.path, String(id))

@@ -84,16 +84,17 @@ struct DiffCommandTests {
         let run = try folio("diff", a.path, b.path)
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.isEmpty, "\(run)")
-        #expect(run.stdout == """
-            City
-              ~ 9  name "Lima" → "Cusco"
-            Trip
-              - 3   name "Oslo"
-              ~ 7   nights (none) → 3  price 99.0 → 120.0
-              + 12  name "Lisbon"  price 120.0
-            1 inserted, 2 changed, 1 deleted in 2 entities; schema unchanged
+        #expect(
+            run.stdout == """
+                City
+                  ~ 9  name "Lima" → "Cusco"
+                Trip
+                  - 3   name "Oslo"
+                  ~ 7   nights (none) → 3  price 99.0 → 120.0
+                  + 12  name "Lisbon"  price 120.0
+                1 inserted, 2 changed, 1 deleted in 2 entities; schema unchanged
 
-            """)
+                """)
         // The other way round: the insert is a delete, the attribute added is one removed.
         let back = try folio("diff", b.path, a.path, "--all")
         #expect(back.status == 1)
@@ -156,12 +157,13 @@ struct DiffCommandTests {
         let (a, b) = try TripStores.make(scratch)
         let city = try folio("diff", a.path, b.path, "--entity", "City")
         #expect(city.status == 1)
-        #expect(city.stdout == """
-            City
-              ~ 9  name "Lima" → "Cusco"
-            0 inserted, 1 changed, 0 deleted in 1 entity; schema unchanged
+        #expect(
+            city.stdout == """
+                City
+                  ~ 9  name "Lima" → "Cusco"
+                0 inserted, 1 changed, 0 deleted in 1 entity; schema unchanged
 
-            """, "\(city)")
+                """, "\(city)")
         // Records of other entities that differ do not count.
         let c = scratch.appending("c")
         try FileManager.default.copyItem(at: a, to: c)
@@ -266,15 +268,16 @@ struct TextconvCommandTests {
 
         let trip = try Self.textconv(store.appendingPathComponent("snapshots/Trip.jsonl"))
         #expect(trip.status == 0)
-        #expect(trip.stdout == """
-            snapshot Trip: 2 records at sequence 3
-            Trip 7 name = "Rome"
-            Trip 7 price = 120.0
-            Trip 7 stays = 3
-            Trip 12 name = "Lisbon"
-            Trip 12 price = 120.0
+        #expect(
+            trip.stdout == """
+                snapshot Trip: 2 records at sequence 3
+                Trip 7 name = "Rome"
+                Trip 7 price = 120.0
+                Trip 7 stays = 3
+                Trip 12 name = "Lisbon"
+                Trip 12 price = 120.0
 
-            """, "\(trip)")
+                """, "\(trip)")
         let city = try Self.textconv(store.appendingPathComponent("snapshots/City.jsonl"))
         #expect(city.stdout == "snapshot City: 1 record at sequence 2\nCity 9 name = \"Cusco\"\n", "\(city)")
 
@@ -287,17 +290,18 @@ struct TextconvCommandTests {
         }
         let manifest = try Self.textconv(store.appendingPathComponent("manifest.json"))
         #expect(manifest.status == 0)
-        #expect(manifest.stdout == """
-            format = "folio-store"
-            nextID = 13
-            schema entities = ["City","Trip"]
-            schema version = "1.0.0"
-            sequence = 3
-            snapshotBytes City = \(try size("snapshots/City.jsonl"))
-            snapshotBytes Trip = \(try size("snapshots/Trip.jsonl"))
-            version = 1
+        #expect(
+            manifest.stdout == """
+                format = "folio-store"
+                nextID = 13
+                schema entities = ["City","Trip"]
+                schema version = "1.0.0"
+                sequence = 3
+                snapshotBytes City = \(try size("snapshots/City.jsonl"))
+                snapshotBytes Trip = \(try size("snapshots/Trip.jsonl"))
+                version = 1
 
-            """, "\(manifest)")
+                """, "\(manifest)")
 
         // Git's temporary copies keep only the file's name: the lines are recognised by their members.
         let copies = scratch.appending("git-blob-123456")
@@ -326,7 +330,8 @@ struct TextconvCommandTests {
         let expected = Self.expectedTransactions(times: times).split(separator: "\n", omittingEmptySubsequences: false)
         let secondLine = String(decoding: lines[1], as: UTF8.self)
         // Transaction 1 (7 lines), line 2 as it is, the garbage, transaction 3 (2 lines), the torn tail.
-        let wanted = expected[0..<7].joined(separator: "\n") + "\n" + secondLine + "\nnot a folio line at all\n"
+        let wanted =
+            expected[0..<7].joined(separator: "\n") + "\n" + secondLine + "\nnot a folio line at all\n"
             + expected[14...].joined(separator: "\n") + "{\"$crc\":\"0000\n"
         #expect(run.stdout == wanted, "\(run)")
 
@@ -362,12 +367,13 @@ struct TextconvCommandTests {
         var output: [UInt8] = []
         let problem = StoreFileText.convert(path: file.path, maximumLineBytes: 60) { output += $0 }
         #expect(problem == nil)
-        #expect(String(decoding: output, as: UTF8.self) == """
-            (line 1 is longer than 60 bytes: not shown)
-            k 4 a = 1
-            (line 3 is longer than 60 bytes: not shown)
+        #expect(
+            String(decoding: output, as: UTF8.self) == """
+                (line 1 is longer than 60 bytes: not shown)
+                k 4 a = 1
+                (line 3 is longer than 60 bytes: not shown)
 
-            """)
+                """)
     }
 }
 
@@ -377,9 +383,11 @@ struct TextconvGitTests {
 
     /// Runs git in `directory` with no user or system configuration.
     static func git(_ arguments: String..., in directory: URL) throws -> FolioRun {
-        let environment = ["GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": directory.path, "GIT_PAGER": "cat",
-                           "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com", "GIT_COMMITTER_NAME": "Test",
-                           "GIT_COMMITTER_EMAIL": "test@example.com"]
+        let environment = [
+            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": directory.path, "GIT_PAGER": "cat",
+            "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com", "GIT_COMMITTER_NAME": "Test",
+            "GIT_COMMITTER_EMAIL": "test@example.com",
+        ]
         let result = try run(gitExecutable, arguments: arguments, environment: environment, directory: directory)
         try #require(result.status == 0, "git \(arguments.joined(separator: " ")): \(result)")
         return result
@@ -417,10 +425,11 @@ struct TextconvGitTests {
         let changed = snapshot.split(separator: "\n").filter {
             ($0.hasPrefix("-") && !$0.hasPrefix("---")) || ($0.hasPrefix("+") && !$0.hasPrefix("+++"))
         }
-        #expect(changed == [
-            "-snapshot Trip: 8 records at sequence 1", "+snapshot Trip: 8 records at sequence 2",
-            "-Trip 7 price = 99.0", "+Trip 7 price = 120.0",
-        ], "\(snapshot)")
+        #expect(
+            changed == [
+                "-snapshot Trip: 8 records at sequence 1", "+snapshot Trip: 8 records at sequence 2",
+                "-Trip 7 price = 99.0", "+Trip 7 price = 120.0",
+            ], "\(snapshot)")
         // The history gained the transaction, readably.
         let history = try #require(sections.first { $0.hasPrefix("a/Trips.folio/history.jsonl") }, "\(diff)")
         #expect(history.contains("\n+  update Trip 7 price = 120.0\n"), "\(history)")

@@ -45,7 +45,9 @@ struct DocumentationStatusTests {
         #expect(lines.count > 1_000, "the documentation was found")
         for (path, line, text) in lines {
             for phrase in Self.statusPhrases where text.range(of: phrase, options: phrase == phrase.uppercased() ? [] : .caseInsensitive) != nil {
-                Issue.record("\(path):\(line) says \"\(phrase)\": finish it, or say in docs/swiftdata-compatibility.md what is missing — \(text.trimmingCharacters(in: .whitespaces))")
+                Issue.record(
+                    "\(path):\(line) says \"\(phrase)\": finish it, or say in docs/swiftdata-compatibility.md what is missing — \(text.trimmingCharacters(in: .whitespaces))"
+                )
             }
         }
     }
@@ -69,7 +71,8 @@ struct DocumentationStatusTests {
     /// The names the package's public declarations introduce.
     static func publicDeclarations() throws -> Set<String> {
         var names = Set<String>()
-        let pattern = try NSRegularExpression(pattern: #"public (?:final )?(?:var|let|func|class|struct|enum|protocol|macro|typealias|actor) ([A-Za-z_][A-Za-z0-9_]*)"#)
+        let pattern = try NSRegularExpression(
+            pattern: #"public (?:final )?(?:var|let|func|class|struct|enum|protocol|macro|typealias|actor) ([A-Za-z_][A-Za-z0-9_]*)"#)
         guard let files = FileManager.default.enumerator(atPath: root.appendingPathComponent("Sources").path) else { return names }
         for case let file as String in files where file.hasSuffix(".swift") {
             let text = try String(contentsOf: root.appendingPathComponent("Sources/\(file)"), encoding: .utf8)

@@ -34,8 +34,10 @@ struct DocumentationTests {
     @Test func theCatalogHasALandingPageAndArticlesWithCode() throws {
         let names = Self.articles.map(\.lastPathComponent)
         #expect(names.contains("Folio.md"))
-        for article in ["GettingStarted", "SwiftDataCompatibility", "Queries", "HistoryAndObservation", "Durability",
-                        "FileFormat", "KeepingAStoreInGit"] {
+        for article in [
+            "GettingStarted", "SwiftDataCompatibility", "Queries", "HistoryAndObservation", "Durability",
+            "FileFormat", "KeepingAStoreInGit",
+        ] {
             #expect(names.contains(article + ".md"), "\(article)")
             let landing = try String(contentsOf: Self.catalog.appendingPathComponent("Folio.md"), encoding: .utf8)
             #expect(landing.contains("<doc:\(article)>"), "the landing page lists \(article)")
@@ -49,8 +51,9 @@ struct DocumentationTests {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("folio-docs-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
         let script = Self.packageRoot.appendingPathComponent("Tools/build-docs")
-        let run = try run(URL(fileURLWithPath: "/bin/bash"),
-                                        arguments: [script.path, "--modules", modules.path, "--output", output.path])
+        let run = try run(
+            URL(fileURLWithPath: "/bin/bash"),
+            arguments: [script.path, "--modules", modules.path, "--output", output.path])
         #expect(run.status == 0, "\(run)")
         #expect(!run.stdout.contains("warning:") && !run.stderr.contains("warning:"), "\(run)")
         let pages = output.appendingPathComponent("data/documentation/folio")
@@ -67,11 +70,13 @@ struct DocumentationTests {
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
         let extractor = try #require(Self.executable(named: "swift-symbolgraph-extract"), "the toolchain has swift-symbolgraph-extract")
         let triple = try #require(Self.targetTriple())
-        let run = try run(extractor, arguments: [
-            "-module-name", "Folio", "-I", modules.path, "-target", triple, "-minimum-access-level", "public",
-            "-skip-synthesized-members", "-module-cache-path", output.appendingPathComponent("cache").path,
-            "-output-dir", output.path,
-        ])
+        let run = try run(
+            extractor,
+            arguments: [
+                "-module-name", "Folio", "-I", modules.path, "-target", triple, "-minimum-access-level", "public",
+                "-skip-synthesized-members", "-module-cache-path", output.appendingPathComponent("cache").path,
+                "-output-dir", output.path,
+            ])
         #expect(run.status == 0, "\(run)")
         var undocumented: [String] = []
         var count = 0
@@ -91,9 +96,10 @@ struct DocumentationTests {
 
     static func targetTriple() -> String? {
         guard let swiftc = executable(named: "swiftc"), let run = try? run(swiftc, arguments: ["-print-target-info"]),
-              let data = run.stdout.data(using: .utf8),
-              let info = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let target = info["target"] as? [String: Any] else { return nil }
+            let data = run.stdout.data(using: .utf8),
+            let info = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let target = info["target"] as? [String: Any]
+        else { return nil }
         return target["triple"] as? String
     }
 
@@ -116,8 +122,9 @@ struct DocumentationTests {
         for target in targets {
             let directory = consumer.appendingPathComponent("Sources/\(target.name)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try target.source.write(to: directory.appendingPathComponent(target.isExecutable ? "main.swift" : "\(target.name).swift"),
-                                    atomically: true, encoding: .utf8)
+            try target.source.write(
+                to: directory.appendingPathComponent(target.isExecutable ? "main.swift" : "\(target.name).swift"),
+                atomically: true, encoding: .utf8)
         }
         // A path dependency's package is named after its directory, as a clone's is.
         let identity = Self.packageRoot.lastPathComponent

@@ -13,10 +13,12 @@ enum ExtremeStore {
         return .object([
             "version": .string("1.0.0"),
             "entities": .object([
-                "Extreme": .object(["properties": .object([
-                    "int": attribute("Int"), "int64": attribute("Int64"), "uint64": attribute("UInt64"), "double": attribute("Double"),
-                    "float": attribute("Float"), "text": attribute("String"), "date": attribute("Date"), "decimal": attribute("Decimal"),
-                ])]),
+                "Extreme": .object([
+                    "properties": .object([
+                        "int": attribute("Int"), "int64": attribute("Int64"), "uint64": attribute("UInt64"), "double": attribute("Double"),
+                        "float": attribute("Float"), "text": attribute("String"), "date": attribute("Date"), "decimal": attribute("Decimal"),
+                    ])
+                ])
             ]),
         ])
     }()
@@ -47,7 +49,9 @@ enum ExtremeStore {
         for value in texts { records.append(["text": value]) }
         for value in dates { records.append(["date": value]) }
         // What `Decimal.description` writes at the ends of Decimal's range, and for `Decimal.nan`.
-        let decimals = [Decimal.nan, .greatestFiniteMagnitude, .leastFiniteMagnitude, .leastNonzeroMagnitude, Decimal(Int64.min), Decimal(UInt64.max)]
+        let decimals = [
+            Decimal.nan, .greatestFiniteMagnitude, .leastFiniteMagnitude, .leastNonzeroMagnitude, Decimal(Int64.min), Decimal(UInt64.max),
+        ]
         for value in decimals { records.append(["decimal": .string(value.description)]) }
         records.append(["decimal": .int(.min)])
         return records
@@ -227,14 +231,18 @@ struct ExtremeArgumentTests {
         let shown = try cat.jsonLines().compactMap { $0["values"] }
         let written = try ExtremeStore.records.map { try CanonicalJSONWriter().bytes(.object($0)) }
         #expect(try shown.map { try CanonicalJSONWriter().bytes($0) } == written, "cat shows every value as stored, bit for bit")
-        for fragment in ["\"int\":-9223372036854775808", "\"double\":-0.0", "\"double\":1.7976931348623157e+308", "\"date\":-1000000000000000.0",
-                         "\"double\":\"NaN\"", "\"uint64\":\"18446744073709551615\"", "\"double\":5e-324"] {
+        for fragment in [
+            "\"int\":-9223372036854775808", "\"double\":-0.0", "\"double\":1.7976931348623157e+308", "\"date\":-1000000000000000.0",
+            "\"double\":\"NaN\"", "\"uint64\":\"18446744073709551615\"", "\"double\":5e-324",
+        ] {
             #expect(cat.stdout.contains(fragment), "\(fragment)")
         }
-        for arguments in [["cat", store.path, "Extreme", "--table"], ["cat", store.path, "Extreme", "--sort", "-double,date,int", "--table"],
-                          ["cat", store.path, "Extreme", "--where", "date < 2000-01-01 or double > 1e308 or int < -9223372036854775807"],
-                          ["export", store.path, "--format", "json"], ["export", store.path, "--format", "csv", "--entity", "Extreme"],
-                          ["log", store.path, "-p"], ["log", store.path, "--json", "-p"], ["info", store.path], ["schema", store.path]] {
+        for arguments in [
+            ["cat", store.path, "Extreme", "--table"], ["cat", store.path, "Extreme", "--sort", "-double,date,int", "--table"],
+            ["cat", store.path, "Extreme", "--where", "date < 2000-01-01 or double > 1e308 or int < -9223372036854775807"],
+            ["export", store.path, "--format", "json"], ["export", store.path, "--format", "csv", "--entity", "Extreme"],
+            ["log", store.path, "-p"], ["log", store.path, "--json", "-p"], ["info", store.path], ["schema", store.path],
+        ] {
             let run = try folio(arguments: arguments)
             #expect(run.status == 0 && run.stderr.isEmpty, "\(arguments): \(run)")
         }

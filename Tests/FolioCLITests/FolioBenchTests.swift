@@ -48,7 +48,10 @@ struct FolioBenchTests {
         let run = try folioBench("gen", "1000000")
         #expect(run.status == 0, "\(run)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.first == "record 0: id=78F38742-1171-4AEF-B568-246C7ECB9E75 name=fmkchpphjxbd destination=City73 startDate=1658294359.323 price=1045.44 mapItem=Iff5432e42cce87fa")
+        #expect(
+            lines.first
+                == "record 0: id=78F38742-1171-4AEF-B568-246C7ECB9E75 name=fmkchpphjxbd destination=City73 startDate=1658294359.323 price=1045.44 mapItem=Iff5432e42cce87fa"
+        )
         #expect(lines.last == "n=1000000 fnv=ed47129cef2fbeed price_sum=2500806243.57")
     }
 

@@ -35,9 +35,11 @@ struct GitMergeDriverTests {
 
     @discardableResult
     static func git(arguments: [String], in directory: URL, check: Bool) throws -> FolioRun {
-        let environment = ["GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": directory.path, "GIT_PAGER": "cat",
-                           "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com", "GIT_COMMITTER_NAME": "Test",
-                           "GIT_COMMITTER_EMAIL": "test@example.com", "GIT_MERGE_AUTOEDIT": "no"]
+        let environment = [
+            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": directory.path, "GIT_PAGER": "cat",
+            "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com", "GIT_COMMITTER_NAME": "Test",
+            "GIT_COMMITTER_EMAIL": "test@example.com", "GIT_MERGE_AUTOEDIT": "no",
+        ]
         let result = try run(URL(fileURLWithPath: "/usr/bin/git"), arguments: arguments, environment: environment, directory: directory)
         if check { try #require(result.status == 0, "git \(arguments.joined(separator: " ")): \(result)") }
         return result
@@ -65,8 +67,10 @@ struct GitMergeDriverTests {
 
     /// The base: three trips, committed and pushed from a first clone (compacted first, when
     /// `compacted`: the base's snapshots then hold its whole state). Returns their identifiers.
-    static func seed(_ remote: Remote, compacted: Bool = false,
-                     trips: [(name: String, price: Double)] = [("Oslo", 80), ("Rome", 99), ("Lima", 60)]) throws -> [Int64] {
+    static func seed(
+        _ remote: Remote, compacted: Bool = false,
+        trips: [(name: String, price: Double)] = [("Oslo", 80), ("Rome", 99), ("Lima", 60)]
+    ) throws -> [Int64] {
         let seed = try remote.clone("seed")
         var ids: [Int64] = []
         try write(seed) { t in
@@ -121,23 +125,26 @@ struct GitMergeDriverTests {
         try Self.git("merge", "--no-edit", "origin/a", in: b)
 
         let journal = "Trips.folio/journal.jsonl"
-        #expect(try Data(contentsOf: a.appendingPathComponent(journal)) == Data(contentsOf: b.appendingPathComponent(journal)),
-                "merging either way round gives the same bytes")
+        #expect(
+            try Data(contentsOf: a.appendingPathComponent(journal)) == Data(contentsOf: b.appendingPathComponent(journal)),
+            "merging either way round gives the same bytes")
         let arrived = try open.refresh().map(\.author)
         #expect(arrived == ["b"], "the open store reports the transaction the merge brought, though its sequence was taken")
         #expect(open.records(of: "Trip").contains { $0.id == fromB })
         let records = try Self.records(a)
         #expect(records[fromA]?.values["name"] == .string("Kyoto") && records[fromB]?.values["name"] == .string("Quito"))
         #expect(records[oslo]?.values["price"] == .double(82), "the later write of one attribute wins")
-        #expect(records[rome]?.values["name"] == .string("Roma") && records[rome]?.values["notes"] == .string("Vatican"),
-                "writes of different attributes combine")
+        #expect(
+            records[rome]?.values["name"] == .string("Roma") && records[rome]?.values["notes"] == .string("Vatican"),
+            "writes of different attributes combine")
         #expect(records[lima] == nil, "a delete stands against an update")
 
         let conflicts = try folio("conflicts", a.appendingPathComponent("Trips.folio").path, "--json").jsonLines()
-        let lost = Set(conflicts.compactMap { conflict -> String? in
-            guard case .int(let id)? = conflict["id"], case .string(let member)? = conflict["member"] else { return nil }
-            return "\(id).\(member)=\(conflict["lost"].map(String.init(describing:)) ?? "")"
-        })
+        let lost = Set(
+            conflicts.compactMap { conflict -> String? in
+                guard case .int(let id)? = conflict["id"], case .string(let member)? = conflict["member"] else { return nil }
+                return "\(id).\(member)=\(conflict["lost"].map(String.init(describing:)) ?? "")"
+            })
         #expect(lost == ["\(oslo).price=\(JSONValue.double(81))", "\(lima).price=\(JSONValue.double(65))"], "\(conflicts)")
 
         // A rebase replays b's commit onto a's: the driver sees the sides the other way round.
@@ -172,8 +179,9 @@ struct GitMergeDriverTests {
         }
         try journal.write(to: scratch.appending("A"))
         let snapshot = try folio("merge-driver", "O", "A", "A", "Trips.folio/snapshots/Trip.jsonl", directory: scratch.url)
-        #expect(snapshot.status == 1 && snapshot.stderr.contains("Trips.folio/snapshots/Trip.jsonl: ours line 1: not a Folio snapshot line"),
-                "\(snapshot)")
+        #expect(
+            snapshot.status == 1 && snapshot.stderr.contains("Trips.folio/snapshots/Trip.jsonl: ours line 1: not a Folio snapshot line"),
+            "\(snapshot)")
         let other = try folio("merge-driver", "O", "A", "A", "Trips.folio/notes.txt", directory: scratch.url)
         #expect(other.status == 1 && other.stderr.contains("not a Folio store file"), "\(other)")
     }
@@ -207,8 +215,10 @@ struct GitMergeDriverTests {
             try git("push", "-q", "-f", "origin", "HEAD:\(branch)", in: clone)
         }
         for clone in [a, b] { try git("fetch", "-q", "origin", in: clone) }
-        return (try git(arguments: ["merge", "--no-edit", "origin/b"], in: a, check: false),
-                try git(arguments: ["merge", "--no-edit", "origin/a"], in: b, check: false))
+        return (
+            try git(arguments: ["merge", "--no-edit", "origin/b"], in: a, check: false),
+            try git(arguments: ["merge", "--no-edit", "origin/a"], in: b, check: false)
+        )
     }
 
     @Test func aCloneThatCompactedMergesWithOneThatDidNot() throws {
@@ -245,19 +255,20 @@ struct GitMergeDriverTests {
     /// The conflicts of `clone`'s store as `member of record = lost value (kept value)` lines.
     static func conflictLines(_ clone: URL) throws -> Set<String> {
         let listed = try folio("conflicts", clone.appendingPathComponent("Trips.folio").path, "--json").jsonLines()
-        return Set(listed.map { conflict in
-            func describe(_ value: JSONValue?) -> String {
-                switch value {
-                case .string(let text)?: "\"\(text)\""
-                case .int(let number)?: "\(number)"
-                case .double(let number)?: "\(number)"
-                case nil, .null?: "deleted"
-                case let other?: "\(other)"
+        return Set(
+            listed.map { conflict in
+                func describe(_ value: JSONValue?) -> String {
+                    switch value {
+                    case .string(let text)?: "\"\(text)\""
+                    case .int(let number)?: "\(number)"
+                    case .double(let number)?: "\(number)"
+                    case nil, .null?: "deleted"
+                    case let other?: "\(other)"
+                    }
                 }
-            }
-            guard case .string(let member)? = conflict["member"] else { return "no member in \(conflict)" }
-            return "\(member) of \(describe(conflict["id"])) = \(describe(conflict["lost"])) (\(describe(conflict["kept"])))"
-        })
+                guard case .string(let member)? = conflict["member"] else { return "no member in \(conflict)" }
+                return "\(member) of \(describe(conflict["id"])) = \(describe(conflict["lost"])) (\(describe(conflict["kept"])))"
+            })
     }
 
     @Test func aMergeWithACompactedSideRecordsWhatTheOtherSideOverwrote() throws {
@@ -351,7 +362,8 @@ struct GitMergeDriverTests {
     /// Both clones change a trip and compact, then each merges the other; returns both merges, clone
     /// a's status and the trip a changed.
     static func mergeTwoCompactedChanges(_ remote: Remote, seedCompacted: Bool, sameTrip: Bool, deleteOnB: Bool = false) throws
-        -> (merge: FolioRun, other: FolioRun, status: String, trip: Int64, a: URL, b: URL) {
+        -> (merge: FolioRun, other: FolioRun, status: String, trip: Int64, a: URL, b: URL)
+    {
         let trips = try seed(remote, compacted: seedCompacted)
         let a = try remote.clone("a"), b = try remote.clone("b")
         try write(a) { try $0.update(entity: "Trip", id: trips[0], values: ["price": .double(1)]) }
@@ -397,12 +409,14 @@ struct GitMergeDriverTests {
         let expected: Set<String> = ["price of \(lima) = 5.0 (deleted)", "price of \(nice) = 71.0 (72.0)"]
         for clone in [a, b] {
             let records = try Self.records(clone)
-            #expect(records[oslo]?.values["price"] == .double(1) && records[oslo]?.values["notes"] == .string("after b compacted"),
-                    "a value one side changed after the base's journal wrote it is that side's")
+            #expect(
+                records[oslo]?.values["price"] == .double(1) && records[oslo]?.values["notes"] == .string("after b compacted"),
+                "a value one side changed after the base's journal wrote it is that side's")
             #expect(records[rome]?.values["price"] == .double(2) && records[rome]?.values["name"] == .string("Rome"))
             #expect(records[lima] == nil, "a record the base's journal inserted and one side deleted stays deleted")
-            #expect(records[nice]?.values["name"] == .string("Nizza") && records[nice]?.values["price"] == .double(72),
-                    "the later of two writes wins")
+            #expect(
+                records[nice]?.values["name"] == .string("Nizza") && records[nice]?.values["price"] == .double(72),
+                "the later of two writes wins")
             #expect(try Self.conflictLines(clone) == expected, "the merge's guesses without the base are not listed")
             if let python = try PythonReader.records(of: "Trip", in: clone.appendingPathComponent("Trips.folio")) {
                 #expect(python == records.mapValues(\.values.dictionary), "the Python reader replays the base's journal too")
@@ -431,8 +445,9 @@ struct GitMergeDriverTests {
         let trips = try Self.seed(remote)
         let a = try remote.clone("a"), b = try remote.clone("b")
         // a compacts twice, keeping one transaction: the second compaction keeps only what it folds.
-        let short = try Store.open(at: a.appendingPathComponent("Trips.folio"),
-                                   configuration: StoreConfiguration(compactionThreshold: nil, historyRetention: .init(maximumCount: 1)))
+        let short = try Store.open(
+            at: a.appendingPathComponent("Trips.folio"),
+            configuration: StoreConfiguration(compactionThreshold: nil, historyRetention: .init(maximumCount: 1)))
         for price in [1.0, 2.0] {
             try short.write { try $0.update(entity: "Trip", id: trips[0], values: ["price": .double(price)]) }
             try short.compact()
@@ -452,8 +467,9 @@ struct GitMergeDriverTests {
         let (merge, other, status, trip, a, b) = try Self.mergeTwoCompactedChanges(remote, seedCompacted: true, sameTrip: true)
         #expect(merge.status == 0 && other.status == 0, "\(merge)\n\(other)")
         #expect(!status.contains("UU"), "\(status)")
-        #expect(merge.stderr.contains("snapshots/Trip.jsonl: merged the snapshots of two compacted sides; 1 conflicting value(s) resolved"),
-                "\(merge)")
+        #expect(
+            merge.stderr.contains("snapshots/Trip.jsonl: merged the snapshots of two compacted sides; 1 conflicting value(s) resolved"),
+            "\(merge)")
         #expect(try Self.storeFiles(a) == Self.storeFiles(b), "merging either way round gives the same files")
         // b saved two transactions since the base, a one: b's value stands, a's is listed.
         #expect(try Self.records(a)[trip]?.values["price"] == .double(2))
@@ -477,7 +493,8 @@ struct GitMergeDriverTests {
         #expect(cleared.status == 0 && cleared.stdout.contains("Forgot 1"), "\(cleared)")
         #expect(try Self.conflictLines(a).isEmpty)
         try Self.compact(a)
-        let header = try String(contentsOf: a.appendingPathComponent("Trips.folio/snapshots/Trip.jsonl"), encoding: .utf8)
+        let header =
+            try String(contentsOf: a.appendingPathComponent("Trips.folio/snapshots/Trip.jsonl"), encoding: .utf8)
             .split(separator: "\n").first.map(String.init) ?? ""
         #expect(!header.contains("conflicts"), "\(header)")
         #expect(try Self.conflictLines(a).isEmpty)

@@ -27,10 +27,12 @@ struct GitSandbox {
     /// No user or system configuration; a committer identity; nothing above the scratch directory is
     /// taken for a repository.
     var environment: [String: String] {
-        ["GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": scratch.path, "GIT_PAGER": "cat",
-         "GIT_CEILING_DIRECTORIES": scratch.url.deletingLastPathComponent().path,
-         "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com", "GIT_COMMITTER_NAME": "Test",
-         "GIT_COMMITTER_EMAIL": "test@example.com"]
+        [
+            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": scratch.path, "GIT_PAGER": "cat",
+            "GIT_CEILING_DIRECTORIES": scratch.url.deletingLastPathComponent().path,
+            "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com", "GIT_COMMITTER_NAME": "Test",
+            "GIT_COMMITTER_EMAIL": "test@example.com",
+        ]
     }
 
     /// Runs git in the work tree (or `directory`); requires exit 0 unless told otherwise.
@@ -96,26 +98,28 @@ struct GitSetupCommandTests {
         let run = try sandbox.setup()
         #expect(run.status == 0, "\(run)")
         #expect(run.stderr.isEmpty, "\(run)")
-        #expect(try sandbox.text(".gitattributes") == """
-            # folio git-setup: Trips.folio (managed by 'folio git-setup'; edit with care)
-            Trips.folio/journal.jsonl merge=folio diff=folio -text
-            Trips.folio/history.jsonl merge=folio diff=folio -text
-            Trips.folio/manifest.json merge=folio diff=folio -text
-            Trips.folio/snapshots/*.jsonl merge=folio diff=folio -text
-            Trips.folio/blobs/** binary
+        #expect(
+            try sandbox.text(".gitattributes") == """
+                # folio git-setup: Trips.folio (managed by 'folio git-setup'; edit with care)
+                Trips.folio/journal.jsonl merge=folio diff=folio -text
+                Trips.folio/history.jsonl merge=folio diff=folio -text
+                Trips.folio/manifest.json merge=folio diff=folio -text
+                Trips.folio/snapshots/*.jsonl merge=folio diff=folio -text
+                Trips.folio/blobs/** binary
 
-            """)
-        #expect(try sandbox.text(".gitignore") == """
-            # folio git-setup: Trips.folio (managed by 'folio git-setup'; edit with care)
-            Trips.folio/lock
-            Trips.folio/**/*.tmp-*
-            Trips.folio/cache/
-            Trips.folio/journal.jsonl.corrupt-tail
-            Trips.folio/**/*.damaged
-            Trips.folio/**/*.backup-*Z
-            /Trips.folio.backup-*/
+                """)
+        #expect(
+            try sandbox.text(".gitignore") == """
+                # folio git-setup: Trips.folio (managed by 'folio git-setup'; edit with care)
+                Trips.folio/lock
+                Trips.folio/**/*.tmp-*
+                Trips.folio/cache/
+                Trips.folio/journal.jsonl.corrupt-tail
+                Trips.folio/**/*.damaged
+                Trips.folio/**/*.backup-*Z
+                /Trips.folio.backup-*/
 
-            """)
+                """)
         for name in Self.folioDriverFiles {
             #expect(try sandbox.attributes("Trips.folio/\(name)") == ["merge": "folio", "diff": "folio", "text": "unset"], "\(name)")
         }
@@ -130,13 +134,15 @@ struct GitSetupCommandTests {
         #expect(try sandbox.config("diff.folio.cachetextconv") == "true")
 
         // One line per change, then what every clone must do.
-        #expect(run.stdout.hasPrefix("""
-            .gitattributes: added the block for Trips.folio (a new file)
-            .gitignore: added the block for Trips.folio (a new file)
-            merge.folio.name: set to "Folio store merge"
-            merge.folio.driver: set to "\(driver)"
+        #expect(
+            run.stdout.hasPrefix(
+                """
+                .gitattributes: added the block for Trips.folio (a new file)
+                .gitignore: added the block for Trips.folio (a new file)
+                merge.folio.name: set to "Folio store merge"
+                merge.folio.driver: set to "\(driver)"
 
-            """), "\(run)")
+                """), "\(run)")
         #expect(run.stdout.contains("every new clone must run 'folio git-setup' once"), "\(run)")
         #expect(run.stdout.contains("CI system"), "\(run)")
         #expect(run.stdout.contains("Commit .gitattributes and\n.gitignore") || run.stdout.contains("Commit .gitattributes and .gitignore"), "\(run)")
@@ -166,8 +172,9 @@ struct GitSetupCommandTests {
         #expect(try sandbox.bytes(".gitattributes") == attributes)
         #expect(try sandbox.bytes(".gitignore") == ignore)
         #expect(try sandbox.bytes(".git/config") == config)
-        #expect(try FileManager.default.attributesOfItem(atPath: sandbox.file(".gitattributes").path)[.modificationDate] as? Date == modified,
-                "the file is not rewritten")
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: sandbox.file(".gitattributes").path)[.modificationDate] as? Date == modified,
+            "the file is not rewritten")
     }
 
     @Test func keepsTheUsersLinesAndRemovesThePreviousDocsSettings() throws {
@@ -188,7 +195,10 @@ struct GitSetupCommandTests {
         try sandbox.write(".gitattributes", "# my settings\n*.png binary\r\n\(previous)\n*.md  text   eol=lf")
         let run = try sandbox.setup()
         #expect(run.status == 0, "\(run)")
-        #expect(run.stdout.contains(".gitattributes: removed line 5 'journal.jsonl          merge=union  -text diff=folio', from the settings docs/git.md gave before 'folio git-setup'\n"), "\(run)")
+        #expect(
+            run.stdout.contains(
+                ".gitattributes: removed line 5 'journal.jsonl          merge=union  -text diff=folio', from the settings docs/git.md gave before 'folio git-setup'\n"
+            ), "\(run)")
         #expect(run.stdout.contains(".gitattributes: removed line 10 '**/blobs/**            binary'"), "\(run)")
         #expect(run.stdout.contains(".gitattributes: removed the comments of the previous settings\n"), "\(run)")
         let text = try sandbox.text(".gitattributes")
@@ -227,7 +237,10 @@ struct GitSetupCommandTests {
         try sandbox.write(".gitattributes", "journal.jsonl          merge=union  -text diff=folio\n")
         let one = try sandbox.setup("Trips.folio")
         #expect(one.status == 0, "\(one)")
-        #expect(one.stderr.contains("kept line 1 'journal.jsonl          merge=union  -text diff=folio' of the previous settings: it also sets the files of Notes.folio"), "\(one)")
+        #expect(
+            one.stderr.contains(
+                "kept line 1 'journal.jsonl          merge=union  -text diff=folio' of the previous settings: it also sets the files of Notes.folio"),
+            "\(one)")
         #expect(try sandbox.attributes("Notes.folio/journal.jsonl")["merge"] == "union")
         #expect(try sandbox.attributes("Trips.folio/journal.jsonl")["merge"] == "folio")
         let all = try sandbox.setup()
@@ -260,28 +273,35 @@ struct GitSetupCommandTests {
         #expect(changed.status == 1)
         #expect(changed.stdout.hasPrefix("diff.folio.textconv: \"folio textconv --\"; should be \""), "\(changed)")
         let fixed = try sandbox.setup()
-        #expect(fixed.stdout.hasPrefix("diff.folio.textconv: \"folio textconv --\" → \"\(driver.dropLast(" merge-driver %O %A %B %P".count)) textconv --\"\n"), "\(fixed)")
+        #expect(
+            fixed.stdout.hasPrefix(
+                "diff.folio.textconv: \"folio textconv --\" → \"\(driver.dropLast(" merge-driver %O %A %B %P".count)) textconv --\"\n"), "\(fixed)")
         #expect(try sandbox.setup("--check").status == 0)
 
         // What git sees is checked too: a rule elsewhere that ignores the journal.
         try Data("*.jsonl\n".utf8).write(to: sandbox.file(".git/info/exclude"))
         let ignored = try sandbox.setup("--check")
         #expect(ignored.status == 1, "\(ignored)")
-        #expect(ignored.stdout.contains("Trips.folio/journal.jsonl, Trips.folio/history.jsonl, Trips.folio/snapshots/*.jsonl are ignored (.git/info/exclude:1: *.jsonl)"), "\(ignored)")
+        #expect(
+            ignored.stdout.contains(
+                "Trips.folio/journal.jsonl, Trips.folio/history.jsonl, Trips.folio/snapshots/*.jsonl are ignored (.git/info/exclude:1: *.jsonl)"),
+            "\(ignored)")
     }
 
     @Test func outsideAGitWorkTreeItFailsWithATypedError() throws {
         let scratch = ScratchDirectory()
         defer { scratch.remove() }
-        let run = try folio(arguments: ["git-setup"], environment: ["GIT_CEILING_DIRECTORIES": scratch.url.deletingLastPathComponent().path],
-                            directory: scratch.url)
+        let run = try folio(
+            arguments: ["git-setup"], environment: ["GIT_CEILING_DIRECTORIES": scratch.url.deletingLastPathComponent().path],
+            directory: scratch.url)
         #expect(run.status == 1, "\(run)")
         #expect(run.stdout.isEmpty)
         #expect(run.stderr.contains("is not inside a git work tree"), "\(run)")
         #expect(run.stderr.contains("Help: "), "\(run)")
         #expect(!FileManager.default.fileExists(atPath: scratch.appending(".gitattributes").path))
-        let check = try folio(arguments: ["git-setup", "--check"], environment: ["GIT_CEILING_DIRECTORIES": scratch.url.deletingLastPathComponent().path],
-                              directory: scratch.url)
+        let check = try folio(
+            arguments: ["git-setup", "--check"], environment: ["GIT_CEILING_DIRECTORIES": scratch.url.deletingLastPathComponent().path],
+            directory: scratch.url)
         #expect(check.status == 1 && check.stderr.contains("is not inside a git work tree"), "\(check)")
     }
 
@@ -355,14 +375,16 @@ struct GitSetupCommandTests {
         let directory = sandbox.scratch.appending("it's 100%O folio")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let standIn = directory.appendingPathComponent("folio")
-        try Data("""
+        try Data(
+            """
             #!/bin/sh
             case "$1" in
             merge-driver) printf 'merged %s\\n' "$5" > "$3" ;;
             textconv) echo "converted"; cat "$3" ;;
             esac
 
-            """.utf8).write(to: standIn)
+            """.utf8
+        ).write(to: standIn)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: standIn.path)
         for setting in GitSetupCommand.settings(executable: standIn.path) {
             try sandbox.git("config", setting.key, setting.value)
@@ -400,7 +422,10 @@ struct GitSetupPatternFileTests {
 
     @Test func anUpdatedFileNeedsNoFurtherUpdate() throws {
         for kind in [PatternFileKind.attributes, .ignore] {
-            for original in [nil, "", "*.png binary", "*.png binary\n\n\n", "a\n# folio git-setup: B.folio (managed by 'folio git-setup'; edit with care)\nB.folio/x\n\nb\n"] {
+            for original in [
+                nil, "", "*.png binary", "*.png binary\n\n\n",
+                "a\n# folio git-setup: B.folio (managed by 'folio git-setup'; edit with care)\nB.folio/x\n\nb\n",
+            ] {
                 let first = try Self.update(original, kind, stores: ["A.folio", "data/B.folio", ""])
                 #expect(!first.changes.isEmpty)
                 let second = try Self.update(Self.text(first), kind, stores: ["A.folio", "data/B.folio", ""])
@@ -415,11 +440,12 @@ struct GitSetupPatternFileTests {
         let marker = "# folio git-setup: A.folio (managed by 'folio git-setup'; edit with care)"
         let original = "\(marker)\nA.folio/journal.jsonl merge=union\n*.png binary\n\n\(marker)\nA.folio/lock\n"
         let update = try Self.update(original, stores: ["A.folio"])
-        #expect(update.changes.map(\.done) == [
-            "removed a second block for A.folio",
-            "moved the folio git-setup blocks after the lines that followed them (the last matching line wins)",
-            "replaced the block for A.folio, which differed",
-        ])
+        #expect(
+            update.changes.map(\.done) == [
+                "removed a second block for A.folio",
+                "moved the folio git-setup blocks after the lines that followed them (the last matching line wins)",
+                "replaced the block for A.folio, which differed",
+            ])
         let store = try GitSetupStore(relativePath: "A.folio")
         #expect(Self.text(update) == "*.png binary\n\n" + ([marker] + store.attributeLines).joined(separator: "\n") + "\n")
     }
@@ -438,10 +464,14 @@ struct GitSetupPatternFileTests {
         #expect(PreviousSettingsLine.parse("journal.jsonl merge=union -text diff=folio", stores: stores) == PreviousSettingsLine(store: nil))
         #expect(PreviousSettingsLine.parse("history.jsonl\tdiff=folio  -text merge=union", stores: stores) == PreviousSettingsLine(store: nil))
         #expect(PreviousSettingsLine.parse("*.jsonl diff=folio", stores: stores) == PreviousSettingsLine(store: nil))
-        #expect(PreviousSettingsLine.parse("data/Notes.folio/snapshots/*.jsonl merge=binary -text diff=folio", stores: stores)
+        #expect(
+            PreviousSettingsLine.parse("data/Notes.folio/snapshots/*.jsonl merge=binary -text diff=folio", stores: stores)
                 == PreviousSettingsLine(store: "data/Notes.folio"))
-        for line in ["journal.jsonl merge=union -text", "journal.jsonl merge=union -text diff=folio eol=lf", "other/journal.jsonl merge=union -text diff=folio",
-                     "*.jsonl diff=folio -text", "manifest.json merge=union -text diff=folio", "# journal.jsonl merge=union -text diff=folio"] {
+        for line in [
+            "journal.jsonl merge=union -text", "journal.jsonl merge=union -text diff=folio eol=lf",
+            "other/journal.jsonl merge=union -text diff=folio",
+            "*.jsonl diff=folio -text", "manifest.json merge=union -text diff=folio", "# journal.jsonl merge=union -text diff=folio",
+        ] {
             #expect(PreviousSettingsLine.parse(line, stores: stores) == nil, "\(line)")
         }
     }

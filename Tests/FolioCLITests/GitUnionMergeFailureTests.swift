@@ -50,9 +50,13 @@ extension GitMergeDriverTests {
         for (name, text) in [("O", base), ("A", ours), ("B", theirs)] {
             try Data(text.utf8).write(to: remote.scratch.appending(name))
         }
-        let unionText = try Self.git(arguments: ["merge-file", "-p", "--union", remote.scratch.appending("A").path,
-                                                 remote.scratch.appending("O").path, remote.scratch.appending("B").path],
-                                     in: a, check: false).stdout
+        let unionText = try Self.git(
+            arguments: [
+                "merge-file", "-p", "--union", remote.scratch.appending("A").path,
+                remote.scratch.appending("O").path, remote.scratch.appending("B").path,
+            ],
+            in: a, check: false
+        ).stdout
         try Data(unionText.utf8).write(to: unionStore.appendingPathComponent("journal.jsonl"))
         let unionVerify = try folio("verify", unionStore.path)
         #expect(unionVerify.status != 0 && unionVerify.stdout.contains("sequence"), "the union of the journals is not a store: \(unionVerify)")

@@ -83,8 +83,10 @@ struct HostileStoreTests {
         let journal = store.appendingPathComponent("journal.jsonl")
         try FileManager.default.removeItem(at: journal)
         #expect(mkfifo(journal.path, 0o644) == 0)
-        for arguments in [["verify", store.path], ["info", store.path], ["cat", store.path, "Book"], ["log", store.path],
-                          ["export", store.path], ["repair", store.path, "--safe-only"], ["repair", store.path]] {
+        for arguments in [
+            ["verify", store.path], ["info", store.path], ["cat", store.path, "Book"], ["log", store.path],
+            ["export", store.path], ["repair", store.path, "--safe-only"], ["repair", store.path],
+        ] {
             try Self.expectRefusal(arguments, .notRegularFile)
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
@@ -103,8 +105,10 @@ struct HostileStoreTests {
         try Data(outsideBytes).write(to: outside)
         try FileManager.default.removeItem(at: journal)
         try FileManager.default.createSymbolicLink(atPath: journal.path, withDestinationPath: outside.path)
-        for arguments in [["repair", store.path, "--safe-only"], ["repair", store.path], ["verify", store.path], ["info", store.path],
-                          ["cat", store.path, "Book"]] {
+        for arguments in [
+            ["repair", store.path, "--safe-only"], ["repair", store.path], ["verify", store.path], ["info", store.path],
+            ["cat", store.path, "Book"],
+        ] {
             try Self.expectRefusal(arguments, .outsideStore)
         }
         #expect([UInt8](try Data(contentsOf: outside)) == outsideBytes)

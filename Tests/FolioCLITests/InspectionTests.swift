@@ -120,14 +120,15 @@ struct InspectionTests {
         try LibraryStore.write(to: store)
         let run = try folio("cat", store.path, "Book", "--table", "--fields", "title,pages,price", "--sort", "title")
         #expect(run.status == 0, "\(run)")
-        #expect(run.stdout == """
-            ID  title                      pages  price
-             3  A Wizard of Earthsea         183    9.5
-             4  The Left Hand of Darkness    304   12.0
-             5  The Summer Book              172   10.0
-            (3 records)
+        #expect(
+            run.stdout == """
+                ID  title                      pages  price
+                 3  A Wizard of Earthsea         183    9.5
+                 4  The Left Hand of Darkness    304   12.0
+                 5  The Summer Book              172   10.0
+                (3 records)
 
-            """)
+                """)
     }
 
     @Test func showPrintsValuesRelationshipsBothWaysAndHistory() throws {

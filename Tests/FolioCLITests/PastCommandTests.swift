@@ -5,7 +5,8 @@ import Testing
 /// `--at`, `diff --from/--to` and `blame --at` on a store in a git repository, compared with what the
 /// same commands print for a checkout of each revision and for a copy of the store kept at each
 /// transaction. Seeded: set `FOLIO_DIFFERENTIAL_SEED` to replay a failure.
-@Suite("A store's past from the command line", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git"), "needs git at /usr/bin/git"))
+@Suite(
+    "A store's past from the command line", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git"), "needs git at /usr/bin/git"))
 struct PastCommandTests {
     typealias Git = GitMergeDriverTests
 
@@ -16,7 +17,10 @@ struct PastCommandTests {
         try Git.write(clone) { t in
             for _ in 0..<(1 + choices.next() % 4) {
                 switch choices.next() % 4 {
-                case 0, 1: try t.insert(entity: "Trip", id: t.allocateID(), values: ["name": .string("Trip \(choices.next() % 1000)"), "price": .double(Double(choices.next() % 500))])
+                case 0, 1:
+                    try t.insert(
+                        entity: "Trip", id: t.allocateID(),
+                        values: ["name": .string("Trip \(choices.next() % 1000)"), "price": .double(Double(choices.next() % 500))])
                 case 2 where !existing.isEmpty:
                     let id = existing[Int(choices.next() % UInt64(existing.count))]
                     if t.record(id: id) != nil { try t.update(entity: "Trip", id: id, values: ["price": .double(Double(choices.next() % 500))]) }
@@ -120,7 +124,8 @@ struct PastCommandTests {
             let inClone = try JSONReader().parse(Self.output("blame", path, String(id), "--json"))
             let inBare = try JSONReader().parse(Self.output("blame", bare, String(id), "--json", "--at", "main"))
             #expect(inClone["members"] == inBare["members"], "seed \(seed): blame of \(id)")
-            #expect(inClone["members"]?.arrayValue?.allSatisfy { $0["transaction"]?["commit"] != nil } == true, "seed \(seed): every value was committed")
+            #expect(
+                inClone["members"]?.arrayValue?.allSatisfy { $0["transaction"]?["commit"] != nil } == true, "seed \(seed): every value was committed")
         }
     }
 
@@ -130,9 +135,11 @@ struct PastCommandTests {
         _ = try Git.seed(remote)
         let a = try remote.clone("a")
         let path = Self.store(a)
-        for (point, message) in [("99", "has no transaction 99"), ("no-such-tag", "no commit named"), (";rm -rf x", "no commit named"),
-                                 ("$(id)", "no commit named"), ("-h", "cannot be read as of revision -h"),
-                                 ("12345678-1234-1234-1234-123456789ABC", "no retained transaction")] {
+        for (point, message) in [
+            ("99", "has no transaction 99"), ("no-such-tag", "no commit named"), (";rm -rf x", "no commit named"),
+            ("$(id)", "no commit named"), ("-h", "cannot be read as of revision -h"),
+            ("12345678-1234-1234-1234-123456789ABC", "no retained transaction"),
+        ] {
             let run = try folio(arguments: ["cat", path, "Trip", "--at=\(point)"])
             #expect(run.status == 1, "\(point): \(run)")
             #expect(run.stderr.contains(message) && run.stderr.contains("Help:"), "\(point): \(run)")

@@ -99,8 +99,10 @@ struct SchemaCommandTests {
                 let p = property.objectValue ?? [:]
                 let options = p["options"]?.arrayValue?.compactMap(\.stringValue) ?? []
                 if options.contains("ephemeral") { continue }
-                var fingerprint: [String: JSONValue] = ["kind": p["kind"] ?? .null, "optional": .bool(p["optional"]?.boolValue ?? false),
-                                                        "unique": .bool(options.contains("unique"))]
+                var fingerprint: [String: JSONValue] = [
+                    "kind": p["kind"] ?? .null, "optional": .bool(p["optional"]?.boolValue ?? false),
+                    "unique": .bool(options.contains("unique")),
+                ]
                 if p["kind"]?.stringValue == "relationship" {
                     fingerprint["destination"] = p["destination"]
                     fingerprint["toMany"] = p["toMany"]
@@ -147,9 +149,12 @@ struct SchemaCommandTests {
         let scratch = ScratchDirectory()
         defer { scratch.remove() }
         let store = scratch.appending("library")
-        let hostile: JSONValue = .object(["version": .string("1.0.0"), "entities": .object([
-            "Book": .object(["properties": .object(["pages": .object(["kind": .string("attribute"), "type": .int(3)])])]),
-        ])])
+        let hostile: JSONValue = .object([
+            "version": .string("1.0.0"),
+            "entities": .object([
+                "Book": .object(["properties": .object(["pages": .object(["kind": .string("attribute"), "type": .int(3)])])])
+            ]),
+        ])
         try Self.writeLibrary(to: store, schema: hostile)
         let run = try folio("schema", store.path)
         #expect(run.status == 1, "\(run)")

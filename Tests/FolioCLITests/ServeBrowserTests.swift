@@ -66,7 +66,9 @@ struct ServeBrowserTests {
     func aPersonGoesFromTheStoreToAnEntityToARecordAndBack() throws {
         let served = try ServedLibrary()
         defer { served.stop() }
-        let result = try browse(served.server.port, """
+        let result = try browse(
+            served.server.port,
+            """
             d.get(base + "/")
             d.find_element(By.LINK_TEXT, "library").click()
             print("store:", d.find_element(By.TAG_NAME, "h1").text)
@@ -97,7 +99,9 @@ struct ServeBrowserTests {
     func aPersonSortsFiltersAndPagesTheTable() throws {
         let served = try ServedLibrary()
         defer { served.stop() }
-        let result = try browse(served.server.port, """
+        let result = try browse(
+            served.server.port,
+            """
             d.get(base + "/library/Book")
             d.find_element(By.LINK_TEXT, "price").click()
             print("ascending:", column("records", 0))
@@ -143,7 +147,9 @@ struct ServeBrowserTests {
             }
         }
         defer { served.stop() }
-        let result = try browse(served.server.port, """
+        let result = try browse(
+            served.server.port,
+            """
             d.get(base + "/library/Note")
             print("title:", d.title)
             print("cells:", column("records", 1))
@@ -162,7 +168,9 @@ struct ServeBrowserTests {
         let served = try ServedClone()
         defer { served.stop() }
         let hashes = try served.gitLog()
-        let result = try browse(served.server.port, """
+        let result = try browse(
+            served.server.port,
+            """
             d.get(base + "/Trips.folio")
             d.find_element(By.LINK_TEXT, "Commits").click()
             print("subjects:", column("commits", 3))

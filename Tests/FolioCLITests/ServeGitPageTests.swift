@@ -51,7 +51,8 @@ final class ServedClone {
     }
 }
 
-@Suite("folio serve: commits, diffs and blame", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git"), "needs git at /usr/bin/git"))
+@Suite(
+    "folio serve: commits, diffs and blame", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git"), "needs git at /usr/bin/git"))
 struct ServeGitPageTests {
     /// The members `folio diff --json` prints, which the diff page's JSON repeats.
     static let diffMembers = ["changes", "inserted", "updated", "deleted", "entities", "equal", "schema"]
@@ -72,7 +73,9 @@ struct ServeGitPageTests {
         #expect(second["commits"]?.arrayValue?.map { $0["hash"]?.stringValue } == [hashes[1]] && second["pages"] == .int(2))
 
         let html = try served.client.get("/Trips.folio/-/commits").body
-        #expect(html.contains("<a href=\"/Trips.folio/-/diff?from=\(hashes[1])&amp;to=\(hashes[0])\" class=\"mono\">\(hashes[0].prefix(10))</a>"), "\(html)")
+        #expect(
+            html.contains("<a href=\"/Trips.folio/-/diff?from=\(hashes[1])&amp;to=\(hashes[0])\" class=\"mono\">\(hashes[0].prefix(10))</a>"),
+            "\(html)")
         #expect(html.contains("(root)"))
         #expect(try served.client.get("/Trips.folio").body.contains("<a href=\"/Trips.folio/-/commits\">Commits</a>"))
     }

@@ -55,7 +55,10 @@ struct ServePageTests {
         #expect(page["previous"]?.stringValue == "/library/Book.json?sort=price&fields=title&page=1&size=1")
         #expect(page["records"]?.arrayValue?.first?.objectValue?["values"]?.objectValue?.keys.sorted() == ["title"])
         let html = try served.client.get("/library/Book?sort=-price&fields=title,price").body
-        #expect(html.contains("<th aria-sort=\"descending\"><a href=\"/library/Book?sort=price&amp;fields=title%2Cprice&amp;page=1&amp;size=50\">price ▼</a></th>"), "\(html)")
+        #expect(
+            html.contains(
+                "<th aria-sort=\"descending\"><a href=\"/library/Book?sort=price&amp;fields=title%2Cprice&amp;page=1&amp;size=50\">price ▼</a></th>"),
+            "\(html)")
         #expect(html.contains("Records 1–3 of 3."))
         #expect(!html.contains(">pages<"), "only the chosen columns")
     }
@@ -117,7 +120,9 @@ struct ServePageTests {
             }
         }
         defer { served.stop() }
-        for path in ["/library/Note", "/library/Note/1", "/library/Note/2", "/library/Note/3", "/library/Note/4", "/library/Note/5", "/library/-/log"] {
+        for path in [
+            "/library/Note", "/library/Note/1", "/library/Note/2", "/library/Note/3", "/library/Note/4", "/library/Note/5", "/library/-/log",
+        ] {
             let page = try served.client.get(path)
             #expect(page.status == 200, "\(path)")
             #expect(!page.body.contains("<script>"), "\(path)")
@@ -194,7 +199,8 @@ struct ServePageTests {
             process.waitUntilExit()
         }
         let line = String(decoding: out.fileHandleForReading.availableLine(), as: UTF8.self)
-        let port = try #require(line.split(separator: ":").last.flatMap { UInt16($0.trimmingCharacters(in: CharacterSet(charactersIn: "/\n"))) }, "\(line)")
+        let port = try #require(
+            line.split(separator: ":").last.flatMap { UInt16($0.trimmingCharacters(in: CharacterSet(charactersIn: "/\n"))) }, "\(line)")
         #expect(line.hasPrefix("Serving 1 store at http://127.0.0.1:"))
         let response = try RawHTTPClient(port: port).get("/library/Book/3.json")
         #expect(response.status == 200)

@@ -126,8 +126,10 @@ struct ServeProtocolTests {
         #expect(try served.client.get("/").status == 200)
     }
 
-    @Test(arguments: ["/..", "/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/library/%2E%2E/%2E%2E", "/library/.", "/library/a%2Fb",
-                      "/library/Book%00", "/./library"])
+    @Test(arguments: [
+        "/..", "/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/library/%2E%2E/%2E%2E", "/library/.", "/library/a%2Fb",
+        "/library/Book%00", "/./library",
+    ])
     func pathsThatTryToLeaveTheStoresAreRefused(path: String) throws {
         let served = try ServedLibrary(name: "dots")
         defer { served.stop() }

@@ -107,15 +107,24 @@ struct ServeViewsTests {
                     switch random.next() % 5 {
                     case 0, 1:
                         let author = authors.isEmpty ? JSONValue.null : .int(authors[Int(random.next() % UInt64(authors.count))])
-                        try t.insert(entity: "Book", id: t.allocateID(), values: [
-                            "title": Self.randomValue(&random, storable: true), "pages": .int(Int64(random.next() % 400)),
-                            "price": Self.randomValue(&random, storable: true), "published": Self.randomValue(&random, storable: true), "author": author])
+                        try t.insert(
+                            entity: "Book", id: t.allocateID(),
+                            values: [
+                                "title": Self.randomValue(&random, storable: true), "pages": .int(Int64(random.next() % 400)),
+                                "price": Self.randomValue(&random, storable: true), "published": Self.randomValue(&random, storable: true),
+                                "author": author,
+                            ])
                     case 2:
-                        try t.insert(entity: "Author", id: t.allocateID(), values: [
-                            "name": .string("Author \(random.next())"), "books": .array(books.prefix(Int(random.next() % 3)).map { .int($0) })])
+                        try t.insert(
+                            entity: "Author", id: t.allocateID(),
+                            values: [
+                                "name": .string("Author \(random.next())"), "books": .array(books.prefix(Int(random.next() % 3)).map { .int($0) }),
+                            ])
                     case 3 where !books.isEmpty:
                         let id = books[Int(random.next() % UInt64(books.count))]
-                        if t.record(id: id) != nil { try t.update(entity: "Book", id: id, values: ["price": Self.randomValue(&random, storable: true)]) }
+                        if t.record(id: id) != nil {
+                            try t.update(entity: "Book", id: id, values: ["price": Self.randomValue(&random, storable: true)])
+                        }
                     default:
                         if let id = (books + authors).randomElement(using: &random), t.record(id: id) != nil {
                             try t.delete(entity: t.record(id: id)?.entity ?? "Book", id: id)
@@ -132,7 +141,9 @@ struct ServeViewsTests {
         query.sortKeys = (0..<Int(random.next() % 3)).map { _ in
             RecordQuery.SortKey(field: fields[Int(random.next() % UInt64(fields.count))], descending: random.next() % 2 == 0)
         }
-        if query.entity == "Book", random.next() % 3 == 0, let filter = try? Filter.parse("pages > \(random.next() % 400)") { query.filters = [filter] }
+        if query.entity == "Book", random.next() % 3 == 0, let filter = try? Filter.parse("pages > \(random.next() % 400)") {
+            query.filters = [filter]
+        }
         query.offset = Int(random.next() % 20)
         query.limit = random.next() % 4 == 0 ? nil : Int(random.next() % 15)
         return query
@@ -157,7 +168,8 @@ struct ServeViewsTests {
                 let query = Self.randomQuery(&random)
                 let expected = try query.run(on: served, schema: schema)
                 let kept = try query.run(on: served, schema: schema, source: views)
-                let context = "seed \(seed) round \(round) step \(step): \(query.entity) sort \(query.sortKeys) offset \(query.offset) limit \(String(describing: query.limit))"
+                let context =
+                    "seed \(seed) round \(round) step \(step): \(query.entity) sort \(query.sortKeys) offset \(query.offset) limit \(String(describing: query.limit))"
                 #expect(kept.records == expected.records, "\(context)")
                 #expect(kept.matched == expected.matched, "\(context)")
                 #expect(kept.fieldNames == expected.fieldNames, "\(context)")

@@ -32,11 +32,14 @@ struct UnlistedSubclassStoreTests {
         defer { store.close() }
         try store.write(author: nil) { t in
             t.setSchema(schema)
-            try t.insert(entity: "Trip", id: t.allocateID(), values: ["name": .string("Weekend"), "destination": .string("Rome"), "price": .double(300)])
-            try t.insert(entity: "BusinessTrip", id: t.allocateID(),
-                         values: ["name": .string("Summit"), "destination": .string("Oslo"), "price": .double(900), "perdiem": .double(80)])
-            try t.insert(entity: "SecretTrip", id: t.allocateID(),
-                         values: ["name": .string("Heist"), "destination": .string("Lima"), "price": .double(1000), "codename": .string("Nightjar")])
+            try t.insert(
+                entity: "Trip", id: t.allocateID(), values: ["name": .string("Weekend"), "destination": .string("Rome"), "price": .double(300)])
+            try t.insert(
+                entity: "BusinessTrip", id: t.allocateID(),
+                values: ["name": .string("Summit"), "destination": .string("Oslo"), "price": .double(900), "perdiem": .double(80)])
+            try t.insert(
+                entity: "SecretTrip", id: t.allocateID(),
+                values: ["name": .string("Heist"), "destination": .string("Lima"), "price": .double(1000), "codename": .string("Nightjar")])
         }
     }
 

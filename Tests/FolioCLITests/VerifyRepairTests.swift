@@ -136,26 +136,39 @@ struct VerifyRepairTests {
         try FileManager.default.copyItem(at: ours, to: theirs)
         try LibraryStore.append(to: ours) { t in
             let id = t.allocateID()
-            try t.insert(entity: "Book", id: id, values: ["title": .string("The Dispossessed"), "pages": .int(341), "price": .double(14.0),
-                                                         "published": .string("1974-05-01T00:00:00Z"), "author": .int(1)])
+            try t.insert(
+                entity: "Book", id: id,
+                values: [
+                    "title": .string("The Dispossessed"), "pages": .int(341), "price": .double(14.0),
+                    "published": .string("1974-05-01T00:00:00Z"), "author": .int(1),
+                ])
         }
         try LibraryStore.append(to: theirs) { t in
             let author = t.allocateID(), book = t.allocateID()
             try t.insert(entity: "Author", id: author, values: ["name": .string("Italo Calvino"), "books": .array([.int(book)])])
-            try t.insert(entity: "Book", id: book, values: ["title": .string("Invisible Cities"), "pages": .int(165), "price": .double(13.0),
-                                                           "published": .string("1972-11-01T00:00:00Z"), "author": .int(author)])
+            try t.insert(
+                entity: "Book", id: book,
+                values: [
+                    "title": .string("Invisible Cities"), "pages": .int(165), "price": .double(13.0),
+                    "published": .string("1972-11-01T00:00:00Z"), "author": .int(author),
+                ])
         }
         let journal = ours.appendingPathComponent("journal.jsonl")
         let ourLines = try fileLines(journal), theirLines = try fileLines(theirs.appendingPathComponent("journal.jsonl"))
-        let merged = Array(ourLines.prefix(2)) + [Array("<<<<<<< HEAD".utf8), ourLines[2], Array("=======".utf8), theirLines[2],
-                                                  Array(">>>>>>> theirs".utf8)]
+        let merged =
+            Array(ourLines.prefix(2)) + [
+                Array("<<<<<<< HEAD".utf8), ourLines[2], Array("=======".utf8), theirLines[2],
+                Array(">>>>>>> theirs".utf8),
+            ]
         try Data(merged.flatMap { $0 + [0x0A] }).write(to: journal)
         #expect(try folio("verify", ours.path).status == 1)
 
         let repair = try folio("repair", ours.path)
         #expect(repair.status == 0, "\(repair)")
         #expect(repair.stdout.contains("removed 3 git conflict marker lines"))
-        #expect(repair.stdout.contains("replayed the 1 transaction of the other side (sequence 3–3 after 2) as 4–4, giving their 2 new records the identifiers 7–8"))
+        #expect(
+            repair.stdout.contains(
+                "replayed the 1 transaction of the other side (sequence 3–3 after 2) as 4–4, giving their 2 new records the identifiers 7–8"))
         let verify = try folio("verify", ours.path)
         #expect(verify.status == 0, "\(verify)")
         let calvino = try #require(try folio("cat", ours.path, "Author", "--where", "name contains calvino").jsonLines().first?.objectValue)
@@ -175,8 +188,12 @@ struct VerifyRepairTests {
             try t.insert(entity: "Author", id: id, values: ["name": .string("Tove Jansson"), "books": .array([.int(1)])])
             try t.update(entity: "Book", id: 3, values: ["author": .int(999)])
             let old = t.allocateID()
-            try t.insert(entity: "Book", id: old, values: ["name": .string("Stored under the original name"), "pages": .int(1), "price": .double(1),
-                                                          "published": .string("1970-01-01T00:00:00Z"), "subtitle": .string("?")])
+            try t.insert(
+                entity: "Book", id: old,
+                values: [
+                    "name": .string("Stored under the original name"), "pages": .int(1), "price": .double(1),
+                    "published": .string("1970-01-01T00:00:00Z"), "subtitle": .string("?"),
+                ])
         }
         let run = try folio("verify", store.path)
         #expect(run.status == 1, "\(run)")
@@ -198,8 +215,12 @@ struct VerifyRepairTests {
         try LibraryStore.append(to: store) { t in
             try t.update(entity: "Book", id: 3, values: ["pages": .string("many"), "price": .bool(true), "published": .int(1)])
             let id = t.allocateID()
-            try t.insert(entity: "Book", id: id, values: ["title": .null, "pages": .int(1), "price": .string("NaN"),
-                                                         "published": .string("yesterday"), "cover": .string("not base64!")])
+            try t.insert(
+                entity: "Book", id: id,
+                values: [
+                    "title": .null, "pages": .int(1), "price": .string("NaN"),
+                    "published": .string("yesterday"), "cover": .string("not base64!"),
+                ])
         }
         let run = try folio("verify", store.path)
         #expect(run.status == 1, "\(run)")
@@ -235,8 +256,10 @@ struct VerifyRepairTests {
         let store = try DemoStore.copy(into: scratch)
         try Self.flipByte(store)
         let before = try Data(contentsOf: store.appendingPathComponent("journal.jsonl"))
-        for arguments in [["compact", store.path], ["export", store.path], ["log", store.path], ["show", store.path, "1"],
-                          ["import", store.path, "-"]] {
+        for arguments in [
+            ["compact", store.path], ["export", store.path], ["log", store.path], ["show", store.path, "1"],
+            ["import", store.path, "-"],
+        ] {
             let run = try folio(arguments: arguments, input: Data())
             #expect(run.status == 1, "\(arguments): \(run)")
             #expect(run.stderr.contains("Error: The store at"), "\(arguments)")

@@ -20,7 +20,8 @@ final class Hike {
 
 /// A context on a store with hikes in three regions at different prices (in memory by default).
 func hikeContext(_ configuration: SwiftData.ModelConfiguration = ModelConfiguration(isStoredInMemoryOnly: true)) throws
-    -> SwiftData.ModelContext {
+    -> SwiftData.ModelContext
+{
     let container = try SwiftData.ModelContainer(for: SwiftData.Schema([Hike.self]), configurations: [configuration])
     let context = SwiftData.ModelContext(container)
     let rows: [(String, String, Int, String?)] = [

@@ -44,23 +44,23 @@ struct NestedPredicateTests {
         let descriptor = FetchDescriptor<Hike>(predicate: #Predicate { short.evaluate($0.name) })
         #expect(try context.fetch(descriptor).map(\.name).sorted() == ["Eiger", "Tryfan"])
         #if !canImport(Darwin)
-        #expect(try context.queryPlan(for: descriptor).filtersRecords)
+            #expect(try context.queryPlan(for: descriptor).filtersRecords)
         #endif
     }
 
     // On Apple platforms Foundation builds its own nested-predicate node, which Folio evaluates on
     // models; the planner inlines the node Folio builds on Linux.
     #if !canImport(Darwin)
-    @Test func anIndexedConditionInsideANestedPredicateUsesItsIndex() throws {
-        let context = try hikeContext()
-        let cheap = #Predicate<Hike> { $0.price < 100 }
-        let alpine = #Predicate<Hike> { $0.region == "Alps" }
-        let descriptor = FetchDescriptor<Hike>(predicate: #Predicate { cheap.evaluate($0) && alpine.evaluate($0) })
-        let plan = try context.queryPlan(for: descriptor)
-        #expect(plan.access == .index("region"))
-        #expect(plan.filtersRecords)
-        let unindexed = FetchDescriptor<Hike>(predicate: #Predicate { cheap.evaluate($0) })
-        #expect(try context.queryPlan(for: unindexed).access == .scan)
-    }
+        @Test func anIndexedConditionInsideANestedPredicateUsesItsIndex() throws {
+            let context = try hikeContext()
+            let cheap = #Predicate<Hike> { $0.price < 100 }
+            let alpine = #Predicate<Hike> { $0.region == "Alps" }
+            let descriptor = FetchDescriptor<Hike>(predicate: #Predicate { cheap.evaluate($0) && alpine.evaluate($0) })
+            let plan = try context.queryPlan(for: descriptor)
+            #expect(plan.access == .index("region"))
+            #expect(plan.filtersRecords)
+            let unindexed = FetchDescriptor<Hike>(predicate: #Predicate { cheap.evaluate($0) })
+            #expect(try context.queryPlan(for: unindexed).access == .scan)
+        }
     #endif
 }

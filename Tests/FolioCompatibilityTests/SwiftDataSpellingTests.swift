@@ -24,7 +24,7 @@ struct SwiftDataSpellingTests {
         let names = try reopened.fetch(FetchDescriptor(predicate: both, sortBy: [SortDescriptor(\.name)])).map(\.name)
         #expect(names == ["Ben Nevis", "Jungfrau"])
         #if !canImport(Darwin)
-        #expect(try reopened.queryPlan(for: FetchDescriptor(predicate: both)).filtersRecords)  // inlined, see NestedPredicateTests
+            #expect(try reopened.queryPlan(for: FetchDescriptor(predicate: both)).filtersRecords)  // inlined, see NestedPredicateTests
         #endif
     }
 }

@@ -118,11 +118,12 @@ struct DeclParserTests {
         let type = try #require(DeclParser.parseTypeDecl(source))
         #expect(type.isComplete)
         let members = decls(type)
-        #expect(members.map(\.keyword) == [
-            "var", "var", "var", "var", "var", "var", "var", "var", "var", "var", "var", "var", "var",
-            "var", "var", "var", "var", "var", "var", "var", "func", "init", "init", "deinit",
-            "struct", "enum", "class", "typealias", "subscript",
-        ])
+        #expect(
+            members.map(\.keyword) == [
+                "var", "var", "var", "var", "var", "var", "var", "var", "var", "var", "var", "var", "var",
+                "var", "var", "var", "var", "var", "var", "var", "func", "init", "init", "deinit",
+                "struct", "enum", "class", "typealias", "subscript",
+            ])
         func find(_ name: String) throws -> (MemberDecl, BindingSyntax) {
             let decl = try #require(members.first { $0.bindings.contains { $0.name == name } }, "no member \(name)")
             return (decl, try #require(decl.bindings.first { $0.name == name }))

@@ -11,9 +11,11 @@ struct DiagnosticTests {
 
     /// Expands the member role of `@Model` on `source`; returns the diagnostics.
     private func diagnose(_ source: String, conformanceList: String? = "struct Placeholder: PersistentModel, Observable {}")
-        -> [MacroDiagnostic] {
-        let requests = ModelRequests(source: source, fileName: "/src/Models.swift", offset: Self.baseOffset,
-                                     line: Self.baseLine, conformanceList: conformanceList)
+        -> [MacroDiagnostic]
+    {
+        let requests = ModelRequests(
+            source: source, fileName: "/src/Models.swift", offset: Self.baseOffset,
+            line: Self.baseLine, conformanceList: conformanceList)
         let expander = MacroExpander()
         // The other roles never repeat the member role's errors.
         let parser = DeclParser(source)
@@ -29,8 +31,10 @@ struct DiagnosticTests {
 
     /// Expects exactly one error, at the first occurrence of `marker` in `source`, whose message
     /// contains each of `fragments`.
-    private func expectOneError(_ source: String, at marker: String, occurrence: Int = 1, _ fragments: String...,
-                                sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectOneError(
+        _ source: String, at marker: String, occurrence: Int = 1, _ fragments: String...,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let diagnostics = diagnose(source)
         guard diagnostics.count == 1, let diagnostic = diagnostics.first else {
             Issue.record("expected one diagnostic, got \(diagnostics.map(\.message))", sourceLocation: sourceLocation)
@@ -39,12 +43,15 @@ struct DiagnosticTests {
         expect(diagnostic, in: source, at: marker, occurrence: occurrence, fragments, sourceLocation: sourceLocation)
     }
 
-    private func expect(_ diagnostic: MacroDiagnostic, in source: String, at marker: String, occurrence: Int = 1,
-                        _ fragments: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expect(
+        _ diagnostic: MacroDiagnostic, in source: String, at marker: String, occurrence: Int = 1,
+        _ fragments: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(diagnostic.severity == .error, sourceLocation: sourceLocation)
         #expect(diagnostic.fileName == "/src/Models.swift", sourceLocation: sourceLocation)
         guard let local = offset(of: marker, in: source, occurrence: occurrence),
-              let markerLine = line(of: marker, in: source, occurrence: occurrence) else {
+            let markerLine = line(of: marker, in: source, occurrence: occurrence)
+        else {
             Issue.record("marker \(marker) not in source", sourceLocation: sourceLocation)
             return
         }
@@ -193,10 +200,12 @@ struct DiagnosticTests {
     }
 
     @Test func reservedAndUnderscoreNames() {
-        expectOneError("@Model\nfinal class Trip {\n    var modelContext: Int = 0\n    init() {}\n}",
-                       at: "modelContext", "name @Model gives every model")
-        expectOneError("@Model\nfinal class Trip {\n    var _secret: Int = 0\n    init() {}\n}",
-                       at: "_secret", "cannot start with '_'")
+        expectOneError(
+            "@Model\nfinal class Trip {\n    var modelContext: Int = 0\n    init() {}\n}",
+            at: "modelContext", "name @Model gives every model")
+        expectOneError(
+            "@Model\nfinal class Trip {\n    var _secret: Int = 0\n    init() {}\n}",
+            at: "_secret", "cannot start with '_'")
     }
 
     @Test func attributeAndRelationshipTogether() {
@@ -229,13 +238,15 @@ struct DiagnosticTests {
 
     @Test(arguments: ["#Index", "#Unique"])
     func keyPathNamingATransientProperty(macro: String) {
-        let source = "@Model\nfinal class Trip {\n    \(macro)<Trip>([\\.name], [\\.cache])\n    var name: String = \"\"\n    @Transient var cache: Int = 0\n    init() {}\n}"
+        let source =
+            "@Model\nfinal class Trip {\n    \(macro)<Trip>([\\.name], [\\.cache])\n    var name: String = \"\"\n    @Transient var cache: Int = 0\n    init() {}\n}"
         expectOneError(source, at: macro, "names 'cache', which is not persisted", "@Transient or computed")
     }
 
     @Test(arguments: ["#Index", "#Unique"])
     func keyPathNamingAComputedProperty(macro: String) {
-        let source = "@Model\nfinal class Trip {\n    var name: String = \"\"\n    var upper: String { name.uppercased() }\n    \(macro)<Trip>([\\.upper])\n    init() {}\n}"
+        let source =
+            "@Model\nfinal class Trip {\n    var name: String = \"\"\n    var upper: String { name.uppercased() }\n    \(macro)<Trip>([\\.upper])\n    init() {}\n}"
         expectOneError(source, at: macro, "names 'upper', which is not persisted")
     }
 
@@ -267,7 +278,8 @@ struct DiagnosticTests {
     }
 
     @Test func indexOnAPropertyInsideIfConfigIsAccepted() {
-        let source = "@Model\nfinal class Trip {\n    #if DEBUG\n    var note: String = \"\"\n    #endif\n    #Index<Trip>([\\.note])\n    init() {}\n}"
+        let source =
+            "@Model\nfinal class Trip {\n    #if DEBUG\n    var note: String = \"\"\n    #endif\n    #Index<Trip>([\\.note])\n    init() {}\n}"
         #expect(diagnose(source).isEmpty)
     }
 

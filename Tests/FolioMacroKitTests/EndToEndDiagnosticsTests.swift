@@ -13,148 +13,148 @@ struct EndToEndDiagnosticsTests {
     static let fixtures: [String: String] = [
         "ModelActors.swift": modelActorFixture,
         "NotClasses.swift": """
-            import Folio
+        import Folio
 
-            @Model
-            struct PointModel { // expected-error: '@Model' cannot be applied to a struct
-                var x: Int = 0
-                init() {}
-            }
+        @Model
+        struct PointModel { // expected-error: '@Model' cannot be applied to a struct
+            var x: Int = 0
+            init() {}
+        }
 
-            /// An enum { with a brace in its doc comment }
-            @Model
-            public enum KindModel { // expected-error: '@Model' cannot be applied to an enum
-                case a
-            }
+        /// An enum { with a brace in its doc comment }
+        @Model
+        public enum KindModel { // expected-error: '@Model' cannot be applied to an enum
+            case a
+        }
 
-            @Model actor CounterModel { // expected-error: '@Model' cannot be applied to an actor
-                var count: Int = 0
-                init() {}
-            }
-            """,
+        @Model actor CounterModel { // expected-error: '@Model' cannot be applied to an actor
+            var count: Int = 0
+            init() {}
+        }
+        """,
         "BadProperties.swift": """
-            import Folio
+        import Folio
 
-            protocol Shape {}
-            struct Square: Shape {}
+        protocol Shape {}
+        struct Square: Shape {}
 
-            @Model
-            final class Drawing {
-                #Index<Drawing>([\\.title], [\\.scratch]) // expected-error: '#Index' names 'scratch', which is not persisted
-                #Unique<Drawing>([\\.shout]) // expected-error: '#Unique' names 'shout', which is not persisted
-                #Index<Drawing>([\\.nothing]) // expected-error: 'nothing', which is not a persisted property of 'Drawing' // expected-error: key path
+        @Model
+        final class Drawing {
+            #Index<Drawing>([\\.title], [\\.scratch]) // expected-error: '#Index' names 'scratch', which is not persisted
+            #Unique<Drawing>([\\.shout]) // expected-error: '#Unique' names 'shout', which is not persisted
+            #Index<Drawing>([\\.nothing]) // expected-error: 'nothing', which is not a persisted property of 'Drawing' // expected-error: key path
 
-                var title: String = "a } \\" {"
-                var onTap: () -> Void // expected-error: 'onTap' cannot be persisted: a function type
-                var corner: (Int, Int) // expected-error: 'corner' cannot be persisted: a tuple
-                var shape: any Shape // expected-error: 'shape' cannot be persisted: 'any Shape' is an existential
-                var kind: Int.Type // expected-error: 'kind' cannot be persisted: a metatype
-                @Relationship var label: String = "" // expected-error: @Relationship needs a model type
-                @Relationship(deleteRule: .cascade) // expected-error: but 'counts' is '[String: Int]'
-                var counts: [String: Int] = [:]
-                let id: Int
-                let serial: Int = 7 // expected-error: a persisted 'let' cannot have an initial value
-                lazy var cache: [Int] = [] // expected-error: a 'lazy' property cannot be persisted
-                @Transient var scratch: Int = 0
-                @Transient var temporary: Int // expected-error: a @Transient property needs a default value
-                var shout: String { title.uppercased() }
+            var title: String = "a } \\" {"
+            var onTap: () -> Void // expected-error: 'onTap' cannot be persisted: a function type
+            var corner: (Int, Int) // expected-error: 'corner' cannot be persisted: a tuple
+            var shape: any Shape // expected-error: 'shape' cannot be persisted: 'any Shape' is an existential
+            var kind: Int.Type // expected-error: 'kind' cannot be persisted: a metatype
+            @Relationship var label: String = "" // expected-error: @Relationship needs a model type
+            @Relationship(deleteRule: .cascade) // expected-error: but 'counts' is '[String: Int]'
+            var counts: [String: Int] = [:]
+            let id: Int
+            let serial: Int = 7 // expected-error: a persisted 'let' cannot have an initial value
+            lazy var cache: [Int] = [] // expected-error: a 'lazy' property cannot be persisted
+            @Transient var scratch: Int = 0
+            @Transient var temporary: Int // expected-error: a @Transient property needs a default value
+            var shout: String { title.uppercased() }
 
-                init(id: Int) {
-                    self.id = id
-                    self.onTap = {}
-                    self.corner = (0, 0)
-                    self.shape = Square()
-                    self.kind = Int.self
-                    self.temporary = 0
-                }
+            init(id: Int) {
+                self.id = id
+                self.onTap = {}
+                self.corner = (0, 0)
+                self.shape = Square()
+                self.kind = Int.self
+                self.temporary = 0
             }
+        }
 
-            @Model
-            final class NoInit { // expected-error: '@Model' requires an initializer be provided for 'NoInit'
-                var name: String = ""
-            }
-            """,
+        @Model
+        final class NoInit { // expected-error: '@Model' requires an initializer be provided for 'NoInit'
+            var name: String = ""
+        }
+        """,
         "Valid.swift": """
-            import Folio
-            import Foundation
+        import Folio
+        import Foundation
 
-            // Everything here must compile without an error, in the fixture or in any expansion.
+        // Everything here must compile without an error, in the fixture or in any expansion.
 
-            @Model
-            final class Journey {
-                #Index<Journey>([\\.name], [\\.start, \\.name])
-                #Unique<Journey>([\\.name])
+        @Model
+        final class Journey {
+            #Index<Journey>([\\.name], [\\.start, \\.name])
+            #Unique<Journey>([\\.name])
 
-                @Attribute(
-                    .unique,
-                    originalName: "title"
-                )
-                var name: String
-                var start: Date = Date(timeIntervalSince1970: 0)
-                var updated: Date = .distantPast
-                var mood: Mood = .calm
-                var ratio: Double = 1.0 / 3.0
-                var flags: [Bool] = [true, false].map { !$0 }
-                var attempts = Int.zero
-                var café: String = "crème { \\" }"
-                var `default`: Int = 0
-                var scores = Dictionary<String, Int>()
-                var tags: Set<String> = []
-                var notes = [
-                    "a",
-                    "b",
-                ]
-                #if DEBUG
-                var debugNote: String?
-                #else
-                var releaseNote: String?
-                #endif
-                #if (os(Linux)
-                    || os(macOS)) // a condition on two lines
-                var desktop: Bool = true
-                #endif
-                @Relationship(deleteRule: .cascade, inverse: \\Leg.journey) var legs: [Leg] = []
-                @Transient var isExpanded = false
-                var display: String { "\\(name) { \\"x\\" }" }
-                static var count = 0
+            @Attribute(
+                .unique,
+                originalName: "title"
+            )
+            var name: String
+            var start: Date = Date(timeIntervalSince1970: 0)
+            var updated: Date = .distantPast
+            var mood: Mood = .calm
+            var ratio: Double = 1.0 / 3.0
+            var flags: [Bool] = [true, false].map { !$0 }
+            var attempts = Int.zero
+            var café: String = "crème { \\" }"
+            var `default`: Int = 0
+            var scores = Dictionary<String, Int>()
+            var tags: Set<String> = []
+            var notes = [
+                "a",
+                "b",
+            ]
+            #if DEBUG
+            var debugNote: String?
+            #else
+            var releaseNote: String?
+            #endif
+            #if (os(Linux)
+                || os(macOS)) // a condition on two lines
+            var desktop: Bool = true
+            #endif
+            @Relationship(deleteRule: .cascade, inverse: \\Leg.journey) var legs: [Leg] = []
+            @Transient var isExpanded = false
+            var display: String { "\\(name) { \\"x\\" }" }
+            static var count = 0
 
-                init(name: String) {
-                    self.name = name
-                }
+            init(name: String) {
+                self.name = name
             }
+        }
 
-            enum Mood: String, Codable { case calm, busy }
+        enum Mood: String, Codable { case calm, busy }
 
+        @Model
+        final class Leg {
+            var from: String = ""
+            var journey: Journey?
+            init() {}
+        }
+
+        @Model
+        class Vehicle: PersistentModel {
+            var wheels: Int = 4
+            init() {}
+        }
+
+        @Model
+        final class Bicycle: Vehicle {
+            var gears: Int = 1
+            init(gears: Int) {
+                self.gears = gears
+                super.init()
+            }
+        }
+
+        enum Outer {
             @Model
-            final class Leg {
-                var from: String = ""
-                var journey: Journey?
+            final class Inner {
+                var value: Int = 0
                 init() {}
             }
-
-            @Model
-            class Vehicle: PersistentModel {
-                var wheels: Int = 4
-                init() {}
-            }
-
-            @Model
-            final class Bicycle: Vehicle {
-                var gears: Int = 1
-                init(gears: Int) {
-                    self.gears = gears
-                    super.init()
-                }
-            }
-
-            enum Outer {
-                @Model
-                final class Inner {
-                    var value: Int = 0
-                    init() {}
-                }
-            }
-            """,
+        }
+        """,
     ]
 
     /// One `file:line:column: severity: message` line of compiler output.
@@ -180,7 +180,11 @@ struct EndToEndDiagnosticsTests {
 
     @Test func macroErrorsAppearAtTheirLinesAndValidModelsCompile() throws {
         guard let products = BuildProducts.locate() else {
-            try Test.cancel(Comment(rawValue: "Skipped: the built Folio module and FolioMacros-tool were not found next to the test bundle (\(BuildProducts.searched.joined(separator: ", "))); run under `swift test` or `swift build` first."))
+            try Test.cancel(
+                Comment(
+                    rawValue:
+                        "Skipped: the built Folio module and FolioMacros-tool were not found next to the test bundle (\(BuildProducts.searched.joined(separator: ", "))); run under `swift test` or `swift build` first."
+                ))
         }
         guard let swiftc = BuildProducts.compiler() else {
             try Test.cancel("Skipped: no swiftc on PATH to compile the fixtures with.")
@@ -195,9 +199,12 @@ struct EndToEndDiagnosticsTests {
             paths.append(url.path)
         }
 
-        let arguments = ["-typecheck", "-wmo", "-diagnostic-style", "llvm", "-module-name", "FolioFixtures",
-                         "-I", products.modules, "-module-cache-path", products.moduleCache,
-                         "-load-plugin-executable", products.plugin + "#FolioMacros"] + paths
+        let arguments =
+            [
+                "-typecheck", "-wmo", "-diagnostic-style", "llvm", "-module-name", "FolioFixtures",
+                "-I", products.modules, "-module-cache-path", products.moduleCache,
+                "-load-plugin-executable", products.plugin + "#FolioMacros",
+            ] + paths
         let output = try run(swiftc, arguments)
         if output.contains("compiled with Swift") || output.contains("cannot load module") {
             try Test.cancel(Comment(rawValue: "Skipped: \(swiftc) cannot read the built modules:\n\(output)"))
@@ -340,9 +347,11 @@ struct BuildProducts {
             let modules = directory.appendingPathComponent("Modules")
             let plugin = directory.appendingPathComponent("FolioMacros-tool")
             guard FileManager.default.fileExists(atPath: modules.appendingPathComponent("Folio.swiftmodule").path),
-                  FileManager.default.isExecutableFile(atPath: plugin.path) else { continue }
-            return BuildProducts(modules: modules.path, moduleCache: directory.appendingPathComponent("ModuleCache").path,
-                                 plugin: plugin.path)
+                FileManager.default.isExecutableFile(atPath: plugin.path)
+            else { continue }
+            return BuildProducts(
+                modules: modules.path, moduleCache: directory.appendingPathComponent("ModuleCache").path,
+                plugin: plugin.path)
         }
         return nil
     }

@@ -60,8 +60,9 @@ struct ExpansionTests {
 
     @Test func extensionAddsTheMissingConformances() {
         let requests = ModelRequests(source: Self.trip)
-        expectSource(expander.expand(requests.extensionRole()).source,
-                     "extension Trip: Folio.PersistentModel, Observation.Observable {\n}")
+        expectSource(
+            expander.expand(requests.extensionRole()).source,
+            "extension Trip: Folio.PersistentModel, Observation.Observable {\n}")
     }
 
     @Test func extensionForANestedTypeUsesTheQualifiedName() {
@@ -87,7 +88,8 @@ struct ExpansionTests {
         let result = expander.expand(ModelRequests(source: Self.trip).member())
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
         let source = try #require(result.source)
-        expectContains(source,
+        expectContains(
+            source,
             "public var persistentBackingData = Folio.ModelBackingData._forNewInstance()",
             "public required init(_claimed claimed: Folio._ClaimedBackingData) throws {\n    self._name = .unloaded\n    self._start = .unloaded\n",
             "    self.persistentBackingData = claimed.backingData\n}",
@@ -113,7 +115,8 @@ struct ExpansionTests {
 
     @Test func propertiesInsideIfConfigAreWrappedInTheSameCondition() throws {
         let source = try #require(expander.expand(ModelRequests(source: Self.trip).member()).source)
-        expectContains(source,
+        expectContains(
+            source,
             "#if (DEBUG)\n    self._debugNote = .unloaded\n#endif",
             "#if (DEBUG)\n    try encoder.encode(self._debugNote, forKey: \"debugNote\")\n#endif",
             "#if (DEBUG)\n    self._debugNote = try decoder.decode(forKey: \"debugNote\", default: { nil })\n#endif")
@@ -138,7 +141,8 @@ struct ExpansionTests {
             }
             """
         let generated = try #require(expander.expand(ModelRequests(source: source).member()).source)
-        expectContains(generated,
+        expectContains(
+            generated,
             "#if (os(Linux)) && (DEBUG)\n    try encoder.encode(self._a, forKey: \"a\")\n#endif",
             "#if !(os(Linux)) && (os(macOS))\n    try encoder.encode(self._b, forKey: \"b\")\n#endif",
             "#if !(os(Linux)) && !(os(macOS))\n    try encoder.encode(self._c, forKey: \"c\")\n#endif")
@@ -146,7 +150,8 @@ struct ExpansionTests {
 
     @Test func indexAndUniqueGroups() throws {
         let source = try #require(expander.expand(ModelRequests(source: Self.trip).member()).source)
-        expectContains(source,
+        expectContains(
+            source,
             """
             public class var _folioIndexes: [[Swift.String]] {
                 var groups: [[Swift.String]] = []
@@ -170,7 +175,8 @@ struct ExpansionTests {
     @Test func accumulatorsThatNothingAppendsToAreConstants() throws {
         let source = "@Model final class Empty {\n    @Transient var cache: Int = 0\n    init() {}\n}"
         let generated = try #require(expander.expand(ModelRequests(source: source).member()).source)
-        expectContains(generated,
+        expectContains(
+            generated,
             "let properties: [Folio.Schema.PropertyMetadata] = []\n    return properties",
             "class var _folioIndexes: [[Swift.String]] {\n    let groups: [[Swift.String]] = []\n    return groups\n}",
             "class var _folioUniqueConstraints: [[Swift.String]] {\n    let groups: [[Swift.String]] = []\n    return groups\n}")
@@ -192,7 +198,8 @@ struct ExpansionTests {
         #expect(result.diagnostics.isEmpty)
         let generated = try #require(result.source)
         #expect(!generated.contains("var persistentBackingData"))
-        expectContains(generated,
+        expectContains(
+            generated,
             "required init(_claimed claimed: Folio._ClaimedBackingData) throws {\n    self._ovenTemperature = .unloaded\n    try super.init(_claimed: claimed)\n}",
             "required convenience init(backingData: Folio.ModelBackingData) throws {\n    try self.init(_claimed: try Folio._ClaimedBackingData(claiming: backingData, for: Self.self))\n}",
             "override class var schemaMetadata",
@@ -220,8 +227,10 @@ struct ExpansionTests {
     }
 
     @Test func accessLevelFollowsTheClass() throws {
-        for (modifier, prefix) in [("public ", "public "), ("open ", "public "), ("package ", "package "), ("", ""),
-                                   ("fileprivate ", ""), ("private ", "")] {
+        for (modifier, prefix) in [
+            ("public ", "public "), ("open ", "public "), ("package ", "package "), ("", ""),
+            ("fileprivate ", ""), ("private ", ""),
+        ] {
             let source = "@Model \(modifier)class A { var x: Int = 0\n init() {} }"
             let generated = try #require(expander.expand(ModelRequests(source: source).member()).source)
             #expect(generated.contains("\n\(prefix)required init(_claimed claimed:"), "\(modifier)")
@@ -241,7 +250,8 @@ struct ExpansionTests {
             """
         let result = expander.expand(ModelRequests(source: source).member())
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
-        expectContains(result.source,
+        expectContains(
+            result.source,
             "keypath: \\Odd.`default`", "forKey: \"default\"", "self._default = .unloaded",
             "keypath: \\Odd.`café`", "forKey: \"café\"",
             "keypath: \\Odd.`名前`", "forKey: \"名前\"",
@@ -250,8 +260,9 @@ struct ExpansionTests {
 
     @Test func multiLineInitializerIsCopiedIntact() throws {
         let source = "@Model final class M {\n    var list = [\n        1,\n        2\n    ]\n    init() {}\n}"
-        expectContains(expander.expand(ModelRequests(source: source).member()).source,
-                       "default: { [\n        1,\n        2\n    ] })")
+        expectContains(
+            expander.expand(ModelRequests(source: source).member()).source,
+            "default: { [\n        1,\n        2\n    ] })")
     }
 
     @Test func repeatedMemberExpansionFromTheParseCacheGivesTheSameResult() {
@@ -278,10 +289,14 @@ struct ExpansionTests {
     }
 
     @Test(arguments: [
-        ("\n    var start: Int = 0", #"_start.value(of: self, property: "start", default: { 0 })"#,
-         #"Folio.ModelBackingData.loadValue(of: self, forKey: "start", default: { 0 })"#),
-        ("\n    var start: Int", #"_start.value(of: self, property: "start")"#,
-         #"Folio.ModelBackingData.loadValue(of: self, forKey: "start")"#),
+        (
+            "\n    var start: Int = 0", #"_start.value(of: self, property: "start", default: { 0 })"#,
+            #"Folio.ModelBackingData.loadValue(of: self, forKey: "start", default: { 0 })"#
+        ),
+        (
+            "\n    var start: Int", #"_start.value(of: self, property: "start")"#,
+            #"Folio.ModelBackingData.loadValue(of: self, forKey: "start")"#
+        ),
     ])
     func accessorsTrackAccessAndMutation(member: String, read: String, load: String) {
         let expected = """
@@ -322,18 +337,22 @@ struct ExpansionTests {
     // MARK: Other macros
 
     @Test func annotationAndFreestandingMacrosExpandToNothing() {
-        let roles: [String: MacroRole] = ["AttributeMacro": .peer, "RelationshipMacro": .peer, "TransientMacro": .peer,
-                                          "IndexMacro": .declaration, "UniqueMacro": .declaration]
+        let roles: [String: MacroRole] = [
+            "AttributeMacro": .peer, "RelationshipMacro": .peer, "TransientMacro": .peer,
+            "IndexMacro": .declaration, "UniqueMacro": .declaration,
+        ]
         for (typeName, role) in roles {
-            let request = ExpansionRequest(typeName: typeName, role: role,
-                                           attribute: SourceSnippet(source: "@X"), declaration: SourceSnippet(source: "var x = 1"))
+            let request = ExpansionRequest(
+                typeName: typeName, role: role,
+                attribute: SourceSnippet(source: "@X"), declaration: SourceSnippet(source: "var x = 1"))
             #expect(expander.expand(request) == ExpansionResult(source: ""), "\(typeName)")
         }
     }
 
     @Test func unknownMacroTypeIsAnErrorNotACrash() {
-        let request = ExpansionRequest(typeName: "NoSuchMacro", role: .member,
-                                       attribute: SourceSnippet(source: "\n\n@NoSuch", fileName: "/f.swift", offset: 10, line: 2))
+        let request = ExpansionRequest(
+            typeName: "NoSuchMacro", role: .member,
+            attribute: SourceSnippet(source: "\n\n@NoSuch", fileName: "/f.swift", offset: 10, line: 2))
         let result = expander.expand(request)
         #expect(result.source == nil)
         #expect(result.diagnostics.count == 1)

@@ -18,12 +18,15 @@ struct ModelActorExpansionTests {
         }
         """
 
-    private func request(_ role: MacroRole, _ source: String, conformanceList: String? = "struct Placeholder: ModelActor {}",
-                         extendedType: String = "ImportActor") -> ExpansionRequest {
-        ExpansionRequest(typeName: "ModelActorMacro", role: role,
-                         attribute: SourceSnippet(source: "@ModelActor", fileName: "/src/Actors.swift", offset: 100, line: 5),
-                         declaration: SourceSnippet(source: source, fileName: "/src/Actors.swift", offset: 100, line: 5),
-                         extendedType: extendedType, conformanceList: conformanceList)
+    private func request(
+        _ role: MacroRole, _ source: String, conformanceList: String? = "struct Placeholder: ModelActor {}",
+        extendedType: String = "ImportActor"
+    ) -> ExpansionRequest {
+        ExpansionRequest(
+            typeName: "ModelActorMacro", role: role,
+            attribute: SourceSnippet(source: "@ModelActor", fileName: "/src/Actors.swift", offset: 100, line: 5),
+            declaration: SourceSnippet(source: source, fileName: "/src/Actors.swift", offset: 100, line: 5),
+            extendedType: extendedType, conformanceList: conformanceList)
     }
 
     static let generatedInit = """
@@ -39,7 +42,9 @@ struct ModelActorExpansionTests {
     @Test func theMemberRoleAddsTheExecutorTheContainerAndInitModelContainer() {
         let result = expander.expand(request(.member, Self.importer))
         #expect(result.diagnostics.isEmpty)
-        expectSource(result.source, """
+        expectSource(
+            result.source,
+            """
             nonisolated let modelExecutor: any Folio.ModelExecutor
 
             nonisolated let modelContainer: Folio.ModelContainer
@@ -48,13 +53,16 @@ struct ModelActorExpansionTests {
             """)
     }
 
-    @Test(arguments: [("public actor", "public "), ("open actor", "public "), ("package actor", "package "),
-                      ("private actor", ""), ("final actor", "")])
+    @Test(arguments: [
+        ("public actor", "public "), ("open actor", "public "), ("package actor", "package "),
+        ("private actor", ""), ("final actor", ""),
+    ])
     func theGeneratedMembersHaveTheActorsAccess(declaration: String, access: String) {
         let result = expander.expand(request(.member, "@ModelActor \(declaration) A {}"))
-        expectContains(result.source, "\(access)nonisolated let modelExecutor: any Folio.ModelExecutor",
-                       "\(access)nonisolated let modelContainer: Folio.ModelContainer",
-                       "\(access)init(modelContainer: Folio.ModelContainer) {")
+        expectContains(
+            result.source, "\(access)nonisolated let modelExecutor: any Folio.ModelExecutor",
+            "\(access)nonisolated let modelContainer: Folio.ModelContainer",
+            "\(access)init(modelContainer: Folio.ModelContainer) {")
     }
 
     @Test(arguments: [

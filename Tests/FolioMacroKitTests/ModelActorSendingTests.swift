@@ -48,14 +48,16 @@ struct ModelActorSendingTests {
         let file = directory.appendingPathComponent("Sending.swift")
         try Self.fixture.write(to: file, atomically: true, encoding: .utf8)
 
-        let output = try await Self.compile(swiftc, [
-            "-swift-version", "6", "-emit-sil", "-o", "/dev/null", "-diagnostic-style", "llvm",
-            "-module-name", "FolioSendingFixture", "-I", products.modules,
-            // A cache of its own: SIL generation loads clang modules that the shared cache may hold under
-            // another path of the same build directory.
-            "-module-cache-path", products.moduleCache + "-SIL",
-            "-load-plugin-executable", products.plugin + "#FolioMacros", file.path,
-        ])
+        let output = try await Self.compile(
+            swiftc,
+            [
+                "-swift-version", "6", "-emit-sil", "-o", "/dev/null", "-diagnostic-style", "llvm",
+                "-module-name", "FolioSendingFixture", "-I", products.modules,
+                // A cache of its own: SIL generation loads clang modules that the shared cache may hold under
+                // another path of the same build directory.
+                "-module-cache-path", products.moduleCache + "-SIL",
+                "-load-plugin-executable", products.plugin + "#FolioMacros", file.path,
+            ])
         if output.contains("compiled with Swift") || output.contains("cannot load module") {
             try Test.cancel(Comment(rawValue: "Skipped: \(swiftc) cannot read the built modules:\n\(output)"))
         }
@@ -65,7 +67,8 @@ struct ModelActorSendingTests {
         let marked = lines.indices.filter { lines[$0].contains("// expected-error:") }.map { $0 + 1 }
         #expect(Set(errors.map(\.line)) == Set(marked), "\(output)")
         for error in errors {
-            let expected = lines[error.line - 1].components(separatedBy: "// expected-error:").last?
+            let expected =
+                lines[error.line - 1].components(separatedBy: "// expected-error:").last?
                 .trimmingCharacters(in: .whitespaces) ?? "?"
             #expect(error.message.contains(expected), "\(error)")
         }

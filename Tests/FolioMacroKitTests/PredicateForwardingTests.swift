@@ -14,14 +14,24 @@ struct PredicateForwardingTests {
             ("column", .number(17)), ("fileID", .string("App/Trips.swift")), ("fileName", .string("/app/Trips.swift")),
             ("line", .number(7)), ("offset", .number(Double(Self.fileOffset))),
         ])
-        let message = PluginJSON.object([("expandFreestandingMacro", .object([
-            ("discriminator", .string("$s3App0017Tripsswift_fMf_")),
-            ("lexicalContext", .array([])),
-            ("macro", .object([("moduleName", .string("FolioMacros")), ("name", .string("Predicate")),
-                               ("typeName", .string("PredicateMacro"))])),
-            ("macroRole", .string("expression")),
-            ("syntax", .object([("kind", .string("expression")), ("location", location), ("source", .string(source))])),
-        ]))])
+        let message = PluginJSON.object([
+            (
+                "expandFreestandingMacro",
+                .object([
+                    ("discriminator", .string("$s3App0017Tripsswift_fMf_")),
+                    ("lexicalContext", .array([])),
+                    (
+                        "macro",
+                        .object([
+                            ("moduleName", .string("FolioMacros")), ("name", .string("Predicate")),
+                            ("typeName", .string("PredicateMacro")),
+                        ])
+                    ),
+                    ("macroRole", .string("expression")),
+                    ("syntax", .object([("kind", .string("expression")), ("location", location), ("source", .string(source))])),
+                ])
+            )
+        ])
         guard case .expand(let decoded) = try PluginMessageCodec.decode(message.serialized()) else {
             throw PluginJSONError(description: "not decoded as an expansion")
         }
@@ -36,9 +46,11 @@ struct PredicateForwardingTests {
     }
 
     @Test func evaluateCallsAreRenamedAndNothingElseMoves() throws {
-        let source = #"#Predicate<Trip> { cheap.evaluate($0) && $0.name != "x.evaluate(y)" && p?.evaluate($0) == true /* .evaluate( */ && evaluate($0) } // .evaluate("#
+        let source =
+            #"#Predicate<Trip> { cheap.evaluate($0) && $0.name != "x.evaluate(y)" && p?.evaluate($0) == true /* .evaluate( */ && evaluate($0) } // .evaluate("#
         let rewrite = EvaluateRewrite(SourceSnippet(source: source))
-        let expected = #"#Predicate<Trip> { cheap.contains($0) && $0.name != "x.evaluate(y)" && p?.contains($0) == true /* .evaluate( */ && evaluate($0) } // .evaluate("#
+        let expected =
+            #"#Predicate<Trip> { cheap.contains($0) && $0.name != "x.evaluate(y)" && p?.contains($0) == true /* .evaluate( */ && evaluate($0) } // .evaluate("#
         #expect(rewrite.source == expected)
         #expect(rewrite.source.utf8.count == source.utf8.count)
         let first = try #require(source.range(of: "evaluate($0)"))

@@ -26,7 +26,8 @@ struct PropertyShapeExpansionTests {
         let result = expander.expand(ModelRequests(source: Self.talk).member())
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
         let source = try #require(result.source)
-        expectContains(source,
+        expectContains(
+            source,
             "required init(_claimed claimed: Folio._ClaimedBackingData) throws {\n    self.`code` = try claimed._constant(forKey: \"code\", of: \"Talk\")\n    self._title = .unloaded\n",
             "try encoder.encode(Folio._ModelField(self.`code`), forKey: \"code\")",
             "properties.append(Folio.Schema.PropertyMetadata(name: \"code\", keypath: \\Talk.`code`, defaultValue: nil, metadata: nil))")

@@ -129,7 +129,11 @@ struct RobustnessTests {
         ("quotes", String(repeating: "\"", count: 999)),
         ("#if at top level", String(repeating: "#if X\n", count: 300)),
         ("#if in a class", "@Model final class T {\n" + String(repeating: "#if X\n", count: 5000) + "var x: Int = 0\n}"),
-        ("#if and #endif in a class", "@Model final class T {\n" + String(repeating: "#if X\n", count: 2000) + "var x: Int = 0\n" + String(repeating: "#endif\n", count: 2000) + "init() {}\n}"),
+        (
+            "#if and #endif in a class",
+            "@Model final class T {\n" + String(repeating: "#if X\n", count: 2000) + "var x: Int = 0\n" + String(repeating: "#endif\n", count: 2000)
+                + "init() {}\n}"
+        ),
         ("array types", "@Model final class T { var x: " + String(repeating: "[", count: 5000) + "Int\n init() {} }"),
         ("generic types", "@Model final class T { var x: " + String(repeating: "Optional<", count: 5000) + "Int\n init() {} }"),
         ("tuple types", "@Model final class T { var x: " + String(repeating: "(", count: 5000) + "Int\n init() {} }"),
@@ -177,9 +181,11 @@ struct RobustnessTests {
 
     @Test func randomTokenSoupFromSwiftPunctuation() {
         var random = SeededGenerator(seed: 42)
-        let pieces = ["@Model", "class", "T", "{", "}", "var", "let", "x", ":", "Int", "=", "1", "\"s\"", "#if", "#endif",
-                      "#else", "\n", "(", ")", "[", "]", "<", ">", ",", "#Index<T>", "\\.", "@Transient", "init()",
-                      "{ get }", "didSet", "/*", "*/", "//", "\"\"\"", "#\"", "\\(", "->", "?", "static", "lazy", "`"]
+        let pieces = [
+            "@Model", "class", "T", "{", "}", "var", "let", "x", ":", "Int", "=", "1", "\"s\"", "#if", "#endif",
+            "#else", "\n", "(", ")", "[", "]", "<", ">", ",", "#Index<T>", "\\.", "@Transient", "init()",
+            "{ get }", "didSet", "/*", "*/", "//", "\"\"\"", "#\"", "\\(", "->", "?", "static", "lazy", "`",
+        ]
         let expander = MacroExpander()
         for _ in 0..<2000 {
             let count = Int.random(in: 0...40, using: &random)
@@ -247,14 +253,24 @@ struct RobustnessTests {
         // The error (`let`) sits more than 1023 bytes and lines into the snippet.
         let declaration = PluginJSON.string("@Model\nfinal class S {\n" + body + "    let z: Int = 0\n    init() {}\n}")
         for number in [9_223_372_036_854_774_784.0, -9_223_372_036_854_774_784.0, 1e300, -1, 0] {
-            let location = PluginJSON.object([("fileName", .string("/f.swift")), ("offset", .number(number)),
-                                               ("line", .number(number)), ("column", .number(number))])
-            let message = PluginJSON.object([("expandAttachedMacro", .object([
-                ("attributeSyntax", .object([("kind", .string("attribute")), ("source", .string("@Model")), ("location", location)])),
-                ("declSyntax", .object([("kind", .string("declaration")), ("source", declaration), ("location", location)])),
-                ("macro", .object([("moduleName", .string("FolioMacros")), ("name", .string("Model")), ("typeName", .string("ModelMacro"))])),
-                ("macroRole", .string("member")),
-            ]))])
+            let location = PluginJSON.object([
+                ("fileName", .string("/f.swift")), ("offset", .number(number)),
+                ("line", .number(number)), ("column", .number(number)),
+            ])
+            let message = PluginJSON.object([
+                (
+                    "expandAttachedMacro",
+                    .object([
+                        ("attributeSyntax", .object([("kind", .string("attribute")), ("source", .string("@Model")), ("location", location)])),
+                        ("declSyntax", .object([("kind", .string("declaration")), ("source", declaration), ("location", location)])),
+                        (
+                            "macro",
+                            .object([("moduleName", .string("FolioMacros")), ("name", .string("Model")), ("typeName", .string("ModelMacro"))])
+                        ),
+                        ("macroRole", .string("member")),
+                    ])
+                )
+            ])
             let reply = MacroExpander().handle(message: message.serialized())
             let result = try #require(Self.expansionBody(reply))
             #expect(result["diagnostics"]?.array?.isEmpty == false)

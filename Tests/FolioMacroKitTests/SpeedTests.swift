@@ -2,9 +2,9 @@ import Testing
 @testable import FolioMacroKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Expands a 60-property model through the wire exactly as the compiler asks for it: 1 member,
@@ -21,20 +21,26 @@ struct SpeedTests {
             if index % 7 == 0 { text = "\n    @Attribute(.unique, originalName: \"old\(index)\")" + text }
             members.append(text)
         }
-        let type = "\n\n@Model\npublic final class Big {\n    #Index<Big>([\\.property1], [\\.property2, \\.property3])"
+        let type =
+            "\n\n@Model\npublic final class Big {\n    #Index<Big>([\\.property1], [\\.property2, \\.property3])"
             + members.joined() + "\n    @Transient var cache: Int = 0\n    init() {}\n}"
         // About the size of the real `staticBuildConfiguration`.
         let configuration = PluginJSON.string("{\"features\":[" + (0..<120).map { "\"Feature\($0)\"" }.joined(separator: ",") + "]}")
         func syntax(_ kind: String, _ source: String) -> PluginJSON {
-            .object([("kind", .string(kind)), ("location", .object([("fileName", .string("/app/Big.swift")), ("line", .number(1)), ("offset", .number(10))])),
-                     ("source", .string(source))])
+            .object([
+                ("kind", .string(kind)),
+                ("location", .object([("fileName", .string("/app/Big.swift")), ("line", .number(1)), ("offset", .number(10))])),
+                ("source", .string(source)),
+            ])
         }
         func message(_ role: String, _ typeName: String, _ decl: String, _ extra: [(String, PluginJSON)] = []) -> [UInt8] {
-            let body: [(String, PluginJSON)] = [
-                ("attributeSyntax", syntax("attribute", "@Model")), ("declSyntax", syntax("declaration", decl)),
-                ("lexicalContext", .array([])), ("macro", .object([("moduleName", .string("FolioMacros")), ("name", .string("Model")), ("typeName", .string(typeName))])),
-                ("macroRole", .string(role)), ("staticBuildConfiguration", configuration),
-            ] + extra
+            let body: [(String, PluginJSON)] =
+                [
+                    ("attributeSyntax", syntax("attribute", "@Model")), ("declSyntax", syntax("declaration", decl)),
+                    ("lexicalContext", .array([])),
+                    ("macro", .object([("moduleName", .string("FolioMacros")), ("name", .string("Model")), ("typeName", .string(typeName))])),
+                    ("macroRole", .string(role)), ("staticBuildConfiguration", configuration),
+                ] + extra
             return PluginJSON.object([("expandAttachedMacro", .object(body))]).serialized()
         }
         let conformances = ("conformanceListSyntax", syntax("declaration", "struct Placeholder: PersistentModel, Observable {}"))

@@ -9,8 +9,9 @@ func expectSource(_ actual: String?, _ expected: String, sourceLocation: SourceL
         return
     }
     guard actual != expected else { return }
-    Issue.record(Comment(rawValue: "generated source differs:\n" + lineDiff(expected: expected, actual: actual)),
-                 sourceLocation: sourceLocation)
+    Issue.record(
+        Comment(rawValue: "generated source differs:\n" + lineDiff(expected: expected, actual: actual)),
+        sourceLocation: sourceLocation)
 }
 
 /// Asserts that `actual` contains each of `fragments`, reporting the whole text when one is missing.
@@ -80,25 +81,29 @@ struct ModelRequests {
     var attribute: SourceSnippet { SourceSnippet(source: "\n@Model", fileName: fileName, offset: offset, line: line) }
 
     func member() -> ExpansionRequest {
-        ExpansionRequest(typeName: "ModelMacro", role: .member, attribute: attribute, declaration: snippet,
-                         conformanceList: conformanceList)
+        ExpansionRequest(
+            typeName: "ModelMacro", role: .member, attribute: attribute, declaration: snippet,
+            conformanceList: conformanceList)
     }
 
     func extensionRole() -> ExpansionRequest {
-        ExpansionRequest(typeName: "ModelMacro", role: .extension, attribute: attribute, declaration: snippet,
-                         extendedType: extendedType, conformanceList: conformanceList)
+        ExpansionRequest(
+            typeName: "ModelMacro", role: .extension, attribute: attribute, declaration: snippet,
+            extendedType: extendedType, conformanceList: conformanceList)
     }
 
     func memberAttribute(_ memberSource: String) -> ExpansionRequest {
-        ExpansionRequest(typeName: "ModelMacro", role: .memberAttribute, attribute: attribute,
-                         declaration: SourceSnippet(source: memberSource, fileName: fileName),
-                         parentDeclaration: snippet, lexicalContext: [source])
+        ExpansionRequest(
+            typeName: "ModelMacro", role: .memberAttribute, attribute: attribute,
+            declaration: SourceSnippet(source: memberSource, fileName: fileName),
+            parentDeclaration: snippet, lexicalContext: [source])
     }
 
     static func persisted(_ role: MacroRole, _ memberSource: String) -> ExpansionRequest {
-        ExpansionRequest(typeName: "PersistedPropertyMacro", role: role,
-                         attribute: SourceSnippet(source: "@_PersistedProperty", fileName: "@__swiftmacro_x.swift"),
-                         declaration: SourceSnippet(source: memberSource, fileName: "/tmp/Fixture.swift"))
+        ExpansionRequest(
+            typeName: "PersistedPropertyMacro", role: role,
+            attribute: SourceSnippet(source: "@_PersistedProperty", fileName: "@__swiftmacro_x.swift"),
+            declaration: SourceSnippet(source: memberSource, fileName: "/tmp/Fixture.swift"))
     }
 }
 

@@ -14,8 +14,17 @@ struct WireTests {
 
     @Test func parsesEveryValueKind() throws {
         let json = try PluginJSON.parse(Array(#" { "a" : [ 1, -2.5, 3e2, true, false, null, "s", {} , [] ] } "#.utf8))
-        #expect(json == .object([("a", .array([.number(1), .number(-2.5), .number(300), .bool(true), .bool(false), .null,
-                                                  .string("s"), .object([]), .array([])]))]))
+        #expect(
+            json
+                == .object([
+                    (
+                        "a",
+                        .array([
+                            .number(1), .number(-2.5), .number(300), .bool(true), .bool(false), .null,
+                            .string("s"), .object([]), .array([]),
+                        ])
+                    )
+                ]))
         #expect(json["a"]?.array?.first?.int == 1)
         #expect(json["a"]?.array?[1].int == nil)
         #expect(json["missing"] == nil)
@@ -27,8 +36,10 @@ struct WireTests {
         #expect(json.array?.map(\.string) == ["\"\\/\u{8}\u{C}\n\r\t", "é中", "🚀", "raw é 中 🚀", "\u{0}"])
     }
 
-    @Test(arguments: [#""\ud83d""#, #""\ud83dx""#, #""\ud83d\u0041""#, #""\ude80""#, #""\u12g4""#, #""abc"#, #""\"#,
-                      "\"a\nb", "01x", "[1 2]", "{\"a\" 1}", "{1:2}", "-", "+1", "tru", "[", "{\"a\":}"])
+    @Test(arguments: [
+        #""\ud83d""#, #""\ud83dx""#, #""\ud83d\u0041""#, #""\ude80""#, #""\u12g4""#, #""abc"#, #""\"#,
+        "\"a\nb", "01x", "[1 2]", "{\"a\" 1}", "{1:2}", "-", "+1", "tru", "[", "{\"a\":}",
+    ])
     func rejectsInvalidJSON(text: String) {
         #expect(throws: PluginJSONError.self) { try PluginJSON.parse(Array(text.utf8)) }
     }
@@ -50,8 +61,10 @@ struct WireTests {
         #expect(!text.contains("\\ud"))
     }
 
-    @Test(arguments: ["", "plain", "\"quotes\" and \\backslashes\\", "\u{0}\u{1}\u{7F}\u{80}", "🚀👩‍👩‍👧 é\u{301}",
-                      "\u{FEFF}\u{2028}\u{2029}", String(repeating: "long ", count: 2000)])
+    @Test(arguments: [
+        "", "plain", "\"quotes\" and \\backslashes\\", "\u{0}\u{1}\u{7F}\u{80}", "🚀👩‍👩‍👧 é\u{301}",
+        "\u{FEFF}\u{2028}\u{2029}", String(repeating: "long ", count: 2000),
+    ])
     func stringRoundTrip(text: String) throws {
         let value = PluginJSON.array([.string(text), .object([(text, .string(text))])])
         #expect(try PluginJSON.parse(value.serialized()) == value)
@@ -88,7 +101,8 @@ struct WireTests {
     @Test func decodesMemberAttributeExtensionAndFreestandingShapes() throws {
         let location = #"{"column":5,"fileID":"App/M.swift","fileName":"/M.swift","line":4,"offset":40}"#
         let empty = #"{"column":0,"fileID":"","fileName":"","line":0,"offset":0}"#
-        let memberAttribute = #"{"expandAttachedMacro":{"attributeSyntax":{"kind":"attribute","location":\#(location),"source":"@Model"},"declSyntax":{"kind":"declaration","location":\#(location),"source":"\n    var x = 1"},"discriminator":"$s1A1TC1x5ModelfMr_","lexicalContext":[{"kind":"declaration","location":\#(empty),"source":"@Model class T {}"}],"macro":{"moduleName":"FolioMacros","name":"Model","typeName":"ModelMacro"},"macroRole":"memberAttribute","parentDeclSyntax":{"kind":"declaration","location":\#(location),"source":"@Model class T { var x = 1 }"},"staticBuildConfiguration":"{}"}}"#
+        let memberAttribute =
+            #"{"expandAttachedMacro":{"attributeSyntax":{"kind":"attribute","location":\#(location),"source":"@Model"},"declSyntax":{"kind":"declaration","location":\#(location),"source":"\n    var x = 1"},"discriminator":"$s1A1TC1x5ModelfMr_","lexicalContext":[{"kind":"declaration","location":\#(empty),"source":"@Model class T {}"}],"macro":{"moduleName":"FolioMacros","name":"Model","typeName":"ModelMacro"},"macroRole":"memberAttribute","parentDeclSyntax":{"kind":"declaration","location":\#(location),"source":"@Model class T { var x = 1 }"},"staticBuildConfiguration":"{}"}}"#
         guard case .expand(let request) = try PluginMessageCodec.decode(Array(memberAttribute.utf8)) else {
             Issue.record("not an expansion"); return
         }
@@ -97,7 +111,8 @@ struct WireTests {
         #expect(request.lexicalContext == ["@Model class T {}"])
         #expect(request.declaration?.line == 4)
 
-        let extensionMessage = #"{"expandAttachedMacro":{"attributeSyntax":{"kind":"attribute","location":\#(location),"source":"@Model"},"declSyntax":{"kind":"declaration","location":\#(location),"source":"@Model class T {}"},"discriminator":"$s1A1T5ModelfMe_","extendedTypeSyntax":{"kind":"type","location":\#(empty),"source":"Outer.T"},"lexicalContext":[],"macro":{"moduleName":"FolioMacros","name":"Model","typeName":"ModelMacro"},"macroRole":"extension"}}"#
+        let extensionMessage =
+            #"{"expandAttachedMacro":{"attributeSyntax":{"kind":"attribute","location":\#(location),"source":"@Model"},"declSyntax":{"kind":"declaration","location":\#(location),"source":"@Model class T {}"},"discriminator":"$s1A1T5ModelfMe_","extendedTypeSyntax":{"kind":"type","location":\#(empty),"source":"Outer.T"},"lexicalContext":[],"macro":{"moduleName":"FolioMacros","name":"Model","typeName":"ModelMacro"},"macroRole":"extension"}}"#
         guard case .expand(let ext) = try PluginMessageCodec.decode(Array(extensionMessage.utf8)) else {
             Issue.record("not an expansion"); return
         }
@@ -105,7 +120,8 @@ struct WireTests {
         #expect(ext.extendedType == "Outer.T")
         #expect(ext.conformanceList == nil)
 
-        let freestanding = ##"{"expandFreestandingMacro":{"discriminator":"$s1A1T5IndexfMf_","lexicalContext":[],"macro":{"moduleName":"FolioMacros","name":"Index","typeName":"IndexMacro"},"macroRole":"declaration","syntax":{"kind":"declaration","location":\##(location),"source":"#Index<T>([\\.x])"}}}"##
+        let freestanding =
+            ##"{"expandFreestandingMacro":{"discriminator":"$s1A1T5IndexfMf_","lexicalContext":[],"macro":{"moduleName":"FolioMacros","name":"Index","typeName":"IndexMacro"},"macroRole":"declaration","syntax":{"kind":"declaration","location":\##(location),"source":"#Index<T>([\\.x])"}}}"##
         guard case .expand(let index) = try PluginMessageCodec.decode(Array(freestanding.utf8)) else {
             Issue.record("not an expansion"); return
         }
@@ -123,7 +139,8 @@ struct WireTests {
         guard case .getCapability = try PluginMessageCodec.decode(Array(#"{"getCapability":{"capability":{"protocolVersion":7}}}"#.utf8)) else {
             Issue.record("not getCapability"); return
         }
-        guard case .unknown(let name) = try PluginMessageCodec.decode(Array(#"{"loadPluginLibrary":{"libraryPath":"/x","moduleName":"M"}}"#.utf8)) else {
+        guard case .unknown(let name) = try PluginMessageCodec.decode(Array(#"{"loadPluginLibrary":{"libraryPath":"/x","moduleName":"M"}}"#.utf8))
+        else {
             Issue.record("not unknown"); return
         }
         #expect(name == "loadPluginLibrary")
@@ -151,7 +168,8 @@ struct WireTests {
         // `let` is on line 4 of the file: 12 bytes of the file before the snippet, then the snippet's own bytes.
         let source = try #require(body["expandedSource"]).string
         #expect(source != nil)
-        let snippet = "\n\n@Model\npublic final class Trip {\n    /// Where to — «Zürich» \"quoted\" \\ backslash\n    var name: String = \"é\"\n    let id: Int = 0\n    init() {}\n}"
+        let snippet =
+            "\n\n@Model\npublic final class Trip {\n    /// Where to — «Zürich» \"quoted\" \\ backslash\n    var name: String = \"é\"\n    let id: Int = 0\n    init() {}\n}"
         #expect(diagnostic["position"]?["offset"]?.int == 12 + (offset(of: "let id", in: snippet) ?? -1000))
         #expect(diagnostic["highlights"]?.array?.isEmpty == true)
         #expect(diagnostic["notes"]?.array?.isEmpty == true)
@@ -167,9 +185,11 @@ struct WireTests {
     }
 
     @Test func fixItReplyShape() throws {
-        let diagnostic = MacroDiagnostic(message: "m", fileName: "/f.swift", offset: 7, line: 2, fixIts: [
-            .init(message: "change 'struct' to 'class'", startOffset: 7, endOffset: 13, replacement: "class"),
-        ])
+        let diagnostic = MacroDiagnostic(
+            message: "m", fileName: "/f.swift", offset: 7, line: 2,
+            fixIts: [
+                .init(message: "change 'struct' to 'class'", startOffset: 7, endOffset: 13, replacement: "class")
+            ])
         let reply = PluginMessageCodec.expansionReply(ExpansionResult(source: "", diagnostics: [diagnostic]))
         let fixIt = try #require(PluginJSON.parse(reply)["expandMacroResult"]?["diagnostics"]?.array?.first?["fixIts"]?.array?.first)
         #expect(fixIt["message"]?.string == "change 'struct' to 'class'")

@@ -44,16 +44,18 @@ private enum ReferenceCanonicalDate {
             return value
         }
         guard let year = number(0, 4), bytes[4] == UInt8(ascii: "-"), let month = number(5, 2), bytes[7] == UInt8(ascii: "-"),
-              let day = number(8, 2), bytes[10] == UInt8(ascii: "T"), let hour = number(11, 2), bytes[13] == UInt8(ascii: ":"),
-              let minute = number(14, 2), bytes[16] == UInt8(ascii: ":"), let second = number(17, 2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60 else {
+            let day = number(8, 2), bytes[10] == UInt8(ascii: "T"), let hour = number(11, 2), bytes[13] == UInt8(ascii: ":"),
+            let minute = number(14, 2), bytes[16] == UInt8(ascii: ":"), let second = number(17, 2),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
+        else {
             return nil
         }
         var fraction = 0.0
         if bytes.count > 20 {
             guard bytes[19] == UInt8(ascii: "."), bytes.count > 21,
-                  bytes[20..<(bytes.count - 1)].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                  let parsed = Double("0." + String(decoding: bytes[20..<(bytes.count - 1)], as: UTF8.self)) else {
+                bytes[20..<(bytes.count - 1)].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                let parsed = Double("0." + String(decoding: bytes[20..<(bytes.count - 1)], as: UTF8.self))
+            else {
                 return nil
             }
             fraction = parsed
@@ -217,8 +219,10 @@ struct CanonicalDateTests {
             case .double(let number):
                 // A number only where the old text form (or none) could not read back identically.
                 let oldText = ReferenceCanonicalDate.encode(date)
-                if case .string(let old) = oldText, ReferenceCanonicalDate.parse(old)?.timeIntervalSinceReferenceDate.bitPattern == interval.bitPattern,
-                   mismatches.count < 5 {
+                if case .string(let old) = oldText,
+                    ReferenceCanonicalDate.parse(old)?.timeIntervalSinceReferenceDate.bitPattern == interval.bitPattern,
+                    mismatches.count < 5
+                {
                     mismatches.append("\(interval): stored as a number though \(old) reads back")
                 }
                 if number.bitPattern != interval.bitPattern && !(number.isNaN && interval.isNaN) && mismatches.count < 5 {
@@ -241,13 +245,15 @@ struct CanonicalDateTests {
         var mismatches: [String] = []
         for interval in Self.sampleIntervals() {
             guard case .string(let old) = ReferenceCanonicalDate.encode(Date(timeIntervalSinceReferenceDate: interval)),
-                  let written = ReferenceCanonicalDate.parse(old) else { continue }
+                let written = ReferenceCanonicalDate.parse(old)
+            else { continue }
             oldTexts.append(old)
             let read = CanonicalDate.parse(old)
             if !Self.sameParse(read, written) && mismatches.count < 5 { mismatches.append(old) }
             // Rewriting what was read gives the new form, which reads back as the same date.
             if let read, case .string(let new) = CanonicalDate.encode(read), !Self.sameParse(CanonicalDate.parse(new), written),
-               mismatches.count < 5 {
+                mismatches.count < 5
+            {
                 mismatches.append("\(old) rewritten as \(new)")
             }
         }
@@ -312,7 +318,8 @@ struct CanonicalDateTests {
         for _ in 0..<10_000 {
             let fraction = Double(rng.next() >> 11) * 0x1p-53 * (Bool.random(using: &rng) ? 1 : 0x1p-20)
             guard case .string(let encoded) = ReferenceCanonicalDate.encode(Date(timeIntervalSinceReferenceDate: fraction)),
-                  encoded.count > 22 else { continue }
+                encoded.count > 22
+            else { continue }
             var digits = Array(encoded.utf8.dropFirst(20).dropLast())
             switch Int.random(in: 0..<3, using: &rng) {
             case 0: digits.removeLast(Int.random(in: 1...min(3, digits.count - 1), using: &rng))

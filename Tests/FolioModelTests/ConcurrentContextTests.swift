@@ -16,8 +16,10 @@ struct ConcurrentContextTests {
             let context = ModelContext(container)
             for batch in 0..<batches {
                 for index in 0..<perBatch {
-                    context.insert(Trip(name: "T\(batch)-\(index)", destination: "City\(index % 7)",
-                                        startDate: Date(timeIntervalSince1970: Double(index)), price: Double(index)))
+                    context.insert(
+                        Trip(
+                            name: "T\(batch)-\(index)", destination: "City\(index % 7)",
+                            startDate: Date(timeIntervalSince1970: Double(index)), price: Double(index)))
                 }
                 try? context.save()
             }

@@ -105,8 +105,9 @@ struct ContainerOpeningTests {
         #expect(container.isIndexLoaded)
 
         // Trips alone: another schema than the one the store recorded, so the records are checked now.
-        let other = try ModelContainer(for: Trip.self, Recipe.self, BakedGood.self, Beverage.self, Ingredient.self, Cookbook.self, Specimen.self,
-                                       configurations: ModelConfiguration(url: store.url))
+        let other = try ModelContainer(
+            for: Trip.self, Recipe.self, BakedGood.self, Beverage.self, Ingredient.self, Cookbook.self, Specimen.self,
+            configurations: ModelConfiguration(url: store.url))
         #expect(other.isIndexLoaded)
     }
 
@@ -141,7 +142,8 @@ struct ContainerOpeningTests {
         let store = TemporaryStore()
         defer { store.cleanUp() }
         try makeStore(store)
-        let identifier = try #require(try ModelContext(try open(store)).fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.price)])).last?.persistentModelID)
+        let identifier = try #require(
+            try ModelContext(try open(store)).fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.price)])).last?.persistentModelID)
 
         let grouped = ModelContext(try open(store))
         let counts = try grouped.count(Trip.self, groupedBy: \.destination)

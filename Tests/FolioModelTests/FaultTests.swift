@@ -29,7 +29,9 @@ struct FaultTests {
         let context = ModelContext(seeded.container)
         let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
         #expect(trips.allSatisfy { $0.persistentBackingData.faultValues != nil })
-        let read = trips.map { [$0.name, $0.destination, "\($0.startDate)", "\($0.price)", "\($0.nights)", "\($0.notes as Any)", "\($0.mapItem as Any)"] }
+        let read = trips.map {
+            [$0.name, $0.destination, "\($0.startDate)", "\($0.price)", "\($0.nights)", "\($0.notes as Any)", "\($0.mapItem as Any)"]
+        }
         #expect(read == expected)
         #expect(trips.allSatisfy { $0.persistentBackingData.loadError == nil })
     }
@@ -51,7 +53,7 @@ struct FaultTests {
         let (container, context) = try Self.savedTrips(6)
         let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
         for trip in trips { trip.price += 1 }  // read and set price only
-        trips[2].notes = "changed"              // set without reading
+        trips[2].notes = "changed"  // set without reading
         try context.save()
         #expect(trips[2].name == "Trip 2")
         #expect(trips[2].notes == "changed")
@@ -242,8 +244,9 @@ struct FaultTests {
         expectRefused(Graded.self, fresh.persistentBackingData)
         expectRefused(Graded.self, ModelBackingData._forNewInstance())
 
-        let container = try ModelContainer(for: Graded.self, Recipe.self, BakedGood.self, Beverage.self, Ingredient.self, Cookbook.self,
-                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: Graded.self, Recipe.self, BakedGood.self, Beverage.self, Ingredient.self, Cookbook.self,
+            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
         context.insert(fresh)
         let bread = BakedGood(name: "bread", ovenTemperature: 200)
@@ -263,7 +266,11 @@ struct FaultTests {
         let trip = try #require(try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)])).first)
         trip.nights = 4  // set before anything was read: nobody can be observing yet
         let fired = Flag()
-        withObservationTracking { _ = trip.price } onChange: { fired.set() }
+        withObservationTracking {
+            _ = trip.price
+        } onChange: {
+            fired.set()
+        }
         trip.name = "Other"
         #expect(fired.value == false)
         trip.price = 1

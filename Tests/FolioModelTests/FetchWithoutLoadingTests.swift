@@ -15,8 +15,9 @@ struct FetchWithoutLoadingTests {
         let container = try store.container(Trip.self)
         let context = ModelContext(container)
         for index in 0..<count {
-            let trip = Trip(name: "Trip \(index)", destination: cities[index % cities.count],
-                            startDate: Date(timeIntervalSince1970: Double(index) * 86_400), price: Double(index % 50))
+            let trip = Trip(
+                name: "Trip \(index)", destination: cities[index % cities.count],
+                startDate: Date(timeIntervalSince1970: Double(index) * 86_400), price: Double(index % 50))
             trip.notes = index % 3 == 0 ? nil : "note \(index)"
             context.insert(trip)
         }
@@ -28,7 +29,8 @@ struct FetchWithoutLoadingTests {
 
     /// The fetch in a new container, and in another that read every record first.
     static func bothWays(_ store: TemporaryStore, _ descriptor: FetchDescriptor<Trip>) throws
-        -> (cold: [String], loaded: [String], readRecords: Bool) {
+        -> (cold: [String], loaded: [String], readRecords: Bool)
+    {
         let cold = try store.container(Trip.self)
         let coldNames = try ModelContext(cold).fetch(descriptor).map { "\($0.name)|\($0.destination)|\($0.price)|\($0.notes ?? "-")" }
         let readRecords = cold.store.hasLoadedRecords
@@ -98,8 +100,10 @@ struct FetchWithoutLoadingTests {
         let store = TemporaryStore()
         defer { store.cleanUp() }
         try Self.makeStore(store) { context in
-            let rome = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Rome" },
-                                                               sortBy: [SortDescriptor(\.name)]))
+            let rome = try context.fetch(
+                FetchDescriptor<Trip>(
+                    predicate: #Predicate { $0.destination == "Rome" },
+                    sortBy: [SortDescriptor(\.name)]))
             context.delete(rome[0])
             rome[1].price = 1_000
             rome[2].destination = "Lima"

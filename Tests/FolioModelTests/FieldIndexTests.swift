@@ -71,7 +71,7 @@ struct FieldIndexTests {
 
         index.remove(99, values("Lima"))  // not there: nothing changes
         #expect(Array(index.lookup(.string("Lima"))) == [3])
-        records.insert(4, [:])               // no value: indexed under nil, which sorts first
+        records.insert(4, [:])  // no value: indexed under nil, which sorts first
         #expect(Array(index.lookup(.null)) == [4])
         #expect(index.sortedEntries().map(\.id) == [4, 3])
         #expect(index.keyCount == 2)
@@ -108,7 +108,7 @@ struct FieldIndexTests {
         records.insert(2, ["code": .string("b")])
         records.insert(3, ["code": .string("b")])
         records.insert(4, ["code": .int(3)])
-        records.insert(5, ["code": .double(3)])     // equal to 3: one key with record 4
+        records.insert(5, ["code": .double(3)])  // equal to 3: one key with record 4
         #expect(Array(index.lookup(.string("a"))) == [1])
         #expect(Array(index.lookup(.string("b"))) == [2, 3])
         #expect(Array(index.lookup(.int(3))) == [4, 5])
@@ -121,7 +121,7 @@ struct FieldIndexTests {
         #expect(index.lookup(.string("a")).isEmpty)
         #expect(Array(index.lookup(.string("b"))) == [3])
         #expect(Array(index.lookup(.double(3))) == [5])
-        records.remove(5)                           // one key of one record left: back on its own
+        records.remove(5)  // one key of one record left: back on its own
         #expect(Array(index.lookup(.string("b"))) == [3])
         #expect(index.lookup(.string("c")).isEmpty)
         records.update(3, ["code": .string("c")])
@@ -222,8 +222,10 @@ struct IndexSizingTests {
     private func storeWithTrips(_ store: TemporaryStore) throws {
         let context = ModelContext(try store.container(Trip.self))
         for number in 0..<10_000 {
-            context.insert(Trip(name: "trip \(number)", destination: "City\(number % 20)",
-                                startDate: Date(timeIntervalSince1970: 1_700_000_000 + Double(number % 5_000) * 60), price: 1))
+            context.insert(
+                Trip(
+                    name: "trip \(number)", destination: "City\(number % 20)",
+                    startDate: Date(timeIntervalSince1970: 1_700_000_000 + Double(number % 5_000) * 60), price: 1))
         }
         try context.save()
     }
@@ -248,8 +250,10 @@ struct IndexSizingTests {
 
         let context = ModelContext(container)
         let day = Date(timeIntervalSince1970: 1_700_000_000 + 4_999 * 60)
-        let trips = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.startDate == day },
-                                                            sortBy: [SortDescriptor(\.name)]))
+        let trips = try context.fetch(
+            FetchDescriptor<Trip>(
+                predicate: #Predicate { $0.startDate == day },
+                sortBy: [SortDescriptor(\.name)]))
         #expect(trips.map(\.name) == ["trip 4999", "trip 9999"])
         #expect(try context.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "City7" })) == 500)
         #expect(try context.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Nowhere" })) == 0)
@@ -307,7 +311,7 @@ struct IndexSizingTests {
         let halfDistinct = halfDistinctRecords.index!, fewValued = fewValuedRecords.index!
         for id in 0..<Int64(100) {
             halfDistinctRecords.insert(id, ["day": .int(id / 2)])  // 50 keys in 100 records
-            fewValuedRecords.insert(id, ["city": .int(id % 49)])   // 49 keys: fewer than half
+            fewValuedRecords.insert(id, ["city": .int(id % 49)])  // 49 keys: fewer than half
         }
         halfDistinct.reserveCapacity(forRecords: 100_000, afterSampling: 100)
         fewValued.reserveCapacity(forRecords: 100_000, afterSampling: 100)

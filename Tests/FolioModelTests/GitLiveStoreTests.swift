@@ -7,8 +7,10 @@ import Testing
 @Suite("A store open while git merges into it", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git")))
 struct GitLiveStoreTests {
     /// Runs `executable` and returns its exit status and its output and errors, interleaved.
-    nonisolated static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil,
-                    environment extra: [String: String] = [:]) throws -> (status: Int32, output: String) {
+    nonisolated static func run(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil,
+        environment extra: [String: String] = [:]
+    ) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -25,11 +27,13 @@ struct GitLiveStoreTests {
 
     @discardableResult
     static func git(_ arguments: String..., in directory: URL) throws -> String {
-        let result = try run(URL(fileURLWithPath: "/usr/bin/git"), arguments, in: directory, environment: [
-            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": directory.path,
-            "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "Test",
-            "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_MERGE_AUTOEDIT": "no",
-        ])
+        let result = try run(
+            URL(fileURLWithPath: "/usr/bin/git"), arguments, in: directory,
+            environment: [
+                "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": directory.path,
+                "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "Test",
+                "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_MERGE_AUTOEDIT": "no",
+            ])
         try #require(result.status == 0, "git \(arguments.joined(separator: " ")): \(result.output)")
         return result.output
     }
@@ -89,8 +93,9 @@ struct GitLiveStoreTests {
         try Self.git("fetch", "-q", "origin", in: a)
         try Self.git("merge", "--no-edit", "origin/b", in: a)
 
-        #expect(await eventually { results.results.map(\.name) == ["base 1", "base 2", "from a", "from b"] },
-                "\(results.results.map(\.name))")
+        #expect(
+            await eventually { results.results.map(\.name) == ["base 1", "base 2", "from a", "from b"] },
+            "\(results.results.map(\.name))")
         #expect(await eventually { history.eventCounter > eventsBefore })
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()) == 4)
 
@@ -159,8 +164,9 @@ struct GitLiveStoreTests {
         try Self.git("merge", "--no-edit", "origin/b", in: a)
 
         // The merged journal holds b's transaction at the sequence this clone's save had.
-        let after = try ModelContext(container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(
-            predicate: #Predicate { $0.token > atBase }))
+        let after = try ModelContext(container).fetchHistory(
+            HistoryDescriptor<DefaultHistoryTransaction>(
+                predicate: #Predicate { $0.token > atBase }))
         #expect(after.map { $0.author ?? "-" } == ["b", "a"])
         let saved = try JSONDecoder().decode(DefaultHistoryToken.self, from: persisted)
         #expect(saved == ownSave)
@@ -174,10 +180,14 @@ struct GitLiveStoreTests {
         // below the one it had delivered.
         #expect(await eventually { stream.values == ["a", "b"] }, "\(stream.values)")
         // A token without the transaction's identifier (as older versions encoded it) is read by sequence.
-        let old = try JSONDecoder().decode(DefaultHistoryToken.self, from: Data(#"{"storeIdentifier":"\#(saved.storeIdentifier)","sequence":\#(atBase.sequence)}"#.utf8))
+        let old = try JSONDecoder().decode(
+            DefaultHistoryToken.self, from: Data(#"{"storeIdentifier":"\#(saved.storeIdentifier)","sequence":\#(atBase.sequence)}"#.utf8))
         #expect(old.journalIdentifier == nil)
-        #expect(try ModelContext(container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(
-            predicate: #Predicate { $0.token > old })).count == 2)
+        #expect(
+            try ModelContext(container).fetchHistory(
+                HistoryDescriptor<DefaultHistoryTransaction>(
+                    predicate: #Predicate { $0.token > old })
+            ).count == 2)
     }
 }
 

@@ -171,8 +171,9 @@ struct GitMergeRelationshipsTests {
         try Self.commitAndMerge(b, into: a)
 
         let (store, context) = try Self.expectSuppersListsSoupPieAndCake(in: a)
-        #expect(try context.fetch(FetchDescriptor<Recipe>()).map(\.name).sorted() == ["Cake", "Pie", "Soup"],
-                "the recipe one clone deleted does not come back with the other's rename")
+        #expect(
+            try context.fetch(FetchDescriptor<Recipe>()).map(\.name).sorted() == ["Cake", "Pie", "Soup"],
+            "the recipe one clone deleted does not come back with the other's rename")
         let conflicts = try Self.folio("conflicts", store)
         #expect(conflicts.output.contains("Stew (b)"), "the lost rename is listed: \(conflicts.output)")
     }

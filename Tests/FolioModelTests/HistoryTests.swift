@@ -71,7 +71,8 @@ struct HistoryTests {
         newest.fetchLimit = 1
         #expect(try app.fetchHistory(newest).first?.token == all.last?.token)
         let cutoff = Date.distantPast
-        #expect(try app.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.timestamp > cutoff })).count == all.count)
+        #expect(
+            try app.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.timestamp > cutoff })).count == all.count)
     }
 
     @Test func compactionKeepsRetainedHistoryAndAnOlderTokenGetsHistoryExpired() throws {
@@ -141,7 +142,8 @@ struct HistoryTests {
         let all = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
         let first = try #require(all.first?.token)
         #expect(first.journalIdentifier == all.first?.journalIdentifier)
-        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > first })).count == all.count - 1)
+        #expect(
+            try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > first })).count == all.count - 1)
         // What a token taken on another branch, before a merge numbered that branch's transactions anew, looks like.
         let renumbered = DefaultHistoryToken(storeIdentifier: first.storeIdentifier, sequence: first.sequence, journalIdentifier: UUID().uuidString)
         let ahead = DefaultHistoryToken(storeIdentifier: first.storeIdentifier, sequence: first.sequence + 5)
@@ -169,7 +171,8 @@ struct HistoryTests {
             for transaction in try context.fetchHistory(descriptor) {
                 for change in transaction.changes {
                     if case .insert(let insert) = change, let ticket = insert as? DefaultHistoryInsert<Ticket>,
-                       let code = ticket.values.value(for: \.code) {
+                        let code = ticket.values.value(for: \.code)
+                    {
                         seen.append(code)
                     }
                 }

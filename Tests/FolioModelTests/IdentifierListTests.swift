@@ -120,4 +120,3 @@ struct IdentifierListTests {
         #expect([Int64].mergingSorted([4, 6], []) == [4, 6])
     }
 }
-

@@ -7,7 +7,11 @@ import Folio
 /// cannot race).
 final class OverlapCounter: Sendable {
     private let state = Mutex((running: 0, most: 0))
-    func enter() { state.withLock { $0.running += 1; $0.most = max($0.most, $0.running) } }
+    func enter() {
+        state.withLock {
+            $0.running += 1; $0.most = max($0.most, $0.running)
+        }
+    }
     func leave() { state.withLock { $0.running -= 1 } }
     var most: Int { state.withLock { $0.most } }
 }

@@ -3,7 +3,7 @@ import Observation
 import Testing
 @testable import Folio
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 @_spi(FolioEngine) import FolioStorage
 
@@ -110,25 +110,25 @@ struct ModelBehaviourTests {
     }
 
     #if canImport(Glibc)
-    /// Every fetched model has backing data, so its size is paid a million times in a large fetch: it
-    /// must stay in glibc's 112-byte size class (a request of at most 104 bytes), not the 128-byte one.
-    @Test func aModelsBackingDataFitsInA112ByteAllocation() throws {
-        let container = try ModelContainer(for: Recipe.self, BakedGood.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let context = ModelContext(container)
-        context.insert(Recipe(name: "Bread"))
-        try context.save()
-        let fetched = try #require(try context.fetch(FetchDescriptor<Recipe>()).first)
-        let backing = fetched.persistentBackingData
-        #expect(backing.storeIdentifier == container.storeIdentifier)
-        // malloc_usable_size is in <malloc.h>, which the Glibc module does not bring in.
-        let symbol = try #require(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_usable_size"))
-        let usableSize = unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutableRawPointer?) -> Int).self)
-        // The smallest of many allocations: one may be served from a larger free chunk (malloc hands out
-        // a whole chunk when splitting it would leave too little), which says nothing of the request.
-        let backings = [backing] + (0..<256).map { _ in ModelBackingData() }
-        let size = backings.map { usableSize(Unmanaged.passUnretained($0).toOpaque()) }.min() ?? .max
-        #expect(size <= 104, "ModelBackingData takes \(size) bytes")
-    }
+        /// Every fetched model has backing data, so its size is paid a million times in a large fetch: it
+        /// must stay in glibc's 112-byte size class (a request of at most 104 bytes), not the 128-byte one.
+        @Test func aModelsBackingDataFitsInA112ByteAllocation() throws {
+            let container = try ModelContainer(for: Recipe.self, BakedGood.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            let context = ModelContext(container)
+            context.insert(Recipe(name: "Bread"))
+            try context.save()
+            let fetched = try #require(try context.fetch(FetchDescriptor<Recipe>()).first)
+            let backing = fetched.persistentBackingData
+            #expect(backing.storeIdentifier == container.storeIdentifier)
+            // malloc_usable_size is in <malloc.h>, which the Glibc module does not bring in.
+            let symbol = try #require(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_usable_size"))
+            let usableSize = unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutableRawPointer?) -> Int).self)
+            // The smallest of many allocations: one may be served from a larger free chunk (malloc hands out
+            // a whole chunk when splitting it would leave too little), which says nothing of the request.
+            let backings = [backing] + (0..<256).map { _ in ModelBackingData() }
+            let size = backings.map { usableSize(Unmanaged.passUnretained($0).toOpaque()) }.min() ?? .max
+            #expect(size <= 104, "ModelBackingData takes \(size) bytes")
+        }
     #endif
 
     @Test func aModelNoContextManagesHasNoUnsavedChanges() {
@@ -158,8 +158,16 @@ struct ModelBehaviourTests {
         let cake = BakedGood(name: "Cake", ovenTemperature: 180)
         let inherited = Flag()
         let own = Flag()
-        withObservationTracking { _ = cake.name } onChange: { inherited.set() }
-        withObservationTracking { _ = cake.ovenTemperature } onChange: { own.set() }
+        withObservationTracking {
+            _ = cake.name
+        } onChange: {
+            inherited.set()
+        }
+        withObservationTracking {
+            _ = cake.ovenTemperature
+        } onChange: {
+            own.set()
+        }
         cake.name = "Torte"
         cake.ovenTemperature = 170
         #expect(inherited.value)

@@ -13,12 +13,13 @@ struct ModelCodingTests {
 
     @Test func persistedPropertiesOfEveryFormAreListed() {
         let names = Specimen.schemaMetadata.map(\.name)
-        #expect(names == [
-            "text", "count", "ratio", "flag", "small", "big", "precise", "single", "note", "maybeCount", "when",
-            "identifier", "link", "bytes", "tags", "labels", "scores", "matrix", "byNumber", "address",
-            "availability", "difficulty", "mapItem", "photo", "serial", "scratch", "code", "default", "café",
-            "platformNote",
-        ])
+        #expect(
+            names == [
+                "text", "count", "ratio", "flag", "small", "big", "precise", "single", "note", "maybeCount", "when",
+                "identifier", "link", "bytes", "tags", "labels", "scores", "matrix", "byNumber", "address",
+                "availability", "difficulty", "mapItem", "photo", "serial", "scratch", "code", "default", "café",
+                "platformNote",
+            ])
     }
 
     @Test func metadataCarriesTypesDefaultsAndOptions() throws {
@@ -126,9 +127,12 @@ struct ModelCodingTests {
     }
 
     @Test func missingValuesTakeDefaultsAndOptionalsBecomeNil() throws {
-        let decoded = try #require(try ModelRecordCoding.decode(Specimen.self, from: [
-            "text": .string("t"), "when": .string("2026-03-01T09:30:00Z"),
-        ]) as? Specimen)
+        let decoded = try #require(
+            try ModelRecordCoding.decode(
+                Specimen.self,
+                from: [
+                    "text": .string("t"), "when": .string("2026-03-01T09:30:00Z"),
+                ]) as? Specimen)
         #expect(decoded.count == 0)
         #expect(decoded.note == nil)
         #expect(decoded.ratio == 0.5)
@@ -146,10 +150,12 @@ struct ModelCodingTests {
 
     @Test func aValueOfTheWrongKindIsAnErrorNamingThePathInsideTheValue() {
         #expect {
-            _ = try ModelRecordCoding.decode(Specimen.self, from: [
-                "text": .string("t"), "when": .string("2026-03-01T09:30:00Z"),
-                "address": .object(["street": .string("s"), "city": .int(3)]),
-            ])
+            _ = try ModelRecordCoding.decode(
+                Specimen.self,
+                from: [
+                    "text": .string("t"), "when": .string("2026-03-01T09:30:00Z"),
+                    "address": .object(["street": .string("s"), "city": .int(3)]),
+                ])
         } throws: { error in
             "\(error)".hasPrefix("Specimen.address.city:")
         }
@@ -191,8 +197,9 @@ struct ModelCodingTests {
 
     @Test func encodingOnlyChangedPropertiesWritesNothingElse() throws {
         let recipe = Recipe(name: "Tea")
-        var encoder = ModelRecordEncoder(entityName: "Recipe", backingData: recipe.persistentBackingData,
-                                         onlyProperties: ["servings"], recordNumber: Self.noRelationships)
+        var encoder = ModelRecordEncoder(
+            entityName: "Recipe", backingData: recipe.persistentBackingData,
+            onlyProperties: ["servings"], recordNumber: Self.noRelationships)
         try recipe._folioEncode(to: &encoder)
         #expect(encoder.values == ["servings": .int(2)])
     }
@@ -200,19 +207,20 @@ struct ModelCodingTests {
     /// A model type's encoder expects the names it encoded last time; a model that encodes other names
     /// (leaving out a relationship it has not loaded, say) must still get exactly its own values.
     @Test(arguments: [
-        ["title", "author", "year"],            // as expected
-        ["title", "year"],                      // one left out in the middle
-        ["title", "author"],                    // the last left out
-        ["title", "author", "year", "pages"],   // one more
-        ["year", "title", "author"],            // another order
+        ["title", "author", "year"],  // as expected
+        ["title", "year"],  // one left out in the middle
+        ["title", "author"],  // the last left out
+        ["title", "author", "year", "pages"],  // one more
+        ["year", "title", "author"],  // another order
         [],
     ])
     func anEncoderGivesTheValuesEncodedWhetherOrNotTheyFollowTheExpectedNames(_ names: [String]) throws {
         let expected = try #require(RecordArrangement(names: ["title", "author", "year"]))
         for arrangement in [expected, nil] {
-            var encoder = ModelRecordEncoder(entityName: "Book", backingData: ModelBackingData(),
-                                             arrangement: arrangement,
-                                             recordNumber: Self.noRelationships)
+            var encoder = ModelRecordEncoder(
+                entityName: "Book", backingData: ModelBackingData(),
+                arrangement: arrangement,
+                recordNumber: Self.noRelationships)
             for (position, name) in names.enumerated() { encoder.append(.int(Int64(position)), forKey: name) }
             var dictionary: [String: JSONValue] = [:]
             for (position, name) in names.enumerated() { dictionary[name] = .int(Int64(position)) }
@@ -249,14 +257,15 @@ struct ModelCodingTests {
 
     @Test func aCodableValueEncodesThroughNestedContainersAndTheLastWriteOfAKeyWins() throws {
         let encoded = try ValueEncoder.encode(ContainerTour())
-        #expect(encoded == .object([
-            "plain": .int(1),
-            "inner": .object(["x": .string("x"), "deeper": .array([.bool(true)])]),
-            "list": .array([.int(2), .object(["x": .string("in a list")])]),
-            "parent": .string("from super"),
-            "replacedByNested": .object(["x": .string("second")]),
-            "replacedByValue": .string("last"),
-        ]))
+        #expect(
+            encoded
+                == .object([
+                    "plain": .int(1),
+                    "inner": .object(["x": .string("x"), "deeper": .array([.bool(true)])]),
+                    "list": .array([.int(2), .object(["x": .string("in a list")])]),
+                    "parent": .string("from super"),
+                    "replacedByNested": .object(["x": .string("second")]),
+                    "replacedByValue": .string("last"),
+                ]))
     }
 }
-

@@ -21,8 +21,9 @@ struct ObserverTests {
     @Test func resultsFollowSavesInTheSameContext() async throws {
         let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
-        let observer = try ResultsObserver<Trip, Never>(filterBy: #Predicate { $0.destination == "Rome" },
-                                                         sortBy: [SortDescriptor(\.name)], modelContext: context)
+        let observer = try ResultsObserver<Trip, Never>(
+            filterBy: #Predicate { $0.destination == "Rome" },
+            sortBy: [SortDescriptor(\.name)], modelContext: context)
         #expect(observer.results.isEmpty)
         #expect(observer.sections == nil)
         context.insert(Trip(name: "b", destination: "Rome", startDate: .now, price: 1))
@@ -36,7 +37,11 @@ struct ObserverTests {
         let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let observer = try ResultsObserver<Trip, Never>(sortBy: [SortDescriptor(\.price)], modelContainer: container)
         let fired = Flag()
-        withObservationTracking { _ = observer.results } onChange: { fired.set() }
+        withObservationTracking {
+            _ = observer.results
+        } onChange: {
+            fired.set()
+        }
         let writer = ModelContext(container)
         let trip = Trip(name: "x", destination: "Lima", startDate: .now, price: 5)
         writer.insert(trip)
@@ -180,7 +185,8 @@ struct ObserverTests {
         let start = try #require(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).first?.token)
         context.insert(Note(text: "b"))
         try context.save()
-        var iterator = container.historyTransactions(after: DefaultHistoryToken(storeIdentifier: start.storeIdentifier, sequence: start.sequence - 1)).makeAsyncIterator()
+        var iterator = container.historyTransactions(after: DefaultHistoryToken(storeIdentifier: start.storeIdentifier, sequence: start.sequence - 1))
+            .makeAsyncIterator()
         let first = try await iterator.next()
         let second = try await iterator.next()
         context.insert(Note(text: "c"))

@@ -51,7 +51,8 @@ struct PlaceholderValueTests {
         try context.save()
         let known = try #require(try context.fetch(FetchDescriptor<Recipe>()).first)
         let json = try JSONEncoder().encode(known.persistentModelID)
-        let text = String(decoding: json, as: UTF8.self).replacingOccurrences(of: "\"recordNumber\":\(known.persistentModelID.recordNumber ?? 0)", with: "\"recordNumber\":987654")
+        let text = String(decoding: json, as: UTF8.self).replacingOccurrences(
+            of: "\"recordNumber\":\(known.persistentModelID.recordNumber ?? 0)", with: "\"recordNumber\":987654")
         let unknown = try JSONDecoder().decode(PersistentIdentifier.self, from: Data(text.utf8))
         let placeholder = try #require(context.model(for: unknown) as? Recipe)
         #expect(placeholder !== known)

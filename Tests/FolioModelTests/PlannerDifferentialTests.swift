@@ -25,7 +25,8 @@ struct PlannerDifferentialTests {
         let trip = Trip(
             name: "\(words.randomElement(using: &rng) ?? "x") \(Int.random(in: 0..<40, using: &rng))",
             destination: cities.randomElement(using: &rng) ?? "Rome",
-            startDate: Date(timeIntervalSinceReferenceDate: Double(Int.random(in: 0..<200, using: &rng)) * 3600 + (Bool.random(using: &rng) ? 0.25 : 0)),
+            startDate: Date(
+                timeIntervalSinceReferenceDate: Double(Int.random(in: 0..<200, using: &rng)) * 3600 + (Bool.random(using: &rng) ? 0.25 : 0)),
             price: Double(Int.random(in: -50..<500, using: &rng)) / 4,
             nights: Int.random(in: 0..<12, using: &rng))
         trip.notes = Bool.random(using: &rng) ? nil : words.randomElement(using: &rng)
@@ -60,7 +61,8 @@ struct PlannerDifferentialTests {
         case 15: return ("ternary", #Predicate { ($0.nights > nights ? $0.price : -$0.price) > price })
         case 16: return ("localizedStandardContains", #Predicate { $0.destination.localizedStandardContains(word) })
         case 17: return ("name.isEmpty || count", #Predicate { $0.destination.isEmpty || $0.destination.count > nights })
-        case 18: return ("and/or mix", #Predicate { ($0.destination == city && $0.price > price) || ($0.nights == nights && $0.destination != other) })
+        case 18:
+            return ("and/or mix", #Predicate { ($0.destination == city && $0.price > price) || ($0.nights == nights && $0.destination != other) })
         case 19: return ("forced unwrap guarded", #Predicate { $0.notes != nil && $0.notes!.count > 3 })
         case 20: return ("range on index", #Predicate { $0.startDate >= date && $0.destination == city })
         case 21: return ("flatMap", #Predicate { $0.notes.flatMap { $0.count } ?? -1 > nights })
@@ -122,7 +124,8 @@ struct PlannerDifferentialTests {
             if actual.map(ObjectIdentifier.init) != expected.map(ObjectIdentifier.init) {
                 failures += 1
                 if failures <= 5 {
-                    Issue.record("""
+                    Issue.record(
+                        """
                         case \(iteration) '\(name)' sort \(descriptor.sortBy.map { "\($0.keyPath.map { "\($0)" } ?? "?") \($0.order)" }) \
                         limit \(descriptor.fetchLimit.map(String.init) ?? "-") offset \(descriptor.fetchOffset.map(String.init) ?? "-") \
                         plan \((try? context.queryPlan(for: descriptor))?.description ?? "?"):

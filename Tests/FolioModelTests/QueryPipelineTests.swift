@@ -61,8 +61,9 @@ struct QueryPipelineTests {
         let pending = 3_000
         let (_, context) = try Self.ledger(saved: 200, unsaved: pending)
         let threshold = Decimal(150)
-        let descriptor = FetchDescriptor<LedgerEntry>(predicate: #Predicate { $0.amount >= threshold },
-                                                      sortBy: [SortDescriptor(\.amount, order: .reverse)])
+        let descriptor = FetchDescriptor<LedgerEntry>(
+            predicate: #Predicate { $0.amount >= threshold },
+            sortBy: [SortDescriptor(\.amount, order: .reverse)])
         let (rows, executor) = try context.runQuery(descriptor)
         // Each pending model is read once to make the overlay, and each unsaved row's model is looked
         // up by identifier once to filter it and once more to sort it if it passed: linear, not the
@@ -79,8 +80,10 @@ struct QueryPipelineTests {
         let (_, context) = try Self.ledger(saved: 20, unsaved: 300)
         let doomedAmount = Decimal(250)
         var visited: [Decimal] = []
-        try context.enumerate(FetchDescriptor<LedgerEntry>(sortBy: [SortDescriptor(\.amount)]), batchSize: 64,
-                              allowEscapingMutations: true) { entry in
+        try context.enumerate(
+            FetchDescriptor<LedgerEntry>(sortBy: [SortDescriptor(\.amount)]), batchSize: 64,
+            allowEscapingMutations: true
+        ) { entry in
             visited.append(entry.amount)
             guard visited.count == 1 else { return }
             // An unsaved model deleted by the block before its row comes up is not visited.
@@ -96,11 +99,11 @@ struct QueryPipelineTests {
         let stored = try context.fetch(FetchDescriptor<LedgerEntry>(predicate: #Predicate { $0.account == "A1" }))
         #expect(stored.count == 10)
         let moved = try #require(stored.first)
-        moved.account = "A2"              // leaves A1 before the save
+        moved.account = "A2"  // leaves A1 before the save
         let gone = try #require(stored.last)
         context.delete(gone)
         let joining = try #require(try context.fetch(FetchDescriptor<LedgerEntry>(predicate: #Predicate { $0.account == "A3" })).first)
-        joining.account = "A1"            // joins A1 before the save
+        joining.account = "A1"  // joins A1 before the save
         let inserted = LedgerEntry(account: "A1", amount: 1_000)
         context.insert(inserted)
 

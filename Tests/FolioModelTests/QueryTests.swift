@@ -13,10 +13,11 @@ struct QueryTests {
         let context = ModelContext(container)
         let cities = ["Rome", "Paris", "Tokyo", "Lima", "Oslo"]
         for index in 0..<count {
-            let trip = Trip(name: "Trip \(index)", destination: cities[index % cities.count],
-                            startDate: base.addingTimeInterval(Double((index * 7) % count) * day),
-                            price: Double((index * 37) % 1000) + 0.5, nights: index % 9,
-                            mapItem: index % 4 == 0 ? nil : MapItemIdentifier(rawValue: "I\(index)"))
+            let trip = Trip(
+                name: "Trip \(index)", destination: cities[index % cities.count],
+                startDate: base.addingTimeInterval(Double((index * 7) % count) * day),
+                price: Double((index * 37) % 1000) + 0.5, nights: index % 9,
+                mapItem: index % 4 == 0 ? nil : MapItemIdentifier(rawValue: "I\(index)"))
             trip.notes = index % 3 == 0 ? nil : "note \(index)"
             context.insert(trip)
         }
@@ -41,10 +42,10 @@ struct QueryTests {
         let cheap = FetchDescriptor<Trip>(predicate: #Predicate { $0.price < 10 }, sortBy: [SortDescriptor(\.name)])
         #expect(try context.fetch(cheap).map(\.name) == ["Trip 0"])  // also builds the column table
         let moved = try #require(rome.first { $0.name == "Trip 5" })
-        moved.destination = "Lima"     // an indexed field
-        moved.price = 1                // a field only scans read
+        moved.destination = "Lima"  // an indexed field
+        moved.price = 1  // a field only scans read
         let kept = try #require(rome.first { $0.name == "Trip 10" })
-        kept.price = 2                 // a change that leaves every index where it was
+        kept.price = 2  // a change that leaves every index where it was
         try context.save()
 
         let romeNow = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Rome" }))
@@ -296,8 +297,9 @@ struct ColumnScanTests {
 
     @Test func comparisonsOfNumbersAndDatesRunOverColumnsAndKeepTheOrderAndWindow() throws {
         let context = try Self.context((0..<40).map { (Double($0 % 7), $0 % 5) })
-        var descriptor = FetchDescriptor<Reading>(predicate: #Predicate { $0.level >= 1 && $0.level <= 3 },
-                                                  sortBy: [SortDescriptor(\.level, order: .reverse), SortDescriptor(\.at)])
+        var descriptor = FetchDescriptor<Reading>(
+            predicate: #Predicate { $0.level >= 1 && $0.level <= 3 },
+            sortBy: [SortDescriptor(\.level, order: .reverse), SortDescriptor(\.at)])
         descriptor.fetchOffset = 2
         descriptor.fetchLimit = 5
         let all = try context.fetch(FetchDescriptor<Reading>())

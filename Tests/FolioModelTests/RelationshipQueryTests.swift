@@ -42,8 +42,9 @@ struct RelationshipQueryTests {
 
     @Test func toManyContainsWhereCountAndAllSatisfy() throws {
         let context = try Self.kitchen()
-        let salty = FetchDescriptor<Recipe>(predicate: #Predicate { $0.ingredients.contains { $0.name == "salt" } },
-                                            sortBy: [SortDescriptor(\.name)])
+        let salty = FetchDescriptor<Recipe>(
+            predicate: #Predicate { $0.ingredients.contains { $0.name == "salt" } },
+            sortBy: [SortDescriptor(\.name)])
         #expect(try context.fetch(salty).map(\.name) == ["Bread", "Soup"])
         #expect(try context.queryPlan(for: salty).filtersRecords)
         let big = FetchDescriptor<Recipe>(predicate: #Predicate { $0.ingredients.count > 2 })

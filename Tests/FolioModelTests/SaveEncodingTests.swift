@@ -70,7 +70,8 @@ struct SaveEncodingTests {
 
         broken.stamp = PostageStamp(text: "second")
         try context.save()
-        #expect(try ModelContext(container).fetch(FetchDescriptor<Letter>(sortBy: [SortDescriptor(\.code)])).map(\.stamp.text)
+        #expect(
+            try ModelContext(container).fetch(FetchDescriptor<Letter>(sortBy: [SortDescriptor(\.code)])).map(\.stamp.text)
                 == ["first", "second"])
     }
 
@@ -186,11 +187,15 @@ struct SaveEncodingTests {
         let letters = stride(from: 0, to: 6_000, by: 3).map { Letter(code: "code \($0)", stamp: PostageStamp(text: "new \($0)")) }
         let encoded = try InsertEncoding(models: letters, encodesHere: Array(repeating: true, count: letters.count)).encode()
         func matches(index fieldIndex: FieldIndex?, encoded: [RecordValues?], threads: Int) throws -> [Int64?] {
-            let plan = UniqueMatching.Plan(names: ["code"], constraints: [
-                UniqueMatching.Constraint(fields: [("code", .plain)], firstFieldIndexes: [("Letter", fieldIndex)]),
-            ])
-            return try UniqueMatching(records: encoded, plans: [plan],
-                                      planOfModel: Array(repeating: 0, count: letters.count), index: index).matches(threads: threads)
+            let plan = UniqueMatching.Plan(
+                names: ["code"],
+                constraints: [
+                    UniqueMatching.Constraint(fields: [("code", .plain)], firstFieldIndexes: [("Letter", fieldIndex)])
+                ])
+            return try UniqueMatching(
+                records: encoded, plans: [plan],
+                planOfModel: Array(repeating: 0, count: letters.count), index: index
+            ).matches(threads: threads)
         }
         let expected = try matches(index: indexed, encoded: encoded, threads: 1)
         #expect(expected.count == 2_000)

@@ -69,8 +69,9 @@ struct SaveIsolationTests {
     /// Models are not `Sendable`: a save large enough to use several cores must still read every model
     /// on the thread that saves, the context's, whether the model has relationships or not.
     @Test func aLargeSaveEncodesEveryModelOnTheSavingThread() throws {
-        let container = try ModelContainer(for: Postcard.self, Correspondent.self,
-                                           configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let container = try ModelContainer(
+            for: Postcard.self, Correspondent.self,
+            configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
         let tag = "large save \(UUID())"
         for serial in 0..<(3 * ParallelRuns.minimumCount) {
@@ -142,12 +143,14 @@ struct SaveIsolationTests {
             "stored": .int(12),
         ])
         let resolved = numbers.resolved(values, relationships: ["one", "many", "stored"], allocated: [100, 101, 102])
-        #expect(resolved == RecordValues([
-            "one": .int(102),
-            "many": .array([.int(7), .int(100), .null]),
-            "count": .int(numbers.number(ofNew: 1)),
-            "stored": .int(12),
-        ]))
+        #expect(
+            resolved
+                == RecordValues([
+                    "one": .int(102),
+                    "many": .array([.int(7), .int(100), .null]),
+                    "count": .int(numbers.number(ofNew: 1)),
+                    "stored": .int(12),
+                ]))
         #expect(numbers.collides(with: numbers.base))
         #expect(!numbers.collides(with: 1 << 40))
     }

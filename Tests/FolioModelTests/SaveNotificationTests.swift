@@ -44,9 +44,11 @@ final class SaveRecorder: Sendable {
                 func identifiers(_ key: ModelContext.NotificationKey) -> [PersistentIdentifier]? {
                     info?[key.rawValue] as? [PersistentIdentifier]
                 }
-                events.append(SaveEvent(name: note.name, storedMemos: count, hasUserInfo: info != nil,
-                                        inserted: identifiers(.insertedIdentifiers), updated: identifiers(.updatedIdentifiers),
-                                        deleted: identifiers(.deletedIdentifiers)))
+                events.append(
+                    SaveEvent(
+                        name: note.name, storedMemos: count, hasUserInfo: info != nil,
+                        inserted: identifiers(.insertedIdentifiers), updated: identifiers(.updatedIdentifiers),
+                        deleted: identifiers(.deletedIdentifiers)))
             }
             observers.append(UncheckedObserver(token: token))
         }
@@ -69,10 +71,13 @@ struct SaveNotificationTests {
         SaveEvent(name: ModelContext.willSave, storedMemos: stored, hasUserInfo: false)
     }
 
-    func didSave(stored: Int, inserted: [PersistentIdentifier] = [], updated: [PersistentIdentifier] = [],
-                 deleted: [PersistentIdentifier] = []) -> SaveEvent {
-        SaveEvent(name: ModelContext.didSave, storedMemos: stored, hasUserInfo: true, inserted: inserted, updated: updated,
-                  deleted: deleted)
+    func didSave(
+        stored: Int, inserted: [PersistentIdentifier] = [], updated: [PersistentIdentifier] = [],
+        deleted: [PersistentIdentifier] = []
+    ) -> SaveEvent {
+        SaveEvent(
+            name: ModelContext.didSave, storedMemos: stored, hasUserInfo: true, inserted: inserted, updated: updated,
+            deleted: deleted)
     }
 
     @Test func theNamesAndKeysAreSwiftDatas() {
@@ -101,10 +106,11 @@ struct SaveNotificationTests {
         let added = Memo(text: "d")
         context.insert(added)
         try context.save()
-        #expect(recorder.recorded.dropFirst(2) == [
-            willSave(stored: 3),
-            didSave(stored: 3, inserted: [added.persistentModelID], updated: [ids[0]], deleted: [ids[1]]),
-        ])
+        #expect(
+            recorder.recorded.dropFirst(2) == [
+                willSave(stored: 3),
+                didSave(stored: 3, inserted: [added.persistentModelID], updated: [ids[0]], deleted: [ids[1]]),
+            ])
     }
 
     @Test func didSaveListsEveryModelOfALargeSave() throws {

@@ -13,8 +13,11 @@ struct SchemaTests {
         let bakedGood = try #require(schema.entity(for: BakedGood.self))
         #expect(bakedGood.superentity === recipe)
         #expect(recipe.subentities.map(\.name) == ["BakedGood", "Beverage"])
-        #expect(bakedGood.properties.map(\.name) == ["name", "summary", "servings", "createdAt", "ingredients", "cookbook",
-                                                    "ovenTemperature", "glutenFree"])
+        #expect(
+            bakedGood.properties.map(\.name) == [
+                "name", "summary", "servings", "createdAt", "ingredients", "cookbook",
+                "ovenTemperature", "glutenFree",
+            ])
         #expect(bakedGood.declaredProperties.map(\.name) == ["ovenTemperature", "glutenFree"])
         #expect(recipe.attributesByName["name"]?.isUnique == true)
         #expect(recipe.uniquenessConstraints.contains(["name"]))

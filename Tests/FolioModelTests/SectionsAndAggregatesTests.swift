@@ -94,8 +94,10 @@ struct SectionsAndAggregatesTests {
             context.insert(Trip(name: name, destination: "Paris", startDate: .now, price: 1))
         }
         try context.save()
-        let found = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name.localizedStandardContains("CREME") },
-                                                            sortBy: [SortDescriptor(\.name)]))
+        let found = try context.fetch(
+            FetchDescriptor<Trip>(
+                predicate: #Predicate { $0.name.localizedStandardContains("CREME") },
+                sortBy: [SortDescriptor(\.name)]))
         #expect(found.map(\.name) == ["Crème Brûlée Tour", "creme stop"])
         let orderedSame = ComparisonResult.orderedSame
         let same = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name.caseInsensitiveCompare("OTHER") == orderedSame }))

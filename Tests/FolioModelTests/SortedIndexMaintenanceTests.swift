@@ -28,7 +28,7 @@ struct SortedIndexMaintenanceTests {
         let index = records.index!
         func randomValues() -> RecordValues {
             switch Int.random(in: 0..<10, using: &generator) {
-            case 0: return [:]                                                   // nil key
+            case 0: return [:]  // nil key
             case 1: return ["city": .int(Int64.random(in: 0..<5, using: &generator))]
             case 2: return ["city": .double(Double(Int.random(in: 0..<5, using: &generator)))]  // equal to an int
             case 3, 4: return ["city": .string("unique \(generator.next())")]
@@ -110,7 +110,7 @@ struct SortedIndexMaintenanceTests {
         records.update(1, ["code": .string("b")])  // removed and added under the same key
         #expect(index.sortedEntries().map(\.id) == [1])
         records.insert(3, ["code": .string("c")])
-        index.insert(3, ["code": .string("c")])     // again: the table already has it
+        index.insert(3, ["code": .string("c")])  // again: the table already has it
         #expect(index.sortedEntries().map(\.id) == [1, 3])
         #expect(index.sortedRebuilds == 1)
     }

@@ -13,18 +13,22 @@ struct StoreRecordsIndexTests {
 
     @Test func theIndexMovesOverSeveralTransactionsItHadNotSeenAtOnce() throws {
         let (container, context) = try QueryTests.tripContainer(count: 60)
-        let rome = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Rome" },
-                                                           sortBy: [SortDescriptor(\.name)]))
+        let rome = try context.fetch(
+            FetchDescriptor<Trip>(
+                predicate: #Predicate { $0.destination == "Rome" },
+                sortBy: [SortDescriptor(\.name)]))
         #expect(rome.count == 12)
         let moved = try Self.number(rome[0]), deleted = try Self.number(rome[1]), repriced = try Self.number(rome[2])
         // Three transactions written past the index, as another process's would be.
-        let first = try #require(try container.store.write(author: "test") { transaction in
-            try transaction.update(entity: "Trip", id: moved, values: ["destination": .string("Oslo")])
-        })
+        let first = try #require(
+            try container.store.write(author: "test") { transaction in
+                try transaction.update(entity: "Trip", id: moved, values: ["destination": .string("Oslo")])
+            })
         _ = try container.store.write(author: "test") { transaction in try transaction.delete(entity: "Trip", id: deleted) }
-        let last = try #require(try container.store.write(author: "test") { transaction in
-            try transaction.update(entity: "Trip", id: repriced, values: ["price": .double(1.5)])
-        })
+        let last = try #require(
+            try container.store.write(author: "test") { transaction in
+                try transaction.update(entity: "Trip", id: repriced, values: ["price": .double(1.5)])
+            })
         try container.syncIndex()
 
         let index = try container.index
@@ -112,8 +116,9 @@ struct ContainerLifetimeTests {
             if readingEveryRecord {
                 try container.compact()
                 // A scan (which lays records out by column), a sort and a limit.
-                var ranged = FetchDescriptor<Trip>(predicate: #Predicate { $0.price >= 0 && $0.price <= 5 },
-                                                   sortBy: [SortDescriptor(\.startDate, order: .reverse)])
+                var ranged = FetchDescriptor<Trip>(
+                    predicate: #Predicate { $0.price >= 0 && $0.price <= 5 },
+                    sortBy: [SortDescriptor(\.startDate, order: .reverse)])
                 ranged.fetchLimit = 5
                 #expect(try ModelContext(container).fetch(ranged).count == 5)
             }

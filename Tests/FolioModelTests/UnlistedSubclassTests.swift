@@ -194,14 +194,16 @@ struct UnlistedSubclassTests {
         defer { store.cleanUp() }
         let configuration = ModelConfiguration(url: store.url)
         do {
-            let container = try ModelContainer(for: Schema(versionedSchema: PreviewTripsV1.self), migrationPlan: PreviewTripsPlan.self,
-                                               configurations: configuration)
+            let container = try ModelContainer(
+                for: Schema(versionedSchema: PreviewTripsV1.self), migrationPlan: PreviewTripsPlan.self,
+                configurations: configuration)
             let context = ModelContext(container)
             Self.insertSampleTrips(into: context)
             try context.save()
         }
-        let container = try ModelContainer(for: Schema(versionedSchema: PreviewTripsV2.self), migrationPlan: PreviewTripsPlan.self,
-                                           configurations: configuration)
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: PreviewTripsV2.self), migrationPlan: PreviewTripsPlan.self,
+            configurations: configuration)
         let context = ModelContext(container)
         #expect(Self.kinds(try context.fetch(FetchDescriptor<PreviewTrip>())) == Self.expectedKinds)
         let recorded = try RecordedSchema(parsing: try #require(container.store.schema))
@@ -262,8 +264,10 @@ struct UnlistedSubclassTests {
         do {
             let context = ModelContext(try store.container(PreviewItinerary.self))
             let itinerary = PreviewItinerary(title: "Spring")
-            itinerary.trips = [PreviewBusinessTrip(name: "Summit", destination: "Oslo", price: 900, perdiem: 80),
-                               PreviewTrip(name: "Weekend", destination: "Rome", price: 300)]
+            itinerary.trips = [
+                PreviewBusinessTrip(name: "Summit", destination: "Oslo", price: 900, perdiem: 80),
+                PreviewTrip(name: "Weekend", destination: "Rome", price: 300),
+            ]
             context.insert(itinerary)
             try context.save()
         }

@@ -39,15 +39,19 @@ enum AttributeValueCoding {
     /// - Throws: ``FolioError/Code/modelCoding`` when the stored value does not decode as `Value`, or
     ///   when there is none and the attribute has neither a default nor an optional type.
     @inlinable
-    static func decode<Value>(_ stored: JSONValue?, as type: Value.Type, defaultValue: Any?,
-                              property: String, entity: String) throws -> Value {
+    static func decode<Value>(
+        _ stored: JSONValue?, as type: Value.Type, defaultValue: Any?,
+        property: String, entity: String
+    ) throws -> Value {
         if let stored, let fast = PrimitiveCoding.decode(stored, as: Value.self), let value = fast { return value }
         return try decodeGeneral(stored, as: type, defaultValue: defaultValue, property: property, entity: entity)
     }
 
     @usableFromInline
-    static func decodeGeneral<Value>(_ stored: JSONValue?, as type: Value.Type, defaultValue: Any?,
-                                     property: String, entity: String) throws -> Value {
+    static func decodeGeneral<Value>(
+        _ stored: JSONValue?, as type: Value.Type, defaultValue: Any?,
+        property: String, entity: String
+    ) throws -> Value {
         guard let stored else {
             if let value = defaultValue as? Value { return value }
             if let optional = Value.self as? any _OptionalValue.Type, let none = optional._none as? Value { return none }
@@ -59,7 +63,8 @@ enum AttributeValueCoding {
                 return none
             }
             guard let decodable = Value.self as? any Decodable.Type,
-                  let value = try ValueDecoder.decode(decodable, from: stored) as? Value else {
+                let value = try ValueDecoder.decode(decodable, from: stored) as? Value
+            else {
                 throw FolioError(.modelCoding, "\(entity).\(property): the stored value does not decode as \(Value.self)")
             }
             return value

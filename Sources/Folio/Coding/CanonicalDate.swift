@@ -38,8 +38,10 @@ package enum CanonicalDate {
 
     /// `YYYY-MM-DDTHH:MM:SS`, then `.` and the fraction's digits if there are any, then `Z`, written
     /// into a string of exactly that length.
-    private static func text(_ date: (year: Int64, month: Int64, day: Int64), _ secondsOfDay: Int64,
-                             fraction: FractionDigits?) -> String {
+    private static func text(
+        _ date: (year: Int64, month: Int64, day: Int64), _ secondsOfDay: Int64,
+        fraction: FractionDigits?
+    ) -> String {
         let length = 20 + (fraction.map { 1 + $0.count } ?? 0)
         return String(unsafeUninitializedCapacity: length) { text in
             func put(_ value: Int64, _ width: Int, at start: Int, then separator: Unicode.Scalar) {
@@ -96,9 +98,10 @@ package enum CanonicalDate {
             return value
         }
         guard let year = number(0, 4), bytes[4] == UInt8(ascii: "-"), let month = number(5, 2), bytes[7] == UInt8(ascii: "-"),
-              let day = number(8, 2), bytes[10] == UInt8(ascii: "T"), let hour = number(11, 2), bytes[13] == UInt8(ascii: ":"),
-              let minute = number(14, 2), bytes[16] == UInt8(ascii: ":"), let second = number(17, 2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60 else {
+            let day = number(8, 2), bytes[10] == UInt8(ascii: "T"), let hour = number(11, 2), bytes[13] == UInt8(ascii: ":"),
+            let minute = number(14, 2), bytes[16] == UInt8(ascii: ":"), let second = number(17, 2),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
+        else {
             return nil
         }
         var fraction = 0.0
@@ -135,13 +138,14 @@ package enum CanonicalDate {
         // Clinger's fast path: an integer of at most 2⁵³ and a power of ten of at most 10²² are both
         // exact, so their one correctly rounded quotient is the correctly rounded decimal.
         if significand <= 1 << 53 { return Double(significand) / powersOfTen[count] }
-        return Double(decimalText(count: count) { digits in
-            var rest = significand
-            for index in digits.indices.reversed() {
-                digits[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            }
-        })
+        return Double(
+            decimalText(count: count) { digits in
+                var rest = significand
+                for index in digits.indices.reversed() {
+                    digits[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                    rest /= 10
+                }
+            })
     }
 
     /// "0." followed by `count` digits that `writeDigits` puts in the buffer it is given.

@@ -63,8 +63,9 @@ public struct ModelRecordDecoder {
         if let optional = Value.self as? any _OptionalValue.Type, let none = optional._none as? Value {
             return .loaded(none)
         }
-        throw ModelCodingError(entityName: entityName, identifier: identifier, property: key,
-                               reason: "the record has no value for this property, which has no default and is not optional")
+        throw ModelCodingError(
+            entityName: entityName, identifier: identifier, property: key,
+            reason: "the record has no value for this property, which has no default and is not optional")
     }
 
     /// Decodes one property of a fault on its first read: like ``decode(forKey:)``, except that a
@@ -115,13 +116,15 @@ public struct ModelRecordDecoder {
                     return .loaded(none)
                 }
                 guard let decodable = Value.self as? any Decodable.Type else {
-                    throw ModelCodingError(entityName: entityName, identifier: identifier, property: key,
-                                           reason: "\(Value.self) is neither Codable nor a model")
+                    throw ModelCodingError(
+                        entityName: entityName, identifier: identifier, property: key,
+                        reason: "\(Value.self) is neither Codable nor a model")
                 }
                 let decoded = try ValueDecoder.decode(decodable, from: stored)
                 guard let typed = decoded as? Value else {
-                    throw ModelCodingError(entityName: entityName, identifier: identifier, property: key,
-                                           reason: "the stored value did not decode as \(Value.self)")
+                    throw ModelCodingError(
+                        entityName: entityName, identifier: identifier, property: key,
+                        reason: "the stored value did not decode as \(Value.self)")
                 }
                 return .loaded(typed)
             } catch let error as ModelCodingError {
@@ -135,28 +138,32 @@ public struct ModelRecordDecoder {
         case .toOne(_, let optional):
             if stored.isNull {
                 guard optional, let none = (Value.self as? any _OptionalValue.Type)?._none as? Value else {
-                    throw ModelCodingError(entityName: entityName, identifier: identifier, property: key,
-                                           reason: "the relationship is not optional, but the record stores null")
+                    throw ModelCodingError(
+                        entityName: entityName, identifier: identifier, property: key,
+                        reason: "the relationship is not optional, but the record stores null")
                 }
                 return .loaded(none)
             }
             guard let number = stored.intValue else {
-                throw ModelCodingError(entityName: entityName, identifier: identifier, property: key,
-                                       reason: "expected a record number, found \(stored.kindDescription)")
+                throw ModelCodingError(
+                    entityName: entityName, identifier: identifier, property: key,
+                    reason: "expected a record number, found \(stored.kindDescription)")
             }
             // A required relationship is resolved now, so that its getter always has a model to return:
             // a record that refers to a missing one makes the fetch fail here, with a typed error.
             if !optional, let context = backingData.context {
                 guard let related = context.model(forRecordNumber: number) as? Value else {
-                    throw ModelCodingError(entityName: entityName, identifier: identifier, property: key,
-                                           reason: "the relationship is required, but it refers to record \(number), which is not in the store")
+                    throw ModelCodingError(
+                        entityName: entityName, identifier: identifier, property: key,
+                        reason: "the relationship is required, but it refers to record \(number), which is not in the store")
                 }
                 return .loaded(related)
             }
         case .toMany(_, let collection):
             guard case .array(let elements) = stored, elements.allSatisfy({ $0.intValue != nil }) else {
-                throw ModelCodingError(entityName: entityName, identifier: identifier, property: key,
-                                       reason: "expected an array of record numbers, found \(stored.kindDescription)")
+                throw ModelCodingError(
+                    entityName: entityName, identifier: identifier, property: key,
+                    reason: "expected an array of record numbers, found \(stored.kindDescription)")
             }
             if elements.isEmpty, let empty = collection._make([]) as? Value {
                 return .loaded(empty)

@@ -28,7 +28,8 @@ public struct ModelRecordEncoder {
     /// The encoded values, by property name.
     public var values: RecordValues {
         if followsArrangement, filled == expectedNames.count,
-           let record = arrangement?.record(sortedValues: encoded) {
+            let record = arrangement?.record(sortedValues: encoded)
+        {
             return record
         }
         let (names, encoded) = (encodedNames, encodedValues)
@@ -83,8 +84,10 @@ public struct ModelRecordEncoder {
     /// Not inlined, and each stored property is set once, from values worked out first: an inlined
     /// initializer builds the encoder in a temporary and copies it, retaining each reference again.
     @inline(never)
-    init(entityName: String, backingData: ModelBackingData, onlyProperties: Set<String>? = nil,
-         arrangement: RecordArrangement? = nil, recordNumber: @escaping (AnyObject) throws -> Int64) {
+    init(
+        entityName: String, backingData: ModelBackingData, onlyProperties: Set<String>? = nil,
+        arrangement: RecordArrangement? = nil, recordNumber: @escaping (AnyObject) throws -> Int64
+    ) {
         let followed = onlyProperties == nil ? arrangement : nil
         let expectedNames = followed?.names ?? []
         var names: [String] = []
@@ -137,7 +140,8 @@ public struct ModelRecordEncoder {
         // A `Codable` value (such as a `.codable` attribute): whether the type is `Encodable` is known
         // where this is specialized, so the cast costs nothing there.
         if case .loaded(let value) = field, let encodable = value as? any Encodable,
-           try encodeAttribute(encodable, of: Value.self, forKey: key) {
+            try encodeAttribute(encodable, of: Value.self, forKey: key)
+        {
             return
         }
         try encodeGeneral(field, forKey: key)
@@ -192,8 +196,11 @@ public struct ModelRecordEncoder {
         case .attribute:
             if let special = try ValueEncoder.encodeSpecial(value, codingPath: []) { return special }
             guard let encodable = value as? any Encodable else {
-                throw EncodingError.invalidValue(value, .init(codingPath: [],
-                    debugDescription: "\(Value.self) is neither Codable nor a model"))
+                throw EncodingError.invalidValue(
+                    value,
+                    .init(
+                        codingPath: [],
+                        debugDescription: "\(Value.self) is neither Codable nor a model"))
             }
             return try ValueEncoder.encode(encodable)
         case .toOne:

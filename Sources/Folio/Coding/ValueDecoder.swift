@@ -32,8 +32,10 @@ enum ValueDecoder {
         if type == Int.self { return cast(try integer(Int.self, value, codingPath)) }
         if type == Date.self {
             guard let date = CanonicalDate.decode(value) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
-                    debugDescription: "expected a date such as \"2026-03-01T09:30:00Z\", found \(value.kindDescription)"))
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: codingPath,
+                        debugDescription: "expected a date such as \"2026-03-01T09:30:00Z\", found \(value.kindDescription)"))
             }
             return cast(date)
         }
@@ -49,22 +51,28 @@ enum ValueDecoder {
         if type == UInt8.self { return cast(try integer(UInt8.self, value, codingPath)) }
         if type == UUID.self {
             guard case .string(let text) = value, let uuid = UUID(uuidString: text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
-                    debugDescription: "expected a UUID string, found \(value.kindDescription)"))
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: codingPath,
+                        debugDescription: "expected a UUID string, found \(value.kindDescription)"))
             }
             return cast(uuid)
         }
         if type == URL.self {
             guard case .string(let text) = value, let url = URL(string: text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
-                    debugDescription: "expected a URL string, found \(value.kindDescription)"))
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: codingPath,
+                        debugDescription: "expected a URL string, found \(value.kindDescription)"))
             }
             return cast(url)
         }
         if type == Data.self {
             guard case .string(let text) = value, let data = Data(base64Encoded: text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
-                    debugDescription: "expected Base64 text, found \(value.kindDescription)"))
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: codingPath,
+                        debugDescription: "expected Base64 text, found \(value.kindDescription)"))
             }
             return cast(data)
         }
@@ -137,16 +145,22 @@ struct TreeDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let members) = value else {
-            throw DecodingError.typeMismatch([String: Any].self, .init(codingPath: codingPath,
-                debugDescription: "expected an object, found \(value.kindDescription)"))
+            throw DecodingError.typeMismatch(
+                [String: Any].self,
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "expected an object, found \(value.kindDescription)"))
         }
         return KeyedDecodingContainer(KeyedContainer<Key>(members: members, codingPath: codingPath))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .array(let elements) = value else {
-            throw DecodingError.typeMismatch([Any].self, .init(codingPath: codingPath,
-                debugDescription: "expected an array, found \(value.kindDescription)"))
+            throw DecodingError.typeMismatch(
+                [Any].self,
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "expected an array, found \(value.kindDescription)"))
         }
         return UnkeyedContainer(elements: elements, codingPath: codingPath)
     }
@@ -165,8 +179,11 @@ struct TreeDecoder: Decoder {
 
         private func member(_ key: Key) throws -> JSONValue {
             guard let value = members[key.stringValue] else {
-                throw DecodingError.keyNotFound(key, .init(codingPath: codingPath,
-                    debugDescription: "no value for '\(key.stringValue)'"))
+                throw DecodingError.keyNotFound(
+                    key,
+                    .init(
+                        codingPath: codingPath,
+                        debugDescription: "no value for '\(key.stringValue)'"))
             }
             return value
         }
@@ -206,7 +223,8 @@ struct TreeDecoder: Decoder {
         }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
-            -> KeyedDecodingContainer<NestedKey> {
+            -> KeyedDecodingContainer<NestedKey>
+        {
             try TreeDecoder(value: try member(key), codingPath: codingPath + [key]).container(keyedBy: type)
         }
 
@@ -233,8 +251,11 @@ struct TreeDecoder: Decoder {
 
         private mutating func next() throws -> JSONValue {
             guard !isAtEnd else {
-                throw DecodingError.valueNotFound(Any.self, .init(codingPath: codingPath + [IndexKey(currentIndex)],
-                    debugDescription: "the array has only \(elements.count) elements"))
+                throw DecodingError.valueNotFound(
+                    Any.self,
+                    .init(
+                        codingPath: codingPath + [IndexKey(currentIndex)],
+                        debugDescription: "the array has only \(elements.count) elements"))
             }
             defer { currentIndex += 1 }
             return elements[currentIndex]

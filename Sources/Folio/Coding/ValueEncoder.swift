@@ -260,7 +260,8 @@ final class TreeEncoder: Encoder {
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
-            -> KeyedEncodingContainer<NestedKey> {
+            -> KeyedEncodingContainer<NestedKey>
+        {
             let child = EncodingNode()
             child.content = .object([:], nested: [:])
             set(.node(child), key)

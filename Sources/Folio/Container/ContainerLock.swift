@@ -15,21 +15,27 @@ struct ContainerLock: ~Copyable, Sendable {
     init(_ state: ContainerState) {
         mutex = NonReentrantMutex(
             state,
-            advice: "The container's lock is held while a context saves, fetches or reads the index: do not save, fetch, erase or compact from inside a save (a model's encoding, a delete rule) or a fetch; do it after the call returns.")
+            advice:
+                "The container's lock is held while a context saves, fetches or reads the index: do not save, fetch, erase or compact from inside a save (a model's encoding, a delete rule) or a fetch; do it after the call returns."
+        )
     }
 
     /// Calls `body` with the state, holding the lock; `operation` names the caller's API for the
     /// reentrancy message.
-    func withLock<Result, E: Error>(_ operation: @autoclosure () -> String,
-                                    _ body: (inout ContainerState) throws(E) -> Result) throws(E) -> Result {
+    func withLock<Result, E: Error>(
+        _ operation: @autoclosure () -> String,
+        _ body: (inout ContainerState) throws(E) -> Result
+    ) throws(E) -> Result {
         try mutex.withLock(operation()) { (state: inout sending ContainerState) throws(E) -> sending Result in try body(&state) }
     }
 
     /// Calls `body` with the state, holding the lock. On a thread that already holds it (a save or a
     /// fetch reached from inside another, through a model's encoding or decoding), throws
     /// ``FolioError/Code/reentrantCall`` naming `operation` instead.
-    func withLock<Result>(refusingReentry operation: @autoclosure () -> String,
-                          _ body: (inout ContainerState) throws -> Result) throws -> Result {
+    func withLock<Result>(
+        refusingReentry operation: @autoclosure () -> String,
+        _ body: (inout ContainerState) throws -> Result
+    ) throws -> Result {
         try mutex.withLock(operation(), reentrancyError: { FolioError(.reentrantCall, $0) }) {
             (state: inout sending ContainerState) throws -> sending Result in try body(&state)
         }

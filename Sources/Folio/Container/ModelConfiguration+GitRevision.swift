@@ -38,8 +38,10 @@ extension ModelConfiguration {
     ///   - gitRevision: A branch, tag, commit or revision expression (`HEAD~2`, `main@{yesterday}`). It
     ///     is only ever an argument of `git`, never seen by a shell; one starting with `-` is refused.
     ///   - cloudKitDatabase: Accepted for SwiftData's sake; Folio does not sync with CloudKit.
-    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, gitRevision: String,
-                cloudKitDatabase: CloudKitDatabase = .automatic) {
+    public init(
+        _ name: String? = nil, schema: Schema? = nil, url: URL, gitRevision: String,
+        cloudKitDatabase: CloudKitDatabase = .automatic
+    ) {
         self.init(name, schema: schema, url: url, allowsSave: false, cloudKitDatabase: cloudKitDatabase)
         self.gitSource = GitRevisionSource(revision: gitRevision)
     }
@@ -55,8 +57,10 @@ extension ModelConfiguration {
     ///   - path: The store's folder in the repository (`Trips.folio`, `data/Trips.folio`); `""` for the top.
     ///   - gitRevision: A branch, tag, commit or revision expression.
     ///   - cloudKitDatabase: Accepted for SwiftData's sake; Folio does not sync with CloudKit.
-    public init(_ name: String? = nil, schema: Schema? = nil, gitRepository: URL, path: String, gitRevision: String,
-                cloudKitDatabase: CloudKitDatabase = .automatic) {
+    public init(
+        _ name: String? = nil, schema: Schema? = nil, gitRepository: URL, path: String, gitRevision: String,
+        cloudKitDatabase: CloudKitDatabase = .automatic
+    ) {
         let url = path.isEmpty ? gitRepository : gitRepository.appendingPathComponent(path, isDirectory: true)
         self.init(name, schema: schema, url: url, allowsSave: false, cloudKitDatabase: cloudKitDatabase)
         self.gitSource = GitRevisionSource(revision: gitRevision, repository: gitRepository, path: path)

@@ -36,8 +36,10 @@ extension ModelConfiguration {
     ///   - token: The point of the store's history to open: a token of one of its history transactions
     ///     (``DefaultHistoryTransaction/token``), or sequence 0 for the empty store before the first.
     ///   - cloudKitDatabase: Accepted for SwiftData's sake; Folio does not sync with CloudKit.
-    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, asOf token: DefaultHistoryToken,
-                cloudKitDatabase: CloudKitDatabase = .automatic) {
+    public init(
+        _ name: String? = nil, schema: Schema? = nil, url: URL, asOf token: DefaultHistoryToken,
+        cloudKitDatabase: CloudKitDatabase = .automatic
+    ) {
         self.name = name ?? url.deletingPathExtension().lastPathComponent
         self.schema = schema
         self.isStoredInMemoryOnly = false

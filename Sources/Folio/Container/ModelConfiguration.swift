@@ -84,8 +84,10 @@ public struct ModelConfiguration: Hashable, Sendable {
     ///   - groupContainer: `.identifier(name)` keeps the store in a directory shared by every program
     ///     naming that group; see ``GroupContainer``.
     ///   - cloudKitDatabase: Accepted for SwiftData's sake; Folio does not sync with CloudKit.
-    public init(_ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true,
-                groupContainer: GroupContainer = .automatic, cloudKitDatabase: CloudKitDatabase = .automatic) {
+    public init(
+        _ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true,
+        groupContainer: GroupContainer = .automatic, cloudKitDatabase: CloudKitDatabase = .automatic
+    ) {
         let name = name ?? "default"
         self.name = name
         self.schema = schema
@@ -107,8 +109,10 @@ public struct ModelConfiguration: Hashable, Sendable {
     ///   - url: The store's directory, created when the container opens it.
     ///   - allowsSave: Whether contexts may save.
     ///   - cloudKitDatabase: Accepted for SwiftData's sake; Folio does not sync with CloudKit.
-    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true,
-                cloudKitDatabase: CloudKitDatabase = .automatic) {
+    public init(
+        _ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true,
+        cloudKitDatabase: CloudKitDatabase = .automatic
+    ) {
         self.name = name ?? url.deletingPathExtension().lastPathComponent
         self.schema = schema
         self.isStoredInMemoryOnly = false

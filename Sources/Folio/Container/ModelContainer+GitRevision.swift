@@ -8,8 +8,9 @@ extension ModelContainer {
     static func openStore(at source: GitRevisionSource, url: URL, configuration: StoreConfiguration) throws -> Store {
         let git = try GitRunner(executable: source.gitExecutable)
         if let repository = source.repository {
-            return try Store.open(gitRevision: source.revision, storePath: source.path ?? "", repository: repository, git: git,
-                                  configuration: configuration)
+            return try Store.open(
+                gitRevision: source.revision, storePath: source.path ?? "", repository: repository, git: git,
+                configuration: configuration)
         }
         return try Store.open(gitRevision: source.revision, at: url, git: git, configuration: configuration)
     }
@@ -21,7 +22,9 @@ extension ModelContainer {
         do {
             try migrateStoreIfNeeded(to: description)
         } catch let error as FolioError where error.code == .migrationRequired {
-            throw FolioError(.schemaMismatch, """
+            throw FolioError(
+                .schemaMismatch,
+                """
                 The store at \(configuration.url.path) as of git revision \(source.revision) was written with other \
                 models than this container's, and a store read from git is never migrated: open it with the models \
                 of that revision

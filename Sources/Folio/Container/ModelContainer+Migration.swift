@@ -20,7 +20,8 @@ extension ModelContainer {
         do {
             recorded = try RecordedSchema(parsing: stored)
         } catch {
-            throw FolioError(.schemaMismatch, "The schema recorded in the store at \(path) cannot be read, so the store cannot be migrated", underlying: error)
+            throw FolioError(
+                .schemaMismatch, "The schema recorded in the store at \(path) cannot be read, so the store cannot be migrated", underlying: error)
         }
         // A plan's versions list the models that wrote the store; subclasses stored without being
         // listed (kept by the container's schema, see `Schema+UnlistedEntities.swift`) are no part of
@@ -30,7 +31,9 @@ extension ModelContainer {
         guard !steps.isEmpty else { return }
         let names = steps.map(\.name).joined(separator: ", ")
         guard configuration.allowsSave else {
-            throw FolioError(.migrationRequired, """
+            throw FolioError(
+                .migrationRequired,
+                """
                 The store at \(path) needs migrating (\(names)), which a container that does not allow saving \
                 cannot do; open it once with a configuration that allows saving.
                 """)
@@ -56,8 +59,10 @@ extension ModelContainer {
 
     /// Refuses the migration when a uniqueness constraint a step adds finds two migrated records with
     /// equal values (a missing value reads its declared default).
-    private static func checkAddedUniqueness(of steps: [MigrationStep], in transaction: WriteTransaction,
-                                             defaults: StoredDefaults, store: String) throws {
+    private static func checkAddedUniqueness(
+        of steps: [MigrationStep], in transaction: WriteTransaction,
+        defaults: StoredDefaults, store: String
+    ) throws {
         for (index, step) in steps.enumerated() {
             for added in step.addedUniqueness {
                 // The names the constraint's properties have once every later step has run.
@@ -77,7 +82,9 @@ extension ModelContainer {
                         let shown = zip(properties, key).map { property, value in
                             "\(property) = \((try? CanonicalJSONWriter().string(value)) ?? "\(value)")"
                         }.joined(separator: ", ")
-                        throw FolioError(.migrationRequired, """
+                        throw FolioError(
+                            .migrationRequired,
+                            """
                             The store at \(store) cannot be migrated (\(step.name)): it adds uniqueness of \
                             \(added.entity) (\(properties.joined(separator: ", "))), and \(added.entity) records \
                             \(earlier) and \(record.id) both have \(shown). Remove or merge the duplicates in the \

@@ -10,11 +10,14 @@ extension ModelContainer {
     ///   (too old for the retained history, after the last transaction, or another transaction than the
     ///   token's); the storage error otherwise (``ModelContainer/init(for:migrationPlan:configurations:)``
     ///   reports it as failing to open the store).
-    static func openPast(_ configuration: ModelConfiguration, asOf token: DefaultHistoryToken,
-                         storeConfiguration: StoreConfiguration) throws -> Store {
+    static func openPast(
+        _ configuration: ModelConfiguration, asOf token: DefaultHistoryToken,
+        storeConfiguration: StoreConfiguration
+    ) throws -> Store {
         do {
-            return try Store.past(asOf: token.sequence, transactionID: token.journalIdentifier, at: configuration.url,
-                                  configuration: storeConfiguration)
+            return try Store.past(
+                asOf: token.sequence, transactionID: token.journalIdentifier, at: configuration.url,
+                configuration: storeConfiguration)
         } catch let error as StorageError where error.code == .historyExpired || error.code == .missingSequence {
             throw pastRefusal(error, configuration: configuration, token: token)
         }
@@ -29,14 +32,18 @@ extension ModelContainer {
             return FolioError(.historyExpired, "The store at \(path) cannot be opened as of history token \(token)", underlying: error)
         }
         if token.sequence > reach.lastSequence {
-            return FolioError(.historyExpired, """
+            return FolioError(
+                .historyExpired,
+                """
                 The store at \(path) cannot be opened as of history token \(token): its last transaction is \
                 #\(reach.lastSequence). The token is from another store, or the store's files were replaced by \
                 older ones (a git checkout or reset).
                 """, underlying: error)
         }
         if token.sequence < reach.oldestSequence {
-            return FolioError(.historyExpired, """
+            return FolioError(
+                .historyExpired,
+                """
                 The store at \(path) cannot be opened as of history token \(token): the oldest token it reaches \
                 is #\(reach.oldestSequence) (its last is #\(reach.lastSequence)). Going back before the last \
                 compaction undoes the transactions the compaction kept in the history, and a compaction keeps \
@@ -45,7 +52,9 @@ extension ModelContainer {
                 every transaction it folds. Keep more history to reach further back.
                 """, underlying: error)
         }
-        return FolioError(.historyExpired, """
+        return FolioError(
+            .historyExpired,
+            """
             The store at \(path) cannot be opened as of history token \(token): the token now names another \
             transaction. A merge (git) renumbered the store's history since it was taken, or the token is from \
             another store; take a token from this store's history again.
@@ -81,7 +90,9 @@ extension ModelContainer {
         } catch let error as FolioError where error.code == .migrationRequired || error.code == .schemaMismatch {
             let recorded = store.schema.flatMap { try? RecordedSchema(parsing: $0) }.map { $0.version ?? "none" } ?? "unreadable"
             let versions = recorded == "\(schema.version)" ? "" : " (the store's schema version then: \(recorded); the models': \(schema.version))"
-            throw FolioError(.schemaMismatch, """
+            throw FolioError(
+                .schemaMismatch,
+                """
                 The models do not match the schema of the store at \(configuration.url.path) as of history token \
                 \(token)\(versions), and a container as of a history token does not migrate: open it with the \
                 models the store had then.

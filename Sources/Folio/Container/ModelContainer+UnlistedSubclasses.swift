@@ -20,7 +20,8 @@ extension ModelContainer {
     /// the migration check reports it.
     static func schema(_ schema: Schema, adoptingUnlistedIn recorded: JSONValue?) -> Schema {
         guard let recorded, let parsed = try? RecordedSchema(parsing: recorded),
-              parsed.entities.keys.contains(where: { schema.entitiesByName[$0] == nil }) else { return schema }
+            parsed.entities.keys.contains(where: { schema.entitiesByName[$0] == nil })
+        else { return schema }
         return schema.adoptingUnlisted(from: parsed)
     }
 
@@ -34,7 +35,9 @@ extension ModelContainer {
             let current = state.schema
             if current.hasOwnEntity(for: type) { return }
             guard let ancestor = current.listedAncestor(of: type) else {
-                throw FolioError(.invalidModel, """
+                throw FolioError(
+                    .invalidModel,
+                    """
                     \(type) is not in the container's schema, and neither is any model class it inherits from, so \
                     its models cannot be stored; list \(type) in the ModelContainer (ModelContainer(for: …, \
                     \(type).self)) or in the Schema it is made with, or delete the model from the context before saving
@@ -43,8 +46,10 @@ extension ModelContainer {
             let extended = current.addingUnlisted(type)
             let problems = extended.problems.filter { !current.problems.contains($0) }
             guard problems.isEmpty else {
-                throw FolioError(.invalidModel, "\(type), a subclass of \(ancestor) that the container's models do not list, cannot be stored:\n  "
-                    + problems.joined(separator: "\n  "))
+                throw FolioError(
+                    .invalidModel,
+                    "\(type), a subclass of \(ancestor) that the container's models do not list, cannot be stored:\n  "
+                        + problems.joined(separator: "\n  "))
             }
             publish(extended, in: &state)
         }

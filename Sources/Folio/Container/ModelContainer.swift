@@ -71,8 +71,10 @@ public final class ModelContainer: Sendable {
     }
 
     /// Creates a container for some model classes (and the models they refer to).
-    public convenience init(for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)?,
-                            configurations: ModelConfiguration...) throws {
+    public convenience init(
+        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)?,
+        configurations: ModelConfiguration...
+    ) throws {
         try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
@@ -82,8 +84,10 @@ public final class ModelContainer: Sendable {
     }
 
     /// Creates a container for a schema.
-    public convenience init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?,
-                            configurations: ModelConfiguration...) throws {
+    public convenience init(
+        for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?,
+        configurations: ModelConfiguration...
+    ) throws {
         try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations)
     }
 
@@ -102,8 +106,10 @@ public final class ModelContainer: Sendable {
     ///   change Folio cannot infer; ``FolioError/Code/schemaMismatch`` when the plan does not know the
     ///   store's version or the store's records do not match the schema; ``FolioError/Code/storage``
     ///   when the store cannot be opened. The store is left unchanged.
-    public init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-                configurations: [ModelConfiguration]) throws {
+    public init(
+        for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: [ModelConfiguration]
+    ) throws {
         guard givenSchema.problems.isEmpty else {
             throw FolioError(.invalidSchema, "The models cannot be stored:\n  " + givenSchema.problems.joined(separator: "\n  "))
         }
@@ -138,13 +144,15 @@ public final class ModelContainer: Sendable {
                 self.store = try Store.open(at: configuration.url, configuration: storeConfiguration)
             }
         } catch let error as StorageError where error.code == .unknownEntity {
-            throw FolioError(.schemaMismatch, "The store at \(configuration.url.path) holds records of an entity the schema does not know", underlying: error)
+            throw FolioError(
+                .schemaMismatch, "The store at \(configuration.url.path) holds records of an entity the schema does not know", underlying: error)
         } catch let error as FolioError {
             throw error
         } catch {
             throw FolioError(.storage, "The store at \(configuration.url.path) could not be opened", underlying: error)
         }
-        self.storeIdentity = StoreIdentity(configuration.isStoredInMemoryOnly ? "memory:\(UUID().uuidString)" : configuration.url.standardizedFileURL.path)
+        self.storeIdentity = StoreIdentity(
+            configuration.isStoredInMemoryOnly ? "memory:\(UUID().uuidString)" : configuration.url.standardizedFileURL.path)
         // Subclasses the models do not list, whose records the store holds, belong to the schema.
         let schema = Self.schema(givenSchema, adoptingUnlistedIn: store.schema)
         self.lock = ContainerLock(ContainerState(index: RecordIndex(schema: schema)))
@@ -213,7 +221,9 @@ public final class ModelContainer: Sendable {
     /// Refuses a save once another process migrated the store away from this container's schema.
     func checkNotMigratedElsewhere(_ state: ContainerState) throws {
         guard let version = state.migratedElsewhere else { return }
-        throw FolioError(.schemaMismatch, """
+        throw FolioError(
+            .schemaMismatch,
+            """
             The store at \(configuration.url.path) was migrated to schema \(version) by another process while \
             this container had it open with schema \(schema.version); its models no longer match the records, \
             so it does not save. Open a new container with the current models.
@@ -228,7 +238,8 @@ public final class ModelContainer: Sendable {
         }
         guard distinct.count > 1 else { return nil }
         let names = distinct.map { "'\($0.name)'" }.joined(separator: ", ")
-        return "A Folio container keeps one store, but \(distinct.count) configurations were given (\(names)); create one ModelContainer per configuration, each for the models of that configuration's schema"
+        return
+            "A Folio container keeps one store, but \(distinct.count) configurations were given (\(names)); create one ModelContainer per configuration, each for the models of that configuration's schema"
     }
 
     /// The context bound to the main actor, with autosave on, and with an undo manager when the
@@ -308,7 +319,8 @@ public final class ModelContainer: Sendable {
         do {
             try store.loadRecords()
         } catch let error as StorageError where error.code == .unknownEntity {
-            throw FolioError(.schemaMismatch, "The store at \(configuration.url.path) holds records of an entity the schema does not know", underlying: error)
+            throw FolioError(
+                .schemaMismatch, "The store at \(configuration.url.path) holds records of an entity the schema does not know", underlying: error)
         } catch {
             throw FolioError(.storage, "The store at \(configuration.url.path) could not be read", underlying: error)
         }
@@ -402,8 +414,9 @@ public final class ModelContainer: Sendable {
         guard current.lastSequence != index.lastSequence else { return }
         var between = Self.transactions(in: known, after: index.lastSequence, through: current.lastSequence)
         if between == nil {
-            between = Self.transactions(in: (try? store.history(after: index.lastSequence)) ?? [],
-                                        after: index.lastSequence, through: current.lastSequence)
+            between = Self.transactions(
+                in: (try? store.history(after: index.lastSequence)) ?? [],
+                after: index.lastSequence, through: current.lastSequence)
         }
         if let between, between.allSatisfy({ $0.migrations.isEmpty }) {
             index.advance(to: current, applying: between)
@@ -421,8 +434,10 @@ public final class ModelContainer: Sendable {
     }
 
     /// The transactions of `candidates` after `sequence` up to `last`, if they are all there, in order.
-    private static func transactions(in candidates: [JournalTransaction], after sequence: UInt64,
-                                     through last: UInt64) -> [JournalTransaction]? {
+    private static func transactions(
+        in candidates: [JournalTransaction], after sequence: UInt64,
+        through last: UInt64
+    ) -> [JournalTransaction]? {
         // A store whose files went back to an older state (a checkout of old files) has no way forward.
         guard last > sequence else { return nil }
         let wanted = candidates.filter { $0.sequence > sequence && $0.sequence <= last }

@@ -54,12 +54,16 @@ enum SchemaCheck {
             let required = requiredProperties(of: entity)
             for (id, values) in kinds.map(\.value).sorted(by: { $0.id < $1.id }) {
                 for key in values.keys where !known.contains(key) {
-                    throw FolioError(.schemaMismatch,
-                        "\(entityName) record \(id) in \(storeDescription) has a property '\(key)' that \(entityName) does not declare, and the schema the store records does not account for it (the store records no schema, or was written outside Folio)")
+                    throw FolioError(
+                        .schemaMismatch,
+                        "\(entityName) record \(id) in \(storeDescription) has a property '\(key)' that \(entityName) does not declare, and the schema the store records does not account for it (the store records no schema, or was written outside Folio)"
+                    )
                 }
                 for property in required where values[property.name] == nil && values[property.originalName] == nil {
-                    throw FolioError(.schemaMismatch,
-                        "\(entityName) record \(id) in \(storeDescription) has no value for '\(property.name)', which is neither optional nor defaulted; a migration that adds it needs a MigrationStage.custom that fills it in")
+                    throw FolioError(
+                        .schemaMismatch,
+                        "\(entityName) record \(id) in \(storeDescription) has no value for '\(property.name)', which is neither optional nor defaulted; a migration that adds it needs a MigrationStage.custom that fills it in"
+                    )
                 }
             }
         }

@@ -30,8 +30,10 @@ public struct AttributeUpdate<Model: PersistentModel> {
     @usableFromInline let newValue: (_ current: JSONValue?, _ defaultValue: Any?, _ name: String) throws -> JSONValue
 
     @usableFromInline
-    init(keyPath: AnyKeyPath, isRelationship: Bool, readsCurrentValue: Bool,
-         newValue: @escaping (_ current: JSONValue?, _ defaultValue: Any?, _ name: String) throws -> JSONValue) {
+    init(
+        keyPath: AnyKeyPath, isRelationship: Bool, readsCurrentValue: Bool,
+        newValue: @escaping (_ current: JSONValue?, _ defaultValue: Any?, _ name: String) throws -> JSONValue
+    ) {
         self.keyPath = keyPath
         self.isRelationship = isRelationship
         self.readsCurrentValue = readsCurrentValue
@@ -50,11 +52,15 @@ public struct AttributeUpdate<Model: PersistentModel> {
     /// as `UPDATE … SET price = price + 1` does. The closure runs once per record, on the calling thread;
     /// an error it throws stops the update before anything is written.
     @inlinable
-    public static func set<Value>(_ keyPath: ReferenceWritableKeyPath<Model, Value>,
-                                  _ transform: @escaping (Value) throws -> Value) -> AttributeUpdate {
-        AttributeUpdate(keyPath: keyPath, isRelationship: AttributeValueCoding.isRelationship(Value.self), readsCurrentValue: true) { current, defaultValue, name in
-            let old: Value = try AttributeValueCoding.decode(current, as: Value.self, defaultValue: defaultValue,
-                                                             property: name, entity: Model._folioEntityName)
+    public static func set<Value>(
+        _ keyPath: ReferenceWritableKeyPath<Model, Value>,
+        _ transform: @escaping (Value) throws -> Value
+    ) -> AttributeUpdate {
+        AttributeUpdate(keyPath: keyPath, isRelationship: AttributeValueCoding.isRelationship(Value.self), readsCurrentValue: true) {
+            current, defaultValue, name in
+            let old: Value = try AttributeValueCoding.decode(
+                current, as: Value.self, defaultValue: defaultValue,
+                property: name, entity: Model._folioEntityName)
             return try AttributeValueCoding.encode(try transform(old), property: name, entity: Model._folioEntityName)
         }
     }

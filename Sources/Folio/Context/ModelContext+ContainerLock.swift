@@ -7,8 +7,10 @@
 extension ModelContext {
     /// Calls `body` with the container's state, holding its lock; throws
     /// ``FolioError/Code/reentrantCall`` naming `operation` on a thread that already holds it.
-    func withContainerLock<Result>(refusingReentry operation: @autoclosure () -> String,
-                                   _ body: (inout ContainerState) throws -> Result) throws -> Result {
+    func withContainerLock<Result>(
+        refusingReentry operation: @autoclosure () -> String,
+        _ body: (inout ContainerState) throws -> Result
+    ) throws -> Result {
         try container.lock.withLock(refusingReentry: operation()) { state in
             defer { heldIndex = nil }
             return try body(&state)

@@ -37,8 +37,10 @@ extension ModelContext {
                 case .deny:
                     if !related.isEmpty {
                         let names = related.prefix(5).map { "\($0.persistentModelID)" }.joined(separator: ", ")
-                        throw FolioError(.deleteDenied,
-                            "\(model.persistentModelID) cannot be deleted: its '\(relationship.name)' relationship has the .deny rule and still refers to \(names)\(related.count > 5 ? " and \(related.count - 5) more" : "")")
+                        throw FolioError(
+                            .deleteDenied,
+                            "\(model.persistentModelID) cannot be deleted: its '\(relationship.name)' relationship has the .deny rule and still refers to \(names)\(related.count > 5 ? " and \(related.count - 5) more" : "")"
+                        )
                     }
                 case .nullify:
                     guard let inverseName = relationship.inverseName else { continue }
@@ -73,11 +75,13 @@ extension ModelContext {
                 guard minimum > 0 || maximum > 0 else { continue }
                 let count = currentRelated(of: model, relationship: relationship).count
                 if minimum > 0 && count < minimum {
-                    throw FolioError(.invalidModel,
+                    throw FolioError(
+                        .invalidModel,
                         "\(model.persistentModelID).\(relationship.name) refers to \(count) models, fewer than its minimumModelCount of \(minimum)")
                 }
                 if maximum > 0 && count > maximum {
-                    throw FolioError(.invalidModel,
+                    throw FolioError(
+                        .invalidModel,
                         "\(model.persistentModelID).\(relationship.name) refers to \(count) models, more than its maximumModelCount of \(maximum)")
                 }
             }

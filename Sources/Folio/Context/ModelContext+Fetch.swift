@@ -45,8 +45,10 @@ extension ModelContext {
     }
 
     /// Calls `body` with each model a descriptor fetches, in order, as it is made.
-    func forEachFetched<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, expecting: (Int) -> Void = { _ in },
-                                            _ body: (T) throws -> Void) throws {
+    func forEachFetched<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, expecting: (Int) -> Void = { _ in },
+        _ body: (T) throws -> Void
+    ) throws {
         let found = try rows(descriptor)
         expecting(found.count)
         // Unsaved models are looked up once, not per row.
@@ -59,7 +61,9 @@ extension ModelContext {
             let records = index.records
             // A batch's records are fetched into the cache together, not one miss after another.
             let sum = try forEachReadingAhead(found, readAhead: { index.touchValues(of: $0) }) { id in
-                if let model = try (id < 0 ? unsaved[id] : loadedModel(forRecordNumber: id, loadingValues: loadingValues, in: records, index: index)) as? T {
+                if let model = try (id < 0 ? unsaved[id] : loadedModel(forRecordNumber: id, loadingValues: loadingValues, in: records, index: index))
+                    as? T
+                {
                     try body(model)
                 }
             }
@@ -126,8 +130,10 @@ extension ModelContext {
     ///   - allowEscapingMutations: Whether `block` may leave unsaved changes in the context;
     ///     when `false` (the default), the enumeration throws if it does.
     ///   - block: Called with each model in turn.
-    public func enumerate<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int = 5000,
-                                              allowEscapingMutations: Bool = false, block: (T) throws -> Void) throws {
+    public func enumerate<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, batchSize: Int = 5000,
+        allowEscapingMutations: Bool = false, block: (T) throws -> Void
+    ) throws {
         let ids = try rows(descriptor)
         let size = max(1, batchSize)
         var start = 0
@@ -147,7 +153,8 @@ extension ModelContext {
                 try block(model)
             }
             if !allowEscapingMutations && hasChanges {
-                throw FolioError(.invalidFetchDescriptor,
+                throw FolioError(
+                    .invalidFetchDescriptor,
                     "The enumeration block changed models; save inside the block, or pass allowEscapingMutations: true")
             }
             start = end
@@ -168,13 +175,16 @@ extension ModelContext {
     ///
     /// - Throws: ``FolioError/Code/invalidFetchDescriptor`` for a predicate the engine cannot evaluate.
     /// - Complexity: O(*m*) after the query, for *m* matching records.
-    public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil,
-                                           includeSubclasses: Bool = true) throws {
+    public func delete<T: PersistentModel>(
+        model: T.Type, where predicate: Predicate<T>? = nil,
+        includeSubclasses: Bool = true
+    ) throws {
         let entityName = T._folioEntityName
         let found = try withContainerLock(refusingReentry: "ModelContext.delete(model:where:)") { state -> [(RowID, String?)] in
             try container.syncIndex(in: &state, fromDisk: true)
             let index = try index(in: &state)
-            let rows = try QueryExecutor(plan: physicalPlan(FetchDescriptor<T>(predicate: predicate), index: index), context: self, index: index).run()
+            let rows = try QueryExecutor(plan: physicalPlan(FetchDescriptor<T>(predicate: predicate), index: index), context: self, index: index)
+                .run()
             return rows.map { ($0, $0 >= 0 ? index.records.entity(of: $0) : nil) }
         }
         var unsaved: [RowID: any PersistentModel]?

@@ -14,15 +14,15 @@ extension ModelContext {
     /// cannot be answered that way.
     func fetchWithoutLoading<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T]? {
         guard !hasChanges, descriptor.predicate != nil, descriptor.sortBy.isEmpty, (descriptor.fetchOffset ?? 0) == 0,
-              descriptor.propertiesToFetch.isEmpty, !container.configuration.isStoredInMemoryOnly,
-              let entity = schema(knowing: T.self).entitiesByName[T._folioEntityName], entity.selfAndDescendants.count == 1,
-              !entity.loadsCompletelyWhenFetched, !(container.store.configuration.cachedMembers[entity.name] ?? []).isEmpty
+            descriptor.propertiesToFetch.isEmpty, !container.configuration.isStoredInMemoryOnly,
+            let entity = schema(knowing: T.self).entitiesByName[T._folioEntityName], entity.selfAndDescendants.count == 1,
+            !entity.loadsCompletelyWhenFetched, !(container.store.configuration.cachedMembers[entity.name] ?? []).isEmpty
         else { return nil }
         // Once the records are read (after the first fetch, mostly), this costs one look at a flag.
         guard try !container.lock.withLock(refusingReentry: "ModelContext.fetch(_:)", { $0.isIndexLoaded }) else { return nil }
         let query = try LogicalQuery.compile(descriptor, schema: schema)
         guard let filter = query.filter, filter.readsOnlyOwnAttributes,
-              let (member, key) = Self.indexedStringEquality(in: filter, cached: container.store.configuration.cachedMembers[entity.name] ?? [])
+            let (member, key) = Self.indexedStringEquality(in: filter, cached: container.store.configuration.cachedMembers[entity.name] ?? [])
         else { return nil }
         let limit = descriptor.fetchLimit.flatMap { $0 >= 0 ? $0 : nil }  // a negative limit is none, as in every fetch
         return try withContainerLock(refusingReentry: "ModelContext.fetch(_:)") { state -> [T]? in
@@ -68,7 +68,8 @@ extension ModelContext {
             guard case .equal(let lhs, let rhs) = conjunct else { continue }
             for (field, constant) in [(lhs, rhs), (rhs, lhs)] {
                 if case .field(.variable(0), let name, .plain) = field, case .constant(.string(let key)) = constant,
-                   cached.contains(name) {
+                    cached.contains(name)
+                {
                     return (name, key)
                 }
             }
@@ -91,11 +92,11 @@ extension QueryNode {
             default: return true
             }
         case .count(let node), .isEmpty(let node), .not(let node), .negate(let node), .forceUnwrap(let node),
-             .typeCheck(let node, _), .conditionalCast(let node, _):
+            .typeCheck(let node, _), .conditionalCast(let node, _):
             return node.readsOnlyOwnAttributes
         case .equal(let a, let b), .notEqual(let a, let b), .compare(let a, _, let b), .and(let a, let b), .or(let a, let b),
-             .arithmetic(let a, _, let b), .nilCoalesce(let a, let b), .stringContains(let a, let b), .startsWith(let a, let b),
-             .localizedStandardContains(let a, let b), .caseInsensitiveCompare(let a, let b), .sequenceContains(let a, let b):
+            .arithmetic(let a, _, let b), .nilCoalesce(let a, let b), .stringContains(let a, let b), .startsWith(let a, let b),
+            .localizedStandardContains(let a, let b), .caseInsensitiveCompare(let a, let b), .sequenceContains(let a, let b):
             return a.readsOnlyOwnAttributes && b.readsOnlyOwnAttributes
         case .conditional(let a, let b, let c):
             return a.readsOnlyOwnAttributes && b.readsOnlyOwnAttributes && c.readsOnlyOwnAttributes

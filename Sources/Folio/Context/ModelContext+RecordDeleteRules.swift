@@ -34,7 +34,8 @@ extension ModelContext {
             let id = deletedRecords.order[position]
             position += 1
             guard let entityName = deletedRecords.entity(of: id), let entity = entity(named: entityName),
-                  !entity.relationshipsByName.isEmpty, let values = records.values(of: id) else { continue }
+                !entity.relationshipsByName.isEmpty, let values = records.values(of: id)
+            else { continue }
             if registered[id] != nil {
                 deleteRegisteredRecordsAsModels()
                 return nil
@@ -57,8 +58,10 @@ extension ModelContext {
                     }
                 case .deny:
                     let names = related.prefix(5).compactMap { target in records.entity(of: target).map { "\($0) record \(target)" } }
-                    throw FolioError(.deleteDenied,
-                        "\(entityName) record \(id) cannot be deleted: its '\(relationship.name)' relationship has the .deny rule and still refers to \(names.joined(separator: ", "))\(related.count > 5 ? " and \(related.count - 5) more" : "")")
+                    throw FolioError(
+                        .deleteDenied,
+                        "\(entityName) record \(id) cannot be deleted: its '\(relationship.name)' relationship has the .deny rule and still refers to \(names.joined(separator: ", "))\(related.count > 5 ? " and \(related.count - 5) more" : "")"
+                    )
                 case .nullify:
                     guard let inverse = relationship.inverseName else { continue }
                     for target in related {

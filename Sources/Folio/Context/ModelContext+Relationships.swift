@@ -62,8 +62,9 @@ extension ModelContext {
     func reconcileInverses(of model: any PersistentModel) {
         guard let entity = entity(of: model) else { return }
         for relationship in entity.relationshipsByName.values {
-            let related = removingDuplicates(from: model, relationship: relationship,
-                                             related: currentRelated(of: model, relationship: relationship))
+            let related = removingDuplicates(
+                from: model, relationship: relationship,
+                related: currentRelated(of: model, relationship: relationship))
             updateInverses(of: model, relationship: relationship, before: [], after: related)
         }
     }
@@ -71,13 +72,16 @@ extension ModelContext {
     /// Makes a to-many relationship hold each model once, as SwiftData's does: a model appended again
     /// (say after setting its inverse already added it) is dropped, keeping the first. Returns the
     /// related models as they are now.
-    func removingDuplicates(from model: any PersistentModel, relationship: Schema.Relationship,
-                            related: [AnyObject]) -> [AnyObject] {
+    func removingDuplicates(
+        from model: any PersistentModel, relationship: Schema.Relationship,
+        related: [AnyObject]
+    ) -> [AnyObject] {
         guard !relationship.isToOneRelationship, related.count > 1 else { return related }
         var seen = Set<ObjectIdentifier>()
         let unique = related.filter { seen.insert(ObjectIdentifier($0)).inserted }
         guard unique.count < related.count, let keyPath = relationship.keyPath as? any _AnyReferenceWritableKeyPath,
-              let collection = (relationship.valueType as? any _ModelCollection.Type)?._make(unique) else { return related }
+            let collection = (relationship.valueType as? any _ModelCollection.Type)?._make(unique)
+        else { return related }
         let wasMaintaining = isMaintainingInverses
         isMaintainingInverses = true
         defer { isMaintainingInverses = wasMaintaining }
@@ -98,12 +102,14 @@ extension ModelContext {
         defer { isMaintainingInverses = wasMaintaining }
         for object in added {
             guard let related = object as? any PersistentModel, let relatedEntity = entity(of: related),
-                  let inverse = relatedEntity.relationshipsByName[inverseName] else { continue }
+                let inverse = relatedEntity.relationshipsByName[inverseName]
+            else { continue }
             link(related, inverse: inverse, to: model)
         }
         for object in removed {
             guard let related = object as? any PersistentModel, let relatedEntity = entity(of: related),
-                  let inverse = relatedEntity.relationshipsByName[inverseName] else { continue }
+                let inverse = relatedEntity.relationshipsByName[inverseName]
+            else { continue }
             unlink(related, inverse: inverse, from: model)
         }
     }

@@ -40,8 +40,9 @@ extension ModelContext {
         // first read also serves the lookups the models' code makes (``heldIndex``).
         let nullified = try applyDeleteRules(in: index(in: &state))
         try checkRelationshipCounts()
-        let changes = SaveChanges(inserted: insertionOrder.compactMap { inserted[$0] }, changed: Array(changed.values),
-                                  deleted: deletionOrder.compactMap { deleted[$0] })
+        let changes = SaveChanges(
+            inserted: insertionOrder.compactMap { inserted[$0] }, changed: Array(changed.values),
+            deleted: deletionOrder.compactMap { deleted[$0] })
         var records: SaveRecords
         do {
             records = try encodeRecords(of: changes, index: index(in: &state))
@@ -100,9 +101,10 @@ extension ModelContext {
         // anything else the caller does first, overlaps with it).
         var indexIsApplying = false
         if case .success(let committedNow?) = written {
-            indexIsApplying = indexing.start(committed: committedNow, baseSequence: outcome.baseSequence,
-                                             records: container.store.currentRecords,
-                                             index: state.isIndexLoaded ? container.currentIndex(in: &state) : nil)
+            indexIsApplying = indexing.start(
+                committed: committedNow, baseSequence: outcome.baseSequence,
+                records: container.store.currentRecords,
+                index: state.isIndexLoaded ? container.currentIndex(in: &state) : nil)
         }
         if indexIsApplying {
             state.finishIndexingLater(indexing)
@@ -123,8 +125,10 @@ extension ModelContext {
 
     /// Brings the saved models in step with the store, which has their changes: numbers, versions, and
     /// the registry of the context's models.
-    private func bringInStep(_ changes: SaveChanges, with outcome: SaveOutcome, committed: JournalTransaction?,
-                             in state: inout ContainerState) throws {
+    private func bringInStep(
+        _ changes: SaveChanges, with outcome: SaveOutcome, committed: JournalTransaction?,
+        in state: inout ContainerState
+    ) throws {
         let version = try committed?.sequence ?? index(in: &state).lastSequence
         let storeIdentity = container.storeIdentity
         for (model, number) in zip(changes.inserted, outcome.numbers) {

@@ -49,12 +49,15 @@ extension ModelContext {
             }
             if let number = numbers[ObjectIdentifier(object)] { return number }
             guard let number = model.persistentBackingData.storedRecordNumber else {
-                throw FolioError(.invalidModel,
+                throw FolioError(
+                    .invalidModel,
                     "\(model.persistentModelID) is referred to by a saved model but was never inserted into a context; insert it first")
             }
             if provisional.collides(with: number) {
-                throw FolioError(.invalidModel,
-                    "\(model.persistentModelID) has record number \(number), too close to the largest 64-bit integer to be referred to in a save that inserts models")
+                throw FolioError(
+                    .invalidModel,
+                    "\(model.persistentModelID) has record number \(number), too close to the largest 64-bit integer to be referred to in a save that inserts models"
+                )
             }
             return number
         }
@@ -64,23 +67,28 @@ extension ModelContext {
             let values = try encoded[position].take() ?? ModelRecordCoding.encode(model, recordNumber: numberOf)
             let entityName = type(of: model)._folioEntityName
             let stored = storedValues(values, of: model, entityName: entityName, in: &records)
-            records.inserts.append(SaveRecords.Insert(entityName: entityName, values: stored,
-                                                      upsertTarget: upsertTargets.isEmpty ? nil : upsertTargets[position]))
+            records.inserts.append(
+                SaveRecords.Insert(
+                    entityName: entityName, values: stored,
+                    upsertTarget: upsertTargets.isEmpty ? nil : upsertTargets[position]))
         }
         for model in changes.changed {
             let backing = model.persistentBackingData
             guard let number = backing.storedRecordNumber, !backing.changedProperties.isEmpty else { continue }
             let entityName = type(of: model)._folioEntityName
-            let values = storedValues(try ModelRecordCoding.encode(model, onlyProperties: backing.changedProperties, recordNumber: numberOf),
-                                          of: model, entityName: entityName, in: &records)
+            let values = storedValues(
+                try ModelRecordCoding.encode(model, onlyProperties: backing.changedProperties, recordNumber: numberOf),
+                of: model, entityName: entityName, in: &records)
             if !values.isEmpty {
                 records.updates.append(SaveRecords.Update(entity: entityName, id: number, values: values))
             }
         }
         for model in changes.deleted {
             guard let number = model.persistentBackingData.storedRecordNumber else { continue }
-            records.deletes.append(SaveRecords.Delete(entityName: type(of: model)._folioEntityName, id: number,
-                                                      tombstone: try tombstone(of: model, recordNumber: numberOf)))
+            records.deletes.append(
+                SaveRecords.Delete(
+                    entityName: type(of: model)._folioEntityName, id: number,
+                    tombstone: try tombstone(of: model, recordNumber: numberOf)))
         }
         return records
     }
@@ -101,8 +109,10 @@ extension ModelContext {
 
     /// A model's encoded values without its `.ephemeral` attributes, noting in `records` what the write
     /// needs to know of its entity: the relationships and the `.externalStorage` attributes.
-    private func storedValues(_ values: RecordValues, of model: any PersistentModel, entityName: String,
-                              in records: inout SaveRecords) -> RecordValues {
+    private func storedValues(
+        _ values: RecordValues, of model: any PersistentModel, entityName: String,
+        in records: inout SaveRecords
+    ) -> RecordValues {
         let facts = facts(of: model)
         guard facts?.hasRelationships == true || facts?.storesEncodedValues == false, let entity = entity(of: model) else { return values }
         if records.relationshipNames[entityName] == nil {

@@ -32,8 +32,10 @@ extension ModelContext {
     }
 
     /// Registers `operation`, performed on `model` through this context if the context still exists.
-    private func register<Model: PersistentModel>(_ model: Model, with manager: UndoManager,
-                                                  _ operation: @escaping (ModelContext, Model) -> Void) {
+    private func register<Model: PersistentModel>(
+        _ model: Model, with manager: UndoManager,
+        _ operation: @escaping (ModelContext, Model) -> Void
+    ) {
         manager.folioRegisterUndo(withTarget: model) { [weak self] model in
             guard let self else { return }
             operation(self, model)
@@ -41,8 +43,10 @@ extension ModelContext {
     }
 
     /// Registers `operation` with `model` as its target, through this context if it still exists.
-    private func register(on model: any PersistentModel, with manager: UndoManager,
-                          _ operation: @escaping (ModelContext, any PersistentModel) -> Void) {
+    private func register(
+        on model: any PersistentModel, with manager: UndoManager,
+        _ operation: @escaping (ModelContext, any PersistentModel) -> Void
+    ) {
         func open<Model: PersistentModel>(_ model: Model) {
             register(model, with: manager) { context, model in operation(context, model) }
         }
@@ -63,8 +67,10 @@ extension ModelContext {
     /// Registers the undo of a change of `keyPath` about to be made to `model`: setting the value it
     /// has now back through the property's setter, which registers the redo. Called by
     /// `ModelBackingData.withMutation` before the change.
-    func registerUndoOfChange<Model: PersistentModel, Value>(of model: Model, keyPath: KeyPath<Model, Value>,
-                                                             with manager: UndoManager) {
+    func registerUndoOfChange<Model: PersistentModel, Value>(
+        of model: Model, keyPath: KeyPath<Model, Value>,
+        with manager: UndoManager
+    ) {
         guard registers(with: manager), let writable = keyPath as? ReferenceWritableKeyPath<Model, Value> else { return }
         let value = model[keyPath: keyPath]
         register(model, with: manager) { context, model in

@@ -12,8 +12,10 @@ extension ModelContext {
     /// - Parameters:
     ///   - encoded: for each model, at the same position, its stored values if they were encoded already.
     ///   - recordIndex: the container's index, read holding its lock.
-    func uniqueMatches(for models: [any PersistentModel], encoded encodedModels: [RecordValues?],
-                       index recordIndex: RecordIndex) throws -> [Int64?] {
+    func uniqueMatches(
+        for models: [any PersistentModel], encoded encodedModels: [RecordValues?],
+        index recordIndex: RecordIndex
+    ) throws -> [Int64?] {
         var plans: [UniqueMatching.Plan] = []
         var planOfEntity: [ObjectIdentifier: Int] = [:]
         // The plan of the model type seen last: models come in runs of one type.
@@ -37,14 +39,15 @@ extension ModelContext {
             } else {
                 let family = familyRoot(of: entity).selfAndDescendants.map(\.name)
                 plan = plans.count
-                plans.append(UniqueMatching.Plan(
-                    names: Set(entity.uniquenessConstraints.flatMap { $0 }),
-                    constraints: entity.uniquenessConstraints.compactMap { constraint in
-                        guard let first = constraint.first else { return nil }
-                        return UniqueMatching.Constraint(
-                            fields: constraint.map { ($0, FieldTypes.conversion(of: entity, $0)) },
-                            firstFieldIndexes: family.map { ($0, recordIndex.fieldIndex($0, first)) })
-                    }))
+                plans.append(
+                    UniqueMatching.Plan(
+                        names: Set(entity.uniquenessConstraints.flatMap { $0 }),
+                        constraints: entity.uniquenessConstraints.compactMap { constraint in
+                            guard let first = constraint.first else { return nil }
+                            return UniqueMatching.Constraint(
+                                fields: constraint.map { ($0, FieldTypes.conversion(of: entity, $0)) },
+                                firstFieldIndexes: family.map { ($0, recordIndex.fieldIndex($0, first)) })
+                        }))
                 planOfEntity[ObjectIdentifier(entity)] = plan
             }
             lastType = (type, plan)

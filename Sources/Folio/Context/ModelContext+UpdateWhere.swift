@@ -37,15 +37,19 @@ extension ModelContext {
     /// - Complexity: O(*m*) after the query, for *m* matching records; O(*n*) more over the entity's *n*
     ///   records when a changed attribute is in a uniqueness constraint.
     @discardableResult
-    public func update<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil,
-                                           includeSubclasses: Bool = true, _ changes: AttributeUpdate<T>...) throws -> Int {
+    public func update<T: PersistentModel>(
+        model: T.Type, where predicate: Predicate<T>? = nil,
+        includeSubclasses: Bool = true, _ changes: AttributeUpdate<T>...
+    ) throws -> Int {
         try update(model: model, where: predicate, includeSubclasses: includeSubclasses, changes: changes)
     }
 
     /// ``update(model:where:includeSubclasses:_:)`` with the changes in an array.
     @discardableResult
-    public func update<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil,
-                                           includeSubclasses: Bool = true, changes: [AttributeUpdate<T>]) throws -> Int {
+    public func update<T: PersistentModel>(
+        model: T.Type, where predicate: Predicate<T>? = nil,
+        includeSubclasses: Bool = true, changes: [AttributeUpdate<T>]
+    ) throws -> Int {
         guard !changes.isEmpty else { return 0 }
         guard container.configuration.allowsSave else {
             throw FolioError(.saveNotAllowed, "The container's configuration does not allow saving (allowsSave is false)")
@@ -59,8 +63,10 @@ extension ModelContext {
     }
 
     /// The update, under the container's lock: returns how many records changed and the transaction.
-    private func update<T: PersistentModel>(predicate: Predicate<T>?, includeSubclasses: Bool, _ changes: [AttributeUpdate<T>],
-                                            in state: inout ContainerState) throws -> (Int, JournalTransaction?) {
+    private func update<T: PersistentModel>(
+        predicate: Predicate<T>?, includeSubclasses: Bool, _ changes: [AttributeUpdate<T>],
+        in state: inout ContainerState
+    ) throws -> (Int, JournalTransaction?) {
         try container.syncIndex(in: &state, fromDisk: true)
         try container.checkNotMigratedElsewhere(state)
         let schema = schema(knowing: T.self)
@@ -85,8 +91,10 @@ extension ModelContext {
     /// The changes `targets` make to the records `rows`, each with only the values that change; records
     /// that keep their values are left out. Not generic, so that the loop over a large update runs as
     /// specialized code.
-    private func updates(of rows: [RowID], entity: Schema.Entity, includeSubclasses: Bool, targets: [UpdateTarget],
-                         index: RecordIndex) throws -> SaveRecords {
+    private func updates(
+        of rows: [RowID], entity: Schema.Entity, includeSubclasses: Bool, targets: [UpdateTarget],
+        index: RecordIndex
+    ) throws -> SaveRecords {
         var records = SaveRecords()
         records.updates.reserveCapacity(rows.count)
         // Closures, not key paths: a key path into a generic type is looked up anew each time it is made.
@@ -109,7 +117,8 @@ extension ModelContext {
             var changedCount = 0
             for (position, target) in targets.enumerated() {
                 // A record written before the attribute existed reads the value the store records for it.
-                let old = slots?.slots[position].map { current.values.value(atSlot: $0) }
+                let old =
+                    slots?.slots[position].map { current.values.value(atSlot: $0) }
                     ?? index.storedDefaults.value(of: target.name, in: entry.entity)
                 oldValues[position] = old
                 do {
@@ -176,7 +185,8 @@ private struct UpdateTarget {
             throw FolioError(.invalidModel, "An update of \(entity.name) names a key path that is not a stored property of \(entity.name)")
         }
         if change.isRelationship || entity.relationshipsByName[name] != nil {
-            throw FolioError(.invalidModel,
+            throw FolioError(
+                .invalidModel,
                 "\(entity.name).\(name) is a relationship; an update by predicate sets attributes only: change relationships through models")
         }
         guard let attribute = entity.attributesByName[name] else {

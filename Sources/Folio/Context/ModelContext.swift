@@ -109,7 +109,8 @@ public final class ModelContext {
         let name = type._folioEntityName
         if let entity = entity(named: name), ObjectIdentifier(entity.modelType) == ObjectIdentifier(type) { return entity }
         guard (try? container.addUnlistedSubclass(type)) != nil, let entity = entity(named: name),
-              ObjectIdentifier(entity.modelType) == ObjectIdentifier(type) else { return nil }
+            ObjectIdentifier(entity.modelType) == ObjectIdentifier(type)
+        else { return nil }
         return entity
     }
 
@@ -312,7 +313,8 @@ public final class ModelContext {
             return model
         }
         if let type = schema.entitiesByName[persistentModelID.entityName]?.modelType, PlaceholderValue.canStandIn(type),
-           let placeholder = try? type.init(_claimed: _ClaimedBackingData(new: ModelBackingData())) {
+            let placeholder = try? type.init(_claimed: _ClaimedBackingData(new: ModelBackingData()))
+        {
             return placeholder
         }
         return PlaceholderModel()
@@ -353,8 +355,10 @@ public final class ModelContext {
 
     /// ``loadedModel(forRecordNumber:loadingValues:)`` for a caller that holds the container's lock and
     /// has read `index` from it, and its `records`, which a caller that loads many reads once.
-    func loadedModel(forRecordNumber number: Int64, loadingValues: Bool, in records: StoreRecords,
-                     index: RecordIndex) throws -> (any PersistentModel)? {
+    func loadedModel(
+        forRecordNumber number: Int64, loadingValues: Bool, in records: StoreRecords,
+        index: RecordIndex
+    ) throws -> (any PersistentModel)? {
         if let model = registered[number]?.model as? any PersistentModel, !isOutgrownStandIn(model, number, in: records) {
             let backing = model.persistentBackingData
             guard !backing.hasChanges else { return model }
@@ -366,8 +370,9 @@ public final class ModelContext {
             return model
         }
         guard let record = records[number] else { return nil }
-        return try materialize(number, entity: record.entity, values: record.values, version: record.version,
-                               loadingValues: loadingValues)
+        return try materialize(
+            number, entity: record.entity, values: record.values, version: record.version,
+            loadingValues: loadingValues)
     }
 
     /// Whether `model`, registered for record `number`, stood in for a record of a recorded-only entity
@@ -393,12 +398,15 @@ public final class ModelContext {
     /// Creates and registers the instance of a stored record, written by the transaction `version`: a
     /// fault, whose properties are decoded from `values` when first read, unless `loadingValues` or its
     /// entity asks for every property now.
-    func materialize(_ number: Int64, entity entityName: String, values: RecordValues, version: UInt64,
-                     loadingValues: Bool = false) throws -> (any PersistentModel)? {
+    func materialize(
+        _ number: Int64, entity entityName: String, values: RecordValues, version: UInt64,
+        loadingValues: Bool = false
+    ) throws -> (any PersistentModel)? {
         guard let entity = entity(named: entityName) else { return nil }
         // The values are set before the instance is made: its `let` properties are read from them.
-        let backing = ModelBackingData(recordNumber: number, store: container.storeIdentity,
-                                       faultValues: try readExternalValues(values, entity: entity), loadedVersion: version)
+        let backing = ModelBackingData(
+            recordNumber: number, store: container.storeIdentity,
+            faultValues: try readExternalValues(values, entity: entity), loadedVersion: version)
         let model: any PersistentModel
         do {
             model = try ModelBackingData.makeModel(entity.modelType, backingData: backing)
@@ -462,8 +470,9 @@ public final class ModelContext {
     private func decode(_ model: any PersistentModel, fromReadValues values: RecordValues, entity: Schema.Entity, number: Int64) throws {
         model.persistentBackingData.faultValues = nil
         model.persistentBackingData.hasSetProperties = false
-        var decoder = ModelRecordDecoder(values: values, entityName: entity.name,
-                                         identifier: model.persistentModelID, backingData: model.persistentBackingData)
+        var decoder = ModelRecordDecoder(
+            values: values, entityName: entity.name,
+            identifier: model.persistentModelID, backingData: model.persistentBackingData)
         do {
             try model._folioDecode(from: &decoder)
         } catch {
@@ -491,7 +500,8 @@ public final class ModelContext {
     /// Called by a model's setter before a persisted property changes.
     func modelWillChange<Model: PersistentModel>(_ model: Model, property: String) {
         guard !isMaintainingInverses, let entity = entity(of: model),
-              let relationship = entity.relationshipsByName[property], relationship.inverseName != nil else { return }
+            let relationship = entity.relationshipsByName[property], relationship.inverseName != nil
+        else { return }
         relationshipValuesBeforeChange[ObjectIdentifier(model), default: [:]][property] =
             currentRelated(of: model, relationship: relationship)
     }
@@ -505,8 +515,9 @@ public final class ModelContext {
         if let entity = entity(of: model), let relationship = entity.relationshipsByName[property] {
             let before = relationshipValuesBeforeChange[key]?[property] ?? []
             relationshipValuesBeforeChange[key]?[property] = nil
-            let after = removingDuplicates(from: model, relationship: relationship,
-                                           related: currentRelated(of: model, relationship: relationship))
+            let after = removingDuplicates(
+                from: model, relationship: relationship,
+                related: currentRelated(of: model, relationship: relationship))
             for related in after {
                 if let relatedModel = related as? any PersistentModel, relatedModel.persistentBackingData.context == nil {
                     insertModel(relatedModel)

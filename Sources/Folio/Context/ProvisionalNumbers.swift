@@ -37,10 +37,11 @@ struct ProvisionalNumbers: Sendable {
                 if let real = resolved(number, allocated: allocated) { values[name] = .int(real) }
             case .array(let elements)?:
                 guard elements.contains(where: { if case .int(let number) = $0 { number >= base } else { false } }) else { continue }
-                values[name] = .array(elements.map { element in
-                    guard case .int(let number) = element, let real = resolved(number, allocated: allocated) else { return element }
-                    return .int(real)
-                })
+                values[name] = .array(
+                    elements.map { element in
+                        guard case .int(let number) = element, let real = resolved(number, allocated: allocated) else { return element }
+                        return .int(real)
+                    })
             default:
                 continue
             }

@@ -78,8 +78,9 @@ extension SaveRecords {
             let number = outcome.numbers[position]
             let values = try stored(insert.values, of: insert.entityName, allocated: allocated, transaction: &transaction)
             if insert.upsertTarget != nil {
-                let storedEntity = try Self.upsertEntity(insert.entityName, record: number, schema: schema,
-                                                         storedEntity: transaction.entity(ofRecord: number))
+                let storedEntity = try Self.upsertEntity(
+                    insert.entityName, record: number, schema: schema,
+                    storedEntity: transaction.entity(ofRecord: number))
                 if storedEntity != insert.entityName { outcome.upsertsIntoSubclassRecords.insert(number) }
                 try transaction.update(entity: storedEntity, id: number, values: values)
             } else {
@@ -90,7 +91,8 @@ extension SaveRecords {
         let hasStandIns = schema.entities.contains { $0.isRecordedOnly }
         for update in updates {
             let values = try stored(update.values, of: update.entity, allocated: allocated, transaction: &transaction)
-            let entity = hasStandIns
+            let entity =
+                hasStandIns
                 ? Self.recordEntity(stored: transaction.entity(ofRecord: update.id), modelEntity: update.entity, schema: schema)
                 : update.entity
             try transaction.update(entity: entity, id: update.id, values: values)
@@ -110,7 +112,8 @@ extension SaveRecords {
     private func bulkUpdate(schema: Schema) -> [StoredRecord]? {
         // Without inserts no value holds a provisional number.
         guard inserts.isEmpty, deletes.isEmpty, updates.count >= 2, externalStorageNames.isEmpty,
-              !schema.entities.contains(where: { $0.isRecordedOnly }) else { return nil }
+            !schema.entities.contains(where: { $0.isRecordedOnly })
+        else { return nil }
         var records = updates
         if !zip(records, records.dropFirst()).allSatisfy({ $0.id < $1.id }) {
             records.sort { $0.id < $1.id }
@@ -121,8 +124,10 @@ extension SaveRecords {
     }
 
     /// `values` as stored: provisional numbers replaced, `.externalStorage` bytes moved into blobs.
-    private func stored(_ values: RecordValues, of entityName: String, allocated: [Int64],
-                        transaction: inout WriteTransaction) throws -> RecordValues {
+    private func stored(
+        _ values: RecordValues, of entityName: String, allocated: [Int64],
+        transaction: inout WriteTransaction
+    ) throws -> RecordValues {
         var values = values
         if refersToNewModels, let relationships = relationshipNames[entityName] {
             values = provisional.resolved(values, relationships: relationships, allocated: allocated)
@@ -141,8 +146,9 @@ extension SaveRecords {
     /// record's entity and its own values. Any other entity is left for the transaction to refuse.
     private static func recordEntity(stored: String?, modelEntity: String, schema: Schema) -> String {
         guard let stored, stored != modelEntity,
-              let storedEntity = schema.entitiesByName[stored], storedEntity.isRecordedOnly,
-              let entity = schema.entitiesByName[modelEntity], storedEntity.isKind(of: entity) else { return modelEntity }
+            let storedEntity = schema.entitiesByName[stored], storedEntity.isRecordedOnly,
+            let entity = schema.entitiesByName[modelEntity], storedEntity.isKind(of: entity)
+        else { return modelEntity }
         return stored
     }
 
@@ -156,8 +162,10 @@ extension SaveRecords {
         guard let storedEntity, storedEntity != entityName else { return entityName }
         let family = schema.entitiesByName[entityName]?.selfAndDescendants.map(\.name) ?? []
         guard family.contains(storedEntity) else {
-            throw FolioError(.invalidModel,
-                "The inserted \(entityName) has the unique values of the stored \(storedEntity) record \(record), which is not a \(entityName); a stored model cannot change its class: delete it first, or insert a \(storedEntity)")
+            throw FolioError(
+                .invalidModel,
+                "The inserted \(entityName) has the unique values of the stored \(storedEntity) record \(record), which is not a \(entityName); a stored model cannot change its class: delete it first, or insert a \(storedEntity)"
+            )
         }
         return storedEntity
     }

@@ -72,8 +72,10 @@ final class UniqueMatching: @unchecked Sendable {
                         for k in open.indices { wanted[keys[k], default: []].append(k) }
                         for id in index.idsByEntity[entity] ?? [] {
                             guard let entry = index.records[id],
-                                  let ks = wanted[QueryKey(StoredRow(entity: entry.entity, values: entry.values, defaults: index.storedDefaults)[first.name],
-                                                           first.conversion)]
+                                let ks = wanted[
+                                    QueryKey(
+                                        StoredRow(entity: entry.entity, values: entry.values, defaults: index.storedDefaults)[first.name],
+                                        first.conversion)]
                             else { continue }
                             for k in ks { candidates[k].append(id) }
                         }

@@ -61,7 +61,8 @@ struct UniquenessCheck {
     private func violation(_ constraint: [String], owner: Schema.Entity, records: (Int64, Int64), values: [JSONValue?]) -> FolioError {
         let shown = values.map { $0.map { "\($0)" } ?? "nil" }.joined(separator: ", ")
         let what = constraint.count == 1 ? "the .unique attribute \(constraint[0])" : "the #Unique constraint (\(constraint.joined(separator: ", ")))"
-        return FolioError(.uniquenessViolation,
+        return FolioError(
+            .uniquenessViolation,
             "The update would give \(owner.name) records \(records.0) and \(records.1) the same value of \(what): \(shown); nothing was written")
     }
 }

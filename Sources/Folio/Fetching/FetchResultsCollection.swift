@@ -25,13 +25,18 @@ public struct FetchResultsCollection<Element: PersistentModel>: RandomAccessColl
         self.rows = rows
         let container = context.container
         // The fetch that found `rows` loaded the index. Its table is read once, not once per row.
-        self.fetchedValues = rows.isEmpty ? [] : try container.lock.withLock(refusingReentry: "ModelContext.fetch(_:batchSize:)") { state in
-            let records = container.currentIndex(in: &state).records
-            return rows.map { id in records[id].map { ($0.entity, $0.values) } }
-        }
-        self.unsaved = rows.contains(where: { $0 < 0 })
-            ? Dictionary(context.insertedModelsArray.compactMap { model in (model as? Element).map { (PendingOverlay.rowID(of: model), $0) } },
-                         uniquingKeysWith: { first, _ in first })
+        self.fetchedValues =
+            rows.isEmpty
+            ? []
+            : try container.lock.withLock(refusingReentry: "ModelContext.fetch(_:batchSize:)") { state in
+                let records = container.currentIndex(in: &state).records
+                return rows.map { id in records[id].map { ($0.entity, $0.values) } }
+            }
+        self.unsaved =
+            rows.contains(where: { $0 < 0 })
+            ? Dictionary(
+                context.insertedModelsArray.compactMap { model in (model as? Element).map { (PendingOverlay.rowID(of: model), $0) } },
+                uniquingKeysWith: { first, _ in first })
             : [:]
         self.context = context
         self.batchSize = Swift.max(1, batchSize)
@@ -100,8 +105,9 @@ extension ModelContext {
         let family = schema.entitiesByName[T._folioEntityName]?.selfAndDescendants ?? []
         if family.contains(where: { !PlaceholderValue.canStandIn($0.modelType) }) {
             let models = try fetch(descriptor)
-            return try FetchResultsCollection(rows: models.map(PendingOverlay.rowID(of:)), context: self,
-                                          batchSize: max(1, models.count), loaded: models)
+            return try FetchResultsCollection(
+                rows: models.map(PendingOverlay.rowID(of:)), context: self,
+                batchSize: max(1, models.count), loaded: models)
         }
         return try FetchResultsCollection(rows: try rows(descriptor), context: self, batchSize: batchSize)
     }

@@ -149,7 +149,8 @@ extension ModelContext {
     private func storedField<T: PersistentModel>(_ keyPath: AnyKeyPath, of type: T.Type) throws -> String {
         var translation = TranslationContext(schema: schema(knowing: T.self))
         guard let (name, conversion) = try? translation.field(of: T.self, keyPath: keyPath),
-              conversion != .toOne, conversion != .toMany else {
+            conversion != .toOne, conversion != .toMany
+        else {
             throw FolioError(.invalidFetchDescriptor, "\(keyPath) is not a stored attribute of \(T.self), so it cannot be aggregated")
         }
         return name

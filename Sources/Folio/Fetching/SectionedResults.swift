@@ -96,24 +96,28 @@ extension ModelContext {
     /// names. Otherwise they come in ascending order of their titles, in Folio's string order
     /// (docs/queries.md, "Ordering").
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, sectionBy: KeyPath<T, String>) throws
-        -> SectionedResults<T, String> {
+        -> SectionedResults<T, String>
+    {
         let groups = try fetchGrouped(descriptor, by: sectionBy)
         // Only the distinct titles are sorted. (A section's title is its last model's, as when runs of
         // equal titles are grouped: titles that are equal as strings may still differ in their bytes.)
         let titled = groups.compactMap { key, group in key.map { (title: group.title ?? $0, models: group.models) } }
-        return SectionedResults(groups: Self.ordered(titled, by: Self.sectionOrder(descriptor.sortBy, sectionBy, titled)).map { ($0.title, $0.models) })
+        return SectionedResults(
+            groups: Self.ordered(titled, by: Self.sectionOrder(descriptor.sortBy, sectionBy, titled)).map { ($0.title, $0.models) })
     }
 
     /// Fetches models grouped into sections by an optional string property; models whose value is nil
     /// go in the section titled "".
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, sectionBy: KeyPath<T, String?>) throws
-        -> SectionedResults<T, String> {
+        -> SectionedResults<T, String>
+    {
         // nil sorts first, as `SortDescriptor` places it, and forms the "" section, followed there by
         // the models whose title is the empty string.
         var groups = try fetchGrouped(descriptor, by: sectionBy)
         let missing = groups.removeValue(forKey: nil)?.models ?? []
-        var ordered = Self.ordered(groups.compactMap { key, group in key.map { _ in (title: group.title ?? "", models: group.models) } },
-                                   by: .titles(ascending: true))
+        var ordered = Self.ordered(
+            groups.compactMap { key, group in key.map { _ in (title: group.title ?? "", models: group.models) } },
+            by: .titles(ascending: true))
         if !missing.isEmpty {
             if let first = ordered.first, first.title.isEmpty {
                 ordered[0].models = missing + first.models
@@ -121,30 +125,35 @@ extension ModelContext {
                 ordered.insert((title: "", models: missing), at: 0)
             }
         }
-        return SectionedResults(groups: Self.ordered(ordered, by: Self.sectionOrder(descriptor.sortBy, sectionBy, ordered)).map { ($0.title, $0.models) })
+        return SectionedResults(
+            groups: Self.ordered(ordered, by: Self.sectionOrder(descriptor.sortBy, sectionBy, ordered)).map { ($0.title, $0.models) })
     }
 
     /// How sections are ordered: by the descriptor's first sort descriptor when it sorts by the
     /// section's property (by title in ``StringOrder``, in its direction, or with its localized
     /// comparator), else by title, ascending.
-    private static func sectionOrder<T: PersistentModel>(_ sortBy: [SortDescriptor<T>], _ sectionBy: AnyKeyPath,
-                                                          _ groups: [(title: String, models: [T])]) -> SectionOrder<T> {
+    private static func sectionOrder<T: PersistentModel>(
+        _ sortBy: [SortDescriptor<T>], _ sectionBy: AnyKeyPath,
+        _ groups: [(title: String, models: [T])]
+    ) -> SectionOrder<T> {
         guard let first = sortBy.first, let keyPath = first.keyPath else { return .titles(ascending: true) }
         if keyPath == sectionBy { return .titles(ascending: first.order == .forward) }
         #if !canImport(Darwin)
-        // A localized descriptor sorts by a key made of the property's value: it is the section's
-        // property when each section's first model has its title as that key.
-        let sortsByTitle = groups.allSatisfy { group in
-            group.models.first.map { LocalizedSortKey.isKey($0[keyPath: keyPath], ofTitle: group.title) } ?? true
-        }
-        if sortsByTitle { return .firstModels(first) }
+            // A localized descriptor sorts by a key made of the property's value: it is the section's
+            // property when each section's first model has its title as that key.
+            let sortsByTitle = groups.allSatisfy { group in
+                group.models.first.map { LocalizedSortKey.isKey($0[keyPath: keyPath], ofTitle: group.title) } ?? true
+            }
+            if sortsByTitle { return .firstModels(first) }
         #endif
         return .titles(ascending: true)
     }
 
     /// `groups` in `order`; ties (titles a comparator finds the same) by title in ``StringOrder``.
-    private static func ordered<T: PersistentModel>(_ groups: [(title: String, models: [T])],
-                                                    by order: SectionOrder<T>) -> [(title: String, models: [T])] {
+    private static func ordered<T: PersistentModel>(
+        _ groups: [(title: String, models: [T])],
+        by order: SectionOrder<T>
+    ) -> [(title: String, models: [T])] {
         groups.sorted { a, b in
             switch order {
             case .titles(let ascending):
@@ -167,7 +176,8 @@ extension ModelContext {
     /// record a model was made from while none of its properties was set (so that grouping does not
     /// load anything), otherwise from the model.
     private func fetchGrouped<T: PersistentModel, Value>(_ descriptor: FetchDescriptor<T>, by keyPath: KeyPath<T, Value>)
-        throws -> [String?: (title: String?, models: [T])] {
+        throws -> [String?: (title: String?, models: [T])]
+    {
         let read: (T) -> String? = { model in
             let value: Any = model[keyPath: keyPath]
             if let optional = value as? String? { return optional }

@@ -70,7 +70,8 @@ public struct HistoryValues<Model: PersistentModel>: Sendable {
     /// The value of a property, if the change recorded it; nil for relationships.
     public func value<Value: Decodable>(for keyPath: KeyPath<Model, Value>) -> Value? {
         guard let name = Model._folioKeyPathTable.first(where: { $0.0 == keyPath })?.1,
-              let stored = storedValues[name] else { return nil }
+            let stored = storedValues[name]
+        else { return nil }
         if let special = try? ValueDecoder.decodeSpecial(Value.self, from: stored, codingPath: []) { return special }
         return try? ValueDecoder.decode(Value.self, from: stored)
     }
@@ -143,9 +144,10 @@ public struct HistoryTombstone<Model: PersistentModel>: Sendable, Sequence {
     /// The preserved value of a property, if it was preserved.
     public subscript(keyPath: PartialKeyPath<Model>) -> (any Sendable)? {
         guard let name = Model._folioKeyPathTable.first(where: { $0.0 == keyPath })?.1,
-              let stored = values.storedValues[name],
-              let metadata = Model.schemaMetadataIncludingInherited.first(where: { $0.name == name }),
-              let decodable = metadata.valueType as? any Decodable.Type else { return nil }
+            let stored = values.storedValues[name],
+            let metadata = Model.schemaMetadataIncludingInherited.first(where: { $0.name == name }),
+            let decodable = metadata.valueType as? any Decodable.Type
+        else { return nil }
         guard let decoded = try? ValueDecoder.decode(decodable, from: stored) else { return nil }
         // A freshly decoded value is owned by no one else; `any Sendable` has the layout of `Any`.
         return unsafeBitCast(decoded as Any, to: (any Sendable).self)

@@ -12,12 +12,14 @@ extension ModelContainer {
         for record in journal.inserted {
             guard let type = schema.entitiesByName[record.entity]?.modelType else { continue }
             changeNumber += 1
-            changes.append(.insert(Self.makeInsert(type, identifier(record.entity, record.id), changeNumber, journal.sequence, record.values.dictionary)))
+            changes.append(
+                .insert(Self.makeInsert(type, identifier(record.entity, record.id), changeNumber, journal.sequence, record.values.dictionary)))
         }
         for record in journal.updated {
             guard let type = schema.entitiesByName[record.entity]?.modelType else { continue }
             changeNumber += 1
-            changes.append(.update(Self.makeUpdate(type, identifier(record.entity, record.id), changeNumber, journal.sequence, record.values.dictionary)))
+            changes.append(
+                .update(Self.makeUpdate(type, identifier(record.entity, record.id), changeNumber, journal.sequence, record.values.dictionary)))
         }
         for record in journal.deleted {
             guard let type = schema.entitiesByName[record.entity]?.modelType else { continue }
@@ -31,28 +33,37 @@ extension ModelContainer {
             changes: changes, timestamp: journal.timestamp)
     }
 
-    private static func makeInsert<M: PersistentModel>(_ type: M.Type, _ id: PersistentIdentifier, _ change: Int, _ sequence: UInt64,
-                                                       _ values: [String: JSONValue]) -> any HistoryInsert {
-        DefaultHistoryInsert<M>(changedPersistentIdentifier: id, changeIdentifier: change, transactionIdentifier: sequence,
-                                values: HistoryValues(storedValues: values))
+    private static func makeInsert<M: PersistentModel>(
+        _ type: M.Type, _ id: PersistentIdentifier, _ change: Int, _ sequence: UInt64,
+        _ values: [String: JSONValue]
+    ) -> any HistoryInsert {
+        DefaultHistoryInsert<M>(
+            changedPersistentIdentifier: id, changeIdentifier: change, transactionIdentifier: sequence,
+            values: HistoryValues(storedValues: values))
     }
 
-    private static func makeUpdate<M: PersistentModel>(_ type: M.Type, _ id: PersistentIdentifier, _ change: Int, _ sequence: UInt64,
-                                                       _ values: [String: JSONValue]) -> any HistoryUpdate {
+    private static func makeUpdate<M: PersistentModel>(
+        _ type: M.Type, _ id: PersistentIdentifier, _ change: Int, _ sequence: UInt64,
+        _ values: [String: JSONValue]
+    ) -> any HistoryUpdate {
         let table = M._folioKeyPathTable
         let keyPaths: [any PartialKeyPath<M> & Sendable] = values.keys.sorted().compactMap { name in
             guard let keyPath = table.first(where: { $0.1 == name })?.0 as? PartialKeyPath<M> else { return nil }
             // Key paths are immutable; the existential has the layout of the reference.
             return unsafeBitCast(keyPath, to: (any PartialKeyPath<M> & Sendable).self)
         }
-        return DefaultHistoryUpdate<M>(changedPersistentIdentifier: id, changeIdentifier: change, transactionIdentifier: sequence,
-                                       updatedAttributes: keyPaths, changedValues: HistoryValues(storedValues: values))
+        return DefaultHistoryUpdate<M>(
+            changedPersistentIdentifier: id, changeIdentifier: change, transactionIdentifier: sequence,
+            updatedAttributes: keyPaths, changedValues: HistoryValues(storedValues: values))
     }
 
-    private static func makeDelete<M: PersistentModel>(_ type: M.Type, _ id: PersistentIdentifier, _ change: Int, _ sequence: UInt64,
-                                                       _ values: [String: JSONValue]) -> any HistoryDelete {
-        DefaultHistoryDelete<M>(changedPersistentIdentifier: id, changeIdentifier: change, transactionIdentifier: sequence,
-                                tombstone: HistoryTombstone(values: HistoryValues(storedValues: values)))
+    private static func makeDelete<M: PersistentModel>(
+        _ type: M.Type, _ id: PersistentIdentifier, _ change: Int, _ sequence: UInt64,
+        _ values: [String: JSONValue]
+    ) -> any HistoryDelete {
+        DefaultHistoryDelete<M>(
+            changedPersistentIdentifier: id, changeIdentifier: change, transactionIdentifier: sequence,
+            tombstone: HistoryTombstone(values: HistoryValues(storedValues: values)))
     }
 
     /// Checks that `token` still names the position it was taken at, so that reading on from it misses
@@ -66,8 +77,10 @@ extension ModelContainer {
         guard token.storeIdentifier == storeIdentifier, token.sequence > 0 else { return }
         let last = store.lastSequence
         if token.sequence > last {
-            throw FolioError(.historyExpired,
-                "History token \(token) is after the store's last transaction, #\(last): its files were replaced by older ones (a git checkout or reset); fetch the current state again and continue from the newest token")
+            throw FolioError(
+                .historyExpired,
+                "History token \(token) is after the store's last transaction, #\(last): its files were replaced by older ones (a git checkout or reset); fetch the current state again and continue from the newest token"
+            )
         }
         guard let taken = token.journalIdentifier else { return }
         let current: String?
@@ -78,8 +91,10 @@ extension ModelContainer {
         }
         // A transaction no longer retained is the expiry check's to report.
         if let current, current != taken {
-            throw FolioError(.historyExpired,
-                "History token \(token) now names another transaction: a merge (git) renumbered the store's history since it was taken, and reading on from it could skip transactions its holder never saw; fetch the current state again and continue from the newest token")
+            throw FolioError(
+                .historyExpired,
+                "History token \(token) now names another transaction: a merge (git) renumbered the store's history since it was taken, and reading on from it could skip transactions its holder never saw; fetch the current state again and continue from the newest token"
+            )
         }
     }
 
@@ -90,7 +105,8 @@ extension ModelContainer {
         do {
             return try store.history(after: sequence).map(historyTransaction)
         } catch let error as StorageError where error.code == .historyExpired {
-            throw FolioError(.historyExpired,
+            throw FolioError(
+                .historyExpired,
                 "The history after transaction \(sequence) is no longer retained (the oldest kept is \(store.oldestRetainedSequence)); fetch the current state again and continue from the newest token",
                 underlying: error)
         }
@@ -114,8 +130,10 @@ extension ModelContext {
             if let predicate = descriptor.predicate {
                 for token in Self.tokens(in: predicate.expression) where token.storeIdentifier == container.storeIdentifier {
                     if token.sequence + 1 < oldest {
-                        throw FolioError(.historyExpired,
-                            "History after \(token) is no longer retained (the oldest kept transaction is #\(oldest)); fetch the current state again and continue from the newest token")
+                        throw FolioError(
+                            .historyExpired,
+                            "History after \(token) is no longer retained (the oldest kept transaction is #\(oldest)); fetch the current state again and continue from the newest token"
+                        )
                     }
                     try container.checkPosition(of: token)
                 }

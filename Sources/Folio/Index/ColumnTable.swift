@@ -34,8 +34,10 @@ final class ColumnTable {
         return made
     }
 
-    private static func makeColumn(_ values: [RecordValues], _ field: String, _ conversion: FieldConversion,
-                                   missing: JSONValue?) -> [Double]? {
+    private static func makeColumn(
+        _ values: [RecordValues], _ field: String, _ conversion: FieldConversion,
+        missing: JSONValue?
+    ) -> [Double]? {
         var column: [Double] = []
         column.reserveCapacity(values.count)
         for record in values {
@@ -84,10 +86,12 @@ struct ColumnCondition {
         default: return nil
         }
         if case .field(.variable(0), let name, let conversion) = lhs, case .constant(let value) = rhs,
-           let number = Self.number(value, for: conversion) {
+            let number = Self.number(value, for: conversion)
+        {
             self.init(field: name, conversion: conversion, test: test, constant: number)
         } else if case .constant(let value) = lhs, case .field(.variable(0), let name, let conversion) = rhs,
-                  let number = Self.number(value, for: conversion) {
+            let number = Self.number(value, for: conversion)
+        {
             // `constant < field` is `field > constant`.
             let mirrored: Test
             switch test {
@@ -180,8 +184,10 @@ struct ColumnCondition {
     }
 
     /// Calls `body` with a pointer to each column's numbers, valid for the call.
-    private static func withColumnPointers<Result>(_ columns: [[Double]],
-                                                   _ body: ([UnsafeBufferPointer<Double>]) -> Result) -> Result {
+    private static func withColumnPointers<Result>(
+        _ columns: [[Double]],
+        _ body: ([UnsafeBufferPointer<Double>]) -> Result
+    ) -> Result {
         func nest(_ index: Int, _ pointers: [UnsafeBufferPointer<Double>]) -> Result {
             guard index < columns.count else { return body(pointers) }
             return columns[index].withUnsafeBufferPointer { nest(index + 1, pointers + [$0]) }

@@ -28,7 +28,8 @@ final class ConcurrentIndexApplication: Sendable {
     /// transaction, without an index, or when the index does not stand at `baseSequence`.
     func start(committed: JournalTransaction, baseSequence: UInt64, records: StoreRecords, index: RecordIndex?) -> Bool {
         guard let index, committed.changedRecordCount >= Self.minimumRecords, index.lastSequence == baseSequence,
-              records.lastSequence == committed.sequence else { return false }
+            records.lastSequence == committed.sequence
+        else { return false }
         isStarted.store(true, ordering: .relaxed)
         // Only that thread touches the index until `waitUntilApplied`: the saver holds the lock.
         group.enter()

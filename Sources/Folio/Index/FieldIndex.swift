@@ -83,9 +83,11 @@ final class FieldIndex {
     /// How keys are hashed: by their own hash, or for tests, by a few of its bits.
     private let hashing: KeyHash.Hashing
 
-    init(field: String, conversion: QueryKey.Conversion, isUnique: Bool, isDeclared: Bool,
-         hashing: KeyHash.Hashing = .standard, missing: JSONValue? = nil,
-         valuesOf: @escaping (Int64) -> RecordValues?) {
+    init(
+        field: String, conversion: QueryKey.Conversion, isUnique: Bool, isDeclared: Bool,
+        hashing: KeyHash.Hashing = .standard, missing: JSONValue? = nil,
+        valuesOf: @escaping (Int64) -> RecordValues?
+    ) {
         self.field = field
         self.conversion = conversion
         self.isUnique = isUnique

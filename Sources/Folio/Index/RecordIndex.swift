@@ -40,9 +40,10 @@ final class RecordIndex: @unchecked Sendable {
             let unique = Set(entity.uniquenessConstraints.filter { $0.count == 1 }.compactMap(\.first))
             let declared = indexingDeclaredIndices ? Set(entity.indices.compactMap(\.first)) : []
             fields[entity.name] = names.filter { !$0.contains(".") }.sorted().map {
-                FieldIndex(field: $0, conversion: FieldTypes.conversion(of: entity, $0), isUnique: unique.contains($0),
-                           isDeclared: declared.contains($0), missing: storedDefaults.value(of: $0, in: entity.name),
-                           valuesOf: valuesOf)
+                FieldIndex(
+                    field: $0, conversion: FieldTypes.conversion(of: entity, $0), isUnique: unique.contains($0),
+                    isDeclared: declared.contains($0), missing: storedDefaults.value(of: $0, in: entity.name),
+                    valuesOf: valuesOf)
             }
         }
         self.fieldIndexes = fields
@@ -189,8 +190,10 @@ final class RecordIndex: @unchecked Sendable {
         let old = records
         // Which indexes of a touched record move: those whose key differs between the versions, all of
         // them when the record is only in one version or changed entity.
-        func moving(_ id: Int64, _ before: StoreRecords.Entry?, _ after: StoreRecords.Entry?,
-                    of entry: StoreRecords.Entry) -> [FieldIndex] {
+        func moving(
+            _ id: Int64, _ before: StoreRecords.Entry?, _ after: StoreRecords.Entry?,
+            of entry: StoreRecords.Entry
+        ) -> [FieldIndex] {
             let indexes = fieldIndexes[entry.entity] ?? []
             guard let before, let after, before.entity == after.entity else { return indexes }
             return indexes.filter { !before.values.hasEqualValue(for: $0.field, in: after.values) }

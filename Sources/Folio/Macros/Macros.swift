@@ -27,10 +27,11 @@
 ///
 /// A model class needs an initializer, and every `@Transient` property needs a default value, because
 /// Folio creates the instances it loads from the store without calling your initializers.
-@attached(member, conformances: PersistentModel,
-          names: named(persistentBackingData), named(init), named(schemaMetadata), named(_folioEntityName),
-          named(_folioSuperclass), named(_folioIndexes), named(_folioUniqueConstraints), named(_folioEncode),
-          named(_folioDecode), named(_folioResolve), named(_folioKeyPathTable), arbitrary)
+@attached(
+    member, conformances: PersistentModel,
+    names: named(persistentBackingData), named(init), named(schemaMetadata), named(_folioEntityName),
+    named(_folioSuperclass), named(_folioIndexes), named(_folioUniqueConstraints), named(_folioEncode),
+    named(_folioDecode), named(_folioResolve), named(_folioKeyPathTable), arbitrary)
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observable)
 public macro Model() = #externalMacro(module: "FolioMacros", type: "ModelMacro")
@@ -51,8 +52,10 @@ public macro _PersistedProperty() = #externalMacro(module: "FolioMacros", type: 
 ///   - originalName: The property's name in an earlier version of the schema.
 ///   - hashModifier: A value that marks a change of the property's meaning without a change of shape.
 @attached(peer)
-public macro Attribute(_ options: Schema.Attribute.Option..., originalName: String? = nil,
-                       hashModifier: String? = nil) = #externalMacro(module: "FolioMacros", type: "AttributeMacro")
+public macro Attribute(
+    _ options: Schema.Attribute.Option..., originalName: String? = nil,
+    hashModifier: String? = nil
+) = #externalMacro(module: "FolioMacros", type: "AttributeMacro")
 
 /// Configures a relationship to another model, or to a collection of models.
 ///
@@ -65,10 +68,11 @@ public macro Attribute(_ options: Schema.Attribute.Option..., originalName: Stri
 ///     inverse if exactly one relationship on the other model points back.
 ///   - hashModifier: A value that marks a change of meaning without a change of shape.
 @attached(peer)
-public macro Relationship(_ options: Schema.Relationship.Option..., deleteRule: Schema.Relationship.DeleteRule = .nullify,
-                          minimumModelCount: Int? = 0, maximumModelCount: Int? = 0, originalName: String? = nil,
-                          inverse: AnyKeyPath? = nil, hashModifier: String? = nil)
-    = #externalMacro(module: "FolioMacros", type: "RelationshipMacro")
+public macro Relationship(
+    _ options: Schema.Relationship.Option..., deleteRule: Schema.Relationship.DeleteRule = .nullify,
+    minimumModelCount: Int? = 0, maximumModelCount: Int? = 0, originalName: String? = nil,
+    inverse: AnyKeyPath? = nil, hashModifier: String? = nil
+) = #externalMacro(module: "FolioMacros", type: "RelationshipMacro")
 
 /// Keeps a stored property out of the store. A transient property needs a default value.
 @attached(peer)

@@ -8,8 +8,10 @@ package enum MigrationPlanning {
     ///
     /// - Throws: ``FolioError/Code/schemaMismatch`` when none matches, naming the store's version and
     ///   the plan's: the store is newer than every schema of the plan, or a shipped version was changed.
-    package static func sourceIndex(of recorded: RecordedSchema, in schemas: [any VersionedSchema.Type],
-                                    store: String) throws -> Int {
+    package static func sourceIndex(
+        of recorded: RecordedSchema, in schemas: [any VersionedSchema.Type],
+        store: String
+    ) throws -> Int {
         let candidates = schemas.map { Schema(versionedSchema: $0) }
         let checksum = recorded.checksum
         if let match = bestMatch(checksum: checksum, version: recorded.version, in: candidates) { return match }
@@ -17,8 +19,11 @@ package enum MigrationPlanning {
         let stored = recorded.version ?? "(none recorded)"
         let planVersions = schemas.map { label($0) }.joined(separator: ", ")
         if let version = recorded.parsedVersion, let newest = newestIndex(of: schemas),
-           version > schemas[newest].versionIdentifier {
-            throw FolioError(.schemaMismatch, """
+            version > schemas[newest].versionIdentifier
+        {
+            throw FolioError(
+                .schemaMismatch,
+                """
                 The store at \(store) was written by schema version \(version), newer than every schema in \
                 the migration plan (the newest is \(label(schemas[newest]))); it was left unchanged. Open it \
                 with the app version that wrote it, or add that version's VersionedSchema to the plan.
@@ -27,7 +32,9 @@ package enum MigrationPlanning {
         if let sameVersion = candidates.firstIndex(where: { $0.version.description == recorded.version }) {
             let changes = SchemaDifference.changes(from: recorded, to: candidates[sameVersion])
             let list = changes.prefix(5).map { "  \($0)" }.joined(separator: "\n")
-            throw FolioError(.schemaMismatch, """
+            throw FolioError(
+                .schemaMismatch,
+                """
                 The store at \(store) records schema version \(stored), but its schema differs from \
                 \(label(schemas[sameVersion]))'s (checksum \(checksum.prefix(12)) against \
                 \(candidates[sameVersion].checksum.prefix(12))): the models of a shipped version were changed. \
@@ -36,7 +43,9 @@ package enum MigrationPlanning {
                 \(list)
                 """)
         }
-        throw FolioError(.schemaMismatch, """
+        throw FolioError(
+            .schemaMismatch,
+            """
             The store at \(store) records schema version \(stored) (checksum \(checksum.prefix(12))), which \
             matches none of the migration plan's schemas (\(planVersions)); it was left unchanged. Add the \
             VersionedSchema that wrote it to the plan's schemas.
@@ -46,8 +55,9 @@ package enum MigrationPlanning {
     /// Which of `schemas` the container's models are: the one with their checksum (the one with their
     /// version identifier too, if several share it); nil when the models match none of them.
     package static func targetIndex(of schema: Schema, in schemas: [any VersionedSchema.Type]) -> Int? {
-        bestMatch(checksum: schema.checksum, version: schema.version.description,
-                  in: schemas.map { Schema(versionedSchema: $0) })
+        bestMatch(
+            checksum: schema.checksum, version: schema.version.description,
+            in: schemas.map { Schema(versionedSchema: $0) })
     }
 
     /// The schema with the greatest version identifier, the first listed if several share it.

@@ -21,9 +21,10 @@ public enum MigrationStage: Sendable {
     /// A stage with code that runs over the old models before, and over the new models after, the
     /// inferred changes.
     @preconcurrency
-    case custom(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
-                willMigrate: (@Sendable (ModelContext) throws -> Void)?,
-                didMigrate: (@Sendable (ModelContext) throws -> Void)?)
+    case custom(
+        fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
+        willMigrate: (@Sendable (ModelContext) throws -> Void)?,
+        didMigrate: (@Sendable (ModelContext) throws -> Void)?)
 
     /// The versioned schema the stage starts from.
     package var fromVersion: any VersionedSchema.Type {

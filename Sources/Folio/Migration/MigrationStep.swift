@@ -44,11 +44,11 @@ struct MigrationStep {
             case .uniquenessAdded(let entity, let properties):
                 addedUniqueness.append((entity, properties))
             case .attributeAdded(let entity, let property, _, false, false),
-                 .relationshipAdded(let entity, let property, _, false, false),
-                 .madeRequired(let entity, let property, _, false):
+                .relationshipAdded(let entity, let property, _, false, false),
+                .madeRequired(let entity, let property, _, false):
                 addedRequired.append((entity, property))
             case .typeChanged(let entity, let property, _, _), .toOneBecameToMany(let entity, let property, _),
-                 .toManyBecameToOne(let entity, let property, _), .destinationChanged(let entity, let property, _, _):
+                .toManyBecameToOne(let entity, let property, _), .destinationChanged(let entity, let property, _, _):
                 // Only a custom stage gets here: the old values go (willMigrate has read them), and its
                 // didMigrate sets the new ones, which a required property must then have.
                 var migration = byEntity[entity, default: RecordMigration(entity: entity)]
@@ -60,7 +60,8 @@ struct MigrationStep {
                 }
                 byEntity[entity] = migration
                 if let target = custom?.to.entitiesByName[entity],
-                   SchemaCheck.requiredProperties(of: target).contains(where: { $0.name == property }) {
+                    SchemaCheck.requiredProperties(of: target).contains(where: { $0.name == property })
+                {
                     addedRequired.append((entity, property))
                 }
             default:

@@ -42,8 +42,10 @@ extension MigrationPlanning {
     ///
     /// - Throws: what ``validate(_:)`` throws; ``FolioError/Code/schemaMismatch`` when the store is
     ///   newer than the models and no stage leads down to them, naming the stage to write.
-    package static func route(of plan: any SchemaMigrationPlan.Type, from source: Int, to target: Int,
-                              store: String) throws -> [PlanStep] {
+    package static func route(
+        of plan: any SchemaMigrationPlan.Type, from source: Int, to target: Int,
+        store: String
+    ) throws -> [PlanStep] {
         try validate(plan)
         let schemas = plan.schemas
         let order = schemas.indices.sorted { schemas[$0].versionIdentifier < schemas[$1].versionIdentifier }
@@ -67,18 +69,23 @@ extension MigrationPlanning {
                 steps.append(.inferred(from: schemas[order[current]], to: schemas[order[current + 1]]))
                 current += 1
             } else {
-                throw backwardRefusal(plan, store: store, source: schemas[source], target: schemas[target],
-                                      from: schemas[order[current]], to: schemas[order[current - 1]])
+                throw backwardRefusal(
+                    plan, store: store, source: schemas[source], target: schemas[target],
+                    from: schemas[order[current]], to: schemas[order[current - 1]])
             }
         }
         return steps
     }
 
     /// The error for a store newer than the models with no stage down from `from`.
-    private static func backwardRefusal(_ plan: any SchemaMigrationPlan.Type, store: String,
-                                        source: any VersionedSchema.Type, target: any VersionedSchema.Type,
-                                        from: any VersionedSchema.Type, to: any VersionedSchema.Type) -> FolioError {
-        FolioError(.schemaMismatch, """
+    private static func backwardRefusal(
+        _ plan: any SchemaMigrationPlan.Type, store: String,
+        source: any VersionedSchema.Type, target: any VersionedSchema.Type,
+        from: any VersionedSchema.Type, to: any VersionedSchema.Type
+    ) -> FolioError {
+        FolioError(
+            .schemaMismatch,
+            """
             The store at \(store) was written by \(label(source)), newer than the models that open it \
             (\(label(target))), and the migration plan \(String(describing: plan)) has no stage down from \
             \(label(from)). A store is not migrated to an older version without a stage that says how (SwiftData \

@@ -17,7 +17,9 @@ extension MigrationPlanning {
         var byVersion: [Schema.Version: any VersionedSchema.Type] = [:]
         for schema in schemas {
             if let other = byVersion[schema.versionIdentifier] {
-                throw FolioError(.invalidSchema, """
+                throw FolioError(
+                    .invalidSchema,
+                    """
                     The migration plan \(planName) lists \(label(other)) and \(label(schema)), which share a \
                     version: give each VersionedSchema its own versionIdentifier, and list each once.
                     """)
@@ -29,20 +31,26 @@ extension MigrationPlanning {
             let from = stage.fromVersion, to = stage.toVersion
             let description = "MigrationStage.\(stage.kindName) from \(label(from)) to \(label(to))"
             if let missing = [from, to].first(where: { position(of: $0, in: schemas) == nil }) {
-                throw FolioError(.invalidSchema, """
+                throw FolioError(
+                    .invalidSchema,
+                    """
                     The migration plan \(planName) has a \(description), but \(String(describing: missing)) is not \
                     in its schemas; add it to schemas.
                     """)
             }
             guard from.versionIdentifier != to.versionIdentifier else {
-                throw FolioError(.invalidSchema, """
+                throw FolioError(
+                    .invalidSchema,
+                    """
                     The migration plan \(planName) has a \(description), which goes nowhere: a stage goes from \
                     one version to another. Remove it.
                     """)
             }
             let key = Key(from: from.versionIdentifier, upward: from.versionIdentifier < to.versionIdentifier)
             if let other = stageFrom[key] {
-                throw FolioError(.invalidSchema, """
+                throw FolioError(
+                    .invalidSchema,
+                    """
                     The migration plan \(planName) has two stages from \(label(from)) \(key.upward ? "up" : "down") \
                     (to \(label(other.toVersion)) and to \(label(to))), so a store of that version could take \
                     either; keep one.

@@ -37,12 +37,13 @@ extension RecordedSchema {
             guard let flag = unlisted.boolValue else { throw RecordedSchemaError(entity: name, key: "unlisted", "is not true or false") }
             isUnlisted = flag
         }
-        return Entity(name: name, superentity: try optionalString(members["superentity"], key: "superentity", entity: name),
-                      properties: properties,
-                      uniqueness: try groups(members["uniqueness"], key: "uniqueness", entity: name),
-                      indices: try groups(members["indices"], key: "indices", entity: name),
-                      isUnlisted: isUnlisted,
-                      className: try optionalString(members["className"], key: "className", entity: name))
+        return Entity(
+            name: name, superentity: try optionalString(members["superentity"], key: "superentity", entity: name),
+            properties: properties,
+            uniqueness: try groups(members["uniqueness"], key: "uniqueness", entity: name),
+            indices: try groups(members["indices"], key: "indices", entity: name),
+            isUnlisted: isUnlisted,
+            className: try optionalString(members["className"], key: "className", entity: name))
     }
 
     private static func property(named name: String, of entity: String, _ value: JSONValue) throws(RecordedSchemaError) -> Property {
@@ -107,15 +108,18 @@ extension RecordedSchema {
             for propertyName in entity.properties.keys.sorted() {
                 guard let destination = entity.properties[propertyName]?.destination else { continue }
                 if entities[destination] == nil {
-                    throw RecordedSchemaError(entity: name, property: propertyName, key: "destination",
-                                              "names '\(destination)', which is not a recorded entity")
+                    throw RecordedSchemaError(
+                        entity: name, property: propertyName, key: "destination",
+                        "names '\(destination)', which is not a recorded entity")
                 }
             }
         }
     }
 
-    private static func optionalString(_ value: JSONValue?, key: String, entity: String? = nil,
-                                       property: String? = nil) throws(RecordedSchemaError) -> String? {
+    private static func optionalString(
+        _ value: JSONValue?, key: String, entity: String? = nil,
+        property: String? = nil
+    ) throws(RecordedSchemaError) -> String? {
         guard let value else { return nil }
         guard let text = value.stringValue else {
             throw RecordedSchemaError(entity: entity, property: property, key: key, "is not a string")

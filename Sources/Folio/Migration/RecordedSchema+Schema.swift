@@ -26,9 +26,10 @@ extension RecordedSchema {
                 if property.originalName != property.name { recorded.originalName = property.originalName }
                 properties[property.name] = recorded
             }
-            var recordedEntity = Entity(name: entity.name, superentity: entity.superentity?.name, properties: properties,
-                                        uniqueness: entity.uniquenessConstraints, indices: entity.indices,
-                                        isUnlisted: entity.isUnlisted, className: entity.recordedClassName)
+            var recordedEntity = Entity(
+                name: entity.name, superentity: entity.superentity?.name, properties: properties,
+                uniqueness: entity.uniquenessConstraints, indices: entity.indices,
+                isUnlisted: entity.isUnlisted, className: entity.recordedClassName)
             if let own = entity.recordedOnly {
                 // What no class here declares is recorded again as it was.
                 recordedEntity.properties.merge(own.ownProperties) { inherited, _ in inherited }

@@ -26,9 +26,11 @@ package struct RecordedSchema: Hashable, Sendable {
         /// The name values were stored under in an earlier version, if the property was renamed.
         package var originalName: String?
 
-        package init(name: String, kind: Kind, type: String? = nil, isOptional: Bool = false, options: [String] = [],
-                     destination: String? = nil, isToMany: Bool = false, inverse: String? = nil,
-                     deleteRule: String? = nil, originalName: String? = nil) {
+        package init(
+            name: String, kind: Kind, type: String? = nil, isOptional: Bool = false, options: [String] = [],
+            destination: String? = nil, isToMany: Bool = false, inverse: String? = nil,
+            deleteRule: String? = nil, originalName: String? = nil
+        ) {
             self.name = name
             self.kind = kind
             self.type = type
@@ -72,9 +74,11 @@ package struct RecordedSchema: Hashable, Sendable {
         /// finds the class; nil when the class cannot be found by name (a nested, `private` or local class).
         package var className: String?
 
-        package init(name: String, superentity: String? = nil, properties: [String: Property],
-                     uniqueness: [[String]] = [], indices: [[String]] = [], isUnlisted: Bool = false,
-                     className: String? = nil) {
+        package init(
+            name: String, superentity: String? = nil, properties: [String: Property],
+            uniqueness: [[String]] = [], indices: [[String]] = [], isUnlisted: Bool = false,
+            className: String? = nil
+        ) {
             self.name = name
             self.superentity = superentity
             self.properties = properties
@@ -125,8 +129,8 @@ extension Schema.Version {
     package init?(parsing text: String) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.count <= 9 && $0.allSatisfy(\.isASCII) }),
-              let major = Int(parts[0]), let minor = Int(parts[1]), let patch = Int(parts[2]),
-              major >= 0, minor >= 0, patch >= 0
+            let major = Int(parts[0]), let minor = Int(parts[1]), let patch = Int(parts[2]),
+            major >= 0, minor >= 0, patch >= 0
         else { return nil }
         self.init(major, minor, patch)
     }

@@ -27,7 +27,7 @@ package enum SchemaChange: Hashable, Sendable, CustomStringConvertible {
     package var isLightweight: Bool {
         switch self {
         case .entityAdded, .entityRemoved, .superentityAdded, .propertyRemoved, .propertyRenamed, .madeOptional,
-             .uniquenessAdded, .uniquenessRemoved:
+            .uniquenessAdded, .uniquenessRemoved:
             return true
         case .attributeAdded(_, _, _, let isOptional, let hasDefault):
             return isOptional || hasDefault
@@ -54,11 +54,11 @@ package enum SchemaChange: Hashable, Sendable, CustomStringConvertible {
     package var entity: String {
         switch self {
         case .entityAdded(let entity), .entityRemoved(let entity), .superentityAdded(let entity, _),
-             .superentityChanged(let entity, _, _), .attributeAdded(let entity, _, _, _, _),
-             .relationshipAdded(let entity, _, _, _, _), .propertyRemoved(let entity, _), .propertyRenamed(let entity, _, _),
-             .typeChanged(let entity, _, _, _), .madeOptional(let entity, _), .madeRequired(let entity, _, _, _),
-             .toOneBecameToMany(let entity, _, _), .toManyBecameToOne(let entity, _, _),
-             .destinationChanged(let entity, _, _, _), .uniquenessAdded(let entity, _), .uniquenessRemoved(let entity, _):
+            .superentityChanged(let entity, _, _), .attributeAdded(let entity, _, _, _, _),
+            .relationshipAdded(let entity, _, _, _, _), .propertyRemoved(let entity, _), .propertyRenamed(let entity, _, _),
+            .typeChanged(let entity, _, _, _), .madeOptional(let entity, _), .madeRequired(let entity, _, _, _),
+            .toOneBecameToMany(let entity, _, _), .toManyBecameToOne(let entity, _, _),
+            .destinationChanged(let entity, _, _, _), .uniquenessAdded(let entity, _), .uniquenessRemoved(let entity, _):
             return entity
         }
     }

@@ -31,11 +31,15 @@ package enum SchemaDifference {
     /// - Parameters:
     ///   - from: the store's version, as the message names it (`1.0.0`, or `NotesSchemaV1 (1.0.0)`).
     ///   - to: the models' version, named alike.
-    package static func requireLightweight(_ changes: [SchemaChange], from: String, to: String,
-                                           store: String) throws {
+    package static func requireLightweight(
+        _ changes: [SchemaChange], from: String, to: String,
+        store: String
+    ) throws {
         let blocking = needingCustomStage(changes)
         guard !blocking.isEmpty else { return }
-        throw FolioError(.migrationRequired, """
+        throw FolioError(
+            .migrationRequired,
+            """
             The store at \(store) was written by schema \(from), and opening it with schema \(to) needs \
             \(blocking.count == 1 ? "a change" : "changes") Folio cannot infer:
             \(list(blocking))
@@ -46,15 +50,20 @@ package enum SchemaDifference {
 
     /// Refuses changes Folio cannot infer between two adjacent versions of `plan` that no stage joins,
     /// naming both versions, each change and the stage to add to the plan.
-    package static func requireLightweight(_ changes: [SchemaChange], from: any VersionedSchema.Type,
-                                           to: any VersionedSchema.Type, noStageIn plan: any SchemaMigrationPlan.Type,
-                                           store: String) throws {
+    package static func requireLightweight(
+        _ changes: [SchemaChange], from: any VersionedSchema.Type,
+        to: any VersionedSchema.Type, noStageIn plan: any SchemaMigrationPlan.Type,
+        store: String
+    ) throws {
         let blocking = needingCustomStage(changes)
         guard !blocking.isEmpty else { return }
         let fromLabel = MigrationPlanning.label(from), toLabel = MigrationPlanning.label(to)
-        let stage = "MigrationStage.custom(fromVersion: \(String(describing: from)).self, toVersion: " +
-            "\(String(describing: to)).self, willMigrate:didMigrate:) in the plan's stages"
-        throw FolioError(.migrationRequired, """
+        let stage =
+            "MigrationStage.custom(fromVersion: \(String(describing: from)).self, toVersion: "
+            + "\(String(describing: to)).self, willMigrate:didMigrate:) in the plan's stages"
+        throw FolioError(
+            .migrationRequired,
+            """
             The store at \(store) cannot be migrated from \(fromLabel) to \(toLabel): the migration plan \
             \(String(describing: plan)) has no stage between them, and Folio cannot infer \
             \(blocking.count == 1 ? "this change" : "these changes"):
@@ -84,8 +93,10 @@ package enum SchemaDifference {
             """
     }
 
-    private static func entityChanges(_ old: RecordedSchema.Entity, _ new: RecordedSchema.Entity,
-                                      defaults: Set<String>) -> [SchemaChange] {
+    private static func entityChanges(
+        _ old: RecordedSchema.Entity, _ new: RecordedSchema.Entity,
+        defaults: Set<String>
+    ) -> [SchemaChange] {
         let entity = new.name
         var changes: [SchemaChange] = []
         switch (old.superentity, new.superentity) {
@@ -100,7 +111,8 @@ package enum SchemaDifference {
                 matchedOldNames.insert(name)
                 changes += propertyChanges(entity: entity, before, property, hasDefault: defaults.contains(name))
             } else if let originalName = property.originalName, let before = oldProperties[originalName],
-                      new.storedProperties[originalName] == nil {
+                new.storedProperties[originalName] == nil
+            {
                 matchedOldNames.insert(originalName)
                 changes.append(.propertyRenamed(entity: entity, from: originalName, to: name))
                 changes += propertyChanges(entity: entity, before, property, hasDefault: defaults.contains(name))
@@ -109,11 +121,15 @@ package enum SchemaDifference {
                 changes.append(.propertyRenamed(entity: entity, from: before.name, to: name))
                 changes += propertyChanges(entity: entity, before, property, hasDefault: defaults.contains(name))
             } else if property.isRelationship {
-                changes.append(.relationshipAdded(entity: entity, property: name, destination: property.destination ?? "",
-                                                  isToMany: property.isToMany, isOptional: property.isOptional))
+                changes.append(
+                    .relationshipAdded(
+                        entity: entity, property: name, destination: property.destination ?? "",
+                        isToMany: property.isToMany, isOptional: property.isOptional))
             } else {
-                changes.append(.attributeAdded(entity: entity, property: name, type: property.type ?? "",
-                                               isOptional: property.isOptional, hasDefault: defaults.contains(name)))
+                changes.append(
+                    .attributeAdded(
+                        entity: entity, property: name, type: property.type ?? "",
+                        isOptional: property.isOptional, hasDefault: defaults.contains(name)))
             }
         }
         for name in oldProperties.keys.sorted() where !matchedOldNames.contains(name) {
@@ -130,8 +146,10 @@ package enum SchemaDifference {
         return changes
     }
 
-    private static func propertyChanges(entity: String, _ old: RecordedSchema.Property, _ new: RecordedSchema.Property,
-                                        hasDefault: Bool) -> [SchemaChange] {
+    private static func propertyChanges(
+        entity: String, _ old: RecordedSchema.Property, _ new: RecordedSchema.Property,
+        hasDefault: Bool
+    ) -> [SchemaChange] {
         let name = new.name
         guard old.kind == new.kind else {
             return [.typeChanged(entity: entity, property: name, from: old.typeDescription, to: new.typeDescription)]
@@ -156,8 +174,10 @@ package enum SchemaDifference {
             if !old.isOptional, new.isOptional {
                 changes.append(.madeOptional(entity: entity, property: name))
             } else if old.isOptional, !new.isOptional {
-                changes.append(.madeRequired(entity: entity, property: name, type: new.typeDescription,
-                                             hasDefault: hasDefault && !new.isRelationship))
+                changes.append(
+                    .madeRequired(
+                        entity: entity, property: name, type: new.typeDescription,
+                        hasDefault: hasDefault && !new.isRelationship))
             }
         }
         return changes
@@ -167,8 +187,10 @@ package enum SchemaDifference {
     /// `name` (its `originalName`), and no new property keeps the old name or renames it forward. Core
     /// Data matches renamed properties by their renaming identifier on both sides, so a stage down to an
     /// older version carries a renamed value back to its original name.
-    private static func renamedBack(to name: String, from old: [String: RecordedSchema.Property],
-                                    new: [String: RecordedSchema.Property]) -> RecordedSchema.Property? {
+    private static func renamedBack(
+        to name: String, from old: [String: RecordedSchema.Property],
+        new: [String: RecordedSchema.Property]
+    ) -> RecordedSchema.Property? {
         let candidates = old.values.filter { property in
             property.originalName == name && new[property.name] == nil
                 && !new.values.contains { $0.originalName == property.name }
@@ -179,8 +201,9 @@ package enum SchemaDifference {
     /// The properties of an entity that declare a default value.
     private static func defaultedProperties(of entity: Schema.Entity?) -> Set<String> {
         guard let entity else { return [] }
-        return Set(entity.properties.compactMap { property in
-            entity.metadataByName[property.name]?.defaultValue != nil ? property.name : nil
-        })
+        return Set(
+            entity.properties.compactMap { property in
+                entity.metadataByName[property.name]?.defaultValue != nil ? property.name : nil
+            })
     }
 }

@@ -13,8 +13,10 @@ enum StagedMigration {
     ///
     /// - Throws: what a stage's code throws; ``FolioError/Code/migrationRequired`` when the stages left
     ///   a record without a value for a property a step added without a default.
-    static func run(_ steps: [MigrationStep], in transaction: inout WriteTransaction,
-                    of store: Store, path: String) throws {
+    static func run(
+        _ steps: [MigrationStep], in transaction: inout WriteTransaction,
+        of store: Store, path: String
+    ) throws {
         let staging = try store.stagingCopy(of: transaction)
         let startSequence = staging.lastSequence
         for step in steps {
@@ -50,7 +52,9 @@ enum StagedMigration {
                 }
                 guard let name else { continue }
                 for record in staging.records(of: added.entity) where record.values[name] == nil {
-                    throw FolioError(.migrationRequired, """
+                    throw FolioError(
+                        .migrationRequired,
+                        """
                         The store at \(path) cannot be migrated (\(step.name)): after the custom stages, \(added.entity) \
                         record \(record.id) has no value for '\(name)', which is neither optional nor defaulted. Set it \
                         for every \(added.entity) in the stage's didMigrate (and save), or give it a default. The store \

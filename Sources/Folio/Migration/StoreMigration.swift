@@ -10,8 +10,10 @@ enum StoreMigration {
     ///   not know the store's version (a newer store, or a shipped version's models changed) or has no
     ///   stage down to the models from a newer store; ``FolioError/Code/invalidSchema`` for a plan that
     ///   cannot be used.
-    static func steps(from recorded: RecordedSchema, to schema: Schema, plan: (any SchemaMigrationPlan.Type)?,
-                      store: String) throws -> [MigrationStep] {
+    static func steps(
+        from recorded: RecordedSchema, to schema: Schema, plan: (any SchemaMigrationPlan.Type)?,
+        store: String
+    ) throws -> [MigrationStep] {
         guard let plan else { return try stepsWithoutPlan(from: recorded, to: schema, store: store) }
         let schemas = plan.schemas
         let source: Int
@@ -33,16 +35,20 @@ enum StoreMigration {
         }
         let reached = steps.isEmpty ? recorded : RecordedSchema(Schema(versionedSchema: schemas[target]))
         if matchedTarget == nil, reached.checksum != schema.checksum {
-            steps.append(try inferredStep(from: reached, to: schema, fromName: reached.version ?? "(no version recorded)",
-                                          toName: schema.version.description, store: store))
+            steps.append(
+                try inferredStep(
+                    from: reached, to: schema, fromName: reached.version ?? "(no version recorded)",
+                    toName: schema.version.description, store: store))
         }
         return steps
     }
 
     /// What one step of the way through a plan does to the records: a stage's changes (and code), or
     /// the changes between two adjacent versions that no stage joins, which must then be lightweight.
-    private static func step(for planned: PlanStep, in plan: any SchemaMigrationPlan.Type,
-                             store: String) throws -> MigrationStep {
+    private static func step(
+        for planned: PlanStep, in plan: any SchemaMigrationPlan.Type,
+        store: String
+    ) throws -> MigrationStep {
         let from = planned.fromVersion, to = planned.toVersion
         let fromSchema = Schema(versionedSchema: from), toSchema = Schema(versionedSchema: to)
         let name = "\(MigrationPlanning.label(from)) → \(MigrationPlanning.label(to))"
@@ -52,19 +58,24 @@ enum StoreMigration {
             try SchemaDifference.requireLightweight(changes, from: from, to: to, noStageIn: plan, store: store)
             return MigrationStep(name: name, changes: changes)
         case .stage(.lightweight):
-            try SchemaDifference.requireLightweight(changes, from: MigrationPlanning.label(from),
-                                                    to: MigrationPlanning.label(to), store: store)
+            try SchemaDifference.requireLightweight(
+                changes, from: MigrationPlanning.label(from),
+                to: MigrationPlanning.label(to), store: store)
             return MigrationStep(name: name, changes: changes)
         case .stage(.custom(_, _, let willMigrate, let didMigrate)):
             try requireStoredShapeKept(changes, stage: name, store: store)
-            return MigrationStep(name: name, changes: changes, custom: MigrationStep.CustomStage(
-                from: fromSchema, to: toSchema, willMigrate: willMigrate, didMigrate: didMigrate))
+            return MigrationStep(
+                name: name, changes: changes,
+                custom: MigrationStep.CustomStage(
+                    from: fromSchema, to: toSchema, willMigrate: willMigrate, didMigrate: didMigrate))
         }
     }
 
     /// The one step Folio infers from the store's schema to the models' when there is no plan.
-    private static func stepsWithoutPlan(from recorded: RecordedSchema, to schema: Schema,
-                                         store: String) throws -> [MigrationStep] {
+    private static func stepsWithoutPlan(
+        from recorded: RecordedSchema, to schema: Schema,
+        store: String
+    ) throws -> [MigrationStep] {
         if recorded.checksum == schema.checksum { return [] }
         // Models that keep none of the store's entities would have every record deleted: far more
         // likely the wrong store than the next version of the app.
@@ -72,7 +83,9 @@ enum StoreMigration {
         if kept.isEmpty, !recorded.entities.isEmpty {
             let stored = recorded.entities.keys.sorted().joined(separator: ", ")
             let models = schema.entities.map(\.name).sorted().joined(separator: ", ")
-            throw FolioError(.schemaMismatch, """
+            throw FolioError(
+                .schemaMismatch,
+                """
                 The store at \(store) records the entities \(stored), and the models (\(models)) keep none of \
                 them: it is not this app's store. Open it with its own models, or, if the app really \
                 replaced all of its models, remove the store. Nothing was changed.
@@ -80,7 +93,9 @@ enum StoreMigration {
         }
         // An older app opening a newer store would delete what the newer models added.
         if let stored = recorded.parsedVersion, stored > schema.version {
-            throw FolioError(.schemaMismatch, """
+            throw FolioError(
+                .schemaMismatch,
+                """
                 The store at \(store) was written by schema version \(stored), newer than the models' \
                 \(schema.version); it was left unchanged. Open it with the app version that wrote it.
                 """)
@@ -101,7 +116,9 @@ enum StoreMigration {
         let blocking = changes.filter { !$0.isFilledByCustomStage }
         guard !blocking.isEmpty else { return }
         let list = blocking.map { "  \($0)" }.joined(separator: "\n")
-        throw FolioError(.migrationRequired, """
+        throw FolioError(
+            .migrationRequired,
+            """
             The store at \(store) cannot be migrated by the custom stage \(stage): Folio does not move records \
             to another superentity, even in a custom stage:
             \(list)
@@ -111,8 +128,10 @@ enum StoreMigration {
     }
 
     /// The step that carries out the changes from `old` to `new`, which must all be lightweight.
-    private static func inferredStep(from old: RecordedSchema, to new: Schema, fromName: String, toName: String,
-                                     store: String) throws -> MigrationStep {
+    private static func inferredStep(
+        from old: RecordedSchema, to new: Schema, fromName: String, toName: String,
+        store: String
+    ) throws -> MigrationStep {
         let changes = SchemaDifference.changes(from: old, to: new)
         try SchemaDifference.requireLightweight(changes, from: fromName, to: toName, store: store)
         return MigrationStep(name: "\(fromName) → \(toName)", changes: changes)

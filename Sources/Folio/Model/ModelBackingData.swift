@@ -222,8 +222,9 @@ public final class ModelBackingData {
     @usableFromInline
     func noteLoadError(_ error: any Error, property: String, of entityName: String) {
         let record = storedRecordNumber.map { " record \($0)" } ?? ""
-        loadError = FolioError(.modelCoding, "\(entityName)\(record) has a value for '\(property)' that cannot be loaded; it reads as its default",
-                               underlying: error)
+        loadError = FolioError(
+            .modelCoding, "\(entityName)\(record) has a value for '\(property)' that cannot be loaded; it reads as its default",
+            underlying: error)
     }
 }
 
@@ -281,8 +282,10 @@ public struct _ClaimedBackingData {
     ///   `persistentBackingData`).
     public init(claiming backing: ModelBackingData, for type: any PersistentModel.Type) throws {
         guard !backing.isClaimed else {
-            throw FolioError(.invalidModel,
-                "\(type).init(backingData:) was given backing data that already belongs to a model (another model's persistentBackingData); that initializer is for Folio's contexts: create models with their own initializers, or fetch them")
+            throw FolioError(
+                .invalidModel,
+                "\(type).init(backingData:) was given backing data that already belongs to a model (another model's persistentBackingData); that initializer is for Folio's contexts: create models with their own initializers, or fetch them"
+            )
         }
         self.init(new: backing)
     }
@@ -298,14 +301,17 @@ public struct _ClaimedBackingData {
             var decoder = ModelRecordDecoder(values: values, entityName: entityName, identifier: nil, backingData: backingData)
             if case .loaded(let value) = try decoder.decodeIfPresent(forKey: key) as _ModelField<Value> { return value }
             if ValueKind.of(Value.self).isRelationship {
-                throw ModelCodingError(entityName: entityName, identifier: nil, property: key,
-                                       reason: "a 'let' cannot hold a relationship; declare it with 'var'")
+                throw ModelCodingError(
+                    entityName: entityName, identifier: nil, property: key,
+                    reason: "a 'let' cannot hold a relationship; declare it with 'var'")
             }
-            throw ModelCodingError(entityName: entityName, identifier: nil, property: key,
-                                   reason: "the record has no value for this 'let' property")
+            throw ModelCodingError(
+                entityName: entityName, identifier: nil, property: key,
+                reason: "the record has no value for this 'let' property")
         }
         if let empty = PlaceholderValue.make(Value.self) { return empty }
-        throw ModelCodingError(entityName: entityName, identifier: nil, property: key,
-                               reason: "there is no record to take this 'let' property from, and \(Value.self) has no empty value")
+        throw ModelCodingError(
+            entityName: entityName, identifier: nil, property: key,
+            reason: "there is no record to take this 'let' property from, and \(Value.self) has no empty value")
     }
 }

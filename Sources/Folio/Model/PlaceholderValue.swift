@@ -154,7 +154,8 @@ private struct EmptyDecoder: Decoder {
             try EmptyDecoder.empty(type, codingPath: codingPath + [key], depth: depth)
         }
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
-            -> KeyedDecodingContainer<NestedKey> {
+            -> KeyedDecodingContainer<NestedKey>
+        {
             KeyedDecodingContainer(Keyed<NestedKey>(codingPath: codingPath + [key], depth: depth))
         }
         func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {

@@ -43,9 +43,11 @@ public final class HistoryObserver: Observable {
     ///   - modelContainer: The container whose store is observed.
     ///   - isolation: The actor that updates run on; the caller's by default.
     /// - Throws: ``FolioError/Code/historyExpired`` when a token is older than the retained history.
-    public init(historyTokens: [String: any HistoryToken]? = nil, observedModels: [any PersistentModel.Type] = [],
-                authors: Set<String> = [], modelContainer: ModelContainer,
-                isolation: isolated (any Actor)? = #isolation) throws {
+    public init(
+        historyTokens: [String: any HistoryToken]? = nil, observedModels: [any PersistentModel.Type] = [],
+        authors: Set<String> = [], modelContainer: ModelContainer,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
         self.observedModels = observedModels
         self.authors = authors
         self.modelContainer = modelContainer
@@ -53,9 +55,10 @@ public final class HistoryObserver: Observable {
         if observedModels.isEmpty {
             relevantEntities = nil
         } else {
-            relevantEntities = Set(observedModels.flatMap { type in
-                modelContainer.schema.entitiesByName[type._folioEntityName]?.selfAndDescendants.map(\.name) ?? [type._folioEntityName]
-            })
+            relevantEntities = Set(
+                observedModels.flatMap { type in
+                    modelContainer.schema.entitiesByName[type._folioEntityName]?.selfAndDescendants.map(\.name) ?? [type._folioEntityName]
+                })
         }
         let storeIdentifier = modelContainer.storeIdentifier
         var start = DefaultHistoryToken(storeIdentifier: storeIdentifier, sequence: modelContainer.store.lastSequence)
@@ -117,8 +120,10 @@ extension ModelContainer {
             let deliver: (StoreChangeHub.Event) -> Void = { [weak self] event in
                 guard let self else { return }
                 if event.isReset {
-                    continuation.finish(throwing: FolioError(.historyExpired,
-                        "History was compacted away before it could be delivered; fetch the current state again"))
+                    continuation.finish(
+                        throwing: FolioError(
+                            .historyExpired,
+                            "History was compacted away before it could be delivered; fetch the current state again"))
                     return
                 }
                 for journal in event.transactions where position.advance(past: journal, arrivedByReload: event.reloadedThrough != nil) {

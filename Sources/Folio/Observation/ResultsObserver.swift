@@ -73,8 +73,10 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         set { fetchDescriptor.sortBy = newValue }
     }
 
-    init(descriptor: FetchDescriptor<Element>, context: ModelContext, sectionTitle: ((Element) -> SectionTitle)?,
-         sectionKeyPath: AnyKeyPath?, isolation: (any Actor)?) throws {
+    init(
+        descriptor: FetchDescriptor<Element>, context: ModelContext, sectionTitle: ((Element) -> SectionTitle)?,
+        sectionKeyPath: AnyKeyPath?, isolation: (any Actor)?
+    ) throws {
         self.descriptor = descriptor
         self.modelContext = context
         self.sectionTitle = sectionTitle
@@ -188,30 +190,41 @@ extension ModelContext {
 
 extension ResultsObserver where SectionTitle == Never {
     /// Observes the results of a fetch in a context.
-    public convenience init(fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(), modelContext: ModelContext,
-                            isolation: isolated (any Actor)? = #isolation) throws {
+    public convenience init(
+        fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(), modelContext: ModelContext,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
         try self.init(descriptor: fetchDescriptor, context: modelContext, sectionTitle: nil, sectionKeyPath: nil, isolation: isolation)
     }
 
     /// Observes the results of a fetch in a new context of a container.
-    public convenience init(fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(), modelContainer: ModelContainer,
-                            isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: fetchDescriptor, context: ModelContext(modelContainer), sectionTitle: nil, sectionKeyPath: nil,
-                      isolation: isolation)
+    public convenience init(
+        fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(), modelContainer: ModelContainer,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: fetchDescriptor, context: ModelContext(modelContainer), sectionTitle: nil, sectionKeyPath: nil,
+            isolation: isolation)
     }
 
     /// Observes the models that match a predicate, in an order.
-    public convenience init(filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
-                            modelContext: ModelContext, isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), context: modelContext,
-                      sectionTitle: nil, sectionKeyPath: nil, isolation: isolation)
+    public convenience init(
+        filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
+        modelContext: ModelContext, isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), context: modelContext,
+            sectionTitle: nil, sectionKeyPath: nil, isolation: isolation)
     }
 
     /// Observes the models that match a predicate, in an order, in a new context of a container.
-    public convenience init(filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
-                            modelContainer: ModelContainer, isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), context: ModelContext(modelContainer),
-                      sectionTitle: nil, sectionKeyPath: nil, isolation: isolation)
+    public convenience init(
+        filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
+        modelContainer: ModelContainer, isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), context: ModelContext(modelContainer),
+            sectionTitle: nil, sectionKeyPath: nil, isolation: isolation)
     }
 }
 
@@ -219,71 +232,95 @@ extension ResultsObserver where SectionTitle == Never {
 
 extension ResultsObserver where SectionTitle == String {
     /// Observes the results of a fetch, in sections by a string property.
-    public convenience init(fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
-                            sectionBy: KeyPath<Element, String>, modelContext: ModelContext,
-                            isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: Self.sorted(fetchDescriptor, by: sectionBy), context: modelContext,
-                      sectionTitle: { $0[keyPath: sectionBy] }, sectionKeyPath: sectionBy, isolation: isolation)
+    public convenience init(
+        fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
+        sectionBy: KeyPath<Element, String>, modelContext: ModelContext,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: Self.sorted(fetchDescriptor, by: sectionBy), context: modelContext,
+            sectionTitle: { $0[keyPath: sectionBy] }, sectionKeyPath: sectionBy, isolation: isolation)
     }
 
     /// Observes the results of a fetch, in sections by an optional string property (nil titles become "").
-    public convenience init(fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
-                            sectionBy: KeyPath<Element, String?>, modelContext: ModelContext,
-                            isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: Self.sorted(fetchDescriptor, by: sectionBy), context: modelContext,
-                      sectionTitle: { $0[keyPath: sectionBy] ?? "" }, sectionKeyPath: sectionBy, isolation: isolation)
+    public convenience init(
+        fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
+        sectionBy: KeyPath<Element, String?>, modelContext: ModelContext,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: Self.sorted(fetchDescriptor, by: sectionBy), context: modelContext,
+            sectionTitle: { $0[keyPath: sectionBy] ?? "" }, sectionKeyPath: sectionBy, isolation: isolation)
     }
 
     /// Observes the results of a fetch in a new context, in sections by a string property.
-    public convenience init(fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
-                            sectionBy: KeyPath<Element, String>, modelContainer: ModelContainer,
-                            isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: Self.sorted(fetchDescriptor, by: sectionBy), context: ModelContext(modelContainer),
-                      sectionTitle: { $0[keyPath: sectionBy] }, sectionKeyPath: sectionBy, isolation: isolation)
+    public convenience init(
+        fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
+        sectionBy: KeyPath<Element, String>, modelContainer: ModelContainer,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: Self.sorted(fetchDescriptor, by: sectionBy), context: ModelContext(modelContainer),
+            sectionTitle: { $0[keyPath: sectionBy] }, sectionKeyPath: sectionBy, isolation: isolation)
     }
 
     /// Observes the results of a fetch in a new context, in sections by an optional string property.
-    public convenience init(fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
-                            sectionBy: KeyPath<Element, String?>, modelContainer: ModelContainer,
-                            isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: Self.sorted(fetchDescriptor, by: sectionBy), context: ModelContext(modelContainer),
-                      sectionTitle: { $0[keyPath: sectionBy] ?? "" }, sectionKeyPath: sectionBy, isolation: isolation)
+    public convenience init(
+        fetchDescriptor: FetchDescriptor<Element> = FetchDescriptor<Element>(),
+        sectionBy: KeyPath<Element, String?>, modelContainer: ModelContainer,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: Self.sorted(fetchDescriptor, by: sectionBy), context: ModelContext(modelContainer),
+            sectionTitle: { $0[keyPath: sectionBy] ?? "" }, sectionKeyPath: sectionBy, isolation: isolation)
     }
 
     /// Observes the models that match a predicate, in sections by a string property.
-    public convenience init(filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
-                            sectionBy: KeyPath<Element, String>, modelContext: ModelContext,
-                            isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: Self.sorted(FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), by: sectionBy),
-                      context: modelContext, sectionTitle: { $0[keyPath: sectionBy] }, sectionKeyPath: sectionBy,
-                      isolation: isolation)
+    public convenience init(
+        filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
+        sectionBy: KeyPath<Element, String>, modelContext: ModelContext,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: Self.sorted(FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), by: sectionBy),
+            context: modelContext, sectionTitle: { $0[keyPath: sectionBy] }, sectionKeyPath: sectionBy,
+            isolation: isolation)
     }
 
     /// Observes the models that match a predicate, in sections by an optional string property.
-    public convenience init(filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
-                            sectionBy: KeyPath<Element, String?>, modelContext: ModelContext,
-                            isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: Self.sorted(FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), by: sectionBy),
-                      context: modelContext, sectionTitle: { $0[keyPath: sectionBy] ?? "" }, sectionKeyPath: sectionBy,
-                      isolation: isolation)
+    public convenience init(
+        filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
+        sectionBy: KeyPath<Element, String?>, modelContext: ModelContext,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: Self.sorted(FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), by: sectionBy),
+            context: modelContext, sectionTitle: { $0[keyPath: sectionBy] ?? "" }, sectionKeyPath: sectionBy,
+            isolation: isolation)
     }
 
     /// Observes the models that match a predicate in a new context, in sections by a string property.
-    public convenience init(filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
-                            sectionBy: KeyPath<Element, String>, modelContainer: ModelContainer,
-                            isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: Self.sorted(FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), by: sectionBy),
-                      context: ModelContext(modelContainer), sectionTitle: { $0[keyPath: sectionBy] },
-                      sectionKeyPath: sectionBy, isolation: isolation)
+    public convenience init(
+        filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
+        sectionBy: KeyPath<Element, String>, modelContainer: ModelContainer,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: Self.sorted(FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), by: sectionBy),
+            context: ModelContext(modelContainer), sectionTitle: { $0[keyPath: sectionBy] },
+            sectionKeyPath: sectionBy, isolation: isolation)
     }
 
     /// Observes the models that match a predicate in a new context, in sections by an optional string property.
-    public convenience init(filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
-                            sectionBy: KeyPath<Element, String?>, modelContainer: ModelContainer,
-                            isolation: isolated (any Actor)? = #isolation) throws {
-        try self.init(descriptor: Self.sorted(FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), by: sectionBy),
-                      context: ModelContext(modelContainer), sectionTitle: { $0[keyPath: sectionBy] ?? "" },
-                      sectionKeyPath: sectionBy, isolation: isolation)
+    public convenience init(
+        filterBy: Predicate<Element>? = nil, sortBy: [SortDescriptor<Element>]? = nil,
+        sectionBy: KeyPath<Element, String?>, modelContainer: ModelContainer,
+        isolation: isolated (any Actor)? = #isolation
+    ) throws {
+        try self.init(
+            descriptor: Self.sorted(FetchDescriptor(predicate: filterBy, sortBy: sortBy ?? []), by: sectionBy),
+            context: ModelContext(modelContainer), sectionTitle: { $0[keyPath: sectionBy] ?? "" },
+            sectionKeyPath: sectionBy, isolation: isolation)
     }
 
     /// The descriptor with the section key sorted on first, as SwiftData does.

@@ -24,8 +24,9 @@ enum OpaqueAttributeCheck {
             return entity.modelType._folioKeyPathTable.compactMap { keyPath, name -> Opaque? in
                 guard codable.contains(name), let attribute = entity.attributesByName[name] else { return nil }
                 let unwrapped = (attribute.valueType as? any _OptionalValue.Type)?._wrappedType ?? attribute.valueType
-                return Opaque(entity: entity.name, attribute: name, keyPath: keyPath, valueType: unwrapped,
-                              text: normalizedText(keyPath))
+                return Opaque(
+                    entity: entity.name, attribute: name, keyPath: keyPath, valueType: unwrapped,
+                    text: normalizedText(keyPath))
             }
         }
     }
@@ -36,8 +37,10 @@ enum OpaqueAttributeCheck {
         guard !opaque.isEmpty else { return }
         for keyPath in keyPaths(in: predicateExpression) {
             if let hit = reachesInside(keyPath, opaque, schema) {
-                throw FolioError(.invalidFetchDescriptor,
-                    "The predicate reads \(display(keyPath, hit)) inside '\(hit.entity).\(hit.attribute)', which is stored with @Attribute(.codable) as an opaque value; predicates and sorts cannot look inside it. Compare the whole value with nil, or store the part you query as its own property")
+                throw FolioError(
+                    .invalidFetchDescriptor,
+                    "The predicate reads \(display(keyPath, hit)) inside '\(hit.entity).\(hit.attribute)', which is stored with @Attribute(.codable) as an opaque value; predicates and sorts cannot look inside it. Compare the whole value with nil, or store the part you query as its own property"
+                )
             }
         }
     }
@@ -46,12 +49,15 @@ enum OpaqueAttributeCheck {
     static func check(sortKeyPath keyPath: AnyKeyPath, schema: Schema) throws {
         let opaque = opaqueAttributes(in: schema)
         if let hit = opaque.first(where: { $0.keyPath == keyPath }) {
-            throw FolioError(.invalidFetchDescriptor,
+            throw FolioError(
+                .invalidFetchDescriptor,
                 "Cannot sort by '\(hit.entity).\(hit.attribute)': it is stored with @Attribute(.codable) as an opaque value, which has no order")
         }
         if let hit = reachesInside(keyPath, opaque, schema) {
-            throw FolioError(.invalidFetchDescriptor,
-                "The sort descriptor reads \(display(keyPath, hit)) inside '\(hit.entity).\(hit.attribute)', which is stored with @Attribute(.codable) as an opaque value; sorts cannot look inside it")
+            throw FolioError(
+                .invalidFetchDescriptor,
+                "The sort descriptor reads \(display(keyPath, hit)) inside '\(hit.entity).\(hit.attribute)', which is stored with @Attribute(.codable) as an opaque value; sorts cannot look inside it"
+            )
         }
     }
 
@@ -63,7 +69,8 @@ enum OpaqueAttributeCheck {
             return hit
         }
         guard let model = rootType as? any PersistentModel.Type,
-              let entity = schema.entitiesByName[model._folioEntityName] else { return nil }
+            let entity = schema.entitiesByName[model._folioEntityName]
+        else { return nil }
         let text = normalizedText(keyPath)
         let candidates = opaque.filter { $0.entity == entity.name && text.count > $0.text.count && text.hasPrefix($0.text) }
         guard let hit = candidates.first else { return nil }
@@ -98,10 +105,10 @@ enum OpaqueAttributeCheck {
         let prefix = hit.text
         var rest: Substring
         if text.hasPrefix(prefix) {
-            rest = text.dropFirst(prefix.count)           // "?.rawValue?" for \Trip.mapItem?.rawValue
+            rest = text.dropFirst(prefix.count)  // "?.rawValue?" for \Trip.mapItem?.rawValue
             if rest.hasSuffix("?") { rest = rest.dropLast() }
         } else if let dot = text.firstIndex(of: ".") {
-            rest = text[dot...]                            // ".rawValue" for \MapItemIdentifier.rawValue
+            rest = text[dot...]  // ".rawValue" for \MapItemIdentifier.rawValue
         } else {
             rest = ""
         }

@@ -58,8 +58,9 @@ struct PendingOverlay {
         } catch let error as FolioError {
             throw error
         } catch {
-            throw FolioError(.modelCoding, "An unsaved \(type(of: model)) could not be encoded for the fetch, as saving it would fail too",
-                             underlying: error)
+            throw FolioError(
+                .modelCoding, "An unsaved \(type(of: model)) could not be encoded for the fetch, as saving it would fail too",
+                underlying: error)
         }
     }
 

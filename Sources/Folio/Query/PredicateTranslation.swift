@@ -32,8 +32,10 @@ struct TranslationContext {
 
     /// Translates with `variable` standing for `node`, then restores what it stood for before: the same
     /// nested predicate may be inlined again elsewhere with another argument.
-    mutating func substituting<Result>(_ variable: PredicateExpressions.VariableID, with node: QueryNode,
-                                       _ body: (inout TranslationContext) throws -> Result) rethrows -> Result {
+    mutating func substituting<Result>(
+        _ variable: PredicateExpressions.VariableID, with node: QueryNode,
+        _ body: (inout TranslationContext) throws -> Result
+    ) rethrows -> Result {
         let previous = substitutions.updateValue(node, forKey: variable)
         defer { substitutions[variable] = previous }
         return try body(&self)
@@ -49,7 +51,8 @@ struct TranslationContext {
     /// The stored property a key path rooted at a model type names, with its conversion.
     mutating func field(of model: any PersistentModel.Type, keyPath: AnyKeyPath) throws -> (String, FieldConversion) {
         guard let entity = schema.entitiesByName[model._folioEntityName], let name = entity.propertyNamesByKeyPath[keyPath],
-              let metadata = entity.metadataByName[name] else {
+            let metadata = entity.metadataByName[name]
+        else {
             throw NotTranslatable(reason: "\(keyPath) is not a stored property")
         }
         if metadata.valueType == Decimal.self || metadata.valueType == Decimal?.self {
@@ -333,23 +336,23 @@ extension PredicateExpressions.ConditionalCast: QueryTranslatable where Input: Q
 // MARK: Nested predicates
 
 #if !canImport(Darwin)
-extension PredicateExpressions.FolioPredicateEvaluate: QueryTranslatable {
-    /// Inlines the nested predicate: its condition is translated with its variable standing for the
-    /// argument, so that the planner sees (and indexes) the inner comparisons as if written in place.
-    func translate(_ context: inout TranslationContext) throws -> QueryNode {
-        guard let argument = input as? any QueryTranslatable else {
-            throw NotTranslatable(reason: "the argument of a nested predicate is not translatable")
+    extension PredicateExpressions.FolioPredicateEvaluate: QueryTranslatable {
+        /// Inlines the nested predicate: its condition is translated with its variable standing for the
+        /// argument, so that the planner sees (and indexes) the inner comparisons as if written in place.
+        func translate(_ context: inout TranslationContext) throws -> QueryNode {
+            guard let argument = input as? any QueryTranslatable else {
+                throw NotTranslatable(reason: "the argument of a nested predicate is not translatable")
+            }
+            // The nested predicate is a constant (a captured value); one computed from the outer
+            // predicate's variables needs a record, which only evaluating models provides.
+            guard let inner = try? predicate.evaluate(PredicateBindings()) else {
+                throw NotTranslatable(reason: "the nested predicate depends on the record")
+            }
+            guard let condition = inner.expression as? any QueryTranslatable else {
+                throw NotTranslatable(reason: "the nested predicate is not translatable")
+            }
+            let node = try argument.translate(&context)
+            return try context.substituting(inner.variable.key, with: node) { try condition.translate(&$0) }
         }
-        // The nested predicate is a constant (a captured value); one computed from the outer
-        // predicate's variables needs a record, which only evaluating models provides.
-        guard let inner = try? predicate.evaluate(PredicateBindings()) else {
-            throw NotTranslatable(reason: "the nested predicate depends on the record")
-        }
-        guard let condition = inner.expression as? any QueryTranslatable else {
-            throw NotTranslatable(reason: "the nested predicate is not translatable")
-        }
-        let node = try argument.translate(&context)
-        return try context.substituting(inner.variable.key, with: node) { try condition.translate(&$0) }
     }
-}
 #endif

@@ -4,9 +4,11 @@ extension QueryExecutor {
     /// `candidates` in the order of `sortKeys` (ties in identifier order), only as many as the window
     /// needs. Reads keys from the column table or the values a scan kept when there are any, else from
     /// each row.
-    func sortOnRecords(_ candidates: [RowID], by descriptorKeys: [SortKey], values candidateValues: [RecordValues]?,
-                       columnRows: (table: ColumnTable, rows: [Int])?,
-                       lookup: (Int64) -> (entity: String, values: RecordValues)?) -> [RowID] {
+    func sortOnRecords(
+        _ candidates: [RowID], by descriptorKeys: [SortKey], values candidateValues: [RecordValues]?,
+        columnRows: (table: ColumnTable, rows: [Int])?,
+        lookup: (Int64) -> (entity: String, values: RecordValues)?
+    ) -> [RowID] {
         // Sort keys are fields of the fetched type, whose subentities inherit them with their defaults.
         let sortKeys = descriptorKeys.map { key in
             var key = key

@@ -28,14 +28,17 @@ struct QueryExecutor {
         self.plan = plan
         self.context = context
         self.index = index
-        overlay = plan.overlaysPendingChanges ? try PendingOverlay(context: context, entities: plan.query.entities, records: index.records) : PendingOverlay()
+        overlay =
+            plan.overlaysPendingChanges
+            ? try PendingOverlay(context: context, entities: plan.query.entities, records: index.records) : PendingOverlay()
     }
 
     /// The rows that match, sorted and windowed.
     func run() throws -> [RowID] {
         let index = index
         let overlay = overlay
-        let lookup: (Int64) -> (entity: String, values: RecordValues)? = overlay.isEmpty
+        let lookup: (Int64) -> (entity: String, values: RecordValues)? =
+            overlay.isEmpty
             ? { id in index.records[id].map { ($0.entity, $0.values) } }
             : { id in
                 if let row = overlay.rows[id] { return row }
@@ -58,8 +61,11 @@ struct QueryExecutor {
             // A lookup that answered the whole predicate: evaluating it again would only repeat it.
             filtered = isExact && overlay.isEmpty
         case .columnScan(let entity):
-            if let filter, let scan = try columnScan(filter, entity: entity, evaluator: evaluator,
-                                                     inIdentifierOrder: query.sortKeys?.isEmpty ?? true) {
+            if let filter,
+                let scan = try columnScan(
+                    filter, entity: entity, evaluator: evaluator,
+                    inIdentifierOrder: query.sortKeys?.isEmpty ?? true)
+            {
                 // Sorting by keys works on the rows themselves and names the identifiers of the rows it
                 // keeps; only other orders need every row's identifier now.
                 let sortsRows = query.sortKeys.map { !$0.isEmpty } ?? false
@@ -150,8 +156,10 @@ struct QueryExecutor {
     /// the entity's columns, and the rest on the records that pass them; nil if the first conjunct is not
     /// such a comparison or its field is not all numbers. Conjuncts are taken in their order, so a
     /// condition is only ever evaluated where the ones before it hold, as `&&` does.
-    private func columnScan(_ filter: QueryNode, entity: String, evaluator: QueryEvaluator,
-                            inIdentifierOrder: Bool) throws -> (table: ColumnTable, rows: [Int])? {
+    private func columnScan(
+        _ filter: QueryNode, entity: String, evaluator: QueryEvaluator,
+        inIdentifierOrder: Bool
+    ) throws -> (table: ColumnTable, rows: [Int])? {
         let table = index.columnTable(for: entity)
         let all = filter.conjuncts
         var conditions: [(condition: ColumnCondition, column: [Double])] = []
@@ -177,8 +185,10 @@ struct QueryExecutor {
     }
 
     /// Whether `filter` holds for a record; an evaluation error fails the fetch as `Predicate.evaluate` would.
-    func passes(_ filter: QueryNode, _ evaluator: QueryEvaluator, id: Int64, entity: String, values: RecordValues,
-                        _ slots: inout [QueryValue]) throws -> Bool {
+    func passes(
+        _ filter: QueryNode, _ evaluator: QueryEvaluator, id: Int64, entity: String, values: RecordValues,
+        _ slots: inout [QueryValue]
+    ) throws -> Bool {
         do {
             return try evaluator.truth(filter, id: id, entity: entity, values: values, &slots)
         } catch let error as QueryEvaluationError {

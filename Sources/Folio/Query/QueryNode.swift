@@ -218,8 +218,10 @@ struct QueryEvaluator {
         }
     }
 
-    private func bind<R>(_ slot: Int, _ value: QueryValue, _ slots: inout [QueryValue],
-                         _ body: (inout [QueryValue]) throws -> R) rethrows -> R {
+    private func bind<R>(
+        _ slot: Int, _ value: QueryValue, _ slots: inout [QueryValue],
+        _ body: (inout [QueryValue]) throws -> R
+    ) rethrows -> R {
         while slots.count <= slot { slots.append(.null) }
         let saved = slots[slot]
         slots[slot] = value

@@ -46,14 +46,16 @@ struct PhysicalPlan {
 /// how many records their keys hold. It reads no record and evaluates nothing.
 enum QueryPlanner {
     static func plan(_ query: LogicalQuery, index: RecordIndex, hasPendingChanges: Bool) -> PhysicalPlan {
-        PhysicalPlan(query: query, access: access(for: query, index: index, hasPendingChanges: hasPendingChanges),
-                     overlaysPendingChanges: hasPendingChanges)
+        PhysicalPlan(
+            query: query, access: access(for: query, index: index, hasPendingChanges: hasPendingChanges),
+            overlaysPendingChanges: hasPendingChanges)
     }
 
     private static func access(for query: LogicalQuery, index: RecordIndex, hasPendingChanges: Bool) -> AccessPath {
         // Top-k from a sorted index: one sort key with an index, everything else on records.
         if let sortKeys = query.sortKeys, sortKeys.count == 1, let wanted = query.wanted, !query.filtersModels,
-           !hasPendingChanges, query.entities.allSatisfy({ index.isIndexed($0, sortKeys[0].name) }) {
+            !hasPendingChanges, query.entities.allSatisfy({ index.isIndexed($0, sortKeys[0].name) })
+        {
             return .orderedWalk(sortKeys[0], limit: wanted)
         }
         guard let filter = query.filter else { return .allIdentifiers }
@@ -62,7 +64,8 @@ enum QueryPlanner {
         }
         guard !hasPendingChanges else { return .allIdentifiers }
         if query.entities.count == 1, let only = query.entities.first, let first = filter.conjuncts.first,
-           ColumnCondition(first) != nil {
+            ColumnCondition(first) != nil
+        {
             return .columnScan(entity: only)
         }
         return .recordScan
@@ -71,8 +74,10 @@ enum QueryPlanner {
     /// The index probe for the top-level conjunct with the fewest candidates, if any conjunct has one.
     /// `isExact` holds when the filter is that one conjunct and the probe is one equality or `IN` list of
     /// plain values, so that evaluating the filter again on each candidate would only repeat the lookup.
-    private static func indexProbe(_ filter: QueryNode, entities: Set<String>,
-                                   index: RecordIndex) -> (field: String, probe: IndexProbe, isExact: Bool)? {
+    private static func indexProbe(
+        _ filter: QueryNode, entities: Set<String>,
+        index: RecordIndex
+    ) -> (field: String, probe: IndexProbe, isExact: Bool)? {
         var best: (field: String, probe: IndexProbe, isExact: Bool, count: Int)?
         let all = filter.conjuncts
         for conjunct in all {
@@ -87,8 +92,10 @@ enum QueryPlanner {
     /// The probe that answers one conjunct on an index, with how many records it gives (for a union, at
     /// most that many); nil when the conjunct is not an equality, `IN` list, range or `||` of those on
     /// one indexed field of every entity.
-    private static func probe(_ node: QueryNode, entities: Set<String>,
-                              index: RecordIndex) -> (field: String, probe: IndexProbe, isExact: Bool, count: Int)? {
+    private static func probe(
+        _ node: QueryNode, entities: Set<String>,
+        index: RecordIndex
+    ) -> (field: String, probe: IndexProbe, isExact: Bool, count: Int)? {
         switch node {
         case .equal(let lhs, let rhs):
             guard let (name, conversion, value) = fieldAndConstant(lhs, rhs) else { return nil }
@@ -110,7 +117,8 @@ enum QueryPlanner {
             return (name, .keys(keys), values.allSatisfy(\.isPlainKey) && conversion != .toOne, count)
         case .or(let lhs, let rhs):
             guard let left = probe(lhs, entities: entities, index: index), let right = probe(rhs, entities: entities, index: index),
-                  left.field == right.field else { return nil }
+                left.field == right.field
+            else { return nil }
             return (left.field, .union(left.probe, right.probe), left.isExact && right.isExact, left.count + right.count)
         case .compare(let lhs, let op, let rhs):
             guard let (name, operation, bound) = rangeCondition(lhs, op, rhs) else { return nil }
@@ -144,8 +152,10 @@ enum QueryPlanner {
 
     /// A comparison of a field with a constant as `field <op> bound`, or nil when it is not one (or the
     /// constant is nil, which no range holds).
-    private static func rangeCondition(_ lhs: QueryNode, _ op: QueryNode.ComparisonOperator,
-                                       _ rhs: QueryNode) -> (String, QueryNode.ComparisonOperator, QueryKey)? {
+    private static func rangeCondition(
+        _ lhs: QueryNode, _ op: QueryNode.ComparisonOperator,
+        _ rhs: QueryNode
+    ) -> (String, QueryNode.ComparisonOperator, QueryKey)? {
         var operation = op
         var pair = fieldAndConstant(lhs, rhs)
         if pair == nil, let flipped = fieldAndConstant(rhs, lhs) {

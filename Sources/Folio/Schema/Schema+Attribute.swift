@@ -61,14 +61,19 @@ extension Schema {
         }
 
         /// A complete attribute description.
-        public convenience init(name: String, originalName: String? = nil, options: [Option] = [], valueType: any Any.Type,
-                                defaultValue: Any? = nil, hashModifier: String? = nil) {
-            self.init(name: name, originalName: originalName, options: options, valueType: valueType,
-                      defaultValue: defaultValue, hashModifier: hashModifier, keyPath: nil)
+        public convenience init(
+            name: String, originalName: String? = nil, options: [Option] = [], valueType: any Any.Type,
+            defaultValue: Any? = nil, hashModifier: String? = nil
+        ) {
+            self.init(
+                name: name, originalName: originalName, options: options, valueType: valueType,
+                defaultValue: defaultValue, hashModifier: hashModifier, keyPath: nil)
         }
 
-        private init(name: String, originalName: String?, options: [Option], valueType: any Any.Type,
-                     defaultValue: Any?, hashModifier: String?, keyPath: AnyKeyPath?) {
+        private init(
+            name: String, originalName: String?, options: [Option], valueType: any Any.Type,
+            defaultValue: Any?, hashModifier: String?, keyPath: AnyKeyPath?
+        ) {
             self.name = name
             self.options = options
             self.declaredOriginalName = originalName
@@ -82,9 +87,10 @@ extension Schema {
 
         /// The attribute of the property `metadata` describes, with the options this one declares.
         func completed(from metadata: PropertyMetadata) -> Attribute {
-            Attribute(name: metadata.name, originalName: declaredOriginalName, options: options,
-                      valueType: metadata.valueType, defaultValue: metadata.defaultValue,
-                      hashModifier: hashModifier, keyPath: metadata.keypath)
+            Attribute(
+                name: metadata.name, originalName: declaredOriginalName, options: options,
+                valueType: metadata.valueType, defaultValue: metadata.defaultValue,
+                hashModifier: hashModifier, keyPath: metadata.keypath)
         }
 
         /// Always true for an attribute.

@@ -48,17 +48,20 @@ extension Schema {
             self.metadataByName = layout.metadataByName
             let properties = layout.properties
             let attributes = properties.compactMap { $0 as? Attribute }
-            let relationshipsByName = Dictionary(properties.compactMap { $0 as? Relationship }.map { ($0.name, $0) },
-                                                 uniquingKeysWith: { first, _ in first })
-            self.propertyNamesByKeyPath = Dictionary(layout.modelType._folioKeyPathTable.map { ($0.0, $0.1) },
-                                                     uniquingKeysWith: { first, _ in first })
+            let relationshipsByName = Dictionary(
+                properties.compactMap { $0 as? Relationship }.map { ($0.name, $0) },
+                uniquingKeysWith: { first, _ in first })
+            self.propertyNamesByKeyPath = Dictionary(
+                layout.modelType._folioKeyPathTable.map { ($0.0, $0.1) },
+                uniquingKeysWith: { first, _ in first })
             self.attributesByName = Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
             self.relationshipsByName = relationshipsByName
             self.renamedProperties = properties.filter { $0.originalName != $0.name }.map { ($0.name, $0.originalName) }
             self.externalStorageAttributeNames = attributes.filter(\.isExternalStorage).map(\.name)
             self.ephemeralAttributeNames = attributes.filter(\.isTransient).map(\.name)
             self.preservedAttributeNames = Set(attributes.filter(\.preservesValueOnDeletion).map(\.name))
-            self.loadsCompletelyWhenFetched = relationshipsByName.values.contains { $0.isToOneRelationship && !$0.isOptional }
+            self.loadsCompletelyWhenFetched =
+                relationshipsByName.values.contains { $0.isToOneRelationship && !$0.isOptional }
                 || !PlaceholderValue.canStandIn(layout.modelType)
             for subentity in self.subentities { subentity.superentity = self }
         }

@@ -13,8 +13,10 @@ extension Schema {
         public let valueType: any Any.Type
 
         /// Describes a persisted property of `Root` with the value type of `keypath`.
-        public init<Root, Value>(name: String, keypath: KeyPath<Root, Value>, defaultValue: Any?,
-                                 metadata: (any SchemaProperty)?) {
+        public init<Root, Value>(
+            name: String, keypath: KeyPath<Root, Value>, defaultValue: Any?,
+            metadata: (any SchemaProperty)?
+        ) {
             self.name = name
             self.keypath = keypath
             self.defaultValue = defaultValue

@@ -53,9 +53,11 @@ extension Schema {
         private let declaredOriginalName: String?
 
         /// The options of a relationship, as `@Relationship` spells them.
-        public init(_ options: Option..., deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = 0,
-                    maximumModelCount: Int? = 0, originalName: String? = nil, inverse: AnyKeyPath? = nil,
-                    hashModifier: String? = nil) {
+        public init(
+            _ options: Option..., deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = 0,
+            maximumModelCount: Int? = 0, originalName: String? = nil, inverse: AnyKeyPath? = nil,
+            hashModifier: String? = nil
+        ) {
             self.name = ""
             self.options = options
             self.deleteRule = deleteRule
@@ -75,8 +77,10 @@ extension Schema {
         }
 
         /// A copy of `declared` with the given name and inverse, and with what the property's type says.
-        private init(_ declared: Relationship, name: String, originalName: String, inverseName: String?,
-                     valueType: any Any.Type, keyPath: AnyKeyPath?, kind: ValueKind) {
+        private init(
+            _ declared: Relationship, name: String, originalName: String, inverseName: String?,
+            valueType: any Any.Type, keyPath: AnyKeyPath?, kind: ValueKind
+        ) {
             self.name = name
             self.options = declared.options
             self.deleteRule = declared.deleteRule
@@ -111,8 +115,9 @@ extension Schema {
         /// The relationship of the property `metadata` describes, of `kind`, with the options this one
         /// declares; its inverse is named later (``withInverse(_:)``).
         func completed(from metadata: PropertyMetadata, kind: ValueKind) -> Relationship {
-            Relationship(self, name: metadata.name, originalName: declaredOriginalName ?? metadata.name, inverseName: nil,
-                         valueType: metadata.valueType, keyPath: metadata.keypath, kind: kind)
+            Relationship(
+                self, name: metadata.name, originalName: declaredOriginalName ?? metadata.name, inverseName: nil,
+                valueType: metadata.valueType, keyPath: metadata.keypath, kind: kind)
         }
 
         /// This relationship with its inverse named `inverseName`.

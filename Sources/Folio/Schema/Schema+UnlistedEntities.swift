@@ -70,9 +70,12 @@ extension Schema {
         guard adopted.problems.count > problems.count else { return adopted }
         // A class found by name that does not fit with the models here (a name clash, say) is not
         // taken: unlisted entities are kept as recorded instead.
-        return rebuilt(addingTypes: [], addingRecordedOnly: recordedOnly + recorded.entities.values.filter { candidate in
-            candidate.isUnlisted && types.contains { $0._folioEntityName == candidate.name }
-        }.map { Self.recordedOnlyEntity($0, in: recorded) })
+        return rebuilt(
+            addingTypes: [],
+            addingRecordedOnly: recordedOnly
+                + recorded.entities.values.filter { candidate in
+                    candidate.isUnlisted && types.contains { $0._folioEntityName == candidate.name }
+                }.map { Self.recordedOnlyEntity($0, in: recorded) })
     }
 
     /// The class of `entity`, a recorded entity that earlier models listed, when it inherits from one of
@@ -85,8 +88,8 @@ extension Schema {
             if let ancestor = entitiesByName[name], !ancestor.isRecordedOnly {
                 let qualified = String(reflecting: ancestor.modelType)
                 guard let module = qualified.split(separator: ".").first,
-                      let type = Self.modelClass(named: "\(module).\(entity.name)"),
-                      type._folioEntityName == entity.name, type._folioSuperclass?._folioEntityName == entity.superentity
+                    let type = Self.modelClass(named: "\(module).\(entity.name)"),
+                    type._folioEntityName == entity.name, type._folioSuperclass?._folioEntityName == entity.superentity
                 else { return nil }
                 return type
             }
@@ -110,7 +113,7 @@ extension Schema {
     /// entity's name and superentity.
     static func resolvedType(of entity: RecordedSchema.Entity) -> (any PersistentModel.Type)? {
         guard let name = entity.className, let type = modelClass(named: name),
-              type._folioEntityName == entity.name, type._folioSuperclass?._folioEntityName == entity.superentity
+            type._folioEntityName == entity.name, type._folioSuperclass?._folioEntityName == entity.superentity
         else { return nil }
         return type
     }
@@ -126,12 +129,13 @@ extension Schema {
     /// Whether `name` is `Module.Class`, each part a short plain identifier.
     static func isTopLevelClassName(_ name: String) -> Bool {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 2 && parts.allSatisfy { part in
-            !part.isEmpty && part.utf8.count <= 256 && part.utf8.first.map { !(0x30...0x39).contains($0) } == true
-                && part.utf8.allSatisfy { byte in
-                    (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F
-                }
-        }
+        return parts.count == 2
+            && parts.allSatisfy { part in
+                !part.isEmpty && part.utf8.count <= 256 && part.utf8.first.map { !(0x30...0x39).contains($0) } == true
+                    && part.utf8.allSatisfy { byte in
+                        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F
+                    }
+            }
     }
 
     private static func recordedOnlyEntity(_ entity: RecordedSchema.Entity, in recorded: RecordedSchema) -> RecordedOnlyEntity {

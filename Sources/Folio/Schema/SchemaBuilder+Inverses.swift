@@ -30,11 +30,14 @@ extension SchemaBuilder {
 
     /// Notes in `names` the inverse of `relationship`, declared by the entity at `position`, and, for a
     /// declared inverse, the inverse's own when it has none yet.
-    private mutating func nameInverse(of relationship: Schema.Relationship, in position: Int, layouts: [EntityLayout],
-                                      parents: [Int?], byType: [ObjectIdentifier: Int],
-                                      names: inout [ObjectIdentifier: String]) {
+    private mutating func nameInverse(
+        of relationship: Schema.Relationship, in position: Int, layouts: [EntityLayout],
+        parents: [Int?], byType: [ObjectIdentifier: Int],
+        names: inout [ObjectIdentifier: String]
+    ) {
         guard let destinationType = relationship.destinationType,
-              let destinationPosition = byType[ObjectIdentifier(destinationType)] else { return }
+            let destinationPosition = byType[ObjectIdentifier(destinationType)]
+        else { return }
         let entity = layouts[position]
         let destination = layouts[destinationPosition]
         let destinationRelationships = destination.relationshipsByName
@@ -56,7 +59,8 @@ extension SchemaBuilder {
             return
         }
         if names[ObjectIdentifier(relationship)] == nil, candidates.count == 1, let only = candidates.first,
-           only.inverseKeyPath == nil || names[ObjectIdentifier(only)] == relationship.name {
+            only.inverseKeyPath == nil || names[ObjectIdentifier(only)] == relationship.name
+        {
             // Infer only when exactly one relationship on the other side points back, as SwiftData does.
             let backCandidates = entity.relationshipsByName.values.filter { $0.destination == relationship.destination }
             if backCandidates.count == 1 {

@@ -121,8 +121,9 @@ struct SchemaBuilder {
 
     /// The properties and constraints of `candidate`, whose superentity's are `parent`'s.
     private mutating func layout(of candidate: Candidate, parent: EntityLayout?) -> EntityLayout {
-        var layout = EntityLayout(name: candidate.name, modelType: candidate.modelType, isUnlisted: candidate.isUnlisted,
-                                  recordedOnly: candidate.recordedOnly)
+        var layout = EntityLayout(
+            name: candidate.name, modelType: candidate.modelType, isUnlisted: candidate.isUnlisted,
+            recordedOnly: candidate.recordedOnly)
         if candidate.recordedOnly != nil {
             // Its own properties are only recorded, since no class of this process reads or writes them.
             if let parent {
@@ -166,10 +167,13 @@ struct SchemaBuilder {
             return declared.completed(from: metadata, kind: kind)
         }
         if metadata.metadata is Schema.Relationship {
-            problems.append("\(entity).\(metadata.name) has type \(metadata.valueType), which is not a model or a collection of models; @Relationship needs one")
+            problems.append(
+                "\(entity).\(metadata.name) has type \(metadata.valueType), which is not a model or a collection of models; @Relationship needs one")
         }
         if !(metadata.valueType is any Codable.Type) {
-            problems.append("\(entity).\(metadata.name) has type \(metadata.valueType), which is neither Codable nor a model, so it cannot be stored; make the type Codable or mark the property @Transient")
+            problems.append(
+                "\(entity).\(metadata.name) has type \(metadata.valueType), which is neither Codable nor a model, so it cannot be stored; make the type Codable or mark the property @Transient"
+            )
         }
         let declared = (metadata.metadata as? Schema.Attribute) ?? Schema.Attribute()
         return declared.completed(from: metadata)

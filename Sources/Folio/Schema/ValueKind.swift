@@ -18,11 +18,13 @@ enum ValueKind {
     private static func classify(_ type: any Any.Type) -> ValueKind {
         if let model = type as? any PersistentModel.Type { return .toOne(model, optional: false) }
         if let optional = type as? any _OptionalValue.Type,
-           let model = optional._wrappedType as? any PersistentModel.Type {
+            let model = optional._wrappedType as? any PersistentModel.Type
+        {
             return .toOne(model, optional: true)
         }
         if let collection = type as? any _ModelCollection.Type,
-           let model = collection._elementType as? any PersistentModel.Type {
+            let model = collection._elementType as? any PersistentModel.Type
+        {
             return .toMany(model, collection: collection)
         }
         return .attribute

@@ -49,10 +49,13 @@ package final class MacroExpander {
         case "PredicateMacro":
             return predicateForwarder.expand(request)
         default:
-            return ExpansionResult(source: nil, diagnostics: [
-                Diagnostics.error("Folio's plugin has no macro named '\(request.typeName)'.",
-                                  at: 0, in: request.attribute)
-            ])
+            return ExpansionResult(
+                source: nil,
+                diagnostics: [
+                    Diagnostics.error(
+                        "Folio's plugin has no macro named '\(request.typeName)'.",
+                        at: 0, in: request.attribute)
+                ])
         }
     }
 }

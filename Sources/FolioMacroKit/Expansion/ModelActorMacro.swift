@@ -17,16 +17,20 @@ struct ModelActorMacro {
         switch request.role {
         case .member:
             guard let type else {
-                return ExpansionResult(source: "", diagnostics: [
-                    Diagnostics.error("'@ModelActor' must be attached to an actor declaration: write '@ModelActor actor Name { … }'",
-                                      at: 0, in: request.attribute)
-                ])
+                return ExpansionResult(
+                    source: "",
+                    diagnostics: [
+                        Diagnostics.error(
+                            "'@ModelActor' must be attached to an actor declaration: write '@ModelActor actor Name { … }'",
+                            at: 0, in: request.attribute)
+                    ])
             }
             if let problem = problem(type, declaration) { return ExpansionResult(source: "", diagnostics: [problem]) }
             return ExpansionResult(source: members(type, Array(declaration.source.utf8)))
         case .extension, .conformance:
             guard let type, problem(type, declaration) == nil, let extended = request.extendedType,
-                  let list = request.conformanceList, list.contains("ModelActor") else {
+                let list = request.conformanceList, list.contains("ModelActor")
+            else {
                 return ExpansionResult(source: "")
             }
             return ExpansionResult(source: "extension \(extended): Folio.ModelActor {\n}")
@@ -56,8 +60,9 @@ struct ModelActorMacro {
                 at: type.keywordOffset, in: snippet)
         default:
             let kind = type.keyword == "enum" ? "an enum" : "a \(type.keyword)"
-            let fixIt = MacroDiagnostic.FixIt(message: "change '\(type.keyword)' to 'actor'", startOffset: type.keywordOffset,
-                                              endOffset: type.keywordOffset + type.keyword.utf8.count, replacement: "actor")
+            let fixIt = MacroDiagnostic.FixIt(
+                message: "change '\(type.keyword)' to 'actor'", startOffset: type.keywordOffset,
+                endOffset: type.keywordOffset + type.keyword.utf8.count, replacement: "actor")
             return Diagnostics.error(
                 "'@ModelActor' cannot be applied to \(kind); write 'actor \(name)': a model actor is an actor, whose context's work runs on its own serial executor",
                 at: type.keywordOffset, in: snippet, fixIts: [fixIt])
@@ -68,9 +73,10 @@ struct ModelActorMacro {
 
     private func members(_ type: TypeDeclSyntax, _ bytes: [UInt8]) -> String {
         let access = accessModifier(type)
-        let declared = Set(type.allMembers.flatMap { member in
-            ["var", "let"].contains(member.decl.keyword) && !member.decl.isStatic ? member.decl.bindings.map(\.name) : []
-        })
+        let declared = Set(
+            type.allMembers.flatMap { member in
+                ["var", "let"].contains(member.decl.keyword) && !member.decl.isStatic ? member.decl.bindings.map(\.name) : []
+            })
         var parts: [String] = []
         if !declared.contains("modelExecutor") {
             parts.append("\(access)nonisolated let modelExecutor: any Folio.ModelExecutor")
@@ -79,7 +85,8 @@ struct ModelActorMacro {
             parts.append("\(access)nonisolated let modelContainer: Folio.ModelContainer")
         }
         if !declaresInitWithModelContainer(type, bytes) && !hasPropertiesNeedingInitialization(type) {
-            parts.append("""
+            parts.append(
+                """
                 \(access)init(modelContainer: Folio.ModelContainer) {
                     let modelContext = Folio.ModelContext(modelContainer)
                     self.modelExecutor = Folio.DefaultSerialModelExecutor(modelContext: modelContext)
@@ -158,10 +165,12 @@ struct ModelActorMacro {
             guard ["var", "let"].contains(decl.keyword), !decl.isStatic, !decl.modifiers.contains("lazy") else { return false }
             return decl.bindings.contains { binding in
                 guard binding.name != "modelExecutor", binding.name != "modelContainer",
-                      binding.accessorBlock != .computed, binding.initializer == nil else { return false }
+                    binding.accessorBlock != .computed, binding.initializer == nil
+                else { return false }
                 // A `var` of optional type starts as nil.
                 if decl.keyword == "var", let type = binding.type,
-                   type.hasSuffix("?") || type.hasSuffix("!") || type.hasPrefix("Optional<") {
+                    type.hasSuffix("?") || type.hasSuffix("!") || type.hasPrefix("Optional<")
+                {
                     return false
                 }
                 return true

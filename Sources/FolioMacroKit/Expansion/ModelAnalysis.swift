@@ -53,25 +53,30 @@ struct ModelAnalysis {
             }
         }
         if !hasInitializer && type.isComplete {
-            diagnostics.append(Diagnostics.error(
-                "'@Model' requires an initializer be provided for '\(type.name)'; Folio creates stored models through their own path, so the class has no implicit 'init()'",
-                at: type.nameOffset, in: snippet))
+            diagnostics.append(
+                Diagnostics.error(
+                    "'@Model' requires an initializer be provided for '\(type.name)'; Folio creates stored models through their own path, so the class has no implicit 'init()'",
+                    at: type.nameOffset, in: snippet))
         }
         let persistedNames = Set(properties.map(\.property.name))
         for (decl, isIndex, conditions) in pendingKeyPaths {
             let macroName = isIndex ? "#Index" : "#Unique"
             if let generic = decl.macroGenericArgument?.trimmingSpaces, !generic.isEmpty, generic != type.name,
-               !generic.hasSuffix("." + type.name) {
-                diagnostics.append(Diagnostics.error(
-                    "'\(macroName)<\(generic)>' inside '\(type.name)' must name '\(type.name)'",
-                    at: decl.keywordOffset, in: snippet))
+                !generic.hasSuffix("." + type.name)
+            {
+                diagnostics.append(
+                    Diagnostics.error(
+                        "'\(macroName)<\(generic)>' inside '\(type.name)' must name '\(type.name)'",
+                        at: decl.keywordOffset, in: snippet))
                 continue
             }
             guard let arguments = decl.macroArguments, let groups = ArgumentList.keyPathGroups(arguments),
-                  !groups.isEmpty, !groups.contains(where: \.isEmpty) else {
-                diagnostics.append(Diagnostics.error(
-                    "'\(macroName)' takes arrays of key paths, such as \(macroName)<\(type.name)>([\\.name], [\\.name, \\.date])",
-                    at: decl.keywordOffset, in: snippet))
+                !groups.isEmpty, !groups.contains(where: \.isEmpty)
+            else {
+                diagnostics.append(
+                    Diagnostics.error(
+                        "'\(macroName)' takes arrays of key paths, such as \(macroName)<\(type.name)>([\\.name], [\\.name, \\.date])",
+                        at: decl.keywordOffset, in: snippet))
                 continue
             }
             var paths: [[String]] = []
@@ -81,19 +86,22 @@ struct ModelAnalysis {
                 for keyPath in group {
                     let first = keyPath.components[0]
                     if keyPath.hasOtherComponents {
-                        diagnostics.append(Diagnostics.error(
-                            "'\(macroName)' key paths must name properties directly; '\\.\(keyPath.components.joined(separator: "."))' has optional chaining or a subscript",
-                            at: decl.keywordOffset, in: snippet))
+                        diagnostics.append(
+                            Diagnostics.error(
+                                "'\(macroName)' key paths must name properties directly; '\\.\(keyPath.components.joined(separator: "."))' has optional chaining or a subscript",
+                                at: decl.keywordOffset, in: snippet))
                         valid = false
                     } else if transientNames.contains(first) {
-                        diagnostics.append(Diagnostics.error(
-                            "'\(macroName)' names '\(first)', which is not persisted (it is @Transient or computed)",
-                            at: decl.keywordOffset, in: snippet))
+                        diagnostics.append(
+                            Diagnostics.error(
+                                "'\(macroName)' names '\(first)', which is not persisted (it is @Transient or computed)",
+                                at: decl.keywordOffset, in: snippet))
                         valid = false
                     } else if !persistedNames.contains(first) && !isSubclass {
-                        diagnostics.append(Diagnostics.error(
-                            "'\(macroName)' names '\(first)', which is not a persisted property of '\(type.name)'",
-                            at: decl.keywordOffset, in: snippet))
+                        diagnostics.append(
+                            Diagnostics.error(
+                                "'\(macroName)' names '\(first)', which is not a persisted property of '\(type.name)'",
+                                at: decl.keywordOffset, in: snippet))
                         valid = false
                     }
                     names.append(keyPath.components.joined(separator: "."))

@@ -18,9 +18,12 @@ struct ModelMacro {
             return ExpansionResult(source: "")
         }
         guard let type = expander.typeDecl(declaration.source) else {
-            return ExpansionResult(source: "", diagnostics: request.role == .member ? [
-                Diagnostics.error("'@Model' must be attached to a class declaration", at: 0, in: request.attribute)
-            ] : [])
+            return ExpansionResult(
+                source: "",
+                diagnostics: request.role == .member
+                    ? [
+                        Diagnostics.error("'@Model' must be attached to a class declaration", at: 0, in: request.attribute)
+                    ] : [])
         }
         switch request.role {
         case .member:
@@ -39,22 +42,31 @@ struct ModelMacro {
     /// Problems that make the class unusable as a model; reported once, by the member role.
     private func classProblems(_ type: TypeDeclSyntax, _ snippet: SourceSnippet) -> [MacroDiagnostic] {
         guard type.keyword == "class" else {
-            let fixIt = MacroDiagnostic.FixIt(message: "change '\(type.keyword)' to 'class'",
-                                              startOffset: type.keywordOffset,
-                                              endOffset: type.keywordOffset + type.keyword.utf8.count,
-                                              replacement: "class")
+            let fixIt = MacroDiagnostic.FixIt(
+                message: "change '\(type.keyword)' to 'class'",
+                startOffset: type.keywordOffset,
+                endOffset: type.keywordOffset + type.keyword.utf8.count,
+                replacement: "class")
             if type.keyword == "extension" {
-                return [Diagnostics.error("'@Model' cannot be applied to an extension; attach it to the class declaration itself",
-                                          at: type.keywordOffset, in: snippet)]
+                return [
+                    Diagnostics.error(
+                        "'@Model' cannot be applied to an extension; attach it to the class declaration itself",
+                        at: type.keywordOffset, in: snippet)
+                ]
             }
             let kind = ["actor", "enum"].contains(type.keyword) ? "an \(type.keyword)" : "a \(type.keyword)"
-            return [Diagnostics.error(
-                "'@Model' cannot be applied to \(kind); models are classes, because a model context tracks each instance by identity",
-                at: type.keywordOffset, in: snippet, fixIts: type.keyword == "extension" ? [] : [fixIt])]
+            return [
+                Diagnostics.error(
+                    "'@Model' cannot be applied to \(kind); models are classes, because a model context tracks each instance by identity",
+                    at: type.keywordOffset, in: snippet, fixIts: type.keyword == "extension" ? [] : [fixIt])
+            ]
         }
         if type.genericParameters != nil {
-            return [Diagnostics.error("'@Model' does not support generic classes; a stored entity needs one concrete type",
-                                      at: type.nameOffset, in: snippet)]
+            return [
+                Diagnostics.error(
+                    "'@Model' does not support generic classes; a stored entity needs one concrete type",
+                    at: type.nameOffset, in: snippet)
+            ]
         }
         return []
     }
@@ -63,7 +75,8 @@ struct ModelMacro {
 
     private func memberAttributeExpansion(_ type: TypeDeclSyntax) -> ExpansionResult {
         guard type.keyword == "class", type.genericParameters == nil,
-              let member = request.declaration, let decl = DeclParser.parseMember(member.source) else {
+            let member = request.declaration, let decl = DeclParser.parseMember(member.source)
+        else {
             return ExpansionResult(source: "")
         }
         // A `let` keeps its plain storage: a constant cannot have accessors, and needs no tracking.
@@ -77,7 +90,8 @@ struct ModelMacro {
 
     private func extensionExpansion(_ type: TypeDeclSyntax) -> ExpansionResult {
         guard type.keyword == "class", type.genericParameters == nil,
-              let extended = request.extendedType, let list = request.conformanceList else {
+            let extended = request.extendedType, let list = request.conformanceList
+        else {
             return ExpansionResult(source: "")
         }
         var conformances: [String] = []

@@ -12,7 +12,8 @@ struct PersistedPropertyMacro {
 
     func expand() -> ExpansionResult {
         guard let member = request.declaration, let decl = DeclParser.parseMember(member.source),
-              case .persisted(let property) = PropertyRules.classify(decl) else {
+            case .persisted(let property) = PropertyRules.classify(decl)
+        else {
             return ExpansionResult(source: "")
         }
         switch request.role {
@@ -43,14 +44,16 @@ struct PersistedPropertyMacro {
         let storage = "_" + property.name
         let keyPath = "\\.`\(property.name)`"
         // With nothing to load the value from, the property reads as its declared default, if it has one.
-        let read = property.initializer.map {
-            "\(storage).value(of: self, property: \"\(property.name)\", default: { \($0) })"
-        } ?? "\(storage).value(of: self, property: \"\(property.name)\")"
+        let read =
+            property.initializer.map {
+                "\(storage).value(of: self, property: \"\(property.name)\", default: { \($0) })"
+            } ?? "\(storage).value(of: self, property: \"\(property.name)\")"
         // A fetched model decodes the property from its record on first read; a record without a value
         // for it gives the declared default, once.
-        let load = property.initializer.map {
-            "Folio.ModelBackingData.loadValue(of: self, forKey: \"\(property.name)\", default: { \($0) })"
-        } ?? "Folio.ModelBackingData.loadValue(of: self, forKey: \"\(property.name)\")"
+        let load =
+            property.initializer.map {
+                "Folio.ModelBackingData.loadValue(of: self, forKey: \"\(property.name)\", default: { \($0) })"
+            } ?? "Folio.ModelBackingData.loadValue(of: self, forKey: \"\(property.name)\")"
         return """
             {
                 @storageRestrictions(initializes: \(storage))

@@ -21,9 +21,10 @@ package struct EvaluateRewrite: Sendable {
         for index in tokens.indices where EvaluateRewrite.isEvaluateCall(tokens, at: index) {
             let name = tokens[index]
             if EvaluateRewrite.argumentCount(tokens, openingAt: index + 1) > 1 {
-                diagnostics.append(Diagnostics.error(
-                    "#Predicate on Linux supports evaluate(_:) with one input only; write the inner predicate's condition here instead",
-                    at: name.start, in: snippet))
+                diagnostics.append(
+                    Diagnostics.error(
+                        "#Predicate on Linux supports evaluate(_:) with one input only; write the inner predicate's condition here instead",
+                        at: name.start, in: snippet))
                 continue
             }
             bytes.replaceSubrange(name.start..<name.end, with: Array("contains".utf8))

@@ -14,8 +14,10 @@ package final class PredicateForwarder {
     /// - Parameters:
     ///   - timeout: Seconds to wait for any one answer from the server.
     ///   - locate: Finds the toolchain; by default the one the compiler that started this plugin runs from.
-    package init(timeout: Double = 60,
-                locate: @escaping () -> Result<Toolchain, PluginServerError> = Toolchain.ofParentProcess) {
+    package init(
+        timeout: Double = 60,
+        locate: @escaping () -> Result<Toolchain, PluginServerError> = Toolchain.ofParentProcess
+    ) {
         self.timeout = timeout
         self.locate = locate
     }
@@ -29,9 +31,14 @@ package final class PredicateForwarder {
         let foundationMacro = PluginJSON.object([
             ("moduleName", .string("FoundationMacros")), ("name", .string("Predicate")), ("typeName", .string("PredicateMacro")),
         ])
-        let forwarded = PluginJSON.object([("expandFreestandingMacro", body
-            .setting("macro", to: foundationMacro)
-            .setting("syntax", to: syntax.setting("source", to: .string(rewrite.source))))])
+        let forwarded = PluginJSON.object([
+            (
+                "expandFreestandingMacro",
+                body
+                    .setting("macro", to: foundationMacro)
+                    .setting("syntax", to: syntax.setting("source", to: .string(rewrite.source)))
+            )
+        ])
         do {
             return ExpansionResult(forwardedReply: try send(forwarded.serialized()))
         } catch {
@@ -46,7 +53,8 @@ package final class PredicateForwarder {
         self.connection = connection
         let reply = try connection.exchange(message)
         guard case .object(let members) = try PluginJSON.parse(reply), let name = members.first?.0,
-              name == "expandMacroResult" || name == "expandFreestandingMacroResult" else {
+            name == "expandMacroResult" || name == "expandFreestandingMacroResult"
+        else {
             throw PluginServerError(description: "the server's answer is not an expansion")
         }
         return reply
@@ -55,20 +63,31 @@ package final class PredicateForwarder {
     private func connect() throws -> PluginServerConnection {
         let toolchain = try locate().get()
         let connection = try PluginServerConnection(executable: toolchain.pluginServer, timeout: timeout)
-        let capability = PluginJSON.object([("getCapability", .object([
-            ("capability", .object([("protocolVersion", .number(Double(PluginMessageCodec.protocolVersion)))])),
-        ]))])
+        let capability = PluginJSON.object([
+            (
+                "getCapability",
+                .object([
+                    ("capability", .object([("protocolVersion", .number(Double(PluginMessageCodec.protocolVersion)))]))
+                ])
+            )
+        ])
         guard try PluginJSON.parse(connection.exchange(capability.serialized()))["getCapabilityResult"] != nil else {
             throw PluginServerError(description: "\(toolchain.pluginServer) did not answer as a plugin server")
         }
-        let load = PluginJSON.object([("loadPluginLibrary", .object([
-            ("libraryPath", .string(toolchain.foundationMacros)), ("moduleName", .string("FoundationMacros")),
-        ]))])
+        let load = PluginJSON.object([
+            (
+                "loadPluginLibrary",
+                .object([
+                    ("libraryPath", .string(toolchain.foundationMacros)), ("moduleName", .string("FoundationMacros")),
+                ])
+            )
+        ])
         let loaded = try PluginJSON.parse(connection.exchange(load.serialized()))["loadPluginLibraryResult"]
         guard loaded?["loaded"] == .bool(true) else {
             let reasons = (loaded?["diagnostics"]?.array ?? []).compactMap { $0["message"]?.string }
-            throw PluginServerError(description: "\(toolchain.pluginServer) could not load \(toolchain.foundationMacros)"
-                + (reasons.isEmpty ? "" : ": " + reasons.joined(separator: "; ")))
+            throw PluginServerError(
+                description: "\(toolchain.pluginServer) could not load \(toolchain.foundationMacros)"
+                    + (reasons.isEmpty ? "" : ": " + reasons.joined(separator: "; ")))
         }
         return connection
     }
@@ -76,8 +95,12 @@ package final class PredicateForwarder {
     /// An error at the macro's `#`.
     private func failure(_ reason: String, _ request: ExpansionRequest) -> ExpansionResult {
         let pound = Array(request.attribute.source.utf8).firstIndex(of: UInt8(ascii: "#")) ?? 0
-        return ExpansionResult(source: nil, diagnostics: [Diagnostics.error(
-            "#Predicate could not be expanded: Folio hands it to Foundation's macro in the toolchain's swift-plugin-server, and \(reason)",
-            at: pound, in: request.attribute)])
+        return ExpansionResult(
+            source: nil,
+            diagnostics: [
+                Diagnostics.error(
+                    "#Predicate could not be expanded: Folio hands it to Foundation's macro in the toolchain's swift-plugin-server, and \(reason)",
+                    at: pound, in: request.attribute)
+            ])
     }
 }

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Where the toolchain's plugin server and Foundation's macro library are.
@@ -16,9 +16,9 @@ package struct Toolchain: Sendable, Equatable {
     /// The toolchain whose `usr` directory is `usr`.
     package init(usr: String) {
         #if canImport(Darwin)
-        let library = "libFoundationMacros.dylib"
+            let library = "libFoundationMacros.dylib"
         #else
-        let library = "libFoundationMacros.so"
+            let library = "libFoundationMacros.so"
         #endif
         pluginServer = usr + "/bin/swift-plugin-server"
         foundationMacros = usr + "/lib/swift/host/plugins/" + library

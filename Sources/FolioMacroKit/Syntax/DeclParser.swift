@@ -65,7 +65,8 @@ package struct DeclParser {
         let attributes = parseAttributes()
         let modifiers = parseModifiers()
         guard let keywordToken = current, keywordToken.kind == .identifier,
-              ["class", "struct", "enum", "actor", "protocol", "extension"].contains(keywordToken.text) else {
+            ["class", "struct", "enum", "actor", "protocol", "extension"].contains(keywordToken.text)
+        else {
             return nil
         }
         position += 1
@@ -117,10 +118,11 @@ package struct DeclParser {
                 position += 1
             }
         }
-        return TypeDeclSyntax(attributes: attributes, modifiers: modifiers, keyword: keywordToken.text,
-                              keywordOffset: keywordToken.start, name: name, nameOffset: nameOffset,
-                              genericParameters: genericParameters, inheritedTypes: inherited, members: members,
-                              isComplete: complete)
+        return TypeDeclSyntax(
+            attributes: attributes, modifiers: modifiers, keyword: keywordToken.text,
+            keywordOffset: keywordToken.start, name: name, nameOffset: nameOffset,
+            genericParameters: genericParameters, inheritedTypes: inherited, members: members,
+            isComplete: complete)
     }
 
     // MARK: Members
@@ -150,7 +152,8 @@ package struct DeclParser {
     private mutating func parseIfConfig() -> [IfConfigClause] {
         var clauses: [IfConfigClause] = []
         while let directive = current, directive.kind == .pound,
-              ["#if", "#elseif", "#else"].contains(directive.text) {
+            ["#if", "#elseif", "#else"].contains(directive.text)
+        {
             position += 1
             var condition: String?
             if directive.text != "#else" {
@@ -158,7 +161,8 @@ package struct DeclParser {
                 var end = start
                 var parentheses = 0  // a parenthesised condition may continue on the next lines
                 while let next = current, !next.startsLine || parentheses > 0,
-                      !(next.kind == .pound && ["#if", "#elseif", "#else", "#endif"].contains(next.text)) {
+                    !(next.kind == .pound && ["#if", "#elseif", "#else", "#endif"].contains(next.text))
+                {
                     if next.isPunctuation("(") { parentheses += 1 }
                     if next.isPunctuation(")") { parentheses -= 1 }
                     end = next.end
@@ -194,8 +198,9 @@ package struct DeclParser {
         let modifiers = parseModifiers()
         guard let keywordToken = current else { return nil }
         position += 1
-        var decl = MemberDecl(attributes: attributes, modifiers: modifiers, keyword: keywordToken.text,
-                              keywordOffset: keywordToken.start, bindings: [], start: start, end: keywordToken.end)
+        var decl = MemberDecl(
+            attributes: attributes, modifiers: modifiers, keyword: keywordToken.text,
+            keywordOffset: keywordToken.start, bindings: [], start: start, end: keywordToken.end)
         if keywordToken.kind == .pound {
             if let open = current, open.isPunctuation("<"), !open.startsLine {
                 let from = open.end
@@ -301,7 +306,8 @@ package struct DeclParser {
     /// clause follows a name without whitespace and contains only what types are made of.
     private func genericArgumentClauseEnd(at openIndex: Int, limit: Int) -> Int? {
         guard openIndex > 0, tokens[openIndex - 1].kind == .identifier,
-              tokens[openIndex - 1].end == tokens[openIndex].start else { return nil }
+            tokens[openIndex - 1].end == tokens[openIndex].start
+        else { return nil }
         let typeSymbols: Set<String> = [".", ",", "[", "]", "(", ")", ":", "?", "!", "->", "&", "<", ">", "@", "..."]
         var depth = 0
         var index = openIndex
@@ -342,7 +348,8 @@ package struct DeclParser {
             var name = nameToken.text
             var end = nameToken.end
             while let dot = current, dot.isPunctuation("."), let next = token(at: 1), next.kind == .identifier,
-                  !dot.startsLine {
+                !dot.startsLine
+            {
                 qualified += "." + next.text
                 name = next.text
                 end = next.end
@@ -360,8 +367,10 @@ package struct DeclParser {
                 arguments = slice(from, close.isPunctuation(")") ? close.start : close.end)
                 end = close.end
             }
-            attributes.append(AttributeSyntax(name: name, qualifiedName: qualified, arguments: arguments,
-                                              start: at.start, end: end))
+            attributes.append(
+                AttributeSyntax(
+                    name: name, qualifiedName: qualified, arguments: arguments,
+                    start: at.start, end: end))
         }
         return attributes
     }
@@ -373,7 +382,8 @@ package struct DeclParser {
             if word.text == "class" {
                 // `class var`, `class func`, `class override …` are modifiers; `class Name` declares a type.
                 guard let next, next.kind == .identifier,
-                      DeclParser.declarationKeywords.contains(next.text) || DeclParser.modifierWords.contains(next.text) else {
+                    DeclParser.declarationKeywords.contains(next.text) || DeclParser.modifierWords.contains(next.text)
+                else {
                     break
                 }
             } else if !DeclParser.modifierWords.contains(word.text) {

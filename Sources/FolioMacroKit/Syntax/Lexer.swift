@@ -82,8 +82,9 @@ package struct Lexer {
         func make(_ kind: Token.Kind, textStart: Int? = nil, textEnd: Int? = nil, backticked: Bool = false) -> Token {
             let from = textStart ?? start
             let to = textEnd ?? index
-            return Token(kind: kind, text: String(decoding: bytes[from..<to], as: UTF8.self), start: start,
-                         end: index, startsLine: startsLine, isBackticked: backticked)
+            return Token(
+                kind: kind, text: String(decoding: bytes[from..<to], as: UTF8.self), start: start,
+                end: index, startsLine: startsLine, isBackticked: backticked)
         }
 
         if byte == UInt8(ascii: "`") {
@@ -110,8 +111,9 @@ package struct Lexer {
                 } else if next == UInt8(ascii: "."), let after = peek(1), after >= 0x30 && after <= 0x39 {
                     index += 1
                 } else if (next == UInt8(ascii: "-") || next == UInt8(ascii: "+")),
-                          let previous = index > 0 ? bytes[index - 1] : nil,
-                          previous == UInt8(ascii: "e") || previous == UInt8(ascii: "E") || previous == UInt8(ascii: "p") || previous == UInt8(ascii: "P") {
+                    let previous = index > 0 ? bytes[index - 1] : nil,
+                    previous == UInt8(ascii: "e") || previous == UInt8(ascii: "E") || previous == UInt8(ascii: "p") || previous == UInt8(ascii: "P")
+                {
                     index += 1
                 } else {
                     break
@@ -165,7 +167,8 @@ package struct Lexer {
                 return make(.punctuation)
             }
             while let next = peek(), Lexer.operatorBytes.contains(next), next != UInt8(ascii: "."),
-                  !(next == UInt8(ascii: "/") && (peek(1) == UInt8(ascii: "/") || peek(1) == UInt8(ascii: "*"))) {
+                !(next == UInt8(ascii: "/") && (peek(1) == UInt8(ascii: "/") || peek(1) == UInt8(ascii: "*")))
+            {
                 index += 1
             }
             return make(.punctuation)

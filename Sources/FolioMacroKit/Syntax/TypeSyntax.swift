@@ -130,7 +130,8 @@ private struct TypeParser {
                 type = .optional(type)
                 index += 1
             } else if token.isPunctuation("."), index + 1 < tokens.count,
-                      tokens[index + 1].isIdentifier("Type") || tokens[index + 1].isIdentifier("Protocol") {
+                tokens[index + 1].isIdentifier("Type") || tokens[index + 1].isIdentifier("Protocol")
+            {
                 type = .metatype
                 index += 2
             } else if token.kind == .identifier, ["async", "throws", "rethrows"].contains(token.text) {
@@ -183,8 +184,10 @@ private struct TypeParser {
                 if index < tokens.count, tokens[index].isPunctuation(",") { index += 1 } else { break }
             }
             if index < tokens.count, tokens[index].isPunctuation(")") { index += 1 }
-            if index < tokens.count, tokens[index].isPunctuation("->") || tokens[index].isIdentifier("throws")
-                || tokens[index].isIdentifier("async") {
+            if index < tokens.count,
+                tokens[index].isPunctuation("->") || tokens[index].isIdentifier("throws")
+                    || tokens[index].isIdentifier("async")
+            {
                 return .function  // the postfix loop will consume the arrow
             }
             return .tuple(elements)
@@ -214,7 +217,8 @@ private struct TypeParser {
                     if index < tokens.count, tokens[index].isPunctuation(">") { index += 1 }
                 }
                 if index + 1 < tokens.count, tokens[index].isPunctuation("."), tokens[index + 1].kind == .identifier,
-                   tokens[index + 1].text != "Type", tokens[index + 1].text != "Protocol" {
+                    tokens[index + 1].text != "Type", tokens[index + 1].text != "Protocol"
+                {
                     name += "." + tokens[index + 1].text
                     index += 2
                     continue

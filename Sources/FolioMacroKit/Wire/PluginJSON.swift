@@ -1,9 +1,9 @@
 // `Int(exactly:)` on a Double calls libm's rounding functions. Importing the C library here links libm
 // into every client of FolioMacroKit, so that an executable that does not import it still links.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A minimal JSON value for the compiler plugin's messages.
@@ -165,7 +165,8 @@ extension PluginJSON {
             while index < bytes.count {
                 let byte = bytes[index]
                 if (byte >= 0x30 && byte <= 0x39) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
-                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+                {
                     index += 1
                 } else {
                     break

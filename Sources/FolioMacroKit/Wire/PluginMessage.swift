@@ -55,9 +55,11 @@ package struct ExpansionRequest: Sendable {
     /// The host's whole message, for a macro that forwards it to another plugin (`#Predicate`).
     package var message: PluginJSON?
 
-    package init(typeName: String, role: MacroRole, attribute: SourceSnippet, declaration: SourceSnippet? = nil,
-                parentDeclaration: SourceSnippet? = nil, extendedType: String? = nil,
-                conformanceList: String? = nil, lexicalContext: [String] = [], message: PluginJSON? = nil) {
+    package init(
+        typeName: String, role: MacroRole, attribute: SourceSnippet, declaration: SourceSnippet? = nil,
+        parentDeclaration: SourceSnippet? = nil, extendedType: String? = nil,
+        conformanceList: String? = nil, lexicalContext: [String] = [], message: PluginJSON? = nil
+    ) {
         self.typeName = typeName
         self.role = role
         self.attribute = attribute
@@ -90,8 +92,10 @@ package struct MacroDiagnostic: Sendable, Equatable {
     package var line: Int
     package var fixIts: [FixIt]
 
-    package init(message: String, severity: Severity = .error, fileName: String, offset: Int, line: Int,
-                fixIts: [FixIt] = []) {
+    package init(
+        message: String, severity: Severity = .error, fileName: String, offset: Int, line: Int,
+        fixIts: [FixIt] = []
+    ) {
         self.message = message
         self.severity = severity
         self.fileName = fileName
@@ -151,16 +155,17 @@ package enum PluginMessageCodec {
                 throw PluginJSONError(description: "the expansion request has no syntax")
             }
             let context = (body["lexicalContext"]?.array ?? []).compactMap { $0["source"]?.string }
-            return .expand(ExpansionRequest(
-                typeName: typeName,
-                role: role,
-                attribute: attribute,
-                declaration: SourceSnippet(json: body["declSyntax"]),
-                parentDeclaration: SourceSnippet(json: body["parentDeclSyntax"]),
-                extendedType: body["extendedTypeSyntax"]?["source"]?.string,
-                conformanceList: body["conformanceListSyntax"]?["source"]?.string,
-                lexicalContext: context,
-                message: json))
+            return .expand(
+                ExpansionRequest(
+                    typeName: typeName,
+                    role: role,
+                    attribute: attribute,
+                    declaration: SourceSnippet(json: body["declSyntax"]),
+                    parentDeclaration: SourceSnippet(json: body["parentDeclSyntax"]),
+                    extendedType: body["extendedTypeSyntax"]?["source"]?.string,
+                    conformanceList: body["conformanceListSyntax"]?["source"]?.string,
+                    lexicalContext: context,
+                    message: json))
         default:
             return .unknown(name)
         }
@@ -181,14 +186,22 @@ package enum PluginMessageCodec {
             let fixIts: [PluginJSON] = diagnostic.fixIts.map { fixIt in
                 .object([
                     ("message", .string(fixIt.message)),
-                    ("changes", .array([.object([
-                        ("range", .object([
-                            ("fileName", .string(diagnostic.fileName)),
-                            ("startOffset", .number(Double(fixIt.startOffset))),
-                            ("endOffset", .number(Double(fixIt.endOffset))),
-                        ])),
-                        ("newText", .string(fixIt.replacement)),
-                    ])])),
+                    (
+                        "changes",
+                        .array([
+                            .object([
+                                (
+                                    "range",
+                                    .object([
+                                        ("fileName", .string(diagnostic.fileName)),
+                                        ("startOffset", .number(Double(fixIt.startOffset))),
+                                        ("endOffset", .number(Double(fixIt.endOffset))),
+                                    ])
+                                ),
+                                ("newText", .string(fixIt.replacement)),
+                            ])
+                        ])
+                    ),
                 ])
             }
             return .object([
@@ -201,16 +214,22 @@ package enum PluginMessageCodec {
             ])
         }
         return PluginJSON.object([
-            ("expandMacroResult", .object([
-                ("expandedSource", result.source.map(PluginJSON.string) ?? .null),
-                ("diagnostics", .array(diagnostics)),
-            ]))
+            (
+                "expandMacroResult",
+                .object([
+                    ("expandedSource", result.source.map(PluginJSON.string) ?? .null),
+                    ("diagnostics", .array(diagnostics)),
+                ])
+            )
         ]).serialized()
     }
 
     package static func errorReply(_ message: String) -> [UInt8] {
-        expansionReply(ExpansionResult(source: nil, diagnostics: [
-            MacroDiagnostic(message: message, fileName: "", offset: 0, line: 0)
-        ]))
+        expansionReply(
+            ExpansionResult(
+                source: nil,
+                diagnostics: [
+                    MacroDiagnostic(message: message, fileName: "", offset: 0, line: 0)
+                ]))
     }
 }

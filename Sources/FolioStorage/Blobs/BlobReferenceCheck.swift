@@ -16,7 +16,8 @@ extension BlobStore {
         case .object(let members):
             if let hash = members["$blob"] {
                 guard members.count == 1, case .string(let text) = hash, isValidHash(text) else {
-                    return "holds a malformed blob reference (\"$blob\" must be the only member and 64 lowercase hex digits, a SHA-256 naming a file in blobs/)"
+                    return
+                        "holds a malformed blob reference (\"$blob\" must be the only member and 64 lowercase hex digits, a SHA-256 naming a file in blobs/)"
                 }
                 return nil
             }

@@ -77,7 +77,8 @@ public enum BlobStore {
             let hashStart = start + referencePrefix.count
             let hash = UnsafeBufferPointer(rebasing: text[hashStart..<(hashStart + 64)])
             guard hash.allSatisfy(isLowercaseHexDigit), text[hashStart + 64] == UInt8(ascii: "\""),
-                  text[hashStart + 65] == UInt8(ascii: "}") else { continue }
+                text[hashStart + 65] == UInt8(ascii: "}")
+            else { continue }
             hashes.insert(String(decoding: hash, as: UTF8.self))
             candidate = hashStart + 66
         }

@@ -147,8 +147,9 @@ package enum SnapshotCacheBuilder {
         if try fs.status(atPath: "\(folder)/.gitignore") == nil {
             // Git then leaves the folder out of every commit of a store under version control, with no
             // set-up: the caches are derived, and another clone builds its own.
-            try replace("\(folder)/.gitignore", with: Array("# Derived snapshot caches (see docs/file-format.md): never committed.\n*\n".utf8),
-                        fileSystem: fs)
+            try replace(
+                "\(folder)/.gitignore", with: Array("# Derived snapshot caches (see docs/file-format.md): never committed.\n*\n".utf8),
+                fileSystem: fs)
         }
         try replace(cachePath, with: bytes, fileSystem: fs)
     }

@@ -38,13 +38,17 @@ enum GitRevisionReader {
     /// The full name of the commit `revision` names.
     static func commit(_ revision: String, in repository: URL, ceiling: Bool, git: GitRunner) throws -> String {
         try GitStoreRevision.checkRevision(revision)
-        let result = try git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", "\(revision)^{commit}"],
-                                 in: repository, outputLimit: 1 << 10, ceiling: ceiling)
+        let result = try git.run(
+            ["rev-parse", "--verify", "--quiet", "--end-of-options", "\(revision)^{commit}"],
+            in: repository, outputLimit: 1 << 10, ceiling: ceiling)
         if result.status == 0, GitTreeListing.isHex(result.text.utf8) { return result.text }
         // `--verify --quiet` exits with 1 for a name that is no commit; a fatal error exits with 128.
         if result.status == 1 {
             let detail = result.errors.isEmpty ? "" : " (git: \(result.errors))"
-            throw StorageError(.unknownRevision, "the repository at \(repository.path) has no commit named \"\(revision.prefix(200))\"\(detail): name a branch, tag or commit it has (git log, git tag)")
+            throw StorageError(
+                .unknownRevision,
+                "the repository at \(repository.path) has no commit named \"\(revision.prefix(200))\"\(detail): name a branch, tag or commit it has (git log, git tag)"
+            )
         }
         throw failure(result, repository: repository)
     }
@@ -56,8 +60,9 @@ enum GitRevisionReader {
     ///   or git fails.
     static func files(of source: GitStoreRevision, root: String, maximumBytes: Int, git: GitRunner) throws -> GitTreeFileSystem {
         let tree = source.storePath.isEmpty ? "\(source.commit)^{tree}" : "\(source.commit):\(source.storePath)"
-        let result = try git.run(["ls-tree", "--full-tree", "-r", "-z", "-l", tree], in: source.repository, outputLimit: listingLimit,
-                                 ceiling: source.isRepositoryNamed)
+        let result = try git.run(
+            ["ls-tree", "--full-tree", "-r", "-z", "-l", tree], in: source.repository, outputLimit: listingLimit,
+            ceiling: source.isRepositoryNamed)
         guard result.status == 0 else {
             if result.errors.contains("Not a valid object name") || result.errors.contains("not a tree object") {
                 throw noStore(source, "it has no folder \(source.storePath)")
@@ -71,8 +76,9 @@ enum GitRevisionReader {
         else {
             throw noStore(source, "its folder holds no manifest.json, journal.jsonl or snapshots")
         }
-        let batch = try GitObjectBatch.read(try eagerObjects(entries, source: source, maximumBytes: maximumBytes),
-                                            in: source.repository, ceiling: source.isRepositoryNamed, git: git)
+        let batch = try GitObjectBatch.read(
+            try eagerObjects(entries, source: source, maximumBytes: maximumBytes),
+            in: source.repository, ceiling: source.isRepositoryNamed, git: git)
         return GitTreeFileSystem(root: root, revision: source, entries: entries, batch: batch, git: git)
     }
 
@@ -85,7 +91,9 @@ enum GitRevisionReader {
             seen.insert(entry.object)
             total += entry.size
             guard total <= maximumBytes else {
-                throw StorageError(.gitFailed, "the store's files at \(source) add up to more than the \(maximumBytes) bytes a store read from git may have in memory")
+                throw StorageError(
+                    .gitFailed,
+                    "the store's files at \(source) add up to more than the \(maximumBytes) bytes a store read from git may have in memory")
             }
             objects.append((entry.object, entry.size))
         }
@@ -93,7 +101,10 @@ enum GitRevisionReader {
     }
 
     private static func noStore(_ source: GitStoreRevision, _ reason: String) -> StorageError {
-        StorageError(.noStoreAtRevision, "there is no store at \(source.storePath.isEmpty ? "the top" : source.storePath) of \(source.repository.path) as of \(source.revision) (commit \(source.commit)): \(reason)")
+        StorageError(
+            .noStoreAtRevision,
+            "there is no store at \(source.storePath.isEmpty ? "the top" : source.storePath) of \(source.repository.path) as of \(source.revision) (commit \(source.commit)): \(reason)"
+        )
     }
 
     /// The error a failed git command means.

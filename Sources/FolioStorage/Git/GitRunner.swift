@@ -29,10 +29,12 @@ package struct GitRunner: Sendable {
             self.executable = executable
         } else {
             let directories = (environment["PATH"] ?? "").split(separator: ":").map(String.init).filter { !$0.isEmpty }
-            guard let found = directories.lazy.map({ URL(fileURLWithPath: $0).appendingPathComponent("git") })
-                .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+            guard
+                let found = directories.lazy.map({ URL(fileURLWithPath: $0).appendingPathComponent("git") })
+                    .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
             else {
-                throw StorageError(.gitNotFound, "no git executable on the PATH (\(environment["PATH"] ?? "unset")); install git to read a store as of a revision")
+                throw StorageError(
+                    .gitNotFound, "no git executable on the PATH (\(environment["PATH"] ?? "unset")); install git to read a store as of a revision")
             }
             self.executable = found
         }

@@ -26,10 +26,14 @@ package struct GitStoreRevision: Sendable, Hashable, CustomStringConvertible {
     /// Checks a revision before it is given to git: not empty, not an option (`-h`, `--output=x`), no
     /// control characters. Anything else is a revision for git to look up, never for a shell.
     static func checkRevision(_ revision: String) throws {
-        let usable = !revision.isEmpty && revision.utf8.count <= 4096 && !revision.hasPrefix("-")
+        let usable =
+            !revision.isEmpty && revision.utf8.count <= 4096 && !revision.hasPrefix("-")
             && !revision.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
         guard usable else {
-            throw StorageError(.unknownRevision, "\"\(revision.prefix(200))\" is not a revision: name a branch, tag or commit (a revision cannot start with '-' or hold control characters)")
+            throw StorageError(
+                .unknownRevision,
+                "\"\(revision.prefix(200))\" is not a revision: name a branch, tag or commit (a revision cannot start with '-' or hold control characters)"
+            )
         }
     }
 
@@ -41,7 +45,9 @@ package struct GitStoreRevision: Sendable, Hashable, CustomStringConvertible {
     static func normalizedStorePath(_ path: String) throws -> String {
         let components = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
         guard !path.hasPrefix("/"), !components.contains(".."), !path.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
-            throw StorageError(.noStoreAtRevision, "\"\(path.prefix(200))\" is not a folder inside the repository: name it relative to the repository's top, without '..'")
+            throw StorageError(
+                .noStoreAtRevision,
+                "\"\(path.prefix(200))\" is not a folder inside the repository: name it relative to the repository's top, without '..'")
         }
         return components.joined(separator: "/")
     }

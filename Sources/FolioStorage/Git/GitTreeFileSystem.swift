@@ -99,8 +99,9 @@ package final class GitTreeFileSystem: FileSystem {
     /// The bytes of a blob that was not read with the others (a file under `blobs/`), read once.
     private func fetch(_ entry: GitTreeEntry, path: String) throws -> [UInt8] {
         if let known = fetched.withLock({ $0[entry.object] }) { return known }
-        let result = try git.run(["cat-file", "blob", entry.object], in: revision.repository, outputLimit: entry.size,
-                                 ceiling: revision.isRepositoryNamed)
+        let result = try git.run(
+            ["cat-file", "blob", entry.object], in: revision.repository, outputLimit: entry.size,
+            ceiling: revision.isRepositoryNamed)
         guard result.status == 0, result.output.count == entry.size else {
             throw StorageError(.gitFailed, "git cat-file could not read blob \(entry.object): \(result.errors)", file: path)
         }

@@ -39,7 +39,8 @@ package enum CRC32 {
                 let two = UInt32(truncatingIfNeeded: low >> 32)
                 let three = UInt32(truncatingIfNeeded: high)
                 let four = UInt32(truncatingIfNeeded: high >> 32)
-                c = t[15 * 256 + Int(one & 0xFF)] ^ t[14 * 256 + Int((one >> 8) & 0xFF)]
+                c =
+                    t[15 * 256 + Int(one & 0xFF)] ^ t[14 * 256 + Int((one >> 8) & 0xFF)]
                     ^ t[13 * 256 + Int((one >> 16) & 0xFF)] ^ t[12 * 256 + Int(one >> 24)]
                     ^ t[11 * 256 + Int(two & 0xFF)] ^ t[10 * 256 + Int((two >> 8) & 0xFF)]
                     ^ t[9 * 256 + Int((two >> 16) & 0xFF)] ^ t[8 * 256 + Int(two >> 24)]
@@ -54,7 +55,8 @@ package enum CRC32 {
                 let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
                 let one = c ^ UInt32(truncatingIfNeeded: word)
                 let two = UInt32(truncatingIfNeeded: word >> 32)
-                c = t[7 * 256 + Int(one & 0xFF)] ^ t[6 * 256 + Int((one >> 8) & 0xFF)]
+                c =
+                    t[7 * 256 + Int(one & 0xFF)] ^ t[6 * 256 + Int((one >> 8) & 0xFF)]
                     ^ t[5 * 256 + Int((one >> 16) & 0xFF)] ^ t[4 * 256 + Int(one >> 24)]
                     ^ t[3 * 256 + Int(two & 0xFF)] ^ t[2 * 256 + Int((two >> 8) & 0xFF)]
                     ^ t[1 * 256 + Int((two >> 16) & 0xFF)] ^ t[Int(two >> 24)]
@@ -92,8 +94,8 @@ package enum CRC32 {
         odd[0] = 0xEDB8_8320
         for bit in 1..<32 { odd[bit] = 1 << UInt32(bit - 1) }
         var even = [UInt32](repeating: 0, count: 32)
-        square(odd, into: &even)   // two zero bits
-        square(even, into: &odd)   // four zero bits
+        square(odd, into: &even)  // two zero bits
+        square(even, into: &odd)  // four zero bits
         var register = first
         var remaining = secondLength
         // Each step squares the operator (8, 16, 32 … zero bits per byte count bit) and applies it

@@ -63,7 +63,8 @@ package struct SHA256 {
     private mutating func compress(_ block: UnsafeRawBufferPointer) {
         var w = [UInt32](repeating: 0, count: 64)
         for t in 0..<16 {
-            w[t] = UInt32(block[t * 4]) << 24 | UInt32(block[t * 4 + 1]) << 16 | UInt32(block[t * 4 + 2]) << 8
+            w[t] =
+                UInt32(block[t * 4]) << 24 | UInt32(block[t * 4 + 1]) << 16 | UInt32(block[t * 4 + 2]) << 8
                 | UInt32(block[t * 4 + 3])
         }
         for t in 16..<64 {

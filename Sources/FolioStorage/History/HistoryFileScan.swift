@@ -58,7 +58,8 @@ struct HistoryFileScan {
         let probe = Int32(needle[1])
         var position = 1
         while position < bytes.count,
-            let found = memchr(base + position, probe, bytes.count - position)?.assumingMemoryBound(to: UInt8.self) {
+            let found = memchr(base + position, probe, bytes.count - position)?.assumingMemoryBound(to: UInt8.self)
+        {
             let start = UnsafePointer(found) - base - 1
             position = start + 2
             guard start + m <= bytes.count, bytes[start..<(start + m)].elementsEqual(needle) else { continue }

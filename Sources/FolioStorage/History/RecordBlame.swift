@@ -29,8 +29,9 @@ package struct RecordBlame: Hashable, Sendable {
         }
 
         init(_ transaction: JournalTransaction) {
-            self.init(sequence: transaction.sequence, transactionID: transaction.transactionID, author: transaction.author,
-                      timestamp: transaction.timestamp)
+            self.init(
+                sequence: transaction.sequence, transactionID: transaction.transactionID, author: transaction.author,
+                timestamp: transaction.timestamp)
         }
     }
 

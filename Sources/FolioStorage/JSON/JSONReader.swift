@@ -330,8 +330,9 @@ struct _Parser {
                 skipWhitespace()
                 guard index < bytes.count, bytes[index] == _quote else { throw fail("expected a string key") }
                 guard let key = plainKey(at: index),
-                      members == 0 || UnsafeBufferPointer(rebasing: bytes[previousKey])
-                          .lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: bytes[key]))
+                    members == 0
+                        || UnsafeBufferPointer(rebasing: bytes[previousKey])
+                            .lexicographicallyPrecedes(UnsafeBufferPointer(rebasing: bytes[key]))
                 else {
                     packed.bytes.removeSubrange(packedOffset...)
                     index = objectOffset

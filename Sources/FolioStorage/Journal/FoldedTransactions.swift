@@ -46,10 +46,11 @@ public struct FoldedTransactions: Hashable, Sendable {
     init(jsonValue value: JSONValue) throws {
         let malformed = StorageError(
             .malformedLine,
-            "not a journal transaction: \"folded\" must be {\"from\":…,\"seen\":true|false,\"through\":…} with 1 ≤ from ≤ through < 2^62, and an optional \"by\":\"transaction id\"")
+            "not a journal transaction: \"folded\" must be {\"from\":…,\"seen\":true|false,\"through\":…} with 1 ≤ from ≤ through < 2^62, and an optional \"by\":\"transaction id\""
+        )
         guard case .object(let members) = value, case .int(let from)? = members["from"],
-              case .int(let through)? = members["through"], case .bool(let seen)? = members["seen"],
-              SequenceLimits.isValid(from), SequenceLimits.isValid(through), from <= through
+            case .int(let through)? = members["through"], case .bool(let seen)? = members["seen"],
+            SequenceLimits.isValid(from), SequenceLimits.isValid(through), from <= through
         else { throw malformed }
         var by: String? = nil
         if let value = members["by"] {

@@ -106,13 +106,16 @@ extension JournalTransaction {
         let written = writtenMigrations
         if !written.isEmpty { members["migrate"] = .array(written.map { $0.jsonValue() }) }
         if !inserted.isEmpty {
-            members["inserted"] = .array(inserted.map { .object(["entity": .string($0.entity), "id": .int($0.id), "values": .object($0.values.dictionary)]) })
+            members["inserted"] = .array(
+                inserted.map { .object(["entity": .string($0.entity), "id": .int($0.id), "values": .object($0.values.dictionary)]) })
         }
         if !updated.isEmpty {
-            members["updated"] = .array(updated.map { .object(["entity": .string($0.entity), "id": .int($0.id), "values": .object($0.values.dictionary)]) })
+            members["updated"] = .array(
+                updated.map { .object(["entity": .string($0.entity), "id": .int($0.id), "values": .object($0.values.dictionary)]) })
         }
         if !deleted.isEmpty {
-            members["deleted"] = .array(deleted.map { .object(["entity": .string($0.entity), "id": .int($0.id), "tombstone": .object($0.tombstone)]) })
+            members["deleted"] = .array(
+                deleted.map { .object(["entity": .string($0.entity), "id": .int($0.id), "tombstone": .object($0.tombstone)]) })
         }
         if let schema { members["schema"] = .object(["value": schema]) }
         return members
@@ -140,8 +143,10 @@ extension JournalTransaction {
     ///   records refer to (see ``BlobStore/collectReferences(inCanonicalMembers:into:)``), found in
     ///   their bytes as they are written; otherwise the returned set is empty.
     @discardableResult
-    func encodeLine(into line: inout [UInt8], spans: inout InsertedRecordSpans?,
-                    collectingBlobReferences: Bool = false) throws -> Set<String> {
+    func encodeLine(
+        into line: inout [UInt8], spans: inout InsertedRecordSpans?,
+        collectingBlobReferences: Bool = false
+    ) throws -> Set<String> {
         var blobReferences = Set<String>()
         let writer = CanonicalJSONWriter()
         var ranges: [Int32] = []
@@ -159,16 +164,18 @@ extension JournalTransaction {
             func records(_ records: [StoredRecord], noting: Bool) throws {
                 body.append(UInt8(ascii: "["))
                 if records.count < ParallelRuns.minimumCount {
-                    try Self.write(records[...], noting: noting, into: &body, ranges: &ranges,
-                                   collectingBlobReferences: collectingBlobReferences, into: &blobReferences)
+                    try Self.write(
+                        records[...], noting: noting, into: &body, ranges: &ranges,
+                        collectingBlobReferences: collectingBlobReferences, into: &blobReferences)
                 } else {
                     // Each run also checksums its part while the bytes are in its core's cache.
                     let parts = try ParallelRuns.runs(count: records.count) { positions in
                         var part = (bytes: [UInt8](), ranges: [Int32](), blobReferences: Set<String>(), crc: UInt32(0))
                         part.bytes.reserveCapacity(200 * positions.count)
                         if noting { part.ranges.reserveCapacity(2 * positions.count) }
-                        try Self.write(records[positions], noting: noting, into: &part.bytes, ranges: &part.ranges,
-                                       collectingBlobReferences: collectingBlobReferences, into: &part.blobReferences)
+                        try Self.write(
+                            records[positions], noting: noting, into: &part.bytes, ranges: &part.ranges,
+                            collectingBlobReferences: collectingBlobReferences, into: &part.blobReferences)
                         part.crc = CRC32.checksum(part.bytes)
                         return part
                     }
@@ -257,8 +264,10 @@ extension JournalTransaction {
     /// Appends `deleted` as a JSON array of `{"entity":…,"id":…,"tombstone":{…}}` objects: the bytes the
     /// canonical writer gives for those objects (whose member names are already in byte order), without
     /// making a dictionary for each record and sorting its names.
-    private static func write(_ deleted: [DeletedRecord], with writer: CanonicalJSONWriter,
-                              into output: inout [UInt8]) throws(StorageError) {
+    private static func write(
+        _ deleted: [DeletedRecord], with writer: CanonicalJSONWriter,
+        into output: inout [UInt8]
+    ) throws(StorageError) {
         var opening = RecordOpening()
         output.append(UInt8(ascii: "["))
         for (position, record) in deleted.enumerated() {
@@ -280,9 +289,11 @@ extension JournalTransaction {
     /// it is the first record of the transaction), noting in `ranges`, when `noting`, where each record's
     /// `"id":N,"values":{…}}` starts and ends in `output`, and adding to `blobReferences`, when
     /// `collectingBlobReferences`, the blobs their values refer to.
-    private static func write(_ records: ArraySlice<StoredRecord>, noting: Bool,
-                              into output: inout [UInt8], ranges: inout [Int32],
-                              collectingBlobReferences: Bool, into blobReferences: inout Set<String>) throws {
+    private static func write(
+        _ records: ArraySlice<StoredRecord>, noting: Bool,
+        into output: inout [UInt8], ranges: inout [Int32],
+        collectingBlobReferences: Bool, into blobReferences: inout Set<String>
+    ) throws {
         let writer = CanonicalJSONWriter()
         var opening = RecordOpening()
         for (position, record) in zip(records.indices, records) {
@@ -297,8 +308,9 @@ extension JournalTransaction {
             if collectingBlobReferences {
                 // The values' members, from just after their object's own opening brace.
                 output.withUnsafeBufferPointer { written in
-                    BlobStore.collectReferences(inCanonicalMembers: UnsafeBufferPointer(rebasing: written[(valuesStart + 1)...]),
-                                                into: &blobReferences)
+                    BlobStore.collectReferences(
+                        inCanonicalMembers: UnsafeBufferPointer(rebasing: written[(valuesStart + 1)...]),
+                        into: &blobReferences)
                 }
             }
             output.append(UInt8(ascii: "}"))
@@ -340,7 +352,8 @@ extension JournalTransaction {
         if let unknown = members.keys.sorted().first(where: { !Self.lineMembers.contains($0) }) {
             throw StorageError(
                 .malformedLine,
-                "journal line member \"\(unknown)\" is not one this version of Folio knows; the line may come from a newer Folio: open the store with that version")
+                "journal line member \"\(unknown)\" is not one this version of Folio knows; the line may come from a newer Folio: open the store with that version"
+            )
         }
         guard case .int(let seq)? = members["seq"], SequenceLimits.isValid(seq) else {
             throw bad("\"seq\" must be an integer from 1 to 2^62-1")

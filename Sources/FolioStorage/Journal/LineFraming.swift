@@ -24,8 +24,10 @@ package enum LineFraming {
     /// ``appendLine(to:_:)`` for a writer that appends some parts of the members already checksummed
     /// (written and checked on other threads): it reports each one to `checksum` right after appending
     /// it, and the line checks only the bytes between them itself.
-    package static func appendLine(to output: inout [UInt8],
-                                   _ writeMembers: (inout [UInt8], inout LineChecksum) throws -> Void) rethrows {
+    package static func appendLine(
+        to output: inout [UInt8],
+        _ writeMembers: (inout [UInt8], inout LineChecksum) throws -> Void
+    ) rethrows {
         let start = output.count
         output.append(contentsOf: placeholderPrefix)
         let membersStart = output.count
@@ -105,8 +107,9 @@ package enum LineFraming {
     package static func isConflictMarker(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         guard line.count >= 7 else { return false }
         let first = line[0]
-        guard first == UInt8(ascii: "<") || first == UInt8(ascii: "=") || first == UInt8(ascii: ">")
-            || first == UInt8(ascii: "|")
+        guard
+            first == UInt8(ascii: "<") || first == UInt8(ascii: "=") || first == UInt8(ascii: ">")
+                || first == UInt8(ascii: "|")
         else { return false }
         for k in 1..<7 where line[k] != first { return false }
         return true
@@ -119,7 +122,8 @@ package enum LineFraming {
         if isConflictMarker(line) {
             throw StorageError(
                 .mergeConflict,
-                "git merge-conflict marker: the file was merged with conflicts; run `folio repair STORE` to keep this branch's transactions and renumber the other branch's after them, or check out one side")
+                "git merge-conflict marker: the file was merged with conflicts; run `folio repair STORE` to keep this branch's transactions and renumber the other branch's after them, or check out one side"
+            )
         }
         // `{"$crc":"hhhhhhhh"}` alone (19 bytes) is framed too: the line of an empty object.
         guard line.count >= prefixLength, line.starts(with: prefixHead), line[17] == UInt8(ascii: "\""),
@@ -129,7 +133,8 @@ package enum LineFraming {
             if case .object(let members) = try reader.parse(line), members["$crc"] != nil {
                 throw StorageError(
                     .malformedLine,
-                    "the line's \"$crc\" member must come first, as 8 lowercase hex digits (the CRC-32 of the rest of the line), followed by the line's other members")
+                    "the line's \"$crc\" member must come first, as 8 lowercase hex digits (the CRC-32 of the rest of the line), followed by the line's other members"
+                )
             }
             throw StorageError(.malformedLine, "line does not start with its {\"$crc\":...} checksum member")
         }

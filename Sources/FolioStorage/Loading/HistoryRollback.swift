@@ -46,7 +46,7 @@ struct HistoryRollback {
         var usable: [JournalTransaction] = []
         for transaction in history.reversed() where transaction.sequence <= compactionPoint && !transaction.isCompactionMark {
             guard transaction.sequence == (usable.last?.sequence ?? compactionPoint + 1) - 1,
-                  transaction.writtenMigrations.isEmpty
+                transaction.writtenMigrations.isEmpty
             else { break }
             usable.append(transaction)
         }
@@ -54,7 +54,9 @@ struct HistoryRollback {
         let first = transactions.first?.sequence ?? compactionPoint + 1
         oldestReachable = first - 1
         for transaction in transactions {
-            for record in transaction.deleted { traces[record.id, default: Trace(entity: record.entity)].changes.append((transaction.sequence, .delete)) }
+            for record in transaction.deleted {
+                traces[record.id, default: Trace(entity: record.entity)].changes.append((transaction.sequence, .delete))
+            }
             for record in transaction.inserted {
                 traces[record.id, default: Trace(entity: record.entity)].changes.append((transaction.sequence, .insert(record.values)))
             }

@@ -74,7 +74,8 @@ struct JournalPhase {
                 if sequence != previous + 1 && !badLineBefore {
                     try problem(
                         .missingSequence,
-                        "sequence \(sequence) follows \(previous): transactions \(previous + 1)…\(sequence - 1) are missing; restore them from git or a backup")
+                        "sequence \(sequence) follows \(previous): transactions \(previous + 1)…\(sequence - 1) are missing; restore them from git or a backup"
+                    )
                 }
             } else if sequence > manifest.sequence + 1 {
                 try problem(
@@ -143,7 +144,8 @@ struct JournalPhase {
                     file: path, line: result.lineCount + 1, offset: result.validEnd))
         } else {
             warnings.append(
-                "\(path):\(result.lineCount + 1) (byte \(result.validEnd)): ignored an incomplete last line of \(result.tailLength) bytes (an interrupted append); it will be moved to journal.jsonl.corrupt-tail on the next write")
+                "\(path):\(result.lineCount + 1) (byte \(result.validEnd)): ignored an incomplete last line of \(result.tailLength) bytes (an interrupted append); it will be moved to journal.jsonl.corrupt-tail on the next write"
+            )
         }
     }
 }

@@ -25,7 +25,9 @@ extension StoreLoader {
     static func past(asOf sequence: UInt64, _ paths: StorePaths, configuration: StoreConfiguration) throws -> LoadedStore {
         guard var files = try readForPast(paths, configuration: configuration, through: sequence) else {
             // No store yet: empty as of sequence 0, and nothing after.
-            guard sequence == 0 else { throw StorageError(.missingSequence, "the store has no transaction \(sequence) yet: it has none", file: paths.manifest) }
+            guard sequence == 0 else {
+                throw StorageError(.missingSequence, "the store has no transaction \(sequence) yet: it has none", file: paths.manifest)
+            }
             return LoadedStore()
         }
         guard sequence <= files.last else {

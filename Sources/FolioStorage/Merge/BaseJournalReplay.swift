@@ -48,8 +48,10 @@ struct BaseJournalReplay {
     ///   - compactionPoint: the merged compaction mark's sequence; history above it is the journal.
     /// - Throws: ``StorageError/Code/historyExpired`` when `history.jsonl` lacks a transaction of the base's
     ///   journal: what the merge needs is gone, and the file to blame is named.
-    init(state: StoreState, history: [JournalTransaction], mergedBase: MergedBase, compactionPoint: UInt64,
-         schema: MergeSchema?, historyPath: String? = nil) throws {
+    init(
+        state: StoreState, history: [JournalTransaction], mergedBase: MergedBase, compactionPoint: UInt64,
+        schema: MergeSchema?, historyPath: String? = nil
+    ) throws {
         let folded = history.filter { $0.sequence <= compactionPoint && !$0.isCompactionMark }
         let byID = Dictionary(folded.map { ($0.transactionID, $0) }, uniquingKeysWith: { first, _ in first })
         var base: [JournalTransaction] = []
@@ -85,7 +87,8 @@ struct BaseJournalReplay {
             guard let mark = transaction.foldedBy, let side = mergedBase.sides.firstIndex(of: mark) else { continue }
             for record in transaction.inserted + transaction.updated where written[record.id] != nil {
                 for (member, value) in record.values.dictionary {
-                    sideWrites[side][record.id, default: [:]][member] = Write(position: position, value: value, transaction: transaction.transactionID)
+                    sideWrites[side][record.id, default: [:]][member] = Write(
+                        position: position, value: value, transaction: transaction.transactionID)
                 }
             }
             for record in transaction.deleted where written[record.id] != nil && sideDelete[record.id] == nil {
@@ -116,8 +119,10 @@ struct BaseJournalReplay {
                 for (member, write) in journalWrites[id] ?? [:] { lost[member] = write }
                 for member in lost.keys.sorted() {
                     guard let write = lost[member] else { continue }
-                    conflicts.append(MergeConflict(entity: current.entity, id: id, member: member, kept: nil, lost: write.value,
-                                                   lostTransaction: write.transaction))
+                    conflicts.append(
+                        MergeConflict(
+                            entity: current.entity, id: id, member: member, kept: nil, lost: write.value,
+                            lostTransaction: write.transaction))
                 }
                 continue
             }
@@ -132,11 +137,14 @@ struct BaseJournalReplay {
                     target = later.value
                     guard later.value != earlier.value else { break }
                     if schema?.relationship(member, of: current.entity)?.isToMany == true,
-                       let merged = SnapshotMerge.mergedMembers(was: was, kept: later.value, other: earlier.value) {
+                        let merged = SnapshotMerge.mergedMembers(was: was, kept: later.value, other: earlier.value)
+                    {
                         target = merged
                     } else {
-                        conflicts.append(MergeConflict(entity: current.entity, id: id, member: member, kept: later.value,
-                                                       lost: earlier.value, lostTransaction: earlier.transaction))
+                        conflicts.append(
+                            MergeConflict(
+                                entity: current.entity, id: id, member: member, kept: later.value,
+                                lost: earlier.value, lostTransaction: earlier.transaction))
                     }
                 case (let one?, nil), (nil, let one?):
                     target = one.value

@@ -158,8 +158,10 @@ extension CrossFileReconciliation {
                     conflicts.append(MergeConflict(entity: entity, id: survivor, member: member, kept: incoming, lost: existing, lostTransaction: ""))
                 }
             }
-            conflicts.append(MergeConflict(
-                entity: entity, id: loser, member: JournalThreeWayMerge.uniqueMergeMember, kept: .int(survivor), lost: .int(loser), lostTransaction: ""))
+            conflicts.append(
+                MergeConflict(
+                    entity: entity, id: loser, member: JournalThreeWayMerge.uniqueMergeMember, kept: .int(survivor), lost: .int(loser),
+                    lostTransaction: ""))
             into[loser] = survivor
             removed.insert(loser)
             counts.mergedRecords += 1
@@ -184,7 +186,8 @@ extension CrossFileReconciliation {
                         set(id, name, replacement)
                         if dropped > 0 {
                             counts.danglingReferences += dropped
-                            conflicts.append(MergeConflict(entity: entity, id: id, member: name, kept: replacement, lost: current, lostTransaction: ""))
+                            conflicts.append(
+                                MergeConflict(entity: entity, id: id, member: name, kept: replacement, lost: current, lostTransaction: ""))
                         }
                     } else {
                         guard case .int(let target) = current else { continue }
@@ -225,8 +228,9 @@ extension CrossFileReconciliation {
                     }
                     for target in targets where exists(target) {
                         guard let targetEntity = state.entity(ofRecord: target),
-                              let back = schema.relationship(inverse, of: targetEntity),
-                              let reverse = value(target, inverse) else { continue }
+                            let back = schema.relationship(inverse, of: targetEntity),
+                            let reverse = value(target, inverse)
+                        else { continue }
                         switch (relationship.isToMany, back.isToMany) {
                         case (true, false):
                             if reverse != .int(owner) { drops[Key(id: owner, member: name), default: []].insert(target) }
@@ -244,7 +248,8 @@ extension CrossFileReconciliation {
             }
             for key in Set(drops.keys).union(additions.keys).sorted() {
                 guard let entity = state.entity(ofRecord: key.id), let current = value(key.id, key.member),
-                      let listed = Self.identifiers(current) else { continue }
+                    let listed = Self.identifiers(current)
+                else { continue }
                 let dropped = drops[key] ?? []
                 var kept = listed.filter { !dropped.contains($0) }
                 for added in additions[key] ?? [] where !kept.contains(added) { kept.append(added) }
@@ -253,7 +258,8 @@ extension CrossFileReconciliation {
                 set(key.id, key.member, replacement)
                 counts.inverseEntries += dropped.count + (kept.count - (listed.count - dropped.count))
                 if !dropped.isEmpty {
-                    conflicts.append(MergeConflict(entity: entity, id: key.id, member: key.member, kept: replacement, lost: current, lostTransaction: ""))
+                    conflicts.append(
+                        MergeConflict(entity: entity, id: key.id, member: key.member, kept: replacement, lost: current, lostTransaction: ""))
                 }
             }
             for key in clears.sorted() {

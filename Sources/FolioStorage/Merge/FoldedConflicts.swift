@@ -36,7 +36,8 @@ enum FoldedConflicts {
             guard !folded.isEmpty, !unseeing.isEmpty else { continue }
             // Written after the folded ones on the side that folded them: when one side compacted, the
             // lines that saw them; when both did, the other side's lines, whose writer folded these.
-            let later = group.by == nil
+            let later =
+                group.by == nil
                 ? marked.filter { $0.folded?.seen == true }
                 : transactions.filter { $0.folded.map { $0.sequences == group.sequences && $0.by != nil && $0.by != group.by } ?? false }
             let seenLater = Writes(later)
@@ -46,21 +47,27 @@ enum FoldedConflicts {
             for (attribute, write) in theirs.last {
                 guard !seenLater.changed(attribute) else { continue }
                 if ours.deletions[attribute.id] != nil {
-                    record(MergeConflict(entity: attribute.entity, id: attribute.id, member: attribute.member, kept: nil, lost: write.value,
-                                         lostTransaction: write.transaction.transactionID),
-                           on: write.transaction.sequence)
+                    record(
+                        MergeConflict(
+                            entity: attribute.entity, id: attribute.id, member: attribute.member, kept: nil, lost: write.value,
+                            lostTransaction: write.transaction.transactionID),
+                        on: write.transaction.sequence)
                 } else if let folded = ours.last[attribute], folded.value != write.value, theirs.deletions[attribute.id] == nil {
-                    record(MergeConflict(entity: attribute.entity, id: attribute.id, member: attribute.member, kept: write.value,
-                                         lost: folded.value, lostTransaction: folded.transaction.transactionID),
-                           on: write.transaction.sequence)
+                    record(
+                        MergeConflict(
+                            entity: attribute.entity, id: attribute.id, member: attribute.member, kept: write.value,
+                            lost: folded.value, lostTransaction: folded.transaction.transactionID),
+                        on: write.transaction.sequence)
                 }
             }
             for (attribute, folded) in ours.last {
                 guard let deletion = theirs.deletions[attribute.id], ours.deletions[attribute.id] == nil, !seenLater.changed(attribute)
                 else { continue }
-                record(MergeConflict(entity: attribute.entity, id: attribute.id, member: attribute.member, kept: nil, lost: folded.value,
-                                     lostTransaction: folded.transaction.transactionID),
-                       on: deletion.sequence)
+                record(
+                    MergeConflict(
+                        entity: attribute.entity, id: attribute.id, member: attribute.member, kept: nil, lost: folded.value,
+                        lostTransaction: folded.transaction.transactionID),
+                    on: deletion.sequence)
             }
         }
         for sequence in found.keys {

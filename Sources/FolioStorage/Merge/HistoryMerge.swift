@@ -93,12 +93,14 @@ package enum HistoryMerge {
                 JournalThreeWayMerge.Refusal(message: "not a Folio history line: \(why)", file: name, line: number)
             }
             let line: Line? = try slice.withUnsafeBufferPointer { buffer throws(JournalThreeWayMerge.Refusal) in
-                do { try LineFraming.verify(buffer) } catch let error as StorageError { throw refuse(error.message) } catch { throw refuse("\(error)") }
+                do { try LineFraming.verify(buffer) } catch let error as StorageError { throw refuse(error.message) } catch {
+                    throw refuse("\(error)")
+                }
                 if JournalTransaction.isCompactionMark(line: buffer) { throw refuse("a compaction mark belongs in the journal, not in history") }
                 guard let id = JournalTransaction.plainString(ofMember: "\"id\"", inLine: buffer),
-                      let time = JournalTransaction.plainString(ofMember: "\"time\"", inLine: buffer).flatMap(Timestamp.parse),
-                      let digitsStart = JournalTransaction.valueStart(ofMember: "\"seq\"", inLine: buffer),
-                      let parsed = JSONDigits.unsignedInteger(in: buffer, from: digitsStart), SequenceLimits.isValid(Int64(clamping: parsed.value))
+                    let time = JournalTransaction.plainString(ofMember: "\"time\"", inLine: buffer).flatMap(Timestamp.parse),
+                    let digitsStart = JournalTransaction.valueStart(ofMember: "\"seq\"", inLine: buffer),
+                    let parsed = JSONDigits.unsignedInteger(in: buffer, from: digitsStart), SequenceLimits.isValid(Int64(clamping: parsed.value))
                 else { return nil }
                 return Line(bytes: slice, transactionID: id, timestamp: time, sequence: parsed.value)
             }

@@ -69,9 +69,10 @@ package enum JournalMerge {
                 if let value = replayed.schema, let info = MergeSchema(value) { schema = info }
                 merged.append(replayed)
             }
-            resolutions.append(.replayed(
-                original: transaction.sequence...(transaction.sequence + UInt64(run.count) - 1), base: runBase,
-                renumbered: (last + 1)...(merged.last?.sequence ?? last + 1), newIdentifiers: renumbering.allocated))
+            resolutions.append(
+                .replayed(
+                    original: transaction.sequence...(transaction.sequence + UInt64(run.count) - 1), base: runBase,
+                    renumbered: (last + 1)...(merged.last?.sequence ?? last + 1), newIdentifiers: renumbering.allocated))
         }
         return JournalMergeResult(transactions: merged, resolutions: resolutions)
     }

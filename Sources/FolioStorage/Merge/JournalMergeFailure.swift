@@ -18,7 +18,8 @@ package enum JournalMergeFailure: Error, Hashable, Sendable, CustomStringConvert
         case .missingTransactions(let sequence, let line, let after):
             return "sequence \(sequence) on line \(line) follows \(after): transactions are missing"
         case .migratedStore(let line, let entity):
-            return "journal.jsonl line \(line) migrates the records of \(entity): a migrated store cannot be merged yet: migrate both clones to the same schema first"
+            return
+                "journal.jsonl line \(line) migrates the records of \(entity): a migrated store cannot be merged yet: migrate both clones to the same schema first"
         }
     }
 }

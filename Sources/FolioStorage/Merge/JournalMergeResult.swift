@@ -21,8 +21,9 @@ package enum JournalMergeResolution: Sendable, Hashable, CustomStringConvertible
     case keptOneCopy(transactionID: String, line: Int)
     /// A run of the other side's transactions, which followed `base`, was renumbered to follow the merged
     /// ones; `newIdentifiers` are the identifiers its inserted records were given, if it inserted any.
-    case replayed(original: ClosedRange<UInt64>, base: UInt64, renumbered: ClosedRange<UInt64>,
-                  newIdentifiers: ClosedRange<Int64>?)
+    case replayed(
+        original: ClosedRange<UInt64>, base: UInt64, renumbered: ClosedRange<UInt64>,
+        newIdentifiers: ClosedRange<Int64>?)
 
     package var description: String {
         switch self {
@@ -32,12 +33,14 @@ package enum JournalMergeResolution: Sendable, Hashable, CustomStringConvertible
             return "kept one copy of transaction \(transactionID) (line \(line)), which both sides had"
         case .replayed(let original, let base, let renumbered, let newIdentifiers):
             let count = original.count
-            var text = "replayed the \(count) transaction\(count == 1 ? "" : "s") of the other side"
+            var text =
+                "replayed the \(count) transaction\(count == 1 ? "" : "s") of the other side"
                 + " (sequence \(original.lowerBound)–\(original.upperBound) after \(base))"
                 + " as \(renumbered.lowerBound)–\(renumbered.upperBound)"
             if let newIdentifiers {
                 let recordCount = newIdentifiers.count
-                text += ", giving their \(recordCount) new record\(recordCount == 1 ? "" : "s") the identifiers"
+                text +=
+                    ", giving their \(recordCount) new record\(recordCount == 1 ? "" : "s") the identifiers"
                     + " \(newIdentifiers.lowerBound)–\(newIdentifiers.upperBound)"
             }
             return text

@@ -108,7 +108,8 @@ package enum JournalThreeWayMerge {
         if compacted(a) && compacted(b), let first = folded.first {
             for side in [a, b] {
                 guard let from = side.mark?.transaction.historyFrom, from <= baseMark + 1 else {
-                    let why = side.mark?.transaction.historyFrom == nil
+                    let why =
+                        side.mark?.transaction.historyFrom == nil
                         ? "its compaction mark does not say what its history holds (an older Folio wrote it)"
                         : "its history.jsonl no longer holds every transaction since the base's compaction (it starts at \(side.mark?.transaction.historyFrom ?? 0), the merge needs \(baseMark + 1) on): it compacted more than once since the base; raise historyRetention, or merge before a branch compacts twice"
                     throw Refusal(
@@ -121,8 +122,9 @@ package enum JournalThreeWayMerge {
                 }
             }
         }
-        var merged = interleave(a.lines.filter { !baseIDs.contains($0.transaction.transactionID) },
-                                b.lines.filter { !baseIDs.contains($0.transaction.transactionID) })
+        var merged = interleave(
+            a.lines.filter { !baseIDs.contains($0.transaction.transactionID) },
+            b.lines.filter { !baseIDs.contains($0.transaction.transactionID) })
         // One side compacted: what it folded since the sides parted is in its snapshots and history,
         // which git takes as they are. Its new transactions there are not in this file, so each merged
         // transaction says which they are and whether its writer saw them (``FoldedTransactions``).
@@ -130,7 +132,8 @@ package enum JournalThreeWayMerge {
         // marked with its side's compaction mark (``HistoryMerge``); each merged transaction names the
         // other side's, which its writer did not see.
         if compacted(a) && compacted(b), let ours = a.mark?.transaction.transactionID, let theirs = b.mark?.transaction.transactionID,
-           compactionPoint > baseMark {
+            compactionPoint > baseMark
+        {
             for index in merged.indices {
                 merged[index].transaction.folded = FoldedTransactions(
                     sequences: (baseMark + 1)...compactionPoint, seen: false, by: merged[index].side == 0 ? theirs : ours)
@@ -154,8 +157,11 @@ package enum JournalThreeWayMerge {
         if compacted(a) && compacted(b), let ours = a.mark?.transaction, let theirs = b.mark?.transaction {
             // The merged history keeps what both sides still hold of the base's, then all they added.
             if let x = ours.historyFrom, let y = theirs.historyFrom { mark.historyFrom = max(x, y) } else { mark.historyFrom = nil }
-            mark.mergedBase = folded.isEmpty ? nil : MergedBase(
-                transactions: folded.map(\.transaction.transactionID), sides: [ours.transactionID, theirs.transactionID].sorted())
+            mark.mergedBase =
+                folded.isEmpty
+                ? nil
+                : MergedBase(
+                    transactions: folded.map(\.transaction.transactionID), sides: [ours.transactionID, theirs.transactionID].sorted())
         }
         var output = try encode(mark)
         var sequence = compactionPoint
@@ -289,7 +295,8 @@ package enum JournalThreeWayMerge {
     /// Two sides' elements in one order, each side's own kept: by time, then transaction id; an element
     /// whose id both sides hold appears once. (Side 0 is ours.)
     static func interleave<Element>(_ ours: [Element], _ theirs: [Element], key: (Element) -> (time: Date, id: String))
-        -> [(side: Int, element: Element)] {
+        -> [(side: Int, element: Element)]
+    {
         var result: [(side: Int, element: Element)] = []
         var taken = Set<String>()
         var (o, t) = (0, 0)
@@ -305,7 +312,9 @@ package enum JournalThreeWayMerge {
     /// The merged transactions with the losing changes dropped and the conflicts recorded.
     /// - Parameter baseSchema: the schema before the new transactions; one that records a schema
     ///   changes it for the relationship and uniqueness merges.
-    static func resolve(_ sided: [(side: Int, transaction: JournalTransaction)], schema baseSchema: MergeSchema?) throws(Refusal) -> [JournalTransaction] {
+    static func resolve(_ sided: [(side: Int, transaction: JournalTransaction)], schema baseSchema: MergeSchema?) throws(Refusal)
+        -> [JournalTransaction]
+    {
         var merged = sided
         let schema = lastSchema(of: sided.map(\.transaction)) ?? baseSchema
         var conflicts: [Int: [MergeConflict]] = [:]
@@ -316,12 +325,13 @@ package enum JournalThreeWayMerge {
             if !transaction.migrations.isEmpty { migratingSides.insert(side) }
             for record in transaction.inserted {
                 if let other = insertedBy[record.id], other != side {
-                    throw Refusal(message: """
-                        both sides inserted a record with identifier \(record.id) (\(record.entity)): these copies allocated \
-                        identifiers sequentially (a store created before per-clone identifiers, or outside a git work tree). \
-                        Take one side ('git checkout --ours'), then re-add the other's records with 'folio export' and \
-                        'folio import'; new writes in a git work tree allocate per clone
-                        """)
+                    throw Refusal(
+                        message: """
+                            both sides inserted a record with identifier \(record.id) (\(record.entity)): these copies allocated \
+                            identifiers sequentially (a store created before per-clone identifiers, or outside a git work tree). \
+                            Take one side ('git checkout --ours'), then re-add the other's records with 'folio export' and \
+                            'folio import'; new writes in a git work tree allocate per clone
+                            """)
                 }
                 insertedBy[record.id] = side
             }
@@ -348,9 +358,10 @@ package enum JournalThreeWayMerge {
         for (attribute, ours) in lastWrite[0] {
             guard let theirs = lastWrite[1][attribute], ours.value != theirs.value, deletion[attribute.id] == nil else { continue }
             let (winner, loser) = ours.position > theirs.position ? (ours, theirs) : (theirs, ours)
-            conflicts[winner.position, default: []].append(MergeConflict(
-                entity: attribute.entity, id: attribute.id, member: attribute.member, kept: winner.value, lost: loser.value,
-                lostTransaction: merged[loser.position].transaction.transactionID))
+            conflicts[winner.position, default: []].append(
+                MergeConflict(
+                    entity: attribute.entity, id: attribute.id, member: attribute.member, kept: winner.value, lost: loser.value,
+                    lostTransaction: merged[loser.position].transaction.transactionID))
         }
         // A delete stands: the other side's updates after it, and a second delete, are dropped.
         for (position, (side, _)) in merged.enumerated() {
@@ -364,9 +375,10 @@ package enum JournalThreeWayMerge {
         for side in 0...1 {
             for (attribute, write) in lastWrite[side] {
                 guard let deleted = deletion[attribute.id], deleted.side != side else { continue }
-                conflicts[deleted.position, default: []].append(MergeConflict(
-                    entity: attribute.entity, id: attribute.id, member: attribute.member, kept: nil, lost: write.value,
-                    lostTransaction: merged[write.position].transaction.transactionID))
+                conflicts[deleted.position, default: []].append(
+                    MergeConflict(
+                        entity: attribute.entity, id: attribute.id, member: attribute.member, kept: nil, lost: write.value,
+                        lostTransaction: merged[write.position].transaction.transactionID))
             }
         }
         if let schema { mergeRelationships(&transactions, sides: merged.map(\.side), schema: schema, conflicts: &conflicts) }

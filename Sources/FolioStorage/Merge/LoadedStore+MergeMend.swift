@@ -24,7 +24,8 @@ extension LoadedStore {
         // that journal decides what the snapshot merge guessed (see ``BaseJournalReplay``).
         var replay: BaseJournalReplay? = nil
         if let mergedBase = mend.mergedBase, manifest.needsReconciliation || !snapshotConflicts.isEmpty {
-            mend.baseHistory = historyFileRead
+            mend.baseHistory =
+                historyFileRead
                 ? history.filter { $0.sequence <= manifest.sequence }
                 : try HistoryPhase.read(paths, configuration: configuration, report: report)
             do {
@@ -56,7 +57,8 @@ extension LoadedStore {
             parts.append(reconciliation.summary)
         }
         guard !parts.isEmpty else { return }
-        let note = "git merged the snapshot files one by one; mended in memory: \(parts.joined(separator: "; ")). The next writable open commits the mend (folio conflicts lists what it dropped)"
+        let note =
+            "git merged the snapshot files one by one; mended in memory: \(parts.joined(separator: "; ")). The next writable open commits the mend (folio conflicts lists what it dropped)"
         mend.note = note
         warnings.append(note)
     }

@@ -40,7 +40,11 @@ package enum ManifestMerge {
         }
         for entity in Set(a.snapshotBytes.keys).union(b.snapshotBytes.keys) {
             let (was, ours, theirs) = (o.snapshotBytes[entity], a.snapshotBytes[entity], b.snapshotBytes[entity])
-            if ours == theirs { merged.snapshotBytes[entity] = ours } else if ours == was { merged.snapshotBytes[entity] = theirs } else if theirs == was {
+            if ours == theirs {
+                merged.snapshotBytes[entity] = ours
+            } else if ours == was {
+                merged.snapshotBytes[entity] = theirs
+            } else if theirs == was {
                 merged.snapshotBytes[entity] = ours
             }
         }
@@ -51,7 +55,8 @@ package enum ManifestMerge {
 
     /// The three-way choice for one value: equal sides, else the side that changed it.
     static func pick<Value: Equatable>(_ base: Value, _ ours: Value, _ theirs: Value, conflict: () -> String)
-        throws(JournalThreeWayMerge.Refusal) -> Value {
+        throws(JournalThreeWayMerge.Refusal) -> Value
+    {
         if ours == theirs || theirs == base { return ours }
         if ours == base { return theirs }
         throw JournalThreeWayMerge.Refusal(message: conflict())

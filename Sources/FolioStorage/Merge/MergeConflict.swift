@@ -45,12 +45,13 @@ public struct MergeConflict: Hashable, Sendable {
         func bad() -> StorageError {
             StorageError(
                 .malformedLine,
-                "not a journal transaction: each of \"conflicts\" must be {\"entity\":…,\"id\":…,\"member\":…,\"lost\":…,\"lostTransaction\":…} with an optional \"kept\"")
+                "not a journal transaction: each of \"conflicts\" must be {\"entity\":…,\"id\":…,\"member\":…,\"lost\":…,\"lostTransaction\":…} with an optional \"kept\""
+            )
         }
         guard case .object(let members) = value, case .string(let entity)? = members["entity"], EntityName.isValid(entity),
-              case .int(let id)? = members["id"], IdentifierLimits.isValid(id), case .string(let member)? = members["member"], !member.isEmpty,
-              let lost = members["lost"], case .string(let lostTransaction)? = members["lostTransaction"],
-              members.keys.allSatisfy(["entity", "id", "member", "kept", "lost", "lostTransaction"].contains)
+            case .int(let id)? = members["id"], IdentifierLimits.isValid(id), case .string(let member)? = members["member"], !member.isEmpty,
+            let lost = members["lost"], case .string(let lostTransaction)? = members["lostTransaction"],
+            members.keys.allSatisfy(["entity", "id", "member", "kept", "lost", "lostTransaction"].contains)
         else { throw bad() }
         self.init(entity: entity, id: id, member: member, kept: members["kept"], lost: lost, lostTransaction: lostTransaction)
     }

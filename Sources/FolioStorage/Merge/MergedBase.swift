@@ -34,7 +34,7 @@ public struct MergedBase: Hashable, Sendable {
             return strings.count == items.count ? strings : nil
         }
         guard case .object(let members) = value, members.count == 2, let sides = strings(members["sides"]), sides.count == 2,
-              let transactions = strings(members["transactions"]), !transactions.isEmpty
+            let transactions = strings(members["transactions"]), !transactions.isEmpty
         else {
             throw StorageError(
                 .malformedLine,

@@ -64,12 +64,14 @@ extension JournalThreeWayMerge {
         var fixes: [Int: [Int64: [String: JSONValue]]] = [:]
         for key in lastOfAll.keys.sorted() where !deleted.contains(key.id) {
             guard let write = lastOfAll[key], let entity = entityOf[key.id],
-                  let relationship = schema.relationship(key.member, of: entity) else { continue }
+                let relationship = schema.relationship(key.member, of: entity)
+            else { continue }
             var value = write.value
             if relationship.isToMany {
                 guard var members = value.arrayValue?.compactMap(\.intValue), members.count == value.arrayValue?.count else { continue }
                 if let ours = last[0][key]?.value.arrayValue?.compactMap(\.intValue),
-                   let theirs = last[1][key]?.value.arrayValue?.compactMap(\.intValue), ours != theirs {
+                    let theirs = last[1][key]?.value.arrayValue?.compactMap(\.intValue), ours != theirs
+                {
                     let oursSet = Set(ours), theirsSet = Set(theirs)
                     var union = members
                     for list in [ours, theirs] { for member in list where !union.contains(member) { union.append(member) } }
@@ -91,15 +93,17 @@ extension JournalThreeWayMerge {
                     return (0...1).contains { refers(last[$0][inverseKey]?.value, to: owner) }
                 }
                 if added {
-                    conflicts[write.position, default: []].append(MergeConflict(
-                        entity: entity, id: key.id, member: key.member, kept: value, lost: write.value,
-                        lostTransaction: transactions[write.position].transactionID))
+                    conflicts[write.position, default: []].append(
+                        MergeConflict(
+                            entity: entity, id: key.id, member: key.member, kept: value, lost: write.value,
+                            lostTransaction: transactions[write.position].transactionID))
                 }
             } else if case .int(let target) = value, deleted.contains(target) {
                 value = .null
-                conflicts[write.position, default: []].append(MergeConflict(
-                    entity: entity, id: key.id, member: key.member, kept: value, lost: write.value,
-                    lostTransaction: transactions[write.position].transactionID))
+                conflicts[write.position, default: []].append(
+                    MergeConflict(
+                        entity: entity, id: key.id, member: key.member, kept: value, lost: write.value,
+                        lostTransaction: transactions[write.position].transactionID))
             }
             if value != write.value { fixes[write.position, default: [:]][key.id, default: [:]][key.member] = value }
         }

@@ -56,14 +56,16 @@ extension JournalThreeWayMerge {
                 for (member, value) in record.values.dictionary where existing.values[member] != value {
                     changes[member] = value
                     if let old = existing.values[member] {
-                        conflicts[position, default: []].append(MergeConflict(
-                            entity: existing.entity, id: survivor, member: member, kept: value, lost: old,
-                            lostTransaction: existing.writers[member] ?? transaction.transactionID))
+                        conflicts[position, default: []].append(
+                            MergeConflict(
+                                entity: existing.entity, id: survivor, member: member, kept: value, lost: old,
+                                lostTransaction: existing.writers[member] ?? transaction.transactionID))
                     }
                 }
-                conflicts[position, default: []].append(MergeConflict(
-                    entity: record.entity, id: record.id, member: uniqueMergeMember, kept: .int(survivor), lost: .int(record.id),
-                    lostTransaction: transaction.transactionID))
+                conflicts[position, default: []].append(
+                    MergeConflict(
+                        entity: record.entity, id: record.id, member: uniqueMergeMember, kept: .int(survivor), lost: .int(record.id),
+                        lostTransaction: transaction.transactionID))
                 turned.append(StoredRecord(entity: existing.entity, id: survivor, values: RecordValues(changes)))
                 return true
             }

@@ -44,8 +44,10 @@ package enum SnapshotMerge {
     ///
     /// - Returns: how many values this merge did not keep (recorded in the merged header).
     @discardableResult
-    package static func merge(base: [UInt8], ours: [UInt8], theirs: [UInt8], schema: MergeSchema? = nil,
-                              write: (UnsafeBufferPointer<UInt8>) throws -> Void) throws(Refusal) -> Int {
+    package static func merge(
+        base: [UInt8], ours: [UInt8], theirs: [UInt8], schema: MergeSchema? = nil,
+        write: (UnsafeBufferPointer<UInt8>) throws -> Void
+    ) throws(Refusal) -> Int {
         // Lines are found, checked and copied in place, none decoded unless both sides changed it.
         let outcome: Result<Int, Refusal> = base.withUnsafeBufferPointer { o in
             ours.withUnsafeBufferPointer { a in
@@ -63,9 +65,11 @@ package enum SnapshotMerge {
         case combined([UInt8])
     }
 
-    private static func merge(_ oBytes: UnsafeBufferPointer<UInt8>, _ aBytes: UnsafeBufferPointer<UInt8>,
-                              _ bBytes: UnsafeBufferPointer<UInt8>, schema: MergeSchema?,
-                              write: (UnsafeBufferPointer<UInt8>) throws -> Void) throws(Refusal) -> Int {
+    private static func merge(
+        _ oBytes: UnsafeBufferPointer<UInt8>, _ aBytes: UnsafeBufferPointer<UInt8>,
+        _ bBytes: UnsafeBufferPointer<UInt8>, schema: MergeSchema?,
+        write: (UnsafeBufferPointer<UInt8>) throws -> Void
+    ) throws(Refusal) -> Int {
         let a = try read(aBytes, name: "ours"), b = try read(bBytes, name: "theirs")
         // A snapshot added on both sides has an empty base.
         let o = oBytes.isEmpty ? Version(entity: a.entity, sequence: 0, records: []) : try read(oBytes, name: "base")
@@ -106,8 +110,9 @@ package enum SnapshotMerge {
             } else if same(ours, was) {
                 if let theirs { merged.append(.line(file: theirs.file, range: theirs.range)) }
             } else {
-                let combined = try combine(entity: a.entity, id: id, was: bytes(was), ours: bytes(ours), theirs: bytes(theirs),
-                                           oursWins: oursWins, toMany: toMany, writer: writer)
+                let combined = try combine(
+                    entity: a.entity, id: id, was: bytes(was), ours: bytes(ours), theirs: bytes(theirs),
+                    oursWins: oursWins, toMany: toMany, writer: writer)
                 if let line = combined.line { merged.append(.combined(line)) }
                 conflicts += combined.conflicts
             }
@@ -156,8 +161,10 @@ package enum SnapshotMerge {
 
     /// The line of a record both sides changed (nil: it stays deleted), their changes combined attribute
     /// by attribute, and the values not kept.
-    static func combine(entity: String, id: Int64, was: [UInt8]?, ours: [UInt8]?, theirs: [UInt8]?, oursWins: Bool?,
-                        toMany: Set<String> = [], writer: CanonicalJSONWriter) throws(Refusal) -> (line: [UInt8]?, conflicts: [MergeConflict]) {
+    static func combine(
+        entity: String, id: Int64, was: [UInt8]?, ours: [UInt8]?, theirs: [UInt8]?, oursWins: Bool?,
+        toMany: Set<String> = [], writer: CanonicalJSONWriter
+    ) throws(Refusal) -> (line: [UInt8]?, conflicts: [MergeConflict]) {
         let o = try was.map { line throws(Refusal) in try values(line) }
         guard let oursLine = ours, let theirsLine = theirs else {
             // One side deleted the record and the other changed it: the delete stands, and every value
@@ -297,7 +304,8 @@ func canonicalRecordID(_ line: UnsafeBufferPointer<UInt8>) -> Int64? {
     let opening = Array(#","id":"#.utf8), values = Array(#","values":{"#.utf8)
     var index = LineFraming.prefixLength - 1
     guard line.count > index + opening.count + values.count + 2,
-          opening.indices.allSatisfy({ line[index + $0] == opening[$0] }) else { return nil }
+        opening.indices.allSatisfy({ line[index + $0] == opening[$0] })
+    else { return nil }
     index += opening.count
     // At most 18 digits, which cannot overflow; a longer identifier is decoded in full.
     var id: Int64 = 0
@@ -307,7 +315,7 @@ func canonicalRecordID(_ line: UnsafeBufferPointer<UInt8>) -> Int64? {
         index += 1
     }
     guard index > digitsStart, line[digitsStart] != UInt8(ascii: "0"), index + values.count <= line.count,
-          values.indices.allSatisfy({ line[index + $0] == values[$0] }), line[line.count - 1] == UInt8(ascii: "}")
+        values.indices.allSatisfy({ line[index + $0] == values[$0] }), line[line.count - 1] == UInt8(ascii: "}")
     else { return nil }
     return id
 }

@@ -134,8 +134,9 @@ extension FileSystem {
             initialized = 0
             while initialized < buffer.count {
                 do {
-                    let count = try read(file, into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[initialized...])),
-                                         at: Int64(initialized))
+                    let count = try read(
+                        file, into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[initialized...])),
+                        at: Int64(initialized))
                     if count == 0 { break }
                     initialized += count
                 } catch {

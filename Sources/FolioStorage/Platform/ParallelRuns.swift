@@ -18,15 +18,19 @@ package enum ParallelRuns {
     /// among them.
     ///
     /// - Throws: the error of the first run, in position order, that throws.
-    package static func runs<Result>(count: Int, threads: Int = processorCount,
-                                     _ run: (Range<Int>) throws -> Result) throws -> [Result] {
+    package static func runs<Result>(
+        count: Int, threads: Int = processorCount,
+        _ run: (Range<Int>) throws -> Result
+    ) throws -> [Result] {
         try perform(count: count, threads: threads, run).map { try $0.get() }
     }
 
     /// The outcome of `run` for each run, in position order: the calling thread does a single run itself,
     /// and several are shared out with `concurrentPerform`.
-    private static func perform<Result>(count: Int, threads: Int,
-                                        _ run: (Range<Int>) throws -> Result) -> [Swift.Result<Result, any Error>] {
+    private static func perform<Result>(
+        count: Int, threads: Int,
+        _ run: (Range<Int>) throws -> Result
+    ) -> [Swift.Result<Result, any Error>] {
         let runCount = self.runCount(count, threads: threads)
         if runCount == 1 { return [Swift.Result { try run(0..<count) }] }
         let bounds = (0...runCount).map { $0 * count / runCount }

@@ -2,13 +2,13 @@
 // `Platform` namespace or the `FileSystem` seam, never Glibc or Darwin directly, except through here.
 
 #if canImport(Darwin)
-@_exported import Darwin
+    @_exported import Darwin
 #elseif canImport(Glibc)
-@_exported import Glibc
+    @_exported import Glibc
 #elseif canImport(Musl)
-@_exported import Musl
+    @_exported import Musl
 #else
-#error("Unsupported C library: FolioStorage needs Darwin, Glibc or Musl.")
+    #error("Unsupported C library: FolioStorage needs Darwin, Glibc or Musl.")
 #endif
 
 /// Operating-system facts the storage engine needs.
@@ -24,10 +24,10 @@ package enum Platform {
     /// then cost about one disk round trip, not one each. Only advice: failures are ignored.
     package static func adviseWillRead(_ descriptor: Int32, offset: Int64, length: Int) {
         #if canImport(Darwin)
-        var advice = radvisory(ra_offset: off_t(offset), ra_count: Int32(clamping: length))
-        _ = fcntl(descriptor, F_RDADVISE, &advice)
+            var advice = radvisory(ra_offset: off_t(offset), ra_count: Int32(clamping: length))
+            _ = fcntl(descriptor, F_RDADVISE, &advice)
         #else
-        _ = posix_fadvise(descriptor, off_t(offset), off_t(length), Int32(POSIX_FADV_WILLNEED))
+            _ = posix_fadvise(descriptor, off_t(offset), off_t(length), Int32(POSIX_FADV_WILLNEED))
         #endif
     }
 
@@ -69,11 +69,11 @@ package enum Platform {
     /// the drive's cache), `fsync` elsewhere.
     package static func fullSync(_ fd: Int32) -> Int32 {
         #if canImport(Darwin)
-        if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
-        // Some file systems (network, FAT) do not support F_FULLFSYNC: fall back to fsync.
-        return fsync(fd)
+            if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+            // Some file systems (network, FAT) do not support F_FULLFSYNC: fall back to fsync.
+            return fsync(fd)
         #else
-        return fsync(fd)
+            return fsync(fd)
         #endif
     }
 
@@ -82,9 +82,9 @@ package enum Platform {
     /// logs; ``fullSync(_:)`` elsewhere. Directories are synced with ``fullSync(_:)``.
     package static func dataSync(_ fd: Int32) -> Int32 {
         #if os(Linux)
-        return fdatasync(fd)
+            return fdatasync(fd)
         #else
-        return fullSync(fd)
+            return fullSync(fd)
         #endif
     }
 
@@ -93,13 +93,14 @@ package enum Platform {
     package static func resourceUsage() -> ResourceUsage {
         var usage = rusage()
         #if canImport(Glibc)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
+            getrusage(RUSAGE_SELF.rawValue, &usage)
         #else
-        getrusage(RUSAGE_SELF, &usage)
+            getrusage(RUSAGE_SELF, &usage)
         #endif
         func seconds(_ value: timeval) -> Double { Double(value.tv_sec) + Double(value.tv_usec) * 1e-6 }
-        return ResourceUsage(userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime),
-                             minorFaults: Int(usage.ru_minflt))
+        return ResourceUsage(
+            userSeconds: seconds(usage.ru_utime), systemSeconds: seconds(usage.ru_stime),
+            minorFaults: Int(usage.ru_minflt))
     }
 }
 

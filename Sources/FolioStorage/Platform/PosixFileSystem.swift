@@ -81,9 +81,9 @@ package struct PosixFileSystem: FileSystem {
 
     private static func makeStatus(_ info: stat) -> FileStatus {
         #if canImport(Darwin)
-        let modified = info.st_mtimespec
+            let modified = info.st_mtimespec
         #else
-        let modified = info.st_mtim
+            let modified = info.st_mtim
         #endif
         return FileStatus(
             size: Int64(info.st_size), device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
@@ -146,40 +146,40 @@ package struct PosixFileSystem: FileSystem {
 // The module-qualified C functions whose Swift names clash with `FileSystem`'s methods.
 @inline(__always) func Glibc_or_Darwin_open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
     #if canImport(Darwin)
-    return Darwin.open(path, flags, mode)
+        return Darwin.open(path, flags, mode)
     #elseif canImport(Glibc)
-    return Glibc.open(path, flags, mode)
+        return Glibc.open(path, flags, mode)
     #else
-    return Musl.open(path, flags, mode)
+        return Musl.open(path, flags, mode)
     #endif
 }
 
 @inline(__always) func Glibc_or_Darwin_close(_ fd: Int32) -> Int32 {
     #if canImport(Darwin)
-    return Darwin.close(fd)
+        return Darwin.close(fd)
     #elseif canImport(Glibc)
-    return Glibc.close(fd)
+        return Glibc.close(fd)
     #else
-    return Musl.close(fd)
+        return Musl.close(fd)
     #endif
 }
 
 @inline(__always) func Glibc_or_Darwin_rename(_ source: String, _ destination: String) -> Int32 {
     #if canImport(Darwin)
-    return Darwin.rename(source, destination)
+        return Darwin.rename(source, destination)
     #elseif canImport(Glibc)
-    return Glibc.rename(source, destination)
+        return Glibc.rename(source, destination)
     #else
-    return Musl.rename(source, destination)
+        return Musl.rename(source, destination)
     #endif
 }
 
 @inline(__always) func Glibc_or_Darwin_unlink(_ path: String) -> Int32 {
     #if canImport(Darwin)
-    return Darwin.unlink(path)
+        return Darwin.unlink(path)
     #elseif canImport(Glibc)
-    return Glibc.unlink(path)
+        return Glibc.unlink(path)
     #else
-    return Musl.unlink(path)
+        return Musl.unlink(path)
     #endif
 }

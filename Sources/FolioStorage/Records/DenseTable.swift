@@ -225,7 +225,8 @@
         guard !overflow.isEmpty else { return }
         let first = base + Int64(chunk << Self.chunkShift)
         let numbers = first..<first + Int64(Self.chunkSize)
-        let moving = overflow.count <= Self.chunkSize
+        let moving =
+            overflow.count <= Self.chunkSize
             ? overflow.keys.filter { numbers.contains($0) }
             : numbers.filter { overflow[$0] != nil }
         for number in moving {

@@ -23,8 +23,10 @@ enum PackedTextShapes {
         let count = utf8.count
         guard count == 20 || (count >= 22 && count <= 21 + maximumFractionDigits), utf8[count - 1] == UInt8(ascii: "Z")
         else { return nil }
-        let separators: [(Int, UInt8)] = [(4, UInt8(ascii: "-")), (7, UInt8(ascii: "-")), (10, UInt8(ascii: "T")),
-                                          (13, UInt8(ascii: ":")), (16, UInt8(ascii: ":"))]
+        let separators: [(Int, UInt8)] = [
+            (4, UInt8(ascii: "-")), (7, UInt8(ascii: "-")), (10, UInt8(ascii: "T")),
+            (13, UInt8(ascii: ":")), (16, UInt8(ascii: ":")),
+        ]
         for (position, byte) in separators where utf8[position] != byte { return nil }
         if count > 20, utf8[19] != UInt8(ascii: ".") { return nil }
         var digits: UInt64 = 0
@@ -112,7 +114,7 @@ enum PackedTextShapes {
         }
         var high: UInt64 = 0, low: UInt64 = 0
         guard digits(&high, from: 0, count: 8), digits(&high, from: 9, count: 4), digits(&high, from: 14, count: 4),
-              digits(&low, from: 19, count: 4), digits(&low, from: 24, count: 12)
+            digits(&low, from: 19, count: 4), digits(&low, from: 24, count: 12)
         else { return nil }
         return (high, low)
     }

@@ -403,7 +403,7 @@ struct PackedReader {
         guard let first = bytes.first else { return nil }
         let width = Int(first)
         guard width == 1 || width == 2 || width == 4 || width == 8, let count = fixed(bytes, at: 1, width: width),
-              count <= (bytes.count - 1 - width) / width
+            count <= (bytes.count - 1 - width) / width
         else { return nil }
         return (width, count)
     }
@@ -437,7 +437,7 @@ struct PackedReader {
         let tableStart = 1 + width
         let start = slot == 0 ? tableStart + width * count : fixed(bytes, at: tableStart + width * (slot - 1), width: width)
         guard let start, let end = fixed(bytes, at: tableStart + width * slot, width: width),
-              start >= tableStart + width * count, start <= end, end <= bytes.count
+            start >= tableStart + width * count, start <= end, end <= bytes.count
         else { return nil }
         return start..<end
     }
@@ -494,7 +494,7 @@ struct PackedReader {
         switch tag {
         case PackedEncoding.dateString:
             guard let fraction = readByte().map(Int.init), let digits = readFixed(width: 8),
-                  PackedTextShapes.isDate(digits: digits, fractionDigits: fraction)
+                PackedTextShapes.isDate(digits: digits, fractionDigits: fraction)
             else { return nil }
             return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: PackedTextShapes.dateLength(fractionDigits: fraction)) { text in
                 PackedTextShapes.writeDate(digits: digits, fractionDigits: fraction, into: text)
@@ -550,7 +550,7 @@ struct PackedReader {
             var members = [String: JSONValue](minimumCapacity: count)
             for _ in 0..<count {
                 guard let key = readUTF8(), let member = readValue(depth: depth + 1),
-                      members.updateValue(member, forKey: String(decoding: key, as: UTF8.self)) == nil
+                    members.updateValue(member, forKey: String(decoding: key, as: UTF8.self)) == nil
                 else { return nil }
             }
             return .object(members)

@@ -32,7 +32,8 @@ package final class RecordLayout: Sendable {
         }
         self.memberPrefixes = prefixes
         self.memberPrefixEnds = ends
-        self.slotsByName = sortedNames.count > Self.linearSearchLimit
+        self.slotsByName =
+            sortedNames.count > Self.linearSearchLimit
             ? Dictionary(uniqueKeysWithValues: sortedNames.enumerated().map { ($0.element, $0.offset) })
             : [:]
     }

@@ -89,7 +89,8 @@ package struct StoreRecords: Sendable {
     /// Where an entry holds the reference to its values' storage (-1 if the layout does not say).
     private static let valuesStorageOffset: Int = {
         guard let values = MemoryLayout<StoreState.Entry>.offset(of: \StoreState.Entry.values),
-              let storage = MemoryLayout<RecordValues>.offset(of: \RecordValues.values) else { return -1 }
+            let storage = MemoryLayout<RecordValues>.offset(of: \RecordValues.values)
+        else { return -1 }
         return values + storage
     }()
 

@@ -69,7 +69,8 @@ package enum StoreRepair {
                 try fs.sync(file)
                 try fs.syncDirectory(paths.directory)
                 report.actions.append(
-                    "moved the incomplete last line of \(paths.journal) (line \(scan.lineCount + 1), \(scan.tailLength) bytes at byte \(scan.validEnd)) to \(paths.corruptTail) and truncated the journal")
+                    "moved the incomplete last line of \(paths.journal) (line \(scan.lineCount + 1), \(scan.tailLength) bytes at byte \(scan.validEnd)) to \(paths.corruptTail) and truncated the journal"
+                )
             }
         }
 
@@ -171,7 +172,7 @@ package enum StoreRepair {
     private static func sequenceOf(_ line: [UInt8]) -> UInt64? {
         line.withUnsafeBufferPointer { buffer in
             guard let members = try? LineFraming.decode(buffer), case .int(let sequence)? = members["seq"],
-                  SequenceLimits.isValid(sequence)
+                SequenceLimits.isValid(sequence)
             else { return nil }
             return UInt64(sequence)
         }

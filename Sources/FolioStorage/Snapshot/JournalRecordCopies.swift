@@ -52,8 +52,10 @@ final class JournalRecordCopies {
     ///   - transactions: the transactions folded by the compaction, oldest first.
     ///   - spans: where the inserted records are in the lines this process wrote, by sequence.
     ///   - storedLines: where each line is on disk; only lines in the journal are used.
-    init(transactions: [JournalTransaction], spans: [UInt64: InsertedRecordSpans], storedLines: [UInt64: Store.StoredLine],
-         fileSystem: any FileSystem, journalPath: String) {
+    init(
+        transactions: [JournalTransaction], spans: [UInt64: InsertedRecordSpans], storedLines: [UInt64: Store.StoredLine],
+        fileSystem: any FileSystem, journalPath: String
+    ) {
         self.transactions = transactions
         self.spans = spans
         self.storedLines = storedLines
@@ -66,7 +68,7 @@ final class JournalRecordCopies {
         // Identifiers are allocated upwards: the table starts at the first one that can be copied.
         let copyable = transactions.map(isSpanned)
         guard let first = transactions.indices.filter({ copyable[$0] }).compactMap({ transactions[$0].inserted.first?.id }).min(),
-              transactions.count < Int(Int32.max)
+            transactions.count < Int(Int32.max)
         else { return }
         firstID = first
         // A migration rewrites every record of its entity, so a record inserted before the last migration
@@ -116,7 +118,7 @@ final class JournalRecordCopies {
             }
         }
         guard inserted, load(transactions[Int(origin.transaction)].sequence), let lineSpans,
-              2 * position + 1 < lineSpans.bounds.count
+            2 * position + 1 < lineSpans.bounds.count
         else { return false }
         let start = Int(lineSpans.bounds[2 * position])
         let end = Int(lineSpans.bounds[2 * position + 1])
@@ -143,7 +145,7 @@ final class JournalRecordCopies {
         lineSequence = sequence
         lineSpans = nil
         guard let spans = spans[sequence], let stored = storedLines[sequence], stored.inJournal,
-              stored.length == spans.lineLength, readLine(stored)
+            stored.length == spans.lineLength, readLine(stored)
         else {
             unusable.insert(sequence)
             return false

@@ -105,7 +105,6 @@ extension SnapshotFile {
         let underlying: any Error
     }
 
-
     private static let idMember: [UInt8] = Array(#""id":"#.utf8)
     private static let valuesMember: [UInt8] = Array(#","values":{"#.utf8)
 

@@ -55,8 +55,10 @@ enum SnapshotFile {
     }
 
     /// Appends the framed line of one record, copied from `copies` if it has it, otherwise encoded.
-    static func appendRecordLine(id: Int64, values: RecordValues, copies: JournalRecordCopies?, with writer: CanonicalJSONWriter,
-                                 to bytes: inout [UInt8]) throws {
+    static func appendRecordLine(
+        id: Int64, values: RecordValues, copies: JournalRecordCopies?, with writer: CanonicalJSONWriter,
+        to bytes: inout [UInt8]
+    ) throws {
         if let copies, copies.appendLine(id: id, values: values, to: &bytes) { return }
         try appendRecordLine(id: id, values: values, with: writer, to: &bytes)
     }

@@ -56,7 +56,7 @@ extension Store {
     /// - Returns: whether it waited, so that the caller reads the files' condition again.
     func waitWhileGitRewritesWorkTree(_ journal: inout JournalWriter) -> Bool {
         guard let lock = gitWorkTree(&journal)?.indexLock, let held = (try? fs.status(atPath: lock)) ?? nil,
-              held != journal.abandonedGitLock
+            held != journal.abandonedGitLock
         else { return false }
         // Bounded to a day; a caller's NaN or negative wait is none, and must not trap.
         let asked = configuration.gitLockWait
@@ -70,7 +70,9 @@ extension Store {
         if let current {
             journal.abandonedGitLock = current
             withReadState {
-                $0.warnings.append("git's \(lock) was still there after waiting \(configuration.gitLockWait) s for it; went on, taking it for a lock a stopped git left behind (remove it if no git command is running)")
+                $0.warnings.append(
+                    "git's \(lock) was still there after waiting \(configuration.gitLockWait) s for it; went on, taking it for a lock a stopped git left behind (remove it if no git command is running)"
+                )
             }
         }
         return true

@@ -15,9 +15,9 @@ enum IdentifierBlockFile {
         var line = bytes[...]
         if line.last == 0x0A { line = line.dropLast() }
         guard let members = try? [UInt8](line).withUnsafeBufferPointer({ try LineFraming.decode($0) }),
-              case .int(let block)? = members["block"], IdentifierBlocks.isValid(block), block != 0,
-              case .int(let device)? = members["device"], case .int(let inode)? = members["inode"],
-              UInt64(bitPattern: device) == identity.device, UInt64(bitPattern: inode) == identity.inode
+            case .int(let block)? = members["block"], IdentifierBlocks.isValid(block), block != 0,
+            case .int(let device)? = members["device"], case .int(let inode)? = members["inode"],
+            UInt64(bitPattern: device) == identity.device, UInt64(bitPattern: inode) == identity.inode
         else { return nil }
         return block
     }
@@ -50,7 +50,8 @@ extension Store {
         let path = "\(paths.cacheDirectory)/\(IdentifierBlockFile.name)"
         guard let identity = try? fs.status(atPath: paths.directory) else { return nil }
         if let block = IdentifierBlockFile.read(at: path, directory: identity, fileSystem: fs),
-           !IdentifierBlocks.isExhausted(counters.next(in: block), in: block) {
+            !IdentifierBlocks.isExhausted(counters.next(in: block), in: block)
+        {
             journal.identifierBlock = block
             return block
         }

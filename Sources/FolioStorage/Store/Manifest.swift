@@ -90,7 +90,8 @@ struct Manifest: Hashable, Sendable {
                 }
                 for (key, value) in entries {
                     guard let block = Int64(key), IdentifierBlocks.isValid(block), String(block) == key,
-                          case .int(let next) = value, IdentifierLimits.isValidCounter(next), IdentifierBlocks.block(of: next) == block
+                        case .int(let next) = value, IdentifierLimits.isValidCounter(next),
+                        IdentifierBlocks.block(of: next) == block
                             || next == (block + 1) << IdentifierBlocks.counterBits
                     else {
                         throw StorageError(

@@ -1,10 +1,10 @@
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A `Mutex` that is not recursive and says so: a thread that asks for it again while it holds it gets
@@ -71,9 +71,9 @@ package struct NonReentrantMutex<Value: ~Copyable>: ~Copyable, Sendable {
 enum CurrentThread {
     static var identifier: UInt {
         #if canImport(Darwin)
-        UInt(bitPattern: pthread_self())
+            UInt(bitPattern: pthread_self())
         #else
-        UInt(pthread_self())
+            UInt(pthread_self())
         #endif
     }
 }

@@ -15,7 +15,8 @@ extension Store {
         if writer.isHeldByCurrentThread {
             throw StorageError(
                 .reentrantCall,
-                "\(operation) was called from inside a Store.write body, where it would wait forever: the background compaction it waits for needs the writer lock to finish. Call it after the write returns.")
+                "\(operation) was called from inside a Store.write body, where it would wait forever: the background compaction it waits for needs the writer lock to finish. Call it after the write returns."
+            )
         }
         compactions.wait()
     }

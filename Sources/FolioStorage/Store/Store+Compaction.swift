@@ -108,7 +108,8 @@ extension Store {
             var plan = CompactionPlan(
                 state: read.state,
                 retained: read.retained, historyFileLoaded: read.historyFileLoaded, historyFloor: historyFloor,
-                snapshotBases: read.snapshotBases, snapshotConflicts: read.snapshotConflicts, journalIdentity: read.journalIdentity, journalEnd: read.journalEnd,
+                snapshotBases: read.snapshotBases, snapshotConflicts: read.snapshotConflicts, journalIdentity: read.journalIdentity,
+                journalEnd: read.journalEnd,
                 journalLines: read.journalLines, insertedSpans: read.insertedSpans)
             if inGitWorkTree { plan.keepsHistoryFrom = read.manifestSequence + 1 }
             return plan

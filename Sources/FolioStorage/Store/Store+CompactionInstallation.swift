@@ -78,8 +78,10 @@ extension Store {
 
     /// Replaces the journal with a synced file of `mark` then the bytes of `file` from `start` to the
     /// journal's known end; returns how many bytes the new journal has.
-    private func replaceJournal(startingWith mark: [UInt8], keepingFrom start: Int64, paths: StorePaths,
-                                file journalFile: FileDescriptor?) throws -> Int64 {
+    private func replaceJournal(
+        startingWith mark: [UInt8], keepingFrom start: Int64, paths: StorePaths,
+        file journalFile: FileDescriptor?
+    ) throws -> Int64 {
         let end = withReadState { $0.journalEnd }
         guard end > start, let journalFile else {
             try fs.replaceFile(at: paths.journal, with: mark)

@@ -11,14 +11,17 @@ extension Store {
     func prepareCompaction(_ plan: CompactionPlan, paths: StorePaths, check: () throws -> Void = {}) throws -> PreparedCompaction {
         var prepared = PreparedCompaction()
         do {
-            let transactions = plan.historyFileLoaded ? plan.retained : try HistoryPhase.merging(plan.retained, withHistoryFileIn: paths, configuration: configuration)
+            let transactions =
+                plan.historyFileLoaded
+                ? plan.retained : try HistoryPhase.merging(plan.retained, withHistoryFileIn: paths, configuration: configuration)
             // Where every line is: history copies them, and snapshots copy inserted records out of them.
             let stored = storedLines(paths, journalLimit: plan.journalEnd)
             let copies = JournalRecordCopies(
                 transactions: transactions.filter { $0.sequence <= plan.sequence }, spans: plan.insertedSpans, storedLines: stored,
                 fileSystem: fs, journalPath: paths.journal)
-            try prepareSnapshots(plan, transactions: transactions, copies: copies.isEmpty ? nil : copies, paths: paths, check: check,
-                                 into: &prepared)
+            try prepareSnapshots(
+                plan, transactions: transactions, copies: copies.isEmpty ? nil : copies, paths: paths, check: check,
+                into: &prepared)
             let history = try writeHistoryTemporaryFile(
                 plan.history(of: transactions), paths: paths, journalLimit: plan.journalEnd, stored: stored,
                 keepingFrom: plan.keepsHistoryFrom, check: check)
@@ -61,9 +64,11 @@ extension Store {
             }
             // A header's conflicts stay until a transaction after it clears them.
             let recorded = plan.snapshotConflicts[entity] ?? []
-            let cleared = !recorded.isEmpty && transactions.contains {
-                $0.clearsConflicts && $0.sequence > (plan.snapshotBases[entity] ?? 0) && $0.sequence <= plan.sequence
-            }
+            let cleared =
+                !recorded.isEmpty
+                && transactions.contains {
+                    $0.clearsConflicts && $0.sequence > (plan.snapshotBases[entity] ?? 0) && $0.sequence <= plan.sequence
+                }
             let kept = cleared || records.isEmpty ? [] : recorded
             if plan.snapshotBases[entity] == modified && kept == recorded { continue }
             conflicts[entity] = kept.isEmpty ? nil : kept

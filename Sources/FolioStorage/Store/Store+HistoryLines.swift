@@ -106,14 +106,18 @@ extension Store {
         var filled = 0
         while filled < stored.length {
             let count = try bytes.withUnsafeMutableBytes { raw in
-                try fs.read(file, into: UnsafeMutableRawBufferPointer(rebasing: raw[(start + filled)..<(start + stored.length)]), at: stored.offset + Int64(filled))
+                try fs.read(
+                    file, into: UnsafeMutableRawBufferPointer(rebasing: raw[(start + filled)..<(start + stored.length)]),
+                    at: stored.offset + Int64(filled))
             }
             if count == 0 { break }
             filled += count
         }
-        let intact = filled == stored.length && bytes.withUnsafeBufferPointer { all in
-            (try? LineFraming.verify(UnsafeBufferPointer(rebasing: all[start...]))) != nil
-        }
+        let intact =
+            filled == stored.length
+            && bytes.withUnsafeBufferPointer { all in
+                (try? LineFraming.verify(UnsafeBufferPointer(rebasing: all[start...]))) != nil
+            }
         guard intact else {
             bytes.removeLast(bytes.count - start)
             return false

@@ -29,8 +29,10 @@ extension Store {
             try journal.checkOpen()
             try peekAgainIfChangedLocked(&journal)
             let (deferred, snapshotBase, entityBase, transactions) = withReadState { read in
-                (read.deferredRecordCounts != nil, read.snapshotBases[entity],
-                 read.snapshotBases[entity] ?? read.manifestSequence, read.retained)
+                (
+                    read.deferredRecordCounts != nil, read.snapshotBases[entity],
+                    read.snapshotBases[entity] ?? read.manifestSequence, read.retained
+                )
             }
             guard deferred else { return nil }
             try journal.takeFileLock(fs, exclusive: false)
@@ -86,15 +88,19 @@ extension Store {
     /// number order; nil without a usable cache, or when reading through it fails in any way: the caller
     /// then loads the records, which reports a damaged snapshot precisely and writes the cache again.
     /// Caller holds a file lock.
-    func snapshotCandidates(of entity: String, member: String, key: JSONValue, base: UInt64,
-                            paths: StorePaths) -> [(id: Int64, values: RecordValues)]? {
+    func snapshotCandidates(
+        of entity: String, member: String, key: JSONValue, base: UInt64,
+        paths: StorePaths
+    ) -> [(id: Int64, values: RecordValues)]? {
         do {
-            guard case .success(let cache) = try SnapshotCache.open(at: paths.snapshotCache(entity), snapshotAt: paths.snapshot(entity),
-                                                                   fileSystem: fs),
-                  // The snapshot the cache describes is the one opening counted from.
-                  cache.source.sequence == base,
-                  let keyed = try cache.lookup(member: member, key: SnapshotCacheBuilder.lookupKey(key)),
-                  let missing = try cache.missingPostings(member: member)
+            guard
+                case .success(let cache) = try SnapshotCache.open(
+                    at: paths.snapshotCache(entity), snapshotAt: paths.snapshot(entity),
+                    fileSystem: fs),
+                // The snapshot the cache describes is the one opening counted from.
+                cache.source.sequence == base,
+                let keyed = try cache.lookup(member: member, key: SnapshotCacheBuilder.lookupKey(key)),
+                let missing = try cache.missingPostings(member: member)
             else { return nil }
             let postings = missing.isEmpty ? keyed : (keyed + missing).sorted { $0.id < $1.id }
             return try cache.readRecords(postings)

@@ -65,8 +65,10 @@ extension Store {
             let oldLast = lastSequence
             // A git merge renumbers: a transaction new to this store may take a sequence it had seen.
             let (known, knownFrom, journalIDs) = withReadState { read in
-                (Set(read.retained.map(\.transactionID)), read.retained.first?.sequence ?? oldLast + 1,
-                 Set(read.retained.filter { $0.sequence > read.manifestSequence }.map(\.transactionID)))
+                (
+                    Set(read.retained.map(\.transactionID)), read.retained.first?.sequence ?? oldLast + 1,
+                    Set(read.retained.filter { $0.sequence > read.manifestSequence }.map(\.transactionID))
+                )
             }
             let loaded = try StoreLoader.load(paths, configuration: configuration, includeHistoryFile: false, report: { throw $0 })
             withReadState { $0.install(loaded) }
@@ -94,8 +96,10 @@ extension Store {
         guard let current, let journalFile = journal.journalFile, current.size != journalEnd + tailLength || tailLength > 0 else { return [] }
         var newState = withState { $0 }
         var fresh: [JournalTransaction] = []
-        let result = try JournalReader.read(fs, journalFile, from: journalEnd, firstLineNumber: journalLines + 1,
-                                            maximumLineBytes: configuration.maximumLineBytes, report: { throw $0 }) {
+        let result = try JournalReader.read(
+            fs, journalFile, from: journalEnd, firstLineNumber: journalLines + 1,
+            maximumLineBytes: configuration.maximumLineBytes, report: { throw $0 }
+        ) {
             transaction, line in
             let expected = newState.lastSequence + 1
             if transaction.sequence != expected {
@@ -105,10 +109,12 @@ extension Store {
                     offset: line.offset)
             }
             if let known = configuration.knownEntities, let unknown = transaction.entitiesNeedingKnown.first(where: { !known.contains($0) }) {
-                throw StorageError(.unknownEntity, "record of unknown entity \"\(unknown)\"", file: paths.journal, line: line.number, offset: line.offset)
+                throw StorageError(
+                    .unknownEntity, "record of unknown entity \"\(unknown)\"", file: paths.journal, line: line.number, offset: line.offset)
             }
             if let problem = newState.apply(transaction).first {
-                throw StorageError(.inconsistentStore, "transaction \(transaction.sequence) \(problem)", file: paths.journal, line: line.number, offset: line.offset)
+                throw StorageError(
+                    .inconsistentStore, "transaction \(transaction.sequence) \(problem)", file: paths.journal, line: line.number, offset: line.offset)
             }
             fresh.append(transaction)
         }

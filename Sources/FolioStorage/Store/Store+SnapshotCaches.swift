@@ -39,18 +39,22 @@ extension Store {
         let records = state.records(of: entity)
         let expectedSequence = state.lastModified[entity] ?? plan?.sequence
         if let expectedSequence, plan != nil || records.areAllFromSnapshot(),
-           let bytes = try cacheFromRecords(records, sequence: expectedSequence, entity: entity, members: members, snapshotPath: snapshotPath) {
+            let bytes = try cacheFromRecords(records, sequence: expectedSequence, entity: entity, members: members, snapshotPath: snapshotPath)
+        {
             try SnapshotCacheBuilder.write(bytes, to: cachePath, fileSystem: fs)
             return
         }
-        try SnapshotCacheBuilder.write(snapshotAt: snapshotPath, members: members, fileSystem: fs, to: cachePath,
-                                       maximumLineBytes: configuration.maximumLineBytes)
+        try SnapshotCacheBuilder.write(
+            snapshotAt: snapshotPath, members: members, fileSystem: fs, to: cachePath,
+            maximumLineBytes: configuration.maximumLineBytes)
     }
 
     /// The cache of `entity`'s snapshot from `records`, the records it holds, when the file is the one
     /// they came from (its header names `sequence` and their number): the record lines are found by
     /// looking for newlines, not by parsing them. Nil when the file is another one.
-    private func cacheFromRecords(_ records: EntityRecords, sequence: UInt64, entity: String, members: [String], snapshotPath: String) throws -> [UInt8]? {
+    private func cacheFromRecords(_ records: EntityRecords, sequence: UInt64, entity: String, members: [String], snapshotPath: String) throws
+        -> [UInt8]?
+    {
         let file = try fs.open(snapshotPath, .read)
         defer { fs.close(file) }
         let before = try fs.status(file)
@@ -62,9 +66,9 @@ extension Store {
             lines.append((line.offset, line.bytes.count))
         }
         guard result.tailLength == 0, lines.count == records.count + 1, !headerLine.isEmpty,
-              let header = try? SnapshotFile.decodeHeader(LineFraming.decode(headerLine.withUnsafeBufferPointer { $0 })),
-              header.entity == entity, header.records == records.count,
-              header.sequence == sequence
+            let header = try? SnapshotFile.decodeHeader(LineFraming.decode(headerLine.withUnsafeBufferPointer { $0 })),
+            header.entity == entity, header.records == records.count,
+            header.sequence == sequence
         else { return nil }
         let after = try fs.status(file)
         guard after.size == before.size, after.modificationTime == before.modificationTime else { return nil }

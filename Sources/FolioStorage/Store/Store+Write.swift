@@ -80,7 +80,6 @@ extension Store {
         return first...last
     }
 
-
     // MARK: Internals
 
     /// Validates, appends, syncs and applies. Caller holds the writer lock and the exclusive file lock.

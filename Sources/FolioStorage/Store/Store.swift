@@ -42,8 +42,10 @@ public final class Store: Sendable {
     /// (see ``stagingCopy(of:)``); nil otherwise.
     let blobFallbackDirectory: String?
 
-    init(directory: URL?, configuration: StoreConfiguration, loaded: LoadedStore, deferredRecordCounts: [String: Int]? = nil,
-         blobFallbackDirectory: String? = nil) {
+    init(
+        directory: URL?, configuration: StoreConfiguration, loaded: LoadedStore, deferredRecordCounts: [String: Int]? = nil,
+        blobFallbackDirectory: String? = nil
+    ) {
         self.blobFallbackDirectory = blobFallbackDirectory
         self.directory = directory
         self.configuration = configuration
@@ -54,7 +56,9 @@ public final class Store: Sendable {
         self.readState = LockedState(read)
         self.writer = NonReentrantMutex(
             JournalWriter(),
-            advice: "Do not call write, refresh, compact, sync, deleteHistory or waitForBackgroundCompaction from inside a Store.write body: read through the WriteTransaction it is given, and write again after it returns.")
+            advice:
+                "Do not call write, refresh, compact, sync, deleteHistory or waitForBackgroundCompaction from inside a Store.write body: read through the WriteTransaction it is given, and write again after it returns."
+        )
     }
 
     /// Opens (creating if needed) the store in `directory`.
@@ -236,7 +240,8 @@ public final class Store: Sendable {
             if available > 0, sequence < available - 1 {
                 throw StorageError(
                     .historyExpired,
-                    "history after sequence \(sequence) was compacted away; the oldest retained transaction is \(available). Refetch everything instead.")
+                    "history after sequence \(sequence) was compacted away; the oldest retained transaction is \(available). Refetch everything instead."
+                )
             }
             return read.retained.filter { $0.sequence > sequence }
         }

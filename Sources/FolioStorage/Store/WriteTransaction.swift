@@ -149,7 +149,8 @@ public struct WriteTransaction {
         guard inserted.isEmpty && updated.isEmpty && deleted.isEmpty else {
             throw StorageError(
                 .invalidTransaction,
-                "cannot migrate \(migration.entity) after this transaction inserted, updated or deleted records: a migration must come first in its transaction")
+                "cannot migrate \(migration.entity) after this transaction inserted, updated or deleted records: a migration must come first in its transaction"
+            )
         }
         try checkNotTaken()
         try checkMigration(migration)
@@ -193,7 +194,8 @@ public struct WriteTransaction {
         if let collision {
             throw StorageError(
                 .invalidTransaction,
-                "cannot migrate \(migration.entity): renaming \"\(collision.old)\" to \"\(collision.new)\" would overwrite member \"\(collision.new)\" of \(migration.entity) \(collision.id); remove or rename that member in the same migration")
+                "cannot migrate \(migration.entity): renaming \"\(collision.old)\" to \"\(collision.new)\" would overwrite member \"\(collision.new)\" of \(migration.entity) \(collision.id); remove or rename that member in the same migration"
+            )
         }
     }
 
@@ -298,9 +300,11 @@ public struct WriteTransaction {
     /// records then change hands without a retain and a release of each (their values were made on
     /// another core, so each retain here waited for memory). The transaction keeps no inserted records.
     mutating func takeJournalTransaction(transactionID: String, timestamp: Date, author: String?) -> JournalTransaction {
-        let taken = takenChanges ?? (
-            inserted.removeAllInIdentifierOrder(), bulkUpdated ?? updated.removeAllInNumberOrder().filter { !$0.values.isEmpty },
-            deleted.values.sorted { $0.id < $1.id })
+        let taken =
+            takenChanges ?? (
+                inserted.removeAllInIdentifierOrder(), bulkUpdated ?? updated.removeAllInNumberOrder().filter { !$0.values.isEmpty },
+                deleted.values.sorted { $0.id < $1.id }
+            )
         takenChanges = nil
         bulkUpdated = nil
         var committed = JournalTransaction(

@@ -26,8 +26,9 @@ enum BlameCommand: FolioSubcommand {
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let path = arguments.positionals[0]
         guard let id = Int64(arguments.positionals[1]) else {
-            throw UsageError("The value '\(arguments.positionals[1])' is invalid for 'ID'.",
-                             help: "Give a record identifier, a whole number (see 'folio cat').", command: spec.name)
+            throw UsageError(
+                "The value '\(arguments.positionals[1])' is invalid for 'ID'.",
+                help: "Give a record identifier, a whole number (see 'folio cat').", command: spec.name)
         }
         let point = arguments.value("--at").map(StorePoint.init)
         // Blame reads one record and the history's lines that name it, not every record.
@@ -35,11 +36,12 @@ enum BlameCommand: FolioSubcommand {
         defer { store.close() }
         let blame = try blameRecord(id, in: store, path: path)
         if let entity = arguments.value("--entity") { try check(blame, isA: entity, store: store, path: path) }
-        let repository = if let revision = store.gitRevision {
-            TransactionCommits.find(revision: revision)
-        } else {
-            TransactionCommits.find(storeDirectory: try StoreAccess.directory(path))
-        }
+        let repository =
+            if let revision = store.gitRevision {
+                TransactionCommits.find(revision: revision)
+            } else {
+                TransactionCommits.find(storeDirectory: try StoreAccess.directory(path))
+            }
         let commits = try findCommits(for: blame, in: repository)
         if arguments.flag("--json") {
             console.print(ValueFormatting.json(json(blame, commits: commits)))
@@ -56,8 +58,9 @@ enum BlameCommand: FolioSubcommand {
         } catch let error as RecordBlameError {
             switch error {
             case .noRecord:
-                throw CommandFailure("No record with identifier \(id) in the store at '\(path)'.",
-                                     help: "Find identifiers with 'folio cat \(path) ENTITY'; identifiers of records deleted before the retained history are gone.")
+                throw CommandFailure(
+                    "No record with identifier \(id) in the store at '\(path)'.",
+                    help: "Find identifiers with 'folio cat \(path) ENTITY'; identifiers of records deleted before the retained history are gone.")
             case .deleted(let entity, _, let setter):
                 throw CommandFailure(
                     "\(entity) \(id) was deleted by transaction \(setter.sequence) (\(setter.author.map { "by \($0), " } ?? "")\(DateText.format(setter.timestamp))): it has no values to blame.",
@@ -73,12 +76,14 @@ enum BlameCommand: FolioSubcommand {
         let schema = SchemaInfo(store.schema)
         let known = schema.map { $0.entities[entity] != nil } ?? store.entityNames.contains(entity)
         guard known else {
-            throw UsageError("Unknown entity '\(entity)' in the store at '\(path)'.", help: "List the entities with 'folio info \(path)'.",
-                             command: spec.name)
+            throw UsageError(
+                "Unknown entity '\(entity)' in the store at '\(path)'.", help: "List the entities with 'folio info \(path)'.",
+                command: spec.name)
         }
         let accepted = Set(schema?.selfAndDescendants(entity) ?? [entity])
         guard accepted.contains(blame.entity) else {
-            throw CommandFailure("Record \(blame.id) is a \(blame.entity), not a \(entity).", help: "Leave out --entity, or give '--entity \(blame.entity)'.")
+            throw CommandFailure(
+                "Record \(blame.id) is a \(blame.entity), not a \(entity).", help: "Leave out --entity, or give '--entity \(blame.entity)'.")
         }
     }
 
@@ -139,9 +144,13 @@ enum BlameCommand: FolioSubcommand {
             ]
             if let author = setter.author { object["author"] = .string(author) }
             if let commits {
-                object["commit"] = commits[setter.transactionID].map { commit in
-                    .object(["hash": .string(commit.hash), "author": .string(commit.author), "date": .string(commit.date), "subject": .string(commit.subject)])
-                } ?? .null
+                object["commit"] =
+                    commits[setter.transactionID].map { commit in
+                        .object([
+                            "hash": .string(commit.hash), "author": .string(commit.author), "date": .string(commit.date),
+                            "subject": .string(commit.subject),
+                        ])
+                    } ?? .null
             }
             return .object(object)
         }

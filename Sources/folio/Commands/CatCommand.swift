@@ -56,8 +56,9 @@ enum CatCommand: FolioSubcommand {
         let store = try StoreAccess.openReadOnly(path, at: arguments.value("--at").map(StorePoint.init))
         defer { store.close() }
         let schema = SchemaInfo(store.schema)
-        let query = RecordQuery(entity: entity, filters: filters, sortKeys: sortKeys, wantedFields: wanted,
-                                exact: arguments.flag("--exact"), offset: offset, limit: limit)
+        let query = RecordQuery(
+            entity: entity, filters: filters, sortKeys: sortKeys, wantedFields: wanted,
+            exact: arguments.flag("--exact"), offset: offset, limit: limit)
         let result: RecordQuery.Result
         do { result = try query.run(on: store, schema: schema) } catch {
             let message = if case .unknownEntity = error { "\(error.message) in the store at '\(path)'." } else { error.message }
@@ -101,7 +102,9 @@ enum CatCommand: FolioSubcommand {
     static func parseSort(_ text: String?) throws -> [SortKey] {
         guard let text else { return [] }
         guard let keys = RecordQuery.parseSort(text) else {
-            throw UsageError("The value '\(text)' is invalid for '--sort <FIELDS>'.", help: "Write fields separated by commas: --sort destination,-price", command: spec.name)
+            throw UsageError(
+                "The value '\(text)' is invalid for '--sort <FIELDS>'.", help: "Write fields separated by commas: --sort destination,-price",
+                command: spec.name)
         }
         return keys
     }

@@ -25,7 +25,8 @@ enum FolioCommand {
 
     // Sendable: an immutable list of metatypes, which are never changed.
     nonisolated(unsafe) static let subcommands: [any FolioSubcommand.Type] = [
-        DemoCommand.self, InfoCommand.self, SchemaCommand.self, LogCommand.self, CatCommand.self, ShowCommand.self, BlameCommand.self, DiffCommand.self, ServeCommand.self,
+        DemoCommand.self, InfoCommand.self, SchemaCommand.self, LogCommand.self, CatCommand.self, ShowCommand.self, BlameCommand.self,
+        DiffCommand.self, ServeCommand.self,
         VerifyCommand.self, CompactCommand.self, RepairCommand.self, ExportCommand.self, ImportCommand.self, TextconvCommand.self,
         GitSetupCommand.self, MergeDriverCommand.self, ConflictsCommand.self, CompletionsCommand.self, HelpCommand.self,
     ]

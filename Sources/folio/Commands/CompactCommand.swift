@@ -39,15 +39,20 @@ enum CompactCommand: FolioSubcommand {
             rewrittenDates = try DateRewriting.rewrite(store, author: "folio compact")
             try store.compact()
         } catch let error as StorageError {
-            throw CommandFailure("Compaction failed, and the store is unchanged or in a state that opens the same: \(error)",
-                                 help: "Run 'folio verify \(path)'.")
+            throw CommandFailure(
+                "Compaction failed, and the store is unchanged or in a state that opens the same: \(error)",
+                help: "Run 'folio verify \(path)'.")
         }
         let seconds = max(Date().timeIntervalSince(start), 0.000_001)
         if console.showsProgress { console.errorRaw("\r\u{1B}[2K") }
         let after = try store.statistics()
         let totalBefore = before.fileSizes.values.saturatingSum(), totalAfter = after.fileSizes.values.saturatingSum()
-        console.print("Compacted \(url.path) at sequence \(after.lastSequence) in \(String(format: "%.2f", seconds)) s (\(records) records, \(Int((Double(records) / seconds).rounded())) records/s).")
-        console.print("  journal: \(before.journalTransactions) transaction(s), \(byteCount(before.journalBytes)) → \(after.journalTransactions), \(byteCount(after.journalBytes))")
+        console.print(
+            "Compacted \(url.path) at sequence \(after.lastSequence) in \(String(format: "%.2f", seconds)) s (\(records) records, \(Int((Double(records) / seconds).rounded())) records/s)."
+        )
+        console.print(
+            "  journal: \(before.journalTransactions) transaction(s), \(byteCount(before.journalBytes)) → \(after.journalTransactions), \(byteCount(after.journalBytes))"
+        )
         console.print("  history: \(after.retainedTransactions) transaction(s) retained")
         if rewrittenDates > 0 { console.print("  dates: \(rewrittenDates) record(s) rewritten in the canonical form") }
         console.print("  snapshots: \(after.recordCounts.values.reduce(0, +)) record(s) in \(after.recordCounts.count) file(s)")

@@ -56,7 +56,8 @@ enum ConflictsCommand: FolioSubcommand {
             let kept = conflict.kept.map(ValueFormatting.json) ?? "(record deleted)"
             // A merge of compacted snapshots names no transaction when the history no longer holds it.
             let writer = conflict.lostTransaction.isEmpty ? "a transaction no longer in the history" : "transaction \(conflict.lostTransaction)"
-            console.write("""
+            console.write(
+                """
                 \(conflict.entity) \(conflict.id) \(conflict.member): kept \(kept) (transaction \(resolved.sequence)), \
                 lost \(ValueFormatting.json(conflict.lost)) (\(writer))
 

@@ -24,7 +24,9 @@ enum DemoCommand: FolioSubcommand {
             directory = URL(fileURLWithPath: given, isDirectory: true).standardizedFileURL
             let existing = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
             if existing.contains(where: { ["manifest.json", "journal.jsonl", "snapshots"].contains($0) }) {
-                throw UsageError("'\(given)' already holds a store.", help: "Give a new or empty directory, or omit --store for a temporary one.", command: spec.name)
+                throw UsageError(
+                    "'\(given)' already holds a store.", help: "Give a new or empty directory, or omit --store for a temporary one.",
+                    command: spec.name)
             }
         } else {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("folio-demo-\(UUID().uuidString.prefix(8))", isDirectory: true)

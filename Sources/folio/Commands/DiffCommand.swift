@@ -29,8 +29,10 @@ enum DiffCommand: FolioSubcommand {
             .flag("--all", help: "Show every value of a deleted record, not only its first text value."),
             .flag("--json", help: "Print one JSON object with every change and the summary."),
         ],
-        examples: ["folio diff Store.backup Store", "folio diff old new --entity Trip", "folio diff old new --json | jq '.changes[]'",
-                   "folio diff Store --from HEAD~3 --to HEAD", "folio diff Store --from 120"])
+        examples: [
+            "folio diff Store.backup Store", "folio diff old new --entity Trip", "folio diff old new --json | jq '.changes[]'",
+            "folio diff Store --from HEAD~3 --to HEAD", "folio diff Store --from 120",
+        ])
 
     /// The exit code for a store that cannot be read: 1 means "they differ", as for diff(1).
     static let troubleExitCode: Int32 = 2
@@ -74,8 +76,9 @@ enum DiffCommand: FolioSubcommand {
         let oldPath = arguments.positionals[0]
         let newPath = arguments.positional(1) ?? oldPath
         guard arguments.positional(1) != nil || from != nil || to != nil else {
-            throw UsageError("Give two stores to compare, or one store with --from or --to.",
-                             help: "folio diff Store.backup Store, or folio diff Store --from HEAD~1.", command: spec.name)
+            throw UsageError(
+                "Give two stores to compare, or one store with --from or --to.",
+                help: "folio diff Store.backup Store, or folio diff Store --from HEAD~1.", command: spec.name)
         }
         do {
             old = try StoreAccess.openReadOnly(oldPath, at: from)
@@ -218,7 +221,8 @@ enum DiffCommand: FolioSubcommand {
             records = "No records differ"
         } else {
             let count = comparison.entities.count
-            records = "\(comparison.count(.insert)) inserted, \(comparison.count(.update)) changed, \(comparison.count(.delete)) deleted"
+            records =
+                "\(comparison.count(.insert)) inserted, \(comparison.count(.update)) changed, \(comparison.count(.delete)) deleted"
                 + " in \(count) \(count == 1 ? "entity" : "entities")"
         }
         return "\(records); \(schemaText(comparison))"

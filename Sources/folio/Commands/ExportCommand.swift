@@ -20,8 +20,10 @@ enum ExportCommand: FolioSubcommand {
             .option("--output", "-o", value: "FILE", help: "Write to FILE instead of standard output."),
             .option("--at", value: "POINT", help: "Read the store as it was at POINT: " + StorePoint.help + "."),
         ],
-        examples: ["folio export Store > store.jsonl", "folio export Store --format csv --entity Trip -o trips.csv",
-                   "folio export Store --format json | jq '.records | length'"])
+        examples: [
+            "folio export Store > store.jsonl", "folio export Store --format csv --entity Trip -o trips.csv",
+            "folio export Store --format json | jq '.records | length'",
+        ])
 
     enum Format: String, CaseIterable { case jsonl, json, csv }
 
@@ -29,8 +31,9 @@ enum ExportCommand: FolioSubcommand {
         let path = arguments.positionals[0]
         let formatText = arguments.value("--format") ?? "jsonl"
         guard let format = Format(rawValue: formatText) else {
-            throw UsageError("The value '\(formatText)' is invalid for '--format <FORMAT>'.",
-                             help: "Use one of: jsonl, json, csv.", command: spec.name)
+            throw UsageError(
+                "The value '\(formatText)' is invalid for '--format <FORMAT>'.",
+                help: "Use one of: jsonl, json, csv.", command: spec.name)
         }
         let store = try StoreAccess.openReadOnly(path, at: arguments.value("--at").map(StorePoint.init))
         defer { store.close() }
@@ -42,21 +45,24 @@ enum ExportCommand: FolioSubcommand {
             var selected: [String] = []
             for name in requested {
                 guard known.contains(name) else {
-                    throw UsageError("Unknown entity '\(name)' in the store at '\(path)'.",
-                                     help: EditDistance.closest(to: name, in: Array(known)).map { "Did you mean '\($0)'?" } ?? "Entities: \(known.sorted().joined(separator: ", ")).",
-                                     command: spec.name)
+                    throw UsageError(
+                        "Unknown entity '\(name)' in the store at '\(path)'.",
+                        help: EditDistance.closest(to: name, in: Array(known)).map { "Did you mean '\($0)'?" }
+                            ?? "Entities: \(known.sorted().joined(separator: ", ")).",
+                        command: spec.name)
                 }
                 selected += arguments.flag("--exact") ? [name] : (schema?.selfAndDescendants(name) ?? [name])
             }
             entities = Array(Set(selected)).sorted()
         }
         if format == .csv, Set(entities).count > 1 || (entities.isEmpty && requested.isEmpty) {
-            throw UsageError("CSV holds one entity, and this export has \(entities.count): \(entities.joined(separator: ", ")).",
-                             help: "Give one with --entity ENTITY --exact, or use --format jsonl.", command: spec.name)
+            throw UsageError(
+                "CSV holds one entity, and this export has \(entities.count): \(entities.joined(separator: ", ")).",
+                help: "Give one with --entity ENTITY --exact, or use --format jsonl.", command: spec.name)
         }
         var output: FileHandle? = nil
         if let file = arguments.value("--output") {
-            guard FileManager.default.createFile(atPath: file, contents: nil) , let handle = FileHandle(forWritingAtPath: file) else {
+            guard FileManager.default.createFile(atPath: file, contents: nil), let handle = FileHandle(forWritingAtPath: file) else {
                 throw CommandFailure("Cannot write to '\(file)'.", help: "Check that its directory exists and is writable.")
             }
             output = handle
@@ -102,11 +108,13 @@ enum ExportCommand: FolioSubcommand {
             columns += extra
             emit((["id"] + columns).map(CSV.field).joined(separator: ",") + "\r\n")
             for record in records {
-                let cells = ["\(record.id)"] + columns.map { column -> String in
-                    guard let value = record.values[column] else { return "" }
-                    if value.isNull { return "" }
-                    return value.stringValue ?? ValueFormatting.json(value)
-                }
+                let cells =
+                    ["\(record.id)"]
+                    + columns.map { column -> String in
+                        guard let value = record.values[column] else { return "" }
+                        if value.isNull { return "" }
+                        return value.stringValue ?? ValueFormatting.json(value)
+                    }
                 emit(cells.map(CSV.field).joined(separator: ",") + "\r\n")
                 progress.advance()
             }
@@ -147,7 +155,9 @@ enum CSV {
                 if c == "\"" {
                     if let n = next() {
                         if n == "\"" { field.unicodeScalars.append("\"") } else { inQuotes = false; pending = n }
-                    } else { inQuotes = false }
+                    } else {
+                        inQuotes = false
+                    }
                 } else {
                     field.unicodeScalars.append(c)
                 }

@@ -24,7 +24,7 @@ enum GitSetupCommand: FolioSubcommand {
             nothing and exits with 1 when anything is missing or different, 0 when all is set up.
             """,
         arguments: [
-            .init(name: "STORE", help: "A store directory in the work tree (default: every store in it).", isOptional: true, isVariadic: true),
+            .init(name: "STORE", help: "A store directory in the work tree (default: every store in it).", isOptional: true, isVariadic: true)
         ],
         options: [.flag("--check", help: "Change nothing: list what is missing or different, exit 1 if anything is.")],
         examples: ["folio git-setup", "folio git-setup Trips.folio data/Notes.folio", "folio git-setup --check"])
@@ -127,7 +127,8 @@ enum GitSetupCommand: FolioSubcommand {
                 console.print("\(setting.key): \(current.isEmpty ? "not set" : describe(current)); should be \"\(setting.value)\"")
             } else {
                 try repository.setLocal(setting.key, setting.value)
-                console.print(current.isEmpty ? "\(setting.key): set to \"\(setting.value)\"" : "\(setting.key): \(describe(current)) → \"\(setting.value)\"")
+                console.print(
+                    current.isEmpty ? "\(setting.key): set to \"\(setting.value)\"" : "\(setting.key): \(describe(current)) → \"\(setting.value)\"")
             }
             missing += 1
         }
@@ -154,7 +155,8 @@ enum GitSetupCommand: FolioSubcommand {
             console.print("Set up \(storeCount) for git: \(labels).")
         }
         if !problems.isEmpty {
-            console.print("Git does not see \(problems.count == 1 ? "one of the settings" : "\(problems.count) of the settings") as written: see the warnings.")
+            console.print(
+                "Git does not see \(problems.count == 1 ? "one of the settings" : "\(problems.count) of the settings") as written: see the warnings.")
         }
         console.print()
         console.print(cloneAdvice)
@@ -187,8 +189,10 @@ enum GitSetupCommand: FolioSubcommand {
     /// blocks say: attributes that a `.gitattributes` nearer to the files (or `.git/info/attributes`)
     /// overrides, store files that an ignore rule would keep out of commits, and local files that are
     /// not ignored. `attributes` and `ignore` are the stores whose block in that file to check.
-    static func effectiveProblems(_ repository: GitRepository, stores: [GitSetupStore], attributes: [GitSetupStore],
-                                  ignore: [GitSetupStore]) throws(GitSetupError) -> [String] {
+    static func effectiveProblems(
+        _ repository: GitRepository, stores: [GitSetupStore], attributes: [GitSetupStore],
+        ignore: [GitSetupStore]
+    ) throws(GitSetupError) -> [String] {
         var problems: [String] = []
         let names = ["merge", "diff", "text"]
         let drivers = attributes.flatMap(\.driverFiles)
@@ -200,8 +204,9 @@ enum GitSetupCommand: FolioSubcommand {
             {
                 let actual = seen[sample.path] ?? [:]
                 guard names.contains(where: { actual[$0] != wanted[$0] }) else { continue }
-                problems.append("\(sample.name): git gives \(spelled(actual, names)), not \(spelled(wanted, names)): "
-                                + "a .gitattributes nearer to the store, or .git/info/attributes, overrides the block in .gitattributes")
+                problems.append(
+                    "\(sample.name): git gives \(spelled(actual, names)), not \(spelled(wanted, names)): "
+                        + "a .gitattributes nearer to the store, or .git/info/attributes, overrides the block in .gitattributes")
             }
         }
         let kept = stores.flatMap { $0.driverFiles + [$0.blobFile] }
@@ -210,8 +215,9 @@ enum GitSetupCommand: FolioSubcommand {
         // One line per rule: a `*.jsonl` rule ignores the journal, the history and the snapshots at once.
         for (rule, samples) in grouped(kept.compactMap { sample in rules[sample.path].flatMap { $0.ignored ? ($0.rule, sample) : nil } }) {
             let files = samples.map(\.name).joined(separator: ", ")
-            problems.append("\(files) \(samples.count == 1 ? "is" : "are") ignored (\(rule)), so 'git add' leaves "
-                            + "\(samples.count == 1 ? "it" : "them") out: narrow or remove that rule")
+            problems.append(
+                "\(files) \(samples.count == 1 ? "is" : "are") ignored (\(rule)), so 'git add' leaves "
+                    + "\(samples.count == 1 ? "it" : "them") out: narrow or remove that rule")
         }
         let included = local.filter { rules[$0.path]?.ignored != true }.map { (rules[$0.path]?.rule ?? "", $0) }
         for (rule, samples) in grouped(included) {

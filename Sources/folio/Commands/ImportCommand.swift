@@ -28,10 +28,12 @@ enum ImportCommand: FolioSubcommand {
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let path = arguments.positionals[0]
         let file = arguments.positionals[1]
-        let formatText = arguments.value("--format")
+        let formatText =
+            arguments.value("--format")
             ?? (file.hasSuffix(".csv") ? "csv" : file.hasSuffix(".json") ? "json" : "jsonl")
         guard let format = ExportCommand.Format(rawValue: formatText) else {
-            throw UsageError("The value '\(formatText)' is invalid for '--format <FORMAT>'.", help: "Use one of: jsonl, json, csv.", command: spec.name)
+            throw UsageError(
+                "The value '\(formatText)' is invalid for '--format <FORMAT>'.", help: "Use one of: jsonl, json, csv.", command: spec.name)
         }
         if format == .csv, arguments.value("--entity") == nil {
             throw UsageError("CSV import needs the entity of its rows.", help: "Add --entity ENTITY.", command: spec.name)
@@ -65,7 +67,8 @@ enum ImportCommand: FolioSubcommand {
                 throw CommandFailure("\(file) is not valid JSON: \(error.message)", help: "Give a file written by 'folio export --format json'.")
             }
             guard let object = root.objectValue, let list = object["records"]?.arrayValue else {
-                throw CommandFailure("\(file) is not a folio export: it has no \"records\" array.", help: "Give a file written by 'folio export --format json'.")
+                throw CommandFailure(
+                    "\(file) is not a folio export: it has no \"records\" array.", help: "Give a file written by 'folio export --format json'.")
             }
             fileSchema = object["schema"]
             for (index, element) in list.enumerated() {
@@ -151,7 +154,9 @@ enum ImportCommand: FolioSubcommand {
         }
         progress.finish()
         let entities = Dictionary(grouping: records, by: \.entity).mapValues(\.count).sorted { $0.key < $1.key }
-        console.print("Imported \(records.count) record\(records.count == 1 ? "" : "s") into \(store.directory?.path ?? path) in transaction \(committed?.sequence ?? store.lastSequence)\(keepIdentifiers ? "" : " (with new identifiers)"):")
+        console.print(
+            "Imported \(records.count) record\(records.count == 1 ? "" : "s") into \(store.directory?.path ?? path) in transaction \(committed?.sequence ?? store.lastSequence)\(keepIdentifiers ? "" : " (with new identifiers)"):"
+        )
         for (entity, count) in entities { console.print("  \(entity): \(count)") }
         return ExitCode.success
     }
@@ -159,7 +164,9 @@ enum ImportCommand: FolioSubcommand {
     static func record(from bytes: [UInt8], where place: String) throws -> StoredRecord {
         let value: JSONValue
         do { value = try JSONReader().parse(bytes) } catch {
-            throw CommandFailure("\(place) is not valid JSON: \(error.message)", help: "Each line must be {\"entity\":…,\"id\":…,\"values\":{…}}, as 'folio export' writes.")
+            throw CommandFailure(
+                "\(place) is not valid JSON: \(error.message)",
+                help: "Each line must be {\"entity\":…,\"id\":…,\"values\":{…}}, as 'folio export' writes.")
         }
         return try record(from: value, where: place)
     }
@@ -168,7 +175,8 @@ enum ImportCommand: FolioSubcommand {
         guard let object = value.objectValue, let entity = object["entity"]?.stringValue, let id = object["id"]?.intValue,
             let values = object["values"]?.objectValue
         else {
-            throw CommandFailure("\(place) is not a record.", help: "Each record must be {\"entity\":…,\"id\":…,\"values\":{…}}, as 'folio export' writes.")
+            throw CommandFailure(
+                "\(place) is not a record.", help: "Each record must be {\"entity\":…,\"id\":…,\"values\":{…}}, as 'folio export' writes.")
         }
         guard Store.isValidEntityName(entity) else {
             throw CommandFailure("\(place): '\(entity)' is not a valid entity name.", help: "Use ASCII letters, digits, '_', '-', '.'.")

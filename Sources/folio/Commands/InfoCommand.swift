@@ -8,7 +8,10 @@ enum InfoCommand: FolioSubcommand {
         name: "info", abstract: "Show a store's format, entities, record counts, sizes and last transaction.",
         discussion: "Reads the store without changing it. The store may be in use by an app.",
         arguments: [.init(name: "STORE", help: "The store directory.")],
-        options: [.flag("--json", help: "Print one JSON object instead of text."), .option("--at", value: "POINT", help: "Read the store as it was at POINT: " + StorePoint.help + ".")],
+        options: [
+            .flag("--json", help: "Print one JSON object instead of text."),
+            .option("--at", value: "POINT", help: "Read the store as it was at POINT: " + StorePoint.help + "."),
+        ],
         examples: ["folio info ~/Library/Application\\ Support/default.folio", "folio info Store --json | jq .entities"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
@@ -79,12 +82,20 @@ enum InfoCommand: FolioSubcommand {
         if inMemory {
             row("History", "\(statistics.retainedTransactions) transaction\(statistics.retainedTransactions == 1 ? "" : "s") up to this point")
         } else {
-            row("Journal", "\(statistics.journalTransactions) transaction\(statistics.journalTransactions == 1 ? "" : "s"), \(byteCount(statistics.journalBytes))")
+            row(
+                "Journal",
+                "\(statistics.journalTransactions) transaction\(statistics.journalTransactions == 1 ? "" : "s"), \(byteCount(statistics.journalBytes))"
+            )
             row("History", "\(statistics.retainedTransactions) transaction\(statistics.retainedTransactions == 1 ? "" : "s") retained")
-            row("Compaction", statistics.isCompactionDue
-                ? "due (the journal is past 8 MiB and as large as the snapshots plus the history; an app compacts on its next save): run 'folio compact \(path)'"
-                : "not due (an app compacts once the journal is past 8 MiB and as large as the snapshots plus the history)")
-            row("Size", "\(byteCount(totalBytes)) in \(statistics.fileSizes.count) file\(statistics.fileSizes.count == 1 ? "" : "s")\(statistics.fileSizes["blobs"].map { " (blobs \(byteCount($0)))" } ?? "")")
+            row(
+                "Compaction",
+                statistics.isCompactionDue
+                    ? "due (the journal is past 8 MiB and as large as the snapshots plus the history; an app compacts on its next save): run 'folio compact \(path)'"
+                    : "not due (an app compacts once the journal is past 8 MiB and as large as the snapshots plus the history)")
+            row(
+                "Size",
+                "\(byteCount(totalBytes)) in \(statistics.fileSizes.count) file\(statistics.fileSizes.count == 1 ? "" : "s")\(statistics.fileSizes["blobs"].map { " (blobs \(byteCount($0)))" } ?? "")"
+            )
         }
         console.print()
         var table = TextTable(headers: ["ENTITY", "RECORDS", "SNAPSHOT", "SUPERENTITY"])

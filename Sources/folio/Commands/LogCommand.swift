@@ -47,7 +47,8 @@ enum LogCommand: FolioSubcommand {
         var id: Int64? = nil
         if let text = arguments.value("--id") {
             guard let number = Int64(text) else {
-                throw UsageError("The value '\(text)' is invalid for '--id <ID>'.", help: "Give a record identifier, a whole number.", command: spec.name)
+                throw UsageError(
+                    "The value '\(text)' is invalid for '--id <ID>'.", help: "Give a record identifier, a whole number.", command: spec.name)
             }
             id = number
         }
@@ -58,17 +59,18 @@ enum LogCommand: FolioSubcommand {
         if let entity = arguments.value("--entity") {
             selection.entities = Set(schema?.selfAndDescendants(entity) ?? [entity])
         }
-        var transactions = try StoreAccess.retainedHistory(store).reversed().filter { transaction in
-            if let author = arguments.value("--author"), transaction.author != author { return false }
-            if let since, transaction.timestamp < since { return false }
-            if let until, transaction.timestamp > until { return false }
-            if selection.entities != nil || selection.id != nil {
-                // A migration changes every record of its entity, so it matches the entity and any id of it.
-                if let entities = selection.entities, transaction.migrations.contains(where: { entities.contains($0.entity) }) { return true }
-                return changes(of: transaction).contains { selection.includes($0.entity, $0.id) }
-            }
-            return true
-        } as [JournalTransaction]
+        var transactions =
+            try StoreAccess.retainedHistory(store).reversed().filter { transaction in
+                if let author = arguments.value("--author"), transaction.author != author { return false }
+                if let since, transaction.timestamp < since { return false }
+                if let until, transaction.timestamp > until { return false }
+                if selection.entities != nil || selection.id != nil {
+                    // A migration changes every record of its entity, so it matches the entity and any id of it.
+                    if let entities = selection.entities, transaction.migrations.contains(where: { entities.contains($0.entity) }) { return true }
+                    return changes(of: transaction).contains { selection.includes($0.entity, $0.id) }
+                }
+                return true
+            } as [JournalTransaction]
         if let limit { transactions = Array(transactions.prefix(limit)) }
         if arguments.flag("--reverse") { transactions.reverse() }
         let showPatch = arguments.flag("--patch")
@@ -81,9 +83,13 @@ enum LogCommand: FolioSubcommand {
                     object["migrations"] = .array(transaction.migrations.map { .string(migrationText($0)) })
                 }
                 if showPatch {
-                    object["changes"] = .array(changes(of: transaction).filter { selection.includes($0.entity, $0.id) }.map { change in
-                        .object(["kind": .string(change.kind), "entity": .string(change.entity), "id": .int(change.id), "values": .object(change.values)])
-                    })
+                    object["changes"] = .array(
+                        changes(of: transaction).filter { selection.includes($0.entity, $0.id) }.map { change in
+                            .object([
+                                "kind": .string(change.kind), "entity": .string(change.entity), "id": .int(change.id),
+                                "values": .object(change.values),
+                            ])
+                        })
                 }
                 console.print(ValueFormatting.json(.object(object)))
             }
@@ -166,9 +172,14 @@ enum LogCommand: FolioSubcommand {
 
     /// A transaction's changes: its inserts, then its updates, then its deletes; at most `limit` of them.
     static func changes(of transaction: JournalTransaction, limit: Int = .max) -> [Change] {
-        var changes = Array(transaction.inserted.prefix(limit).map { Change(kind: "insert", entity: $0.entity, id: $0.id, values: $0.values.dictionary) })
-        changes += transaction.updated.prefix(max(0, limit - changes.count)).map { Change(kind: "update", entity: $0.entity, id: $0.id, values: $0.values.dictionary) }
-        changes += transaction.deleted.prefix(max(0, limit - changes.count)).map { Change(kind: "delete", entity: $0.entity, id: $0.id, values: $0.tombstone) }
+        var changes = Array(
+            transaction.inserted.prefix(limit).map { Change(kind: "insert", entity: $0.entity, id: $0.id, values: $0.values.dictionary) })
+        changes += transaction.updated.prefix(max(0, limit - changes.count)).map {
+            Change(kind: "update", entity: $0.entity, id: $0.id, values: $0.values.dictionary)
+        }
+        changes += transaction.deleted.prefix(max(0, limit - changes.count)).map {
+            Change(kind: "delete", entity: $0.entity, id: $0.id, values: $0.tombstone)
+        }
         return changes
     }
 

@@ -49,8 +49,9 @@ enum MergeDriverCommand: FolioSubcommand {
         do throws(JournalThreeWayMerge.Refusal) {
             switch StoreFileText.kind(ofPath: path) {
             case .transactions where URL(fileURLWithPath: path).lastPathComponent == "journal.jsonl":
-                let result = try JournalThreeWayMerge.merge(base: files[0], ours: files[1], theirs: files[2],
-                                                            schema: recordedSchema(inStore: URL(fileURLWithPath: path).deletingLastPathComponent()))
+                let result = try JournalThreeWayMerge.merge(
+                    base: files[0], ours: files[1], theirs: files[2],
+                    schema: recordedSchema(inStore: URL(fileURLWithPath: path).deletingLastPathComponent()))
                 merged = result.bytes
                 summary = "merged \(result.added.ours) transaction(s) of ours and \(result.added.theirs) of theirs"
                 if !result.conflicts.isEmpty {
@@ -68,15 +69,17 @@ enum MergeDriverCommand: FolioSubcommand {
                 do {
                     try write(to: oursPath) { output throws in
                         let store = URL(fileURLWithPath: path).deletingLastPathComponent().deletingLastPathComponent()
-                        resolved = try SnapshotMerge.merge(base: files[0], ours: files[1], theirs: files[2],
-                                                           schema: MergeSchema(recordedSchema(inStore: store)), write: output)
+                        resolved = try SnapshotMerge.merge(
+                            base: files[0], ours: files[1], theirs: files[2],
+                            schema: MergeSchema(recordedSchema(inStore: store)), write: output)
                     }
                 } catch let refusal as JournalThreeWayMerge.Refusal {
                     throw refusal
                 } catch {
                     return refuse("cannot write the merged file: \(error)")
                 }
-                console.warning("""
+                console.warning(
+                    """
                     folio merge-driver: \(path): merged the snapshots of two compacted sides\
                     \(resolved == 0 ? "" : "; \(resolved) conflicting value(s) resolved: see 'folio conflicts'")
                     """)
@@ -103,7 +106,8 @@ enum MergeDriverCommand: FolioSubcommand {
         let manifest = directory.appendingPathComponent("manifest.json").path
         // A link could lead out of the store: only a regular file is read (attributes do not follow links).
         guard (try? FileManager.default.attributesOfItem(atPath: manifest)[.type] as? FileAttributeType) == .typeRegular,
-              let bytes = try? PosixFileSystem().readWholeFile(manifest, limit: 16 << 20) else { return nil }
+            let bytes = try? PosixFileSystem().readWholeFile(manifest, limit: 16 << 20)
+        else { return nil }
         return MergeSchema.recorded(inManifest: bytes)
     }
 

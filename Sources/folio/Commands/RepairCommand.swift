@@ -53,22 +53,25 @@ enum RepairCommand: FolioSubcommand {
             console.print("Dry run: nothing was changed. Repairing a copy of the store did this:")
             for action in report.actions { console.print("  - " + action.replacingOccurrences(of: scratch.path, with: url.path)) }
             if report.actions.isEmpty { console.print("  - do nothing") }
-            printRemaining(report.remainingProblems.map { $0.description.replacingOccurrences(of: scratch.path, with: url.path) }, path: path, console: console)
+            printRemaining(
+                report.remainingProblems.map { $0.description.replacingOccurrences(of: scratch.path, with: url.path) }, path: path, console: console)
             return report.remainingProblems.isEmpty ? ExitCode.success : ExitCode.failure
         }
         let backup: URL
         if let given = arguments.value("--backup") {
             backup = URL(fileURLWithPath: given, isDirectory: true)
             if FileManager.default.fileExists(atPath: backup.path) {
-                throw UsageError("The backup directory '\(given)' already exists.", help: "Name a directory that does not exist yet.", command: spec.name)
+                throw UsageError(
+                    "The backup directory '\(given)' already exists.", help: "Name a directory that does not exist yet.", command: spec.name)
             }
         } else {
             let stamp = DateText.iso(Date()).replacingOccurrences(of: ":", with: "-")
             backup = url.deletingLastPathComponent().appendingPathComponent("\(url.lastPathComponent).backup-\(stamp)")
         }
         do { try copyStore(from: url, to: backup, includeBlobs: false) } catch {
-            throw CommandFailure("Could not write the backup to \(backup.path), so nothing was repaired: \(error)",
-                                 help: "Check free space and permissions, or give another place with --backup DIR.")
+            throw CommandFailure(
+                "Could not write the backup to \(backup.path), so nothing was repaired: \(error)",
+                help: "Check free space and permissions, or give another place with --backup DIR.")
         }
         console.print("Backed up the store's files to \(backup.path)")
         let report = try repair(url, options: options, path: path)
@@ -140,7 +143,8 @@ enum RepairCommand: FolioSubcommand {
             console.print(console.styled("The store now verifies", .green) + ": run 'folio verify \(path)' for the model checks.")
             return
         }
-        console.print(console.styled("\(problems.count) problem\(problems.count == 1 ? "" : "s") remain\(problems.count == 1 ? "s" : "")", .red) + ":")
+        console.print(
+            console.styled("\(problems.count) problem\(problems.count == 1 ? "" : "s") remain\(problems.count == 1 ? "s" : "")", .red) + ":")
         for problem in problems { console.print("  " + problem) }
         console.print("Repair cannot fix these; see docs/git.md and docs/file-format.md, or restore the backup.")
     }

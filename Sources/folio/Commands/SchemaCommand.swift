@@ -11,7 +11,10 @@ enum SchemaCommand: FolioSubcommand {
             hashes do; a store written before checksums were recorded shows the checksum its schema gives.
             """,
         arguments: [.init(name: "STORE", help: "The store directory.")],
-        options: [.flag("--json", help: "Print the schema as one JSON object instead of text."), .option("--at", value: "POINT", help: "Read the store as it was at POINT: " + StorePoint.help + ".")],
+        options: [
+            .flag("--json", help: "Print the schema as one JSON object instead of text."),
+            .option("--at", value: "POINT", help: "Read the store as it was at POINT: " + StorePoint.help + "."),
+        ],
         examples: ["folio schema Store", "folio schema Store --json | jq '.entities | keys'"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
@@ -57,14 +60,16 @@ enum SchemaCommand: FolioSubcommand {
     /// The store's recorded schema, or a failure that says why there is none to show.
     static func recordedSchema(of store: Store, path: String) throws -> RecordedSchema {
         guard let value = store.schema else {
-            throw CommandFailure("The store at '\(path)' records no schema.",
-                                 help: "An app records its models' schema the first time it opens the store with Folio.")
+            throw CommandFailure(
+                "The store at '\(path)' records no schema.",
+                help: "An app records its models' schema the first time it opens the store with Folio.")
         }
         do {
             return try RecordedSchema(parsing: value)
         } catch {
-            throw CommandFailure("The schema recorded in '\(path)/manifest.json' cannot be read: \(error).",
-                                 help: "Run 'folio verify \(path)'; the app rewrites the schema when it next opens the store.")
+            throw CommandFailure(
+                "The schema recorded in '\(path)/manifest.json' cannot be read: \(error).",
+                help: "Run 'folio verify \(path)'; the app rewrites the schema when it next opens the store.")
         }
     }
 

@@ -59,8 +59,9 @@ enum ServeCommand: FolioSubcommand {
             let site = ServeSite(stores: stores, loopbackOnly: isLoopback(host))
             server = try HTTPServer(host: address, port: port, limits: limits, handler: site)
         } catch let error as SocketError {
-            throw CommandFailure("Cannot listen on \(host) port \(port): \(error).",
-                                 help: port == 0 ? "Check the address with --host." : "Choose another port with --port, or --port 0 for any free one.")
+            throw CommandFailure(
+                "Cannot listen on \(host) port \(port): \(error).",
+                help: port == 0 ? "Check the address with --host." : "Choose another port with --port, or --port 0 for any free one.")
         }
         server.start()
         return (server, stores)

@@ -7,20 +7,26 @@ enum ShowCommand: FolioSubcommand {
         name: "show", abstract: "Show one record with its relationships and its history.",
         discussion: "Identifiers are store-wide, so the entity need not be given. A deleted record is shown from its history.",
         arguments: [.init(name: "STORE", help: "The store directory."), .init(name: "ID", help: "The record's identifier.")],
-        options: [.flag("--json", help: "Print one JSON object."), .option("--at", value: "POINT", help: "Read the store as it was at POINT: " + StorePoint.help + ".")],
+        options: [
+            .flag("--json", help: "Print one JSON object."),
+            .option("--at", value: "POINT", help: "Read the store as it was at POINT: " + StorePoint.help + "."),
+        ],
         examples: ["folio show Store 42", "folio show Store 42 --json | jq .history"])
 
     static func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let path = arguments.positionals[0]
         guard let id = Int64(arguments.positionals[1]) else {
-            throw UsageError("The value '\(arguments.positionals[1])' is invalid for 'ID'.", help: "Give a record identifier, a whole number (see 'folio cat').", command: spec.name)
+            throw UsageError(
+                "The value '\(arguments.positionals[1])' is invalid for 'ID'.", help: "Give a record identifier, a whole number (see 'folio cat').",
+                command: spec.name)
         }
         let store = try StoreAccess.openReadOnly(path, at: arguments.value("--at").map(StorePoint.init))
         defer { store.close() }
         let schema = SchemaInfo(store.schema)
         guard let details = try RecordDetails.load(id: id, store: store, schema: schema) else {
-            throw CommandFailure("No record with identifier \(id) in the store at '\(path)'.",
-                                 help: "Find identifiers with 'folio cat \(path) ENTITY'; identifiers of records deleted before the retained history are gone.")
+            throw CommandFailure(
+                "No record with identifier \(id) in the store at '\(path)'.",
+                help: "Find identifiers with 'folio cat \(path) ENTITY'; identifiers of records deleted before the retained history are gone.")
         }
         let record = details.record
         let entity = details.entity
@@ -55,7 +61,8 @@ enum ShowCommand: FolioSubcommand {
                         guard let related = store.record(id: target) else { return "\(target) (missing!)" }
                         return "\(related.entity) \(target)" + (SchemaInfo.label(of: related).map { " \"\($0)\"" } ?? "")
                     }
-                    let text = described.isEmpty ? console.styled("none", .dim) + (destination.map { " (\($0))" } ?? "") : described.joined(separator: ", ")
+                    let text =
+                        described.isEmpty ? console.styled("none", .dim) + (destination.map { " (\($0))" } ?? "") : described.joined(separator: ", ")
                     console.print("  \(name.padding(toLength: width, withPad: " ", startingAt: 0))  → \(text)")
                 }
             }
@@ -76,7 +83,9 @@ enum ShowCommand: FolioSubcommand {
             let verb = ["insert": "inserted", "update": "updated", "delete": "deleted"][change.kind] ?? change.kind
             var line = "  \(console.styled(String(transaction.sequence), .yellow)) \(DateText.format(transaction.timestamp)) \(verb)"
             if let author = transaction.author { line += " by \(author)" }
-            if change.kind == "update" { line += ": " + change.values.keys.sorted().map { "\($0) = \(ValueFormatting.json(change.values[$0]!))" }.joined(separator: ", ") }
+            if change.kind == "update" {
+                line += ": " + change.values.keys.sorted().map { "\($0) = \(ValueFormatting.json(change.values[$0]!))" }.joined(separator: ", ")
+            }
             console.print(line)
         }
         return ExitCode.success

@@ -62,16 +62,19 @@ enum VerifyCommand: FolioSubcommand {
         }
         verification.warnings.forEach(addWarning)
         SnapshotCacheCheck.notes(store: url).forEach(addWarning)
-        let fileCount = (try? FileManager.default.subpathsOfDirectory(atPath: url.path))?.filter { name in
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory)
-                && !isDirectory.boolValue
-        }.count ?? 0
+        let fileCount =
+            (try? FileManager.default.subpathsOfDirectory(atPath: url.path))?.filter { name in
+                var isDirectory: ObjCBool = false
+                return FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path, isDirectory: &isDirectory)
+                    && !isDirectory.boolValue
+            }.count ?? 0
         counts.append(("files", fileCount))
 
         // 2. Model checks, when the store opens.
         var opened = false
-        if verification.problems.isEmpty, let store = try? Store.open(at: url, configuration: StoreConfiguration(compactionThreshold: nil, readOnly: true)) {
+        if verification.problems.isEmpty,
+            let store = try? Store.open(at: url, configuration: StoreConfiguration(compactionThreshold: nil, readOnly: true))
+        {
             opened = true
             defer { store.close() }
             if let note = store.inMemoryReconciliationNote { addWarning(note) }
@@ -87,14 +90,17 @@ enum VerifyCommand: FolioSubcommand {
             var inverseMismatches = 0
             var blobs: [String: String] = [:]  // hash → first place it is referred to
             if schema == nil, total > 0 {
-                warnings.append("the store records no schema, so references and unique constraints cannot be checked (open it once with a ModelContainer)")
+                warnings.append(
+                    "the store records no schema, so references and unique constraints cannot be checked (open it once with a ModelContainer)")
             }
             for entity in entityNames {
                 let records = store.records(of: entity)
                 let entitySchema = schema?.entities[entity]
                 if schema != nil, entitySchema == nil {
-                    problems.append(Problem(check: "schema", location: "snapshots/\(entity).jsonl", code: "unknownEntity",
-                                            message: "\(records.count) record(s) of \(entity), an entity the store's schema does not declare"))
+                    problems.append(
+                        Problem(
+                            check: "schema", location: "snapshots/\(entity).jsonl", code: "unknownEntity",
+                            message: "\(records.count) record(s) of \(entity), an entity the store's schema does not declare"))
                 }
                 let relationships = schema?.relationships(of: entity) ?? []
                 for record in records {
@@ -103,24 +109,36 @@ enum VerifyCommand: FolioSubcommand {
                     if let schema, entitySchema != nil {
                         for key in record.values.keys.sorted() {
                             guard let property = schema.property(key, of: entity) else {
-                                problems.append(Problem(check: "schema", location: "\(entity) \(record.id)", code: "unknownProperty",
-                                                        message: "property '\(key)' is not declared by \(entity) in the store's schema"))
+                                problems.append(
+                                    Problem(
+                                        check: "schema", location: "\(entity) \(record.id)", code: "unknownProperty",
+                                        message: "property '\(key)' is not declared by \(entity) in the store's schema"))
                                 continue
                             }
                             guard !property.isRelationship, let type = property.type, let value = record.values[key],
-                                  let problem = StoredValueCheck.problem(with: value, type: type, isOptional: property.isOptional)
+                                let problem = StoredValueCheck.problem(with: value, type: type, isOptional: property.isOptional)
                             else { continue }
-                            problems.append(Problem(check: "schema", location: "\(entity) \(record.id)", code: "wrongType",
-                                                    message: "'\(key)' holds \(problem)"))
+                            problems.append(
+                                Problem(
+                                    check: "schema", location: "\(entity) \(record.id)", code: "wrongType",
+                                    message: "'\(key)' holds \(problem)"))
                         }
                     }
                     for relationship in relationships {
                         guard let value = record.values[relationship.name], !value.isNull else { continue }
                         let shapeOK: Bool
-                        if relationship.isToMany { shapeOK = value.arrayValue?.allSatisfy { $0.intValue != nil } ?? false } else { shapeOK = value.intValue != nil }
+                        if relationship.isToMany {
+                            shapeOK = value.arrayValue?.allSatisfy { $0.intValue != nil } ?? false
+                        } else {
+                            shapeOK = value.intValue != nil
+                        }
                         if !shapeOK {
-                            problems.append(Problem(check: "references", location: "\(entity) \(record.id)", code: "malformedReference",
-                                                    message: "'\(relationship.name)' should hold \(relationship.isToMany ? "an array of identifiers" : "an identifier or null"), not \(ValueFormatting.json(value))"))
+                            problems.append(
+                                Problem(
+                                    check: "references", location: "\(entity) \(record.id)", code: "malformedReference",
+                                    message:
+                                        "'\(relationship.name)' should hold \(relationship.isToMany ? "an array of identifiers" : "an identifier or null"), not \(ValueFormatting.json(value))"
+                                ))
                             continue
                         }
                         for target in RelationshipValue.identifiers(value) {
@@ -131,17 +149,23 @@ enum VerifyCommand: FolioSubcommand {
                             {
                                 inverseMismatches += 1
                                 if inverseMismatches <= 20 {
-                                    addWarning("\(entity) \(record.id).\(relationship.name) refers to \(related.entity) \(target), whose inverse '\(inverse)' does not refer back")
+                                    addWarning(
+                                        "\(entity) \(record.id).\(relationship.name) refers to \(related.entity) \(target), whose inverse '\(inverse)' does not refer back"
+                                    )
                                 }
                             }
                             guard let related = store.record(id: target) else {
-                                problems.append(Problem(check: "references", location: "\(entity) \(record.id)", code: "danglingReference",
-                                                        message: "'\(relationship.name)' refers to record \(target), which does not exist"))
+                                problems.append(
+                                    Problem(
+                                        check: "references", location: "\(entity) \(record.id)", code: "danglingReference",
+                                        message: "'\(relationship.name)' refers to record \(target), which does not exist"))
                                 continue
                             }
                             if let destination = relationship.destination, let schema, !schema.isKind(related.entity, of: destination) {
-                                problems.append(Problem(check: "references", location: "\(entity) \(record.id)", code: "wrongEntity",
-                                                        message: "'\(relationship.name)' refers to \(related.entity) \(target), but it holds \(destination) records"))
+                                problems.append(
+                                    Problem(
+                                        check: "references", location: "\(entity) \(record.id)", code: "wrongEntity",
+                                        message: "'\(relationship.name)' refers to \(related.entity) \(target), but it holds \(destination) records"))
                             }
                         }
                     }
@@ -169,8 +193,12 @@ enum VerifyCommand: FolioSubcommand {
                                 if values.contains(where: \.isNull) { continue }
                                 let key = ValueFormatting.json(.array(values))
                                 if let first = seen[key] {
-                                    problems.append(Problem(check: "unique", location: "\(record.entity) \(record.id)", code: "uniqueViolation",
-                                                            message: "\(group.joined(separator: ", ")) = \(key) is also held by \(first.entity) \(first.id), but \(owner) declares it unique"))
+                                    problems.append(
+                                        Problem(
+                                            check: "unique", location: "\(record.entity) \(record.id)", code: "uniqueViolation",
+                                            message:
+                                                "\(group.joined(separator: ", ")) = \(key) is also held by \(first.entity) \(first.id), but \(owner) declares it unique"
+                                        ))
                                 } else {
                                     seen[key] = record
                                 }
@@ -189,7 +217,10 @@ enum VerifyCommand: FolioSubcommand {
             }
             for (hash, place) in blobs.sorted(by: { $0.key < $1.key }) {
                 do { _ = try store.blob(hash) } catch let error as StorageError {
-                    problems.append(Problem(check: "blobs", location: relative(error.file) ?? "blobs", code: error.code.rawValue, message: "\(error.message) (referred to by \(place))"))
+                    problems.append(
+                        Problem(
+                            check: "blobs", location: relative(error.file) ?? "blobs", code: error.code.rawValue,
+                            message: "\(error.message) (referred to by \(place))"))
                 } catch {
                     problems.append(Problem(check: "blobs", location: "blobs", code: "blobNotFound", message: "\(error) (referred to by \(place))"))
                 }
@@ -211,11 +242,12 @@ enum VerifyCommand: FolioSubcommand {
         if arguments.flag("--json") {
             let object: [String: JSONValue] = [
                 "store": .string(url.path), "healthy": .bool(problems.isEmpty),
-                "problems": .array(problems.map { p in
-                    var members: [String: JSONValue] = ["check": .string(p.check), "code": .string(p.code), "message": .string(p.message)]
-                    if let location = p.location { members["location"] = .string(location) }
-                    return .object(members)
-                }),
+                "problems": .array(
+                    problems.map { p in
+                        var members: [String: JSONValue] = ["check": .string(p.check), "code": .string(p.code), "message": .string(p.message)]
+                        if let location = p.location { members["location"] = .string(location) }
+                        return .object(members)
+                    }),
                 "warnings": .array(warnings.map { .string($0) }),
                 "checked": .object(Dictionary(uniqueKeysWithValues: counts.map { ($0.0, JSONValue.int(Int64($0.1))) })),
                 "modelChecks": .bool(opened),
@@ -240,11 +272,15 @@ enum VerifyCommand: FolioSubcommand {
             if !opened { console.print("Model checks (schema, references, unique constraints, blobs) were skipped: the files have problems.") }
         }
         if problems.isEmpty {
-            console.print(console.styled("OK", .green) + ": no problems\(warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")").")
+            console.print(
+                console.styled("OK", .green)
+                    + ": no problems\(warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")").")
             return ExitCode.success
         }
         let fileProblems = problems.contains { $0.check == "files" }
-        console.print(console.styled("FAILED", .red) + ": \(problems.count) problem\(problems.count == 1 ? "" : "s"), \(warnings.count) warning\(warnings.count == 1 ? "" : "s").")
+        console.print(
+            console.styled("FAILED", .red)
+                + ": \(problems.count) problem\(problems.count == 1 ? "" : "s"), \(warnings.count) warning\(warnings.count == 1 ? "" : "s").")
         if fileProblems && arguments.flag("--repair") {
             console.print()
             console.flush()
@@ -252,7 +288,8 @@ enum VerifyCommand: FolioSubcommand {
         } else if fileProblems {
             console.print("Run 'folio repair \(path)' to set damaged lines aside (it writes a backup first).")
         } else {
-            console.print("These problems are in the data itself; 'folio repair' does not change records. Fix them in the app, or edit with 'folio import'.")
+            console.print(
+                "These problems are in the data itself; 'folio repair' does not change records. Fix them in the app, or edit with 'folio import'.")
         }
         return ExitCode.failure
     }

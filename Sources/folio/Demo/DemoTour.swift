@@ -41,7 +41,8 @@ struct DemoTour {
 
         // 1. Build the store.
         heading("Build a store from SampleData/")
-        code("""
+        code(
+            """
             let container = try ModelContainer(for: Recipe.self, BakedGood.self, Beverage.self, Ingredient.self,
                                                Cookbook.self, Trip.self,
                                                configurations: ModelConfiguration(url: storeURL))
@@ -56,7 +57,9 @@ struct DemoTour {
         try loading.save()
         let tripCount = try sample.insertTrips(into: loading)
         try loading.save()
-        say("Saved \(recipeCounts.cookbooks) cookbooks, \(recipeCounts.recipes) recipes with \(recipeCounts.ingredients) ingredients, and \(tripCount) trips in \(String(format: "%.1f", Date().timeIntervalSince(start))) s (two transactions).")
+        say(
+            "Saved \(recipeCounts.cookbooks) cookbooks, \(recipeCounts.recipes) recipes with \(recipeCounts.ingredients) ingredients, and \(tripCount) trips in \(String(format: "%.1f", Date().timeIntervalSince(start))) s (two transactions)."
+        )
         say("Read from \(sample.directory.path)")
 
         let context = ModelContext(container)
@@ -72,46 +75,57 @@ struct DemoTour {
             if let baked = recipe as? BakedGood { detail = " — bake at \(baked.ovenTemperature) °C" }
             // The amount is read from the sample files, which may hold any double: no `Int(_:)` of it.
             if let drink = recipe as? Beverage { detail = " — \(Filter.formatNumber(drink.caffeine)) mg caffeine" }
-            say("  \(String(describing: type(of: recipe)).padding(toLength: 9, withPad: " ", startingAt: 0)) \(recipe.name), \(recipe.ingredients.count) ingredients, in \(recipe.cookbook?.title ?? "no cookbook")\(detail)")
+            say(
+                "  \(String(describing: type(of: recipe)).padding(toLength: 9, withPad: " ", startingAt: 0)) \(recipe.name), \(recipe.ingredients.count) ingredients, in \(recipe.cookbook?.title ?? "no cookbook")\(detail)"
+            )
         }
-        code("""
+        code(
+            """
             let glutenFree = try context.fetch(FetchDescriptor<BakedGood>(
                 predicate: #Predicate { $0.glutenFree && $0.ovenTemperature >= 180 },
                 sortBy: [SortDescriptor(\\.ovenTemperature, order: .reverse), SortDescriptor(\\.name)]))
             """)
-        let glutenFree = try context.fetch(FetchDescriptor<BakedGood>(
-            predicate: #Predicate { $0.glutenFree && $0.ovenTemperature >= 180 },
-            sortBy: [SortDescriptor(\.ovenTemperature, order: .reverse), SortDescriptor(\.name)]))
-        say("\(glutenFree.count) gluten-free baked goods at 180 °C or more; the hottest: "
-            + glutenFree.prefix(3).map { "\($0.name) (\($0.ovenTemperature) °C)" }.joined(separator: ", "))
+        let glutenFree = try context.fetch(
+            FetchDescriptor<BakedGood>(
+                predicate: #Predicate { $0.glutenFree && $0.ovenTemperature >= 180 },
+                sortBy: [SortDescriptor(\.ovenTemperature, order: .reverse), SortDescriptor(\.name)]))
+        say(
+            "\(glutenFree.count) gluten-free baked goods at 180 °C or more; the hottest: "
+                + glutenFree.prefix(3).map { "\($0.name) (\($0.ovenTemperature) °C)" }.joined(separator: ", "))
         code("let caffeinated = try context.fetchCount(FetchDescriptor<Beverage>(predicate: #Predicate { $0.caffeine > 0 }))")
         let caffeinated = try context.fetchCount(FetchDescriptor<Beverage>(predicate: #Predicate { $0.caffeine > 0 }))
         say("\(caffeinated) of \(kinds["Beverage"] ?? 0) beverages have caffeine")
 
         // 3. Trips: predicate, sort, sections.
         heading("Trips filtered with #Predicate, sorted, and grouped by destination")
-        code("""
+        code(
+            """
             var rome = FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Rome" && $0.price < 600 },
                                              sortBy: [SortDescriptor(\\.startDate)])
             rome.fetchLimit = 5
             """)
-        var rome = FetchDescriptor<Trip>(predicate: #Predicate { $0.destination == "Rome" && $0.price < 600 },
-                                         sortBy: [SortDescriptor(\.startDate)])
+        var rome = FetchDescriptor<Trip>(
+            predicate: #Predicate { $0.destination == "Rome" && $0.price < 600 },
+            sortBy: [SortDescriptor(\.startDate)])
         rome.fetchLimit = 5
         for trip in try context.fetch(rome) {
-            say("  \(day(trip.startDate))  \(trip.name.padding(toLength: 26, withPad: " ", startingAt: 0)) \(trip.nights) night\(trip.nights == 1 ? " " : "s") \(money(trip.price).leftPadded(8))")
+            say(
+                "  \(day(trip.startDate))  \(trip.name.padding(toLength: 26, withPad: " ", startingAt: 0)) \(trip.nights) night\(trip.nights == 1 ? " " : "s") \(money(trip.price).leftPadded(8))"
+            )
         }
         say("query plan: \(try context.queryPlan(for: rome))")
         let summerStart = try SampleDataLoader.date("2026-07-01T00:00:00Z")
         let summerEnd = try SampleDataLoader.date("2026-08-01T00:00:00Z")
-        code("""
+        code(
+            """
             let july = try context.fetch(FetchDescriptor<Trip>(
                 predicate: #Predicate { $0.startDate >= julyFirst && $0.startDate < augustFirst },
                 sortBy: [SortDescriptor(\\.price)]), sectionBy: \\.destination)
             """)
-        let july = try context.fetch(FetchDescriptor<Trip>(
-            predicate: #Predicate { $0.startDate >= summerStart && $0.startDate < summerEnd },
-            sortBy: [SortDescriptor(\.price)]), sectionBy: \.destination)
+        let july = try context.fetch(
+            FetchDescriptor<Trip>(
+                predicate: #Predicate { $0.startDate >= summerStart && $0.startDate < summerEnd },
+                sortBy: [SortDescriptor(\.price)]), sectionBy: \.destination)
         say("\(july.reduce(0) { $0 + $1.count }) trips in July 2026, in \(july.count) sections:")
         for section in july.prefix(6) {
             let cheapest = section.first.map { "cheapest \(money($0.price)) on \(day($0.startDate))" } ?? ""
@@ -121,7 +135,8 @@ struct DemoTour {
 
         // 4. The .codable attribute.
         heading("A .codable attribute round-trips as an opaque value")
-        code("""
+        code(
+            """
             @Attribute(.codable) var mapItem: MapItemIdentifier?
             let withItem = try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.mapItem != nil },
                                                                    sortBy: [SortDescriptor(\\.startDate)]))
@@ -157,14 +172,17 @@ struct DemoTour {
 
         // 5. Aggregates.
         heading("Aggregates over stored values, without creating models")
-        code("""
+        code(
+            """
             let averages = try context.average(\\Trip.price, groupedBy: \\.destination)
             let romeNights = try context.sum(\\Trip.nights, where: #Predicate { $0.destination == "Rome" })
             """)
         let averages = try context.average(\Trip.price, groupedBy: \.destination)
         let counts = try context.count(Trip.self, groupedBy: \.destination)
         for (city, average) in averages.sorted(by: { $0.value > $1.value }).prefix(5) {
-            say("  \(city.padding(toLength: 13, withPad: " ", startingAt: 0)) average \(money(average).leftPadded(8)) over \(counts[city] ?? 0) trips")
+            say(
+                "  \(city.padding(toLength: 13, withPad: " ", startingAt: 0)) average \(money(average).leftPadded(8)) over \(counts[city] ?? 0) trips"
+            )
         }
         let romeNights = try context.sum(\Trip.nights, where: #Predicate { $0.destination == "Rome" })
         let latest = try context.maximum(\Trip.startDate)
@@ -172,7 +190,8 @@ struct DemoTour {
 
         // 6. A saved change in history.
         heading("A saved change, read back from the history")
-        code("""
+        code(
+            """
             context.author = "demo"
             trip.price += 50; trip.notes = "Upgraded to a room with a view"
             try context.save()
@@ -209,7 +228,8 @@ struct DemoTour {
 
     /// Reads the saved change back from the persistent history, as SwiftData's `fetchHistory` gives it.
     private func showHistory(container: ModelContainer, context: ModelContext) throws {
-        code("""
+        code(
+            """
             let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
             for case .update(let update as DefaultHistoryUpdate<Trip>) in history.last!.changes { … }
             """)
@@ -240,7 +260,9 @@ struct DemoTour {
 extension Store {
     /// The stored JSON of one value of a record, read with the storage engine alone (no model types).
     static func storedValue(of id: Int64, key: String, in directory: URL) -> String {
-        guard let store = try? Store.open(at: directory, configuration: StoreConfiguration(compactionThreshold: nil, readOnly: true)) else { return "?" }
+        guard let store = try? Store.open(at: directory, configuration: StoreConfiguration(compactionThreshold: nil, readOnly: true)) else {
+            return "?"
+        }
         defer { store.close() }
         return store.record(id: id)?.values[key].map(ValueFormatting.json) ?? "nothing"
     }

@@ -48,8 +48,9 @@ struct SampleDataLoader {
         if let given {
             let url = URL(fileURLWithPath: given, isDirectory: true)
             guard valid(url) else {
-                throw CommandFailure("'\(given)' holds no sample data (trips.jsonl, recipes.jsonl, cookbooks.jsonl).",
-                                     help: "Give the package's SampleData directory.")
+                throw CommandFailure(
+                    "'\(given)' holds no sample data (trips.jsonl, recipes.jsonl, cookbooks.jsonl).",
+                    help: "Give the package's SampleData directory.")
             }
             return SampleDataLoader(directory: url)
         }
@@ -60,8 +61,9 @@ struct SampleDataLoader {
             folder = folder.deletingLastPathComponent()
         }
         guard let found = candidates.first(where: valid) else {
-            throw CommandFailure("Cannot find the SampleData directory.",
-                                 help: "Run 'swift run folio demo' from the package directory, or pass --sample-data DIR.")
+            throw CommandFailure(
+                "Cannot find the SampleData directory.",
+                help: "Run 'swift run folio demo' from the package directory, or pass --sample-data DIR.")
         }
         return SampleDataLoader(directory: found)
     }
@@ -77,8 +79,9 @@ struct SampleDataLoader {
         for line in data.split(separator: 0x0A) where !line.isEmpty {
             number += 1
             do { result.append(try decoder.decode(T.self, from: Data(line))) } catch {
-                throw CommandFailure("\(url.path):\(number) is not a valid \(T.self): \(error)",
-                                     help: "Regenerate it with 'python3 SampleData/generate.py'.")
+                throw CommandFailure(
+                    "\(url.path):\(number) is not a valid \(T.self): \(error)",
+                    help: "Regenerate it with 'python3 SampleData/generate.py'.")
             }
         }
         return result
@@ -130,8 +133,9 @@ struct SampleDataLoader {
     func insertTrips(into context: ModelContext) throws -> Int {
         let tripLines = try lines("trips.jsonl", as: TripLine.self)
         for line in tripLines {
-            let trip = Trip(name: line.name, destination: line.destination, startDate: try Self.date(line.startDate), price: line.price,
-                            nights: line.nights, mapItem: line.mapItem.map { MapItemIdentifier(rawValue: $0) })
+            let trip = Trip(
+                name: line.name, destination: line.destination, startDate: try Self.date(line.startDate), price: line.price,
+                nights: line.nights, mapItem: line.mapItem.map { MapItemIdentifier(rawValue: $0) })
             trip.notes = line.notes
             context.insert(trip)
         }

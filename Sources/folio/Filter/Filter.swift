@@ -126,7 +126,9 @@ indirect enum Filter: Equatable, Sendable {
         case (.bool(let stored), .bool(let given)):
             order = stored == given ? .orderedSame : (!stored ? .orderedAscending : .orderedDescending)
         case (.bool(let stored), .string(let text)):
-            order = (text == "true" || text == "false") ? (String(stored) == text ? .orderedSame : (!stored ? .orderedAscending : .orderedDescending)) : nil
+            order =
+                (text == "true" || text == "false")
+                ? (String(stored) == text ? .orderedSame : (!stored ? .orderedAscending : .orderedDescending)) : nil
         default:
             order = nil
         }

@@ -37,30 +37,38 @@ enum GitSetupError: Error, Equatable {
         case .gitNotFound:
             return CommandFailure("git was not found on PATH.", help: "Install git, or put it on PATH, and run 'folio git-setup' again.")
         case .notInWorkTree(let directory, let git):
-            return CommandFailure("'\(directory)' is not inside a git work tree\(git.isEmpty ? "" : " (git: \(git))").",
-                                  help: "Run 'folio git-setup' inside a clone of the repository that holds the stores ('git init' makes one).")
+            return CommandFailure(
+                "'\(directory)' is not inside a git work tree\(git.isEmpty ? "" : " (git: \(git))").",
+                help: "Run 'folio git-setup' inside a clone of the repository that holds the stores ('git init' makes one).")
         case .noSuchDirectory(let path):
-            return CommandFailure("No store at '\(path)': the directory does not exist.", help: "Give the directory of a Folio store, or no STORE to find every store.")
+            return CommandFailure(
+                "No store at '\(path)': the directory does not exist.", help: "Give the directory of a Folio store, or no STORE to find every store.")
         case .outsideWorkTree(let path, let top):
-            return CommandFailure("The store '\(path)' is outside the git work tree \(top).",
-                                  help: "Give stores inside the work tree, or run 'folio git-setup' inside the store's repository.")
+            return CommandFailure(
+                "The store '\(path)' is outside the git work tree \(top).",
+                help: "Give stores inside the work tree, or run 'folio git-setup' inside the store's repository.")
         case .notAStore(let path):
-            return CommandFailure("'\(path)' is not a Folio store: it has no manifest.json, journal.jsonl, history.jsonl or snapshots.",
-                                  help: "Give the directory that holds the store's manifest.json, or no STORE to find every store.")
+            return CommandFailure(
+                "'\(path)' is not a Folio store: it has no manifest.json, journal.jsonl, history.jsonl or snapshots.",
+                help: "Give the directory that holds the store's manifest.json, or no STORE to find every store.")
         case .noStores(let top):
-            return CommandFailure("No Folio store in the git work tree \(top): no directory holds a journal.jsonl or a folio-store manifest.json.",
-                                  help: "Give the store's directory as STORE, or create the store first.")
+            return CommandFailure(
+                "No Folio store in the git work tree \(top): no directory holds a journal.jsonl or a folio-store manifest.json.",
+                help: "Give the store's directory as STORE, or create the store first.")
         case .unsupportedPath(let path):
-            return CommandFailure("The store path '\(path)' holds a control character (a tab, a line break…), which .gitignore cannot match.",
-                                  help: "Rename the store directory, then run 'folio git-setup' again.")
+            return CommandFailure(
+                "The store path '\(path)' holds a control character (a tab, a line break…), which .gitignore cannot match.",
+                help: "Rename the store directory, then run 'folio git-setup' again.")
         case .file(let path, let problem):
             return CommandFailure("Could not update \(path): \(problem)", help: "Check the file's permissions, then run 'folio git-setup' again.")
         case .gitFailed(let arguments, let status, let message):
-            return CommandFailure("'git \(arguments.joined(separator: " "))' failed with exit \(status)\(message.isEmpty ? "" : ": \(message)")",
-                                  help: "Run that git command in the work tree to see why; nothing after it was changed.")
+            return CommandFailure(
+                "'git \(arguments.joined(separator: " "))' failed with exit \(status)\(message.isEmpty ? "" : ": \(message)")",
+                help: "Run that git command in the work tree to see why; nothing after it was changed.")
         case .executableUnknown:
-            return CommandFailure("Could not find the path of the running folio executable.",
-                                  help: "Run folio by its path (for example /usr/local/bin/folio git-setup).")
+            return CommandFailure(
+                "Could not find the path of the running folio executable.",
+                help: "Run folio by its path (for example /usr/local/bin/folio git-setup).")
         }
     }
 }
@@ -84,8 +92,10 @@ struct GitRepository {
     /// The work tree holding `directory` (the current directory by default).
     ///
     /// - Throws: ``GitSetupError/gitNotFound``, ``GitSetupError/notInWorkTree(directory:git:)``.
-    static func find(from directory: String = FileManager.default.currentDirectoryPath,
-                     environment: [String: String] = ProcessInfo.processInfo.environment) throws(GitSetupError) -> GitRepository {
+    static func find(
+        from directory: String = FileManager.default.currentDirectoryPath,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(GitSetupError) -> GitRepository {
         guard let git = executable(named: "git", path: environment["PATH"] ?? "/usr/bin:/bin") else { throw .gitNotFound }
         let output: Output
         do {

@@ -39,9 +39,11 @@ enum GitPattern {
     /// `text` as one word for sh: as it is when it holds only characters the shell leaves alone, else in
     /// single quotes (a `'` inside written `'\''`).
     static func shellQuoted(_ text: String) -> String {
-        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "/._-+,:@%=".unicodeScalars.contains(scalar))
-        }
+        let plain =
+            !text.isEmpty
+            && text.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "/._-+,:@%=".unicodeScalars.contains(scalar))
+            }
         return plain ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }
@@ -109,8 +111,10 @@ struct GitSetupStore: Equatable, Sendable {
 
     /// The files git must merge and diff with the folio drivers, for `git check-attr`.
     var driverFiles: [Sample] {
-        [("journal.jsonl", "journal.jsonl"), ("history.jsonl", "history.jsonl"), ("manifest.json", "manifest.json"),
-         ("snapshots/Entity.jsonl", "snapshots/*.jsonl")].map { Sample(path: path($0.0), name: path($0.1)) }
+        [
+            ("journal.jsonl", "journal.jsonl"), ("history.jsonl", "history.jsonl"), ("manifest.json", "manifest.json"),
+            ("snapshots/Entity.jsonl", "snapshots/*.jsonl"),
+        ].map { Sample(path: path($0.0), name: path($0.1)) }
     }
 
     /// The blobs, which git must treat as binary.
@@ -119,9 +123,11 @@ struct GitSetupStore: Equatable, Sendable {
     /// The files the `.gitignore` block must ignore, for `git check-ignore`.
     var localFiles: [Sample] {
         let stamp = "2026-01-01T00-00-00.000Z"
-        var samples = [("lock", "lock"), ("journal.jsonl.tmp-1-x", "*.tmp-*"), ("cache/Entity.cache", "cache/"),
-                       ("journal.jsonl.corrupt-tail", "journal.jsonl.corrupt-tail"), ("snapshots/Entity.jsonl.damaged", "*.damaged"),
-                       ("journal.jsonl.backup-\(stamp)", "*.backup-<time>")].map { Sample(path: path($0.0), name: path($0.1)) }
+        var samples = [
+            ("lock", "lock"), ("journal.jsonl.tmp-1-x", "*.tmp-*"), ("cache/Entity.cache", "cache/"),
+            ("journal.jsonl.corrupt-tail", "journal.jsonl.corrupt-tail"), ("snapshots/Entity.jsonl.damaged", "*.damaged"),
+            ("journal.jsonl.backup-\(stamp)", "*.backup-<time>"),
+        ].map { Sample(path: path($0.0), name: path($0.1)) }
         if !relativePath.isEmpty {
             samples.append(Sample(path: "\(relativePath).backup-\(stamp)/journal.jsonl", name: "\(relativePath).backup-<time>/"))
         }
@@ -296,28 +302,33 @@ struct PatternFileUpdate {
             let without = everyStore.filter { matched.contains($0.relativePath) && !labels.contains($0.label) }.map(\.label)
             let quoted = "'\(text(entry.line))'"
             if without.isEmpty {
-                changes.append(Change(
-                    done: "removed line \(entry.number) \(quoted), from the settings docs/git.md gave before 'folio git-setup'",
-                    needed: "line \(entry.number) \(quoted) is from the settings docs/git.md gave before 'folio git-setup', to remove"))
+                changes.append(
+                    Change(
+                        done: "removed line \(entry.number) \(quoted), from the settings docs/git.md gave before 'folio git-setup'",
+                        needed: "line \(entry.number) \(quoted) is from the settings docs/git.md gave before 'folio git-setup', to remove"))
             } else {
                 keptPrevious = true
                 kept.append(entry.line)
-                notes.append("\(kind.fileName): kept line \(entry.number) \(quoted) of the previous settings: it also sets the files of "
-                             + "\(without.joined(separator: ", ")), which \(without.count == 1 ? "has" : "have") no block; "
-                             + "run 'folio git-setup' without STORE to set up every store")
+                notes.append(
+                    "\(kind.fileName): kept line \(entry.number) \(quoted) of the previous settings: it also sets the files of "
+                        + "\(without.joined(separator: ", ")), which \(without.count == 1 ? "has" : "have") no block; "
+                        + "run 'folio git-setup' without STORE to set up every store")
             }
         }
         if !keptPrevious {
             let before = kept.count
             kept.removeAll { PreviousSettingsLine.comments.contains(text($0)) }
             if kept.count < before {
-                changes.append(Change(done: "removed the comments of the previous settings", needed: "has the comments of the previous settings, to remove"))
+                changes.append(
+                    Change(done: "removed the comments of the previous settings", needed: "has the comments of the previous settings, to remove"))
             }
         }
         while let last = kept.last, isBlank(last) { kept.removeLast() }
         if linesAfterBlocks {
-            changes.append(Change(done: "moved the folio git-setup blocks after the lines that followed them (the last matching line wins)",
-                                  needed: "has lines after the folio git-setup blocks, which would override them (the last matching line wins)"))
+            changes.append(
+                Change(
+                    done: "moved the folio git-setup blocks after the lines that followed them (the last matching line wins)",
+                    needed: "has lines after the folio git-setup blocks, which would override them (the last matching line wins)"))
         }
 
         // The blocks: the ones found, in their order, then the new ones.
@@ -327,7 +338,9 @@ struct PatternFileUpdate {
             guard let store = stores.first(where: { $0.label == block.label }) else {
                 rendered.append(block.lines)
                 if (try? GitSetupStore(label: block.label)).map({ store in !everyStore.contains(store) }) ?? true {
-                    notes.append("\(kind.fileName): kept the block for \(block.label), which is not a store in this work tree (delete it if the store is gone)")
+                    notes.append(
+                        "\(kind.fileName): kept the block for \(block.label), which is not a store in this work tree (delete it if the store is gone)"
+                    )
                 }
                 continue
             }
@@ -335,14 +348,18 @@ struct PatternFileUpdate {
             if block.lines == wanted {
                 upToDate.insert(store.label)
             } else {
-                changes.append(Change(done: "replaced the block for \(store.label), which differed",
-                                      needed: "the block for \(store.label) differs from what 'folio git-setup' writes"))
+                changes.append(
+                    Change(
+                        done: "replaced the block for \(store.label), which differed",
+                        needed: "the block for \(store.label) differs from what 'folio git-setup' writes"))
             }
             rendered.append(wanted)
         }
         for store in stores where !blocks.contains(where: { $0.label == store.label }) {
-            changes.append(Change(done: "added the block for \(store.label)\(original == nil ? " (a new file)" : "")",
-                                  needed: original == nil ? "does not exist: the block for \(store.label) is missing" : "the block for \(store.label) is missing"))
+            changes.append(
+                Change(
+                    done: "added the block for \(store.label)\(original == nil ? " (a new file)" : "")",
+                    needed: original == nil ? "does not exist: the block for \(store.label) is missing" : "the block for \(store.label) is missing"))
             rendered.append(([GitSetupMarker.line(for: store)] + kind.lines(for: store)).map { Array($0.utf8) })
         }
 

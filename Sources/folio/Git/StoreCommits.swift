@@ -41,7 +41,8 @@ struct StoreCommits {
         var index = 0
         while index + 4 < fields.count {
             let parents = fields[index + 1].split(separator: " ").map(String.init)
-            result.append(Commit(hash: fields[index], parents: parents, author: fields[index + 2], date: fields[index + 3], subject: fields[index + 4]))
+            result.append(
+                Commit(hash: fields[index], parents: parents, author: fields[index + 2], date: fields[index + 3], subject: fields[index + 4]))
             index += 5
         }
         return result

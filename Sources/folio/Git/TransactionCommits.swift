@@ -20,15 +20,16 @@ struct TransactionCommits {
     /// The repository and commit a store was read from (`--at REVISION`), a bare one included.
     static func find(revision: GitStoreRevision, environment: [String: String] = ProcessInfo.processInfo.environment) -> TransactionCommits? {
         guard let git = GitRepository.executable(named: "git", path: environment["PATH"] ?? "/usr/bin:/bin") else { return nil }
-        return TransactionCommits(repository: GitRepository(git: git, top: revision.repository.path),
-                                  storePath: revision.storePath.isEmpty ? "." : revision.storePath, start: revision.commit)
+        return TransactionCommits(
+            repository: GitRepository(git: git, top: revision.repository.path),
+            storePath: revision.storePath.isEmpty ? "." : revision.storePath, start: revision.commit)
     }
 
     /// The work tree holding the store at `directory`; nil when git is missing or the store is not in a
     /// work tree (a bare clone has no store directory to point at).
     static func find(storeDirectory directory: URL) -> TransactionCommits? {
         guard let real = FilePaths.real(directory.path), let repository = try? GitRepository.find(from: real),
-              let top = FilePaths.real(repository.top)
+            let top = FilePaths.real(repository.top)
         else { return nil }
         let relative: String
         if real == top {
@@ -52,10 +53,11 @@ struct TransactionCommits {
         // `--topo-order` puts every parent after its children, so that `--reverse` puts the commit that
         // brought the line before those that moved it, even when both have the same date. Textconv is
         // off so that the pickaxe counts the identifier in the files' own bytes.
-        let arguments = [
-            "-c", "log.showSignature=false", "log", "--reverse", "--topo-order", "--no-textconv", "--no-ext-diff", "--no-color",
-            "--format=%H%x00%an%x00%aI%x00%s%x00", "-S\"id\":\"\(transactionID)\"",
-        ] + (start.map { [$0] } ?? []) + ["--", storePath]
+        let arguments =
+            [
+                "-c", "log.showSignature=false", "log", "--reverse", "--topo-order", "--no-textconv", "--no-ext-diff", "--no-color",
+                "--format=%H%x00%an%x00%aI%x00%s%x00", "-S\"id\":\"\(transactionID)\"",
+            ] + (start.map { [$0] } ?? []) + ["--", storePath]
         let output = try repository.checked(arguments)
         let fields = GitRepository.fields(output.stdout)
         guard fields.count >= 4 else { return nil }

@@ -4,8 +4,10 @@ extension TransactionCommits {
     /// The work tree holding the store at `directory`, as ``find(storeDirectory:)`` finds it, but without
     /// running git when no folder from the store's up to `/` holds a `.git` (and `GIT_DIR` is not set):
     /// such a store is in no work tree, and pages that look for commits on every load run no process.
-    static func findInWorkTree(storeDirectory directory: URL,
-                               environment: [String: String] = ProcessInfo.processInfo.environment) -> TransactionCommits? {
+    static func findInWorkTree(
+        storeDirectory directory: URL,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> TransactionCommits? {
         guard environment["GIT_DIR"] != nil || hasGitFolderAbove(directory) else { return nil }
         return find(storeDirectory: directory)
     }

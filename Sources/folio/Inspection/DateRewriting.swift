@@ -27,7 +27,8 @@ enum DateRewriting {
                 var changed: [String: JSONValue] = [:]
                 for name in dateNames {
                     guard let stored = record.values[name], case .string(let text) = stored,
-                          let date = CanonicalDate.parse(text) else { continue }
+                        let date = CanonicalDate.parse(text)
+                    else { continue }
                     let canonical = CanonicalDate.encode(date)
                     if canonical != stored { changed[name] = canonical }
                 }

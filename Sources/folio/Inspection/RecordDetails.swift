@@ -50,15 +50,18 @@ struct RecordDetails {
         var outgoing: [Outgoing] = []
         if let record, let schema {
             for relationship in schema.relationships(of: entity) {
-                outgoing.append(Outgoing(name: relationship.name, targets: RelationshipValue.identifiers(record.values[relationship.name]),
-                                         destination: relationship.destination))
+                outgoing.append(
+                    Outgoing(
+                        name: relationship.name, targets: RelationshipValue.identifiers(record.values[relationship.name]),
+                        destination: relationship.destination))
             }
         }
-        let incoming = if let views, let schema {
-            views.incoming(schema: schema).incoming(to: id, entity: entity, schema: schema)
-        } else {
-            incoming(to: id, entity: entity, store: store, schema: schema)
-        }
+        let incoming =
+            if let views, let schema {
+                views.incoming(schema: schema).incoming(to: id, entity: entity, schema: schema)
+            } else {
+                incoming(to: id, entity: entity, store: store, schema: schema)
+            }
         return RecordDetails(id: id, entity: entity, record: record, outgoing: outgoing, incoming: incoming, history: history)
     }
 
@@ -84,15 +87,17 @@ struct RecordDetails {
     var json: JSONValue {
         var object: [String: JSONValue] = ["entity": .string(entity), "id": .int(id), "deleted": .bool(record == nil)]
         if let record { object["values"] = .object(record.values.dictionary) }
-        object["referredToBy"] = .array(incoming.map {
-            .object(["entity": .string($0.record.entity), "id": .int($0.record.id), "relationship": .string($0.relationship)])
-        })
-        object["history"] = .array(history.map { entry in
-            var summary = LogCommand.summaryJSON(entry.transaction).objectValue ?? [:]
-            summary["change"] = .string(entry.change.kind)
-            summary["values"] = .object(entry.change.values)
-            return .object(summary)
-        })
+        object["referredToBy"] = .array(
+            incoming.map {
+                .object(["entity": .string($0.record.entity), "id": .int($0.record.id), "relationship": .string($0.relationship)])
+            })
+        object["history"] = .array(
+            history.map { entry in
+                var summary = LogCommand.summaryJSON(entry.transaction).objectValue ?? [:]
+                summary["change"] = .string(entry.change.kind)
+                summary["values"] = .object(entry.change.values)
+                return .object(summary)
+            })
         return .object(object)
     }
 }

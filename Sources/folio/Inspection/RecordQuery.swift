@@ -103,7 +103,8 @@ struct RecordQuery {
         // sorted, the window's otherwise.
         let namedBySchema = !fieldNames.isEmpty && schema != nil
         if schema != nil, namedBySchema || sortKeys.isEmpty { try checkFields(fieldNames) }
-        let ordered = source?.records(of: entities, sortedBy: sortKeys, isDate: isDate)
+        let ordered =
+            source?.records(of: entities, sortedBy: sortKeys, isDate: isDate)
             ?? OrderedRecords.sorted(OrderedRecords.base(of: entities, in: store), by: sortKeys, isDate: isDate)
         if !namedBySchema, !sortKeys.isEmpty {
             fieldNames = Array(Set(ordered.flatMap(\.values.keys))).sorted()
@@ -119,10 +120,11 @@ struct RecordQuery {
     /// - Complexity: O(window) without filters; otherwise one pass over `ordered`.
     private func window(of ordered: OrderedRecords, entities: [String], fieldNames: [String], isDate: @escaping (String) -> Bool) -> Result {
         let start = max(0, offset)
-        let end = limit.map { limit in
-            let (sum, overflow) = start.addingReportingOverflow(max(0, limit))
-            return overflow ? Int.max : sum
-        } ?? Int.max
+        let end =
+            limit.map { limit in
+                let (sum, overflow) = start.addingReportingOverflow(max(0, limit))
+                return overflow ? Int.max : sum
+            } ?? Int.max
         guard !filters.isEmpty else {
             let range = min(start, ordered.count)..<min(end, ordered.count)
             return Result(entities: entities, fieldNames: fieldNames, matched: ordered.count, records: Array(ordered[range]), isDate: isDate)
@@ -162,10 +164,11 @@ struct RecordQuery {
     /// the walk stops at the window's end.
     private func inIdentifierOrder(store: Store, entities: [String], fieldNames: [String], isDate: @escaping (String) -> Bool) -> Result {
         // Saturating: a limit near Int.max means every record after the offset.
-        let end = limit.map { limit in
-            let (sum, overflow) = max(0, offset).addingReportingOverflow(max(0, limit))
-            return overflow ? Int.max : sum
-        } ?? Int.max
+        let end =
+            limit.map { limit in
+                let (sum, overflow) = max(0, offset).addingReportingOverflow(max(0, limit))
+                return overflow ? Int.max : sum
+            } ?? Int.max
         let matches = matcher(isDate: isDate)
         var matched = 0
         var window: [StoredRecord] = []

@@ -20,7 +20,8 @@ enum SnapshotCacheCheck {
             case .success(.failure(let problem)): reason = "is \(problem.reason.rawValue): \(problem.detail)"
             case .failure(let error): reason = "cannot be read: \(error)"
             }
-            notes.append("\(SnapshotCacheFile.directoryName)/\(name) \(reason); queries do not use it, and it is rebuilt when the records are next loaded")
+            notes.append(
+                "\(SnapshotCacheFile.directoryName)/\(name) \(reason); queries do not use it, and it is rebuilt when the records are next loaded")
         }
         return notes
     }

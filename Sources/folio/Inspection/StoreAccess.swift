@@ -10,16 +10,18 @@ enum StoreAccess {
         let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
         if mustExist {
             guard exists else {
-                throw CommandFailure("No store at '\(path)': the directory does not exist.",
-                                     help: "Give the directory of a Folio store, for example one 'folio demo' printed.")
+                throw CommandFailure(
+                    "No store at '\(path)': the directory does not exist.",
+                    help: "Give the directory of a Folio store, for example one 'folio demo' printed.")
             }
             guard isDirectory.boolValue else {
                 throw CommandFailure("'\(path)' is a file, not a store directory.", help: "A Folio store is a directory holding manifest.json.")
             }
             let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
             if !names.contains(where: { ["manifest.json", "journal.jsonl", "history.jsonl", "snapshots"].contains($0) }) {
-                throw CommandFailure("'\(path)' is not a Folio store: it has no manifest.json, journal.jsonl or snapshots.",
-                                     help: "Give the directory that holds manifest.json.")
+                throw CommandFailure(
+                    "'\(path)' is not a Folio store: it has no manifest.json, journal.jsonl or snapshots.",
+                    help: "Give the directory that holds manifest.json.")
             }
         }
         return url
@@ -157,7 +159,8 @@ enum DateText {
         }
         let (year, month, day) = CivilDate.civil(fromDays: days)
         let pad = CivilDate.pad
-        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) \(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay / 60 % 60, 2)):\(pad(secondsOfDay % 60, 2))"
+        var text =
+            "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) \(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay / 60 % 60, 2)):\(pad(secondsOfDay % 60, 2))"
         if milliseconds { text += "." + pad(Int64(((total - Double(whole)) * 1000).rounded(.down)), 3) }
         return text + " UTC"
     }

@@ -47,8 +47,9 @@ extension StoreAccess {
                 let current = try openReadOnly(path)
                 defer { current.close() }
                 guard let found = try current.retainedHistory().first(where: { $0.transactionID.uppercased() == id }) else {
-                    throw CommandFailure("The store at '\(path)' has no retained transaction \(id).",
-                                         help: "Run 'folio log \(path)' for the transactions it retains, or name one by its sequence.")
+                    throw CommandFailure(
+                        "The store at '\(path)' has no retained transaction \(id).",
+                        help: "Run 'folio log \(path)' for the transactions it retains, or name one by its sequence.")
                 }
                 return try Store.past(asOf: found.sequence, transactionID: found.transactionID, at: url)
             case .revision(let revision):
@@ -64,7 +65,8 @@ extension StoreAccess {
         let remedy: String
         switch error.code {
         case .historyExpired, .missingSequence:
-            remedy = "Run 'folio log \(path)' for the transactions the store retains; historyRetention decides how far back it reaches (see docs/past.md)."
+            remedy =
+                "Run 'folio log \(path)' for the transactions the store retains; historyRetention decides how far back it reaches (see docs/past.md)."
         case .unknownRevision:
             remedy = "Run 'git log -- \(path)' for the commits that touched the store."
         case .noStoreAtRevision:

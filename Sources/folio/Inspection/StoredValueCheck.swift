@@ -26,12 +26,20 @@ enum StoredValueCheck {
             // Above Int64.max they are written as decimal text.
             fits = value.intValue.map { $0 >= 0 } ?? value.stringValue.map { !$0.isEmpty && $0.allSatisfy(\.isASCII) && UInt64($0) != nil } ?? false
         case "Double", "Float", "CGFloat":
-            if case .double = value { fits = true } else if case .int = value { fits = true } else {
+            if case .double = value {
+                fits = true
+            } else if case .int = value {
+                fits = true
+            } else {
                 fits = ["NaN", "Infinity", "-Infinity"].contains(value.stringValue ?? "")
             }
         case "Date":
             // ISO 8601 text, or seconds since 2001 for dates no such text holds exactly.
-            if case .double = value { fits = true } else if case .int = value { fits = true } else {
+            if case .double = value {
+                fits = true
+            } else if case .int = value {
+                fits = true
+            } else {
                 fits = value.stringValue.map(looksLikeTimestamp) ?? false
             }
         case "Data":
@@ -39,7 +47,8 @@ enum StoredValueCheck {
             fits = value.stringValue.map { Data(base64Encoded: $0) != nil } ?? (value.objectValue?["$blob"]?.stringValue != nil)
         case "Decimal":
             // `Decimal.nan` is written as its description, "NaN", which `Decimal(string:)` does not read.
-            fits = value.stringValue.map { $0 == "NaN" || Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) != nil }
+            fits =
+                value.stringValue.map { $0 == "NaN" || Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) != nil }
                 ?? (value.intValue != nil)
         default:
             return nil
@@ -57,7 +66,8 @@ enum StoredValueCheck {
     private static func looksLikeTimestamp(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"), bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":") else { return false }
+            bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
+        else { return false }
         let digits = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]
         return digits.allSatisfy { bytes[$0] >= UInt8(ascii: "0") && bytes[$0] <= UInt8(ascii: "9") }
     }

@@ -8,7 +8,8 @@ enum CompletionScript {
     /// The options every subcommand accepts besides its own.
     static let commonOptions: [CommandSpec.Option] = [.flag("--help", "-h", help: "Show help information.")]
     /// The options `folio` itself accepts before a subcommand.
-    static let topLevelOptions: [CommandSpec.Option] = commonOptions + [.flag("--version", help: "Show the version and the store format versions it reads.")]
+    static let topLevelOptions: [CommandSpec.Option] =
+        commonOptions + [.flag("--version", help: "Show the version and the store format versions it reads.")]
 
     static func text(for shell: Shell, commands: [CommandSpec]) -> String {
         switch shell {
@@ -154,13 +155,15 @@ enum CompletionScript {
             lines.append("complete -c folio -n __fish_use_subcommand -a \(command.name) -d \(fishQuoted(command.abstract))")
         }
         for option in topLevelOptions {
-            lines.append("complete -c folio -n __fish_use_subcommand \(option.names.map(fishName).joined(separator: " ")) -d \(fishQuoted(option.help))")
+            lines.append(
+                "complete -c folio -n __fish_use_subcommand \(option.names.map(fishName).joined(separator: " ")) -d \(fishQuoted(option.help))")
         }
         for command in commands {
             let condition = "-n '__fish_seen_subcommand_from \(command.name)'"
             for option in command.options + commonOptions {
                 let value = option.isFlag ? "" : " -r -F"
-                lines.append("complete -c folio \(condition) \(option.names.map(fishName).joined(separator: " "))\(value) -d \(fishQuoted(option.help))")
+                lines.append(
+                    "complete -c folio \(condition) \(option.names.map(fishName).joined(separator: " "))\(value) -d \(fishQuoted(option.help))")
             }
             if let choices = choices(of: command, among: commands) {
                 lines.append("complete -c folio \(condition) -a \(fishQuoted(choices.joined(separator: " ")))")

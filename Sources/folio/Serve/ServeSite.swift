@@ -53,7 +53,8 @@ struct ServeSite: HTTPHandler {
         case .store: return StorePage(context: context).response(format: format)
         case .entity(_, let entity): return try EntityTablePage(context: context, entity: entity).response(format: format)
         case .record(_, let entity, let id): return try RecordPage(context: context, entity: entity, id: id).response(format: format)
-        case .value(_, let entity, let id, let attribute): return try ValuePage.response(context: context, entity: entity, id: id, attribute: attribute)
+        case .value(_, let entity, let id, let attribute):
+            return try ValuePage.response(context: context, entity: entity, id: id, attribute: attribute)
         case .log: return try LogPage(context: context).response(format: format)
         case .conflicts: return try ConflictsPage(context: context).response(format: format)
         case .commits: return try CommitsPage(context: context).response(format: format)
@@ -71,8 +72,9 @@ struct ServeSite: HTTPHandler {
         }
         do {
             let views = try stores.current(name)
-            return PageContext(storeName: name, directory: stores.entry(named: name)?.path ?? "", views: views,
-                               schema: SchemaInfo(views.store.schema), query: query)
+            return PageContext(
+                storeName: name, directory: stores.entry(named: name)?.path ?? "", views: views,
+                schema: SchemaInfo(views.store.schema), query: query)
         } catch let failure as CommandFailure {
             throw HTTPError(.serviceUnavailable, failure.message + (failure.help.map { " \($0)" } ?? ""))
         } catch {

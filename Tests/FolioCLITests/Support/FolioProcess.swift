@@ -37,8 +37,10 @@ func folioBench(_ arguments: String...) throws -> FolioRun {
 }
 
 /// Runs an executable with arguments and collects what it prints.
-func run(_ executable: URL, arguments: [String], environment: [String: String] = [:], input: Data? = nil,
-         directory: URL? = nil) throws -> FolioRun {
+func run(
+    _ executable: URL, arguments: [String], environment: [String: String] = [:], input: Data? = nil,
+    directory: URL? = nil
+) throws -> FolioRun {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
@@ -66,8 +68,9 @@ func run(_ executable: URL, arguments: [String], environment: [String: String] =
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     group.wait()
     process.waitUntilExit()
-    return FolioRun(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                    stderr: String(decoding: errBox.data, as: UTF8.self))
+    return FolioRun(
+        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errBox.data, as: UTF8.self))
 }
 
 /// A directory under the temporary directory, removed with `remove()`.
@@ -142,8 +145,10 @@ enum LibraryStore {
             return .object(members)
         }
         func relationship(_ destination: String, toMany: Bool, inverse: String) -> JSONValue {
-            .object(["kind": .string("relationship"), "destination": .string(destination), "toMany": .bool(toMany),
-                     "inverse": .string(inverse), "deleteRule": .string("nullify"), "optional": .bool(!toMany)])
+            .object([
+                "kind": .string("relationship"), "destination": .string(destination), "toMany": .bool(toMany),
+                "inverse": .string(inverse), "deleteRule": .string("nullify"), "optional": .bool(!toMany),
+            ])
         }
         // Renamed from `name`: records may still hold the old key.
         var titleAttribute = attribute("String")
@@ -155,14 +160,18 @@ enum LibraryStore {
             "version": .string("1.0.0"),
             "entities": .object([
                 "Author": .object([
-                    "properties": .object(["name": attribute("String", options: ["unique"]), "born": attribute("Date", optional: true),
-                                           "books": relationship("Book", toMany: true, inverse: "author")]),
+                    "properties": .object([
+                        "name": attribute("String", options: ["unique"]), "born": attribute("Date", optional: true),
+                        "books": relationship("Book", toMany: true, inverse: "author"),
+                    ]),
                     "uniqueness": .array([.array([.string("name")])]),
                 ]),
                 "Book": .object([
-                    "properties": .object(["title": titleAttribute, "pages": attribute("Int"), "price": attribute("Double"),
-                                           "published": attribute("Date"), "cover": attribute("Data", optional: true, options: ["externalStorage"]),
-                                           "author": relationship("Author", toMany: false, inverse: "books")]),
+                    "properties": .object([
+                        "title": titleAttribute, "pages": attribute("Int"), "price": attribute("Double"),
+                        "published": attribute("Date"), "cover": attribute("Data", optional: true, options: ["externalStorage"]),
+                        "author": relationship("Author", toMany: false, inverse: "books"),
+                    ])
                 ]),
             ]),
         ])
@@ -179,16 +188,32 @@ enum LibraryStore {
             let le = t.allocateID(), ts = t.allocateID()
             let b1 = t.allocateID(), b2 = t.allocateID(), b3 = t.allocateID()
             hash = try t.putBlob(Data("a cover image".utf8))
-            try t.insert(entity: "Author", id: le, values: ["name": .string("Ursula K. Le Guin"), "born": .string("1929-10-21T00:00:00Z"),
-                                                           "books": .array([.int(b1), .int(b2)])])
+            try t.insert(
+                entity: "Author", id: le,
+                values: [
+                    "name": .string("Ursula K. Le Guin"), "born": .string("1929-10-21T00:00:00Z"),
+                    "books": .array([.int(b1), .int(b2)]),
+                ])
             try t.insert(entity: "Author", id: ts, values: ["name": .string("Tove Jansson"), "books": .array([.int(b3)])])
-            try t.insert(entity: "Book", id: b1, values: ["title": .string("A Wizard of Earthsea"), "pages": .int(183), "price": .double(9.5),
-                                                         "published": .string("1968-11-01T00:00:00Z"), "author": .int(le),
-                                                         "cover": BlobStore.reference(hash)])
-            try t.insert(entity: "Book", id: b2, values: ["title": .string("The Left Hand of Darkness"), "pages": .int(304), "price": .double(12.0),
-                                                         "published": .string("1969-03-01T00:00:00Z"), "author": .int(le), "cover": .null])
-            try t.insert(entity: "Book", id: b3, values: ["title": .string("The Summer Book"), "pages": .int(172), "price": .double(11.25),
-                                                         "published": .string("1972-01-01T00:00:00Z"), "author": .int(ts), "cover": .null])
+            try t.insert(
+                entity: "Book", id: b1,
+                values: [
+                    "title": .string("A Wizard of Earthsea"), "pages": .int(183), "price": .double(9.5),
+                    "published": .string("1968-11-01T00:00:00Z"), "author": .int(le),
+                    "cover": BlobStore.reference(hash),
+                ])
+            try t.insert(
+                entity: "Book", id: b2,
+                values: [
+                    "title": .string("The Left Hand of Darkness"), "pages": .int(304), "price": .double(12.0),
+                    "published": .string("1969-03-01T00:00:00Z"), "author": .int(le), "cover": .null,
+                ])
+            try t.insert(
+                entity: "Book", id: b3,
+                values: [
+                    "title": .string("The Summer Book"), "pages": .int(172), "price": .double(11.25),
+                    "published": .string("1972-01-01T00:00:00Z"), "author": .int(ts), "cover": .null,
+                ])
         }
         try store.write(author: "editor") { t in
             try t.update(entity: "Book", id: 5, values: ["price": .double(10.0)])

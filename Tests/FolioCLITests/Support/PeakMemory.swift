@@ -30,9 +30,9 @@ func folioMeasured(_ arguments: String...) throws -> MeasuredRun {
         try #require(errno == EINTR, "wait4 failed: \(errno)")
     }
     #if canImport(Darwin)
-    let peak = Int(usage.ru_maxrss)  // bytes on Darwin
+        let peak = Int(usage.ru_maxrss)  // bytes on Darwin
     #else
-    let peak = Int(usage.ru_maxrss) * 1024  // kilobytes elsewhere
+        let peak = Int(usage.ru_maxrss) * 1024  // kilobytes elsewhere
     #endif
     let exited = status & 0x7f == 0
     return MeasuredRun(status: exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), peakBytes: peak)

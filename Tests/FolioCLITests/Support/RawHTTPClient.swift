@@ -2,15 +2,15 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 #if canImport(Darwin)
-private let noSignal: Int32 = 0
+    private let noSignal: Int32 = 0
 #else
-private let noSignal = Int32(MSG_NOSIGNAL)
+    private let noSignal = Int32(MSG_NOSIGNAL)
 #endif
 
 /// A response as read off the wire.
@@ -33,9 +33,9 @@ struct RawHTTPClient {
     /// A connected socket, reads time out after `timeout` seconds.
     func makeConnection(timeout: Double = 5) throws -> Int32 {
         #if canImport(Darwin)
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #else
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #endif
         try #require(descriptor >= 0)
         var address = sockaddr_in()

@@ -30,9 +30,11 @@ struct ExactAnswersDifferentialTests {
         }
         #expect(total >= seeds.count * (queries - 4))
         // Every access path answered some of the queries.
-        let kinds = ["ordered walk", "equality", "IN list", "range", "union of probes", "column scan", "record scan",
-                     "every identifier", "equality with unsaved changes", "range with unsaved changes",
-                     "every identifier with unsaved changes", "answered before the records load"]
+        let kinds = [
+            "ordered walk", "equality", "IN list", "range", "union of probes", "column scan", "record scan",
+            "every identifier", "equality with unsaved changes", "range with unsaved changes",
+            "every identifier with unsaved changes", "answered before the records load",
+        ]
         for kind in kinds { #expect(paths[kind, default: 0] > 0, "no query took the path '\(kind)': \(paths)") }
     }
 }

@@ -199,14 +199,17 @@ final class ExactAnswersHarness {
         }
     }
 
-    private func compareFetch(_ name: String, _ descriptor: FetchDescriptor<Exhibit>, sort: ReferenceSort,
-                              expectedValues: [ExhibitValues]) throws {
+    private func compareFetch(
+        _ name: String, _ descriptor: FetchDescriptor<Exhibit>, sort: ReferenceSort,
+        expectedValues: [ExhibitValues]
+    ) throws {
         var expected = sort.sorted(expectedValues).map(\.serial)
         let total = expected.count
         let offset = min(max(0, descriptor.fetchOffset ?? 0), expected.count)
         expected = Array(expected[offset...])
         if let limit = descriptor.fetchLimit { expected = Array(expected.prefix(limit)) }
-        let situation = "'\(name)' sort [\(sort)] limit \(descriptor.fetchLimit.map(String.init) ?? "-") offset \(descriptor.fetchOffset.map(String.init) ?? "-")"
+        let situation =
+            "'\(name)' sort [\(sort)] limit \(descriptor.fetchLimit.map(String.init) ?? "-") offset \(descriptor.fetchOffset.map(String.init) ?? "-")"
         do {
             let plan = (try? context.queryPlan(for: descriptor))?.description ?? "?"
             accessPaths[context.accessPathKind(for: descriptor, hasPendingChanges: context.hasChanges), default: 0] += 1
@@ -214,7 +217,9 @@ final class ExactAnswersHarness {
             let actual = fetched.map(\.serial)
             if actual != expected {
                 let from = zip(actual, expected).prefix { $0 == $1 }.count
-                fail("\(situation) plan \(plan), from position \(from):\n  expected \(describe(Array(expected.dropFirst(from))))\n  actual   \(describe(Array(actual.dropFirst(from))))")
+                fail(
+                    "\(situation) plan \(plan), from position \(from):\n  expected \(describe(Array(expected.dropFirst(from))))\n  actual   \(describe(Array(actual.dropFirst(from))))"
+                )
             }
             var unwindowed = descriptor
             unwindowed.fetchLimit = nil
@@ -231,8 +236,10 @@ final class ExactAnswersHarness {
     /// Sections by `text` (or by the optional `maybeText`, nil joining "" first): titles equal by `==`,
     /// each section in the descriptor's order, sections in the order of the descriptor's first key
     /// when it is the section's property, else by title in the documented order.
-    private func compareSections(_ name: String, _ predicate: Predicate<Exhibit>, sort: ReferenceSort,
-                                 matching: [ExhibitValues]) throws {
+    private func compareSections(
+        _ name: String, _ predicate: Predicate<Exhibit>, sort: ReferenceSort,
+        matching: [ExhibitValues]
+    ) throws {
         let descriptor = FetchDescriptor<Exhibit>(predicate: predicate, sortBy: sort.descriptors)
         let sorted = sort.sorted(matching)
         let byOptional = Bool.random(using: &rng)
@@ -271,10 +278,13 @@ final class ExactAnswersHarness {
             fail("sections of '\(name)' threw \(error)")
             return
         }
-        let same = expected.count == actual.count
+        let same =
+            expected.count == actual.count
             && zip(expected, actual).allSatisfy { $0.title == $1.title && $0.serials == $1.serials }
         if !same {
-            fail("sections of '\(name)' by \(field) sort [\(sort)]:\n  expected \(expected.map { "\($0.title.debugDescription): \($0.serials)" })\n  actual   \(actual.map { "\($0.title.debugDescription): \($0.serials)" })")
+            fail(
+                "sections of '\(name)' by \(field) sort [\(sort)]:\n  expected \(expected.map { "\($0.title.debugDescription): \($0.serials)" })\n  actual   \(actual.map { "\($0.title.debugDescription): \($0.serials)" })"
+            )
         }
     }
 
@@ -294,12 +304,18 @@ final class ExactAnswersHarness {
             let sum = try context.sum(\Exhibit.numberCopy, where: predicate)
             if !same(sum, numbers.reduce(0, +)) { fail("sum of numberCopy for '\(name)': \(sum), expected \(numbers.reduce(0, +))") }
             let least = try context.minimum(\Exhibit.number, where: predicate)
-            if !same(least, numbers.min()) { fail("minimum of number for '\(name)': \(String(describing: least)), expected \(String(describing: numbers.min()))") }
+            if !same(least, numbers.min()) {
+                fail("minimum of number for '\(name)': \(String(describing: least)), expected \(String(describing: numbers.min()))")
+            }
             let greatest = try context.maximum(\Exhibit.numberCopy, where: predicate)
-            if !same(greatest, numbers.max()) { fail("maximum of numberCopy for '\(name)': \(String(describing: greatest)), expected \(String(describing: numbers.max()))") }
+            if !same(greatest, numbers.max()) {
+                fail("maximum of numberCopy for '\(name)': \(String(describing: greatest)), expected \(String(describing: numbers.max()))")
+            }
             let mean = try context.average(\Exhibit.number, where: predicate)
             let expectedMean = numbers.isEmpty ? nil : numbers.reduce(0, +) / Double(numbers.count)
-            if !same(mean, expectedMean) { fail("average of number for '\(name)': \(String(describing: mean)), expected \(String(describing: expectedMean))") }
+            if !same(mean, expectedMean) {
+                fail("average of number for '\(name)': \(String(describing: mean)), expected \(String(describing: expectedMean))")
+            }
             let leastText = try context.minimum(\Exhibit.text, where: predicate)
             if leastText != matching.map(\.text).min() { fail("minimum of text for '\(name)': \(String(describing: leastText?.debugDescription))") }
             let counts = try context.count(Exhibit.self, where: predicate, groupedBy: \.tag)
@@ -317,8 +333,11 @@ final class ExactAnswersHarness {
         }
         do {
             let sum = try context.sum(\Exhibit.integerCopy, where: predicate)
-            if overflows { fail("sum of integerCopy for '\(name)' overflows Int, yet gave \(sum)") }
-            else if sum != expectedSum { fail("sum of integerCopy for '\(name)': \(sum), expected \(expectedSum)") }
+            if overflows {
+                fail("sum of integerCopy for '\(name)' overflows Int, yet gave \(sum)")
+            } else if sum != expectedSum {
+                fail("sum of integerCopy for '\(name)': \(sum), expected \(expectedSum)")
+            }
         } catch {
             if !overflows { fail("sum of integerCopy for '\(name)' threw \(error)") }
         }
@@ -329,7 +348,8 @@ final class ExactAnswersHarness {
     private func describe(_ serials: [Int]) -> String {
         let shown = serials.prefix(8).map { serial -> String in
             guard let values = mirror.exhibits.first(where: { $0.serial == serial }) else { return "#\(serial)" }
-            return "#\(serial)(\(values.text.debugDescription) \(values.number) \(values.integer) \(values.date.timeIntervalSinceReferenceDate) \(values.maybeText?.debugDescription ?? "nil") \(values.maybeNumber.map { "\($0)" } ?? "nil") \(values.tag.debugDescription))"
+            return
+                "#\(serial)(\(values.text.debugDescription) \(values.number) \(values.integer) \(values.date.timeIntervalSinceReferenceDate) \(values.maybeText?.debugDescription ?? "nil") \(values.maybeNumber.map { "\($0)" } ?? "nil") \(values.tag.debugDescription))"
         }
         return "\(serials.count): " + shown.joined(separator: " ") + (serials.count > 8 ? " …" : "")
     }

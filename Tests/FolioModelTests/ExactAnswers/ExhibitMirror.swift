@@ -26,8 +26,9 @@ struct ExhibitValues: Equatable {
 
     /// A model of these values in no context, for `Predicate.evaluate`.
     func detached() -> Exhibit {
-        Exhibit(serial: serial, text: text, number: number, integer: integer, date: date, maybeText: maybeText,
-                 maybeNumber: maybeNumber, tag: tag)
+        Exhibit(
+            serial: serial, text: text, number: number, integer: integer, date: date, maybeText: maybeText,
+            maybeNumber: maybeNumber, tag: tag)
     }
 
     /// Sets every property of `model` to these values.

@@ -80,7 +80,8 @@ enum ExhibitPredicates {
         let divisor = [2, 3, 7, -2, -5].randomElement(using: &rng) ?? 2
         let d = ValueDomain.date(&rng)
         let e = ValueDomain.date(&rng)
-        let name = "\(shape) i=\(i) j=\(j) small=\(small) divisor=\(divisor) d=\(d.timeIntervalSinceReferenceDate) e=\(e.timeIntervalSinceReferenceDate)"
+        let name =
+            "\(shape) i=\(i) j=\(j) small=\(small) divisor=\(divisor) d=\(d.timeIntervalSinceReferenceDate) e=\(e.timeIntervalSinceReferenceDate)"
         switch shape {
         case 0: return ("integer == i \(name)", #Predicate { $0.integer == i })
         case 1: return ("integer < i \(name)", #Predicate { $0.integer < i })
@@ -88,8 +89,10 @@ enum ExhibitPredicates {
         case 3: return ("integerCopy > i \(name)", #Predicate { $0.integerCopy > i })
         case 4: return ("integerCopy == i \(name)", #Predicate { $0.integerCopy == i })
         case 5:
-            return ("bounded integerCopy * 3 + 1 > small \(name)",
-                    #Predicate { $0.integerCopy > -1_000 && $0.integerCopy < 1_000 && $0.integerCopy * 3 + 1 > small })
+            return (
+                "bounded integerCopy * 3 + 1 > small \(name)",
+                #Predicate { $0.integerCopy > -1_000 && $0.integerCopy < 1_000 && $0.integerCopy * 3 + 1 > small }
+            )
         case 6: return ("integerCopy / divisor == small \(name)", #Predicate { $0.integerCopy / divisor == small })
         case 7: return ("integerCopy % divisor == 1 \(name)", #Predicate { $0.integerCopy % divisor == 1 })
         case 8: return ("date == d \(name)", #Predicate { $0.date == d })

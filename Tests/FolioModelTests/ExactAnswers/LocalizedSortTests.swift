@@ -59,14 +59,18 @@ struct LocalizedSortTests {
         #expect(reversed.map(\.name) == Self.expected({ $0.localizedStandardCompare($1) }, reverse: true))
         let localized = try context.fetch(FetchDescriptor<BirdSeed>(sortBy: [SortDescriptor(\.name, comparator: .localized)]))
         #expect(localized.map(\.name) == Self.expected { $0.localizedCompare($1) })
-        let spelled = try context.fetch(FetchDescriptor<BirdSeed>(sortBy: [SortDescriptor(\.name, comparator: String.StandardComparator.localizedStandard)]))
+        let spelled = try context.fetch(
+            FetchDescriptor<BirdSeed>(sortBy: [SortDescriptor(\.name, comparator: String.StandardComparator.localizedStandard)]))
         #expect(spelled.map(\.name) == Self.expected { $0.localizedStandardCompare($1) })
     }
 
     @Test func anOptionalPropertySortsNilFirst() throws {
         let (_, context) = try Self.container()
-        let fetched = try context.fetch(FetchDescriptor<BirdSeed>(sortBy: [SortDescriptor(\.nickname, comparator: .localizedStandard),
-                                                                          SortDescriptor(\.serial)]))
+        let fetched = try context.fetch(
+            FetchDescriptor<BirdSeed>(sortBy: [
+                SortDescriptor(\.nickname, comparator: .localizedStandard),
+                SortDescriptor(\.serial),
+            ]))
         let nils = fetched.prefix { $0.nickname == nil }
         #expect(nils.map(\.serial) == Array(stride(from: 0, to: Self.names.count, by: 2)))
         let named = fetched.dropFirst(nils.count).compactMap(\.nickname)
@@ -76,8 +80,9 @@ struct LocalizedSortTests {
 
     @Test func sectionsFollowALocalizedSortOfTheirProperty() throws {
         let (_, context) = try Self.container()
-        let sections = try context.fetch(FetchDescriptor<BirdSeed>(sortBy: [SortDescriptor(\.name, comparator: .localizedStandard)]),
-                                         sectionBy: \.name)
+        let sections = try context.fetch(
+            FetchDescriptor<BirdSeed>(sortBy: [SortDescriptor(\.name, comparator: .localizedStandard)]),
+            sectionBy: \.name)
         #expect(sections.sectionTitles == Self.expected { $0.localizedStandardCompare($1) })
         let reversed = try context.fetch(
             FetchDescriptor<BirdSeed>(sortBy: [SortDescriptor(\.name, comparator: .localizedStandard, order: .reverse)]), sectionBy: \.name)

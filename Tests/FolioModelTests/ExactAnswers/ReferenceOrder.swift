@@ -76,9 +76,10 @@ struct ReferenceSort: CustomStringConvertible {
     var keys: [(field: SortField, order: SortOrder)]
 
     static func random(_ rng: inout SplitMix64) -> ReferenceSort {
-        ReferenceSort(keys: (0..<Int.random(in: 0...3, using: &rng)).map { _ in
-            (SortField.allCases.randomElement(using: &rng) ?? .text, Bool.random(using: &rng) ? .forward : .reverse)
-        })
+        ReferenceSort(
+            keys: (0..<Int.random(in: 0...3, using: &rng)).map { _ in
+                (SortField.allCases.randomElement(using: &rng) ?? .text, Bool.random(using: &rng) ? .forward : .reverse)
+            })
     }
 
     var descriptors: [SortDescriptor<Exhibit>] { keys.map { $0.field.descriptor($0.order) } }

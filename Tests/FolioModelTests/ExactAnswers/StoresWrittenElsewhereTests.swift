@@ -51,11 +51,12 @@ struct StoresWrittenElsewhereTests {
             members["$crc"] = nil
             for list in ["inserted", "updated"] {
                 guard case .array(let changes)? = members[list] else { continue }
-                members[list] = .array(changes.map { change in
-                    guard case .object(var change) = change, let values = change["values"] else { return change }
-                    change["values"] = rewriteDates(in: values)
-                    return .object(change)
-                })
+                members[list] = .array(
+                    changes.map { change in
+                        guard case .object(var change) = change, let values = change["values"] else { return change }
+                        change["values"] = rewriteDates(in: values)
+                        return .object(change)
+                    })
             }
             let body = LooseJSON.object(.object(members), &rng)
             // The checksum of the line's bytes after the member, with an opening brace (`crc32(b'{' + line[19:])`).
@@ -143,8 +144,9 @@ struct StoresWrittenElsewhereTests {
         #expect(run.status == 0, "\(run.output)")
         let verify = try Self.folioCommand("verify", imported.url.path)
         #expect(verify.status == 0 && verify.output.contains("no problems"), "\(verify.output)")
-        try Self.compareAnswers(ModelContext(try original.container(Exhibit.self)), ModelContext(try imported.container(Exhibit.self)),
-                                label: "imported")
+        try Self.compareAnswers(
+            ModelContext(try original.container(Exhibit.self)), ModelContext(try imported.container(Exhibit.self)),
+            label: "imported")
     }
 }
 

@@ -14,7 +14,8 @@ enum ValueDomain {
     ]
 
     static let doubles: [Double] = [
-        0, -0.0, 1, -1, 0.1, 0.25, -2.5, 3, .leastNonzeroMagnitude * 2024, -.leastNonzeroMagnitude * 2024, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+        0, -0.0, 1, -1, 0.1, 0.25, -2.5, 3, .leastNonzeroMagnitude * 2024, -.leastNonzeroMagnitude * 2024, .leastNonzeroMagnitude,
+        .greatestFiniteMagnitude,
         -.greatestFiniteMagnitude, .infinity, -.infinity, .nan, 9_007_199_254_740_992, 9_007_199_254_740_994, 1e20, -1e20,
     ]
 
@@ -54,7 +55,8 @@ enum ValueDomain {
     }
 
     static func double(_ rng: inout SplitMix64) -> Double {
-        Int.random(in: 0..<3, using: &rng) == 0 ? Double(Int.random(in: -40...40, using: &rng)) / 4
+        Int.random(in: 0..<3, using: &rng) == 0
+            ? Double(Int.random(in: -40...40, using: &rng)) / 4
             : doubles.randomElement(using: &rng) ?? 0
     }
 
@@ -63,7 +65,8 @@ enum ValueDomain {
     }
 
     static func date(_ rng: inout SplitMix64) -> Date {
-        Int.random(in: 0..<3, using: &rng) == 0 ? Date(timeIntervalSinceReferenceDate: Double(Int.random(in: -20...20, using: &rng)) * 3_600)
+        Int.random(in: 0..<3, using: &rng) == 0
+            ? Date(timeIntervalSinceReferenceDate: Double(Int.random(in: -20...20, using: &rng)) * 3_600)
             : dates.randomElement(using: &rng) ?? Date(timeIntervalSinceReferenceDate: 0)
     }
 }

@@ -11,9 +11,11 @@ struct ValueDomainEdgeTests {
         let context = ModelContext(container)
         let count = max(integers.count, numbers.count)
         for serial in 0..<count {
-            context.insert(Exhibit(serial: serial, text: "t\(serial)", number: serial < numbers.count ? numbers[serial] : 0,
-                                   integer: serial < integers.count ? integers[serial] : 0, date: .distantPast,
-                                   maybeText: nil, maybeNumber: nil, tag: "x"))
+            context.insert(
+                Exhibit(
+                    serial: serial, text: "t\(serial)", number: serial < numbers.count ? numbers[serial] : 0,
+                    integer: serial < integers.count ? integers[serial] : 0, date: .distantPast,
+                    maybeText: nil, maybeNumber: nil, tag: "x"))
         }
         try context.save()
         return context

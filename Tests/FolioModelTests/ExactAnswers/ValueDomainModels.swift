@@ -24,8 +24,10 @@ final class Exhibit {
     /// Unique across the test's exhibits, so that no insert is an upsert.
     var serial: Int
 
-    init(serial: Int, text: String, number: Double, integer: Int, date: Date, maybeText: String?,
-         maybeNumber: Double?, tag: String) {
+    init(
+        serial: Int, text: String, number: Double, integer: Int, date: Date, maybeText: String?,
+        maybeNumber: Double?, tag: String
+    ) {
         self.serial = serial
         self.text = text
         self.textCopy = text

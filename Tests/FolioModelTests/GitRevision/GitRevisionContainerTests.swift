@@ -97,16 +97,18 @@ struct GitRevisionContainerTests {
         let before = try GitRevisionFixture.files(under: fixture.scratch)
 
         do {
-            _ = try ModelContainer(for: JournalSchemaV2.Entry.self,
-                                   configurations: ModelConfiguration(url: fixture.store, gitRevision: "HEAD"))
+            _ = try ModelContainer(
+                for: JournalSchemaV2.Entry.self,
+                configurations: ModelConfiguration(url: fixture.store, gitRevision: "HEAD"))
             Issue.record("a store of other models opened as of a revision")
         } catch let error as FolioError {
             #expect(error.code == .schemaMismatch)
             #expect(error.message.contains("HEAD"))
         }
         #expect(try GitRevisionFixture.files(under: fixture.scratch) == before)
-        let same = try ModelContainer(for: JournalSchemaV1.Entry.self,
-                                      configurations: ModelConfiguration(url: fixture.store, gitRevision: "HEAD"))
+        let same = try ModelContainer(
+            for: JournalSchemaV1.Entry.self,
+            configurations: ModelConfiguration(url: fixture.store, gitRevision: "HEAD"))
         #expect(try ModelContext(same).fetch(FetchDescriptor<JournalSchemaV1.Entry>()).map(\.title) == ["Monday"])
     }
 

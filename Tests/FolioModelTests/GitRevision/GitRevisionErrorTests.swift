@@ -44,8 +44,10 @@ struct GitRevisionErrorTests {
         let victim = fixture.work.appendingPathComponent("x")
         try Data("keep".utf8).write(to: victim)
         let output = fixture.scratch.appendingPathComponent("output")
-        let revisions = ["nope", ";rm -rf x", "$(touch \(output.path))", "`id`", "--output=\(output.path)", "-h", "", "HEAD\nmain",
-                         "HEAD:Trips.folio", "HEAD^{tree}", "HEAD~99"]
+        let revisions = [
+            "nope", ";rm -rf x", "$(touch \(output.path))", "`id`", "--output=\(output.path)", "-h", "", "HEAD\nmain",
+            "HEAD:Trips.folio", "HEAD^{tree}", "HEAD~99",
+        ]
         for revision in revisions {
             let error = try Self.storageError(opening: ModelConfiguration(url: fixture.store, gitRevision: revision))
             #expect(error.code == .unknownRevision, "\(revision): \(error)")
@@ -72,7 +74,8 @@ struct GitRevisionErrorTests {
         #expect(notAStore.code == .noStoreAtRevision)
         let aFile = try Self.storageError(opening: ModelConfiguration(gitRepository: fixture.work, path: "README", gitRevision: "HEAD"))
         #expect(aFile.code == .noStoreAtRevision)
-        let outside = try Self.storageError(opening: ModelConfiguration(gitRepository: fixture.work, path: "../work/Trips.folio", gitRevision: "HEAD"))
+        let outside = try Self.storageError(
+            opening: ModelConfiguration(gitRepository: fixture.work, path: "../work/Trips.folio", gitRevision: "HEAD"))
         #expect(outside.code == .noStoreAtRevision)
     }
 

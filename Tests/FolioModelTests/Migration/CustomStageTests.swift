@@ -14,15 +14,18 @@ enum UniqueTitleSchemaV2: VersionedSchema {
 enum DeduplicatingPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [JournalSchemaV1.self, UniqueTitleSchemaV2.self] }
     static var stages: [MigrationStage] {
-        [.custom(fromVersion: JournalSchemaV1.self, toVersion: UniqueTitleSchemaV2.self,
-                 willMigrate: { context in
-                     var seen = Set<String>()
-                     for entry in try context.fetch(FetchDescriptor<JournalSchemaV1.Entry>(sortBy: [SortDescriptor(\.body)])) {
-                         if !seen.insert(entry.title).inserted { context.delete(entry) }
-                     }
-                     try context.save()
-                 },
-                 didMigrate: nil)]
+        [
+            .custom(
+                fromVersion: JournalSchemaV1.self, toVersion: UniqueTitleSchemaV2.self,
+                willMigrate: { context in
+                    var seen = Set<String>()
+                    for entry in try context.fetch(FetchDescriptor<JournalSchemaV1.Entry>(sortBy: [SortDescriptor(\.body)])) {
+                        if !seen.insert(entry.title).inserted { context.delete(entry) }
+                    }
+                    try context.save()
+                },
+                didMigrate: nil)
+        ]
     }
 }
 
@@ -31,17 +34,20 @@ enum DeduplicatingPlan: SchemaMigrationPlan {
 enum SeedingPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [JournalSchemaV1.self, JournalSchemaV3.self] }
     static var stages: [MigrationStage] {
-        [.custom(fromVersion: JournalSchemaV1.self, toVersion: JournalSchemaV3.self,
-                 willMigrate: { context in
-                     context.insert(JournalSchemaV1.Entry(title: "Thursday", body: "added while migrating", mood: "busy"))
-                     try context.save()
-                 },
-                 didMigrate: { context in
-                     for entry in try context.fetch(FetchDescriptor<JournalSchemaV3.Entry>()) {
-                         entry.wordCount = entry.body.split(separator: " ").count
-                     }
-                     try context.save()
-                 })]
+        [
+            .custom(
+                fromVersion: JournalSchemaV1.self, toVersion: JournalSchemaV3.self,
+                willMigrate: { context in
+                    context.insert(JournalSchemaV1.Entry(title: "Thursday", body: "added while migrating", mood: "busy"))
+                    try context.save()
+                },
+                didMigrate: { context in
+                    for entry in try context.fetch(FetchDescriptor<JournalSchemaV3.Entry>()) {
+                        entry.wordCount = entry.body.split(separator: " ").count
+                    }
+                    try context.save()
+                })
+        ]
     }
 }
 
@@ -49,15 +55,18 @@ enum SeedingPlan: SchemaMigrationPlan {
 enum ShoutingPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [JournalSchemaV1.self, JournalSchemaV3.self] }
     static var stages: [MigrationStage] {
-        [.custom(fromVersion: JournalSchemaV1.self, toVersion: JournalSchemaV3.self,
-                 willMigrate: { context in
-                     for entry in try context.fetch(FetchDescriptor<JournalSchemaV1.Entry>(predicate: #Predicate { $0.title == "Monday" })) {
-                         entry.title = "MONDAY"
-                         entry.mood = "loud"
-                     }
-                     try context.save()
-                 },
-                 didMigrate: nil)]
+        [
+            .custom(
+                fromVersion: JournalSchemaV1.self, toVersion: JournalSchemaV3.self,
+                willMigrate: { context in
+                    for entry in try context.fetch(FetchDescriptor<JournalSchemaV1.Entry>(predicate: #Predicate { $0.title == "Monday" })) {
+                        entry.title = "MONDAY"
+                        entry.mood = "loud"
+                    }
+                    try context.save()
+                },
+                didMigrate: nil)
+        ]
     }
 }
 
@@ -74,18 +83,21 @@ enum MoodNumberPlan: SchemaMigrationPlan {
 
     static var schemas: [any VersionedSchema.Type] { [JournalSchemaV1.self, MoodNumberSchemaV2.self] }
     static var stages: [MigrationStage] {
-        [.custom(fromVersion: JournalSchemaV1.self, toVersion: MoodNumberSchemaV2.self,
-                 willMigrate: { context in
-                     let entries = try context.fetch(FetchDescriptor<JournalSchemaV1.Entry>())
-                     moods.withLock { moods in for entry in entries { moods[entry.title] = entry.mood } }
-                 },
-                 didMigrate: { context in
-                     let moods = moods.withLock { $0 }
-                     for entry in try context.fetch(FetchDescriptor<MoodAsNumber.Entry>()) {
-                         entry.mood = moods[entry.title] == "busy" ? 2 : 1
-                     }
-                     try context.save()
-                 })]
+        [
+            .custom(
+                fromVersion: JournalSchemaV1.self, toVersion: MoodNumberSchemaV2.self,
+                willMigrate: { context in
+                    let entries = try context.fetch(FetchDescriptor<JournalSchemaV1.Entry>())
+                    moods.withLock { moods in for entry in entries { moods[entry.title] = entry.mood } }
+                },
+                didMigrate: { context in
+                    let moods = moods.withLock { $0 }
+                    for entry in try context.fetch(FetchDescriptor<MoodAsNumber.Entry>()) {
+                        entry.mood = moods[entry.title] == "busy" ? 2 : 1
+                    }
+                    try context.save()
+                })
+        ]
     }
 }
 
@@ -115,11 +127,14 @@ enum LeveledSchemaV2: VersionedSchema {
 enum LevelPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [JournalSchemaV1.self, LeveledSchemaV2.self] }
     static var stages: [MigrationStage] {
-        [.custom(fromVersion: JournalSchemaV1.self, toVersion: LeveledSchemaV2.self, willMigrate: nil,
-                 didMigrate: { context in
-                     for entry in try context.fetch(FetchDescriptor<LeveledJournalV2.Entry>()) { entry.mood = .low }
-                     try context.save()
-                 })]
+        [
+            .custom(
+                fromVersion: JournalSchemaV1.self, toVersion: LeveledSchemaV2.self, willMigrate: nil,
+                didMigrate: { context in
+                    for entry in try context.fetch(FetchDescriptor<LeveledJournalV2.Entry>()) { entry.mood = .low }
+                    try context.save()
+                })
+        ]
     }
 }
 
@@ -129,14 +144,17 @@ struct StageFailure: Error, Equatable {}
 enum FailingPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { JournalMigrationPlan.schemas }
     static var stages: [MigrationStage] {
-        [.custom(fromVersion: JournalSchemaV1.self, toVersion: JournalSchemaV2.self,
-                 willMigrate: nil,
-                 didMigrate: { context in
-                     for entry in try context.fetch(FetchDescriptor<JournalSchemaV2.Entry>()) { entry.wordCount = 99 }
-                     try context.save()
-                     throw StageFailure()
-                 }),
-         JournalMigrationPlan.migrateV2toV3]
+        [
+            .custom(
+                fromVersion: JournalSchemaV1.self, toVersion: JournalSchemaV2.self,
+                willMigrate: nil,
+                didMigrate: { context in
+                    for entry in try context.fetch(FetchDescriptor<JournalSchemaV2.Entry>()) { entry.wordCount = 99 }
+                    try context.save()
+                    throw StageFailure()
+                }),
+            JournalMigrationPlan.migrateV2toV3,
+        ]
     }
 }
 
@@ -165,11 +183,14 @@ enum RatedSchemaV2: VersionedSchema {
 enum RatingPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [JournalSchemaV1.self, RatedSchemaV2.self] }
     static var stages: [MigrationStage] {
-        [.custom(fromVersion: JournalSchemaV1.self, toVersion: RatedSchemaV2.self, willMigrate: nil,
-                 didMigrate: { context in
-                     for entry in try context.fetch(FetchDescriptor<RatedJournalV2.Entry>()) { entry.rating = entry.title.count }
-                     try context.save()
-                 })]
+        [
+            .custom(
+                fromVersion: JournalSchemaV1.self, toVersion: RatedSchemaV2.self, willMigrate: nil,
+                didMigrate: { context in
+                    for entry in try context.fetch(FetchDescriptor<RatedJournalV2.Entry>()) { entry.rating = entry.title.count }
+                    try context.save()
+                })
+        ]
     }
 }
 
@@ -184,8 +205,9 @@ enum ForgetfulRatingPlan: SchemaMigrationPlan {
 struct CustomStageTests {
     /// Writes three V1 entries: "Monday", "Tuesday", "Wednesday", each with the body "a day called …".
     func writeVersion1(_ store: TemporaryStore, extra: [(String, String)] = []) throws {
-        let container = try ModelContainer(for: Schema(versionedSchema: JournalSchemaV1.self),
-                                           configurations: [ModelConfiguration(url: store.url)])
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: JournalSchemaV1.self),
+            configurations: [ModelConfiguration(url: store.url)])
         let context = ModelContext(container)
         for title in ["Monday", "Tuesday", "Wednesday"] {
             context.insert(JournalSchemaV1.Entry(title: title, body: "a day called \(title)", mood: "calm"))
@@ -201,8 +223,10 @@ struct CustomStageTests {
     }
 
     func open<Plan: SchemaMigrationPlan>(_ store: TemporaryStore, _ schema: any VersionedSchema.Type, _ plan: Plan.Type) throws -> ModelContext {
-        ModelContext(try ModelContainer(for: Schema(versionedSchema: schema), migrationPlan: plan,
-                                        configurations: [ModelConfiguration(url: store.url)]))
+        ModelContext(
+            try ModelContainer(
+                for: Schema(versionedSchema: schema), migrationPlan: plan,
+                configurations: [ModelConfiguration(url: store.url)]))
     }
 
     @Test func theJournalPlanFillsTheWordCountsAndRemovesTheMoodInOneTransaction() throws {
@@ -245,7 +269,8 @@ struct CustomStageTests {
         defer { store.cleanUp() }
         try writeVersion1(store)
         let context = try open(store, JournalSchemaV3.self, ShoutingPlan.self)
-        #expect(try context.fetch(FetchDescriptor<JournalSchemaV3.Entry>(sortBy: [SortDescriptor(\.heading)])).map(\.heading)
+        #expect(
+            try context.fetch(FetchDescriptor<JournalSchemaV3.Entry>(sortBy: [SortDescriptor(\.heading)])).map(\.heading)
                 == ["MONDAY", "Tuesday", "Wednesday"])
         var configuration = StoreConfiguration()
         configuration.readOnly = true
@@ -271,8 +296,10 @@ struct CustomStageTests {
         let before = try lastSequence(store)
         #expect(throws: StageFailure.self) { try open(store, JournalSchemaV3.self, FailingPlan.self) }
         #expect(try lastSequence(store) == before)
-        let old = ModelContext(try ModelContainer(for: Schema(versionedSchema: JournalSchemaV1.self),
-                                                  configurations: [ModelConfiguration(url: store.url)]))
+        let old = ModelContext(
+            try ModelContainer(
+                for: Schema(versionedSchema: JournalSchemaV1.self),
+                configurations: [ModelConfiguration(url: store.url)]))
         #expect(try old.fetch(FetchDescriptor<JournalSchemaV1.Entry>()).map(\.mood) == ["calm", "calm", "calm"])
     }
 

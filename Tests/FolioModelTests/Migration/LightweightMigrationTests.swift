@@ -8,8 +8,10 @@ import Testing
 enum JournalLightweightPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { JournalMigrationPlan.schemas }
     static var stages: [MigrationStage] {
-        [.lightweight(fromVersion: JournalSchemaV1.self, toVersion: JournalSchemaV2.self),
-         .lightweight(fromVersion: JournalSchemaV2.self, toVersion: JournalSchemaV3.self)]
+        [
+            .lightweight(fromVersion: JournalSchemaV1.self, toVersion: JournalSchemaV2.self),
+            .lightweight(fromVersion: JournalSchemaV2.self, toVersion: JournalSchemaV3.self),
+        ]
     }
 }
 
@@ -72,8 +74,9 @@ struct LightweightMigrationTests {
 
     /// Writes three V1 entries: "Monday" (calm), "Tuesday" (busy), "Wednesday" (calm).
     func writeVersion1(_ store: TemporaryStore) throws {
-        let container = try ModelContainer(for: Schema(versionedSchema: JournalSchemaV1.self),
-                                           configurations: [ModelConfiguration(url: store.url)])
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: JournalSchemaV1.self),
+            configurations: [ModelConfiguration(url: store.url)])
         let context = ModelContext(container)
         for (title, mood) in [("Monday", "calm"), ("Tuesday", "busy"), ("Wednesday", "calm")] {
             context.insert(JournalSchemaV1.Entry(title: title, body: "a day called \(title)", mood: mood))
@@ -92,12 +95,14 @@ struct LightweightMigrationTests {
         let store = TemporaryStore()
         defer { store.cleanUp() }
         try writeVersion1(store)
-        let container = try ModelContainer(for: Schema(versionedSchema: JournalSchemaV3.self),
-                                           configurations: [ModelConfiguration(url: store.url)])
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: JournalSchemaV3.self),
+            configurations: [ModelConfiguration(url: store.url)])
         let context = ModelContext(container)
         let sorted = FetchDescriptor<Entry>(sortBy: [SortDescriptor(\.heading, order: .reverse)])
         #expect(try context.fetch(sorted).map(\.heading) == ["Wednesday", "Tuesday", "Monday"])
-        #expect(try context.fetch(FetchDescriptor<Entry>(predicate: #Predicate { $0.heading == "Tuesday" })).map(\.body)
+        #expect(
+            try context.fetch(FetchDescriptor<Entry>(predicate: #Predicate { $0.heading == "Tuesday" })).map(\.body)
                 == ["a day called Tuesday"])
         #expect(try context.fetch(FetchDescriptor<Entry>()).map(\.wordCount) == [0, 0, 0])
 
@@ -118,8 +123,9 @@ struct LightweightMigrationTests {
         defer { store.cleanUp() }
         try writeVersion1(store)
         let before = try rawStore(store).lastSequence
-        let container = try ModelContainer(for: Schema(versionedSchema: JournalSchemaV3.self),
-                                           configurations: [ModelConfiguration(url: store.url)])
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: JournalSchemaV3.self),
+            configurations: [ModelConfiguration(url: store.url)])
         let raw = try rawStore(store)
         defer { raw.close() }
         #expect(raw.lastSequence == before + 1)
@@ -130,7 +136,8 @@ struct LightweightMigrationTests {
         let history = try ModelContext(container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
         let moods = history.flatMap(\.changes).compactMap { change -> String? in
             guard case .insert(let insert) = change, let values = (insert as? DefaultHistoryInsert<Entry>)?.values.storedValues,
-                  case .string(let mood)? = values["mood"] else { return nil }
+                case .string(let mood)? = values["mood"]
+            else { return nil }
             return mood
         }
         #expect(moods.sorted() == ["busy", "calm", "calm"])
@@ -144,15 +151,18 @@ struct LightweightMigrationTests {
         let store = TemporaryStore()
         defer { store.cleanUp() }
         try writeVersion1(store)
-        let container = try ModelContainer(for: Schema(versionedSchema: JournalSchemaV3.self),
-                                           configurations: [ModelConfiguration(url: store.url)])
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: JournalSchemaV3.self),
+            configurations: [ModelConfiguration(url: store.url)])
         try container.compact()
         let snapshot = try String(contentsOf: store.url.appendingPathComponent("snapshots/Entry.jsonl"), encoding: .utf8)
         #expect(snapshot.contains("\"heading\":\"Monday\""))
         #expect(!snapshot.contains("\"mood\""))
         #expect(!snapshot.contains("\"title\""))
-        let reopened = ModelContext(try ModelContainer(for: Schema(versionedSchema: JournalSchemaV3.self),
-                                                       configurations: [ModelConfiguration(url: store.url)]))
+        let reopened = ModelContext(
+            try ModelContainer(
+                for: Schema(versionedSchema: JournalSchemaV3.self),
+                configurations: [ModelConfiguration(url: store.url)]))
         #expect(try reopened.fetchCount(FetchDescriptor<Entry>(predicate: #Predicate { $0.heading != "Monday" })) == 2)
     }
 
@@ -160,8 +170,10 @@ struct LightweightMigrationTests {
         let store = TemporaryStore()
         defer { store.cleanUp() }
         try writeVersion1(store)
-        let old = ModelContext(try ModelContainer(for: Schema(versionedSchema: JournalSchemaV1.self),
-                                                  configurations: [ModelConfiguration(url: store.url)]))
+        let old = ModelContext(
+            try ModelContainer(
+                for: Schema(versionedSchema: JournalSchemaV1.self),
+                configurations: [ModelConfiguration(url: store.url)]))
         #expect(try old.fetchCount(FetchDescriptor<JournalSchemaV1.Entry>(predicate: #Predicate { $0.title == "Monday" })) == 1)
         _ = try ModelContainer(for: Schema(versionedSchema: JournalSchemaV3.self), configurations: [ModelConfiguration(url: store.url)])
         // The old container's index took the migration in: its records no longer hold "title".
@@ -181,10 +193,12 @@ struct LightweightMigrationTests {
         defer { store.cleanUp() }
         try writeVersion1(store)
         let before = try rawStore(store).lastSequence
-        let container = try ModelContainer(for: Schema(versionedSchema: JournalSchemaV3.self), migrationPlan: JournalLightweightPlan.self,
-                                           configurations: [ModelConfiguration(url: store.url)])
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: JournalSchemaV3.self), migrationPlan: JournalLightweightPlan.self,
+            configurations: [ModelConfiguration(url: store.url)])
         let context = ModelContext(container)
-        #expect(try context.fetch(FetchDescriptor<Entry>(sortBy: [SortDescriptor(\.heading)])).map(\.heading)
+        #expect(
+            try context.fetch(FetchDescriptor<Entry>(sortBy: [SortDescriptor(\.heading)])).map(\.heading)
                 == ["Monday", "Tuesday", "Wednesday"])
         let raw = try rawStore(store)
         defer { raw.close() }
@@ -199,13 +213,16 @@ struct LightweightMigrationTests {
         let store = TemporaryStore()
         defer { store.cleanUp() }
         do {
-            let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: JournalSchemaV2.self),
-                                                          configurations: [ModelConfiguration(url: store.url)]))
+            let context = ModelContext(
+                try ModelContainer(
+                    for: Schema(versionedSchema: JournalSchemaV2.self),
+                    configurations: [ModelConfiguration(url: store.url)]))
             context.insert(JournalSchemaV2.Entry(heading: "Friday", body: "b", mood: "calm"))
             try context.save()
         }
-        let container = try ModelContainer(for: Schema(versionedSchema: JournalSchemaV3.self), migrationPlan: JournalLightweightPlan.self,
-                                           configurations: [ModelConfiguration(url: store.url)])
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: JournalSchemaV3.self), migrationPlan: JournalLightweightPlan.self,
+            configurations: [ModelConfiguration(url: store.url)])
         #expect(try ModelContext(container).fetch(FetchDescriptor<Entry>()).map(\.heading) == ["Friday"])
         let raw = try rawStore(store)
         defer { raw.close() }
@@ -236,8 +253,10 @@ struct LightweightMigrationTests {
         defer { store.cleanUp() }
         try writeVersion1(store)
         do {
-            let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: JournalSchemaV1.self),
-                                                          configurations: [ModelConfiguration(url: store.url)]))
+            let context = ModelContext(
+                try ModelContainer(
+                    for: Schema(versionedSchema: JournalSchemaV1.self),
+                    configurations: [ModelConfiguration(url: store.url)]))
             context.insert(JournalSchemaV1.Entry(title: "Tuesday", body: "again", mood: "calm"))
             try context.save()
         }
@@ -248,8 +267,10 @@ struct LightweightMigrationTests {
         #expect(error?.message.contains("both have title = \"Tuesday\"") == true, "\(error?.message ?? "")")
         #expect(try rawStore(store).lastSequence == before)
         // Version 1 still opens it, with every entry.
-        let old = ModelContext(try ModelContainer(for: Schema(versionedSchema: JournalSchemaV1.self),
-                                                  configurations: [ModelConfiguration(url: store.url)]))
+        let old = ModelContext(
+            try ModelContainer(
+                for: Schema(versionedSchema: JournalSchemaV1.self),
+                configurations: [ModelConfiguration(url: store.url)]))
         #expect(try old.fetchCount(FetchDescriptor<JournalSchemaV1.Entry>()) == 4)
     }
 
@@ -262,8 +283,10 @@ struct LightweightMigrationTests {
         #expect(error?.code == .migrationRequired)
         #expect(error?.message.contains("Entry.mood: type changed from String to Int") == true)
         #expect(try rawStore(store).lastSequence == before)
-        let old = ModelContext(try ModelContainer(for: Schema(versionedSchema: JournalSchemaV1.self),
-                                                  configurations: [ModelConfiguration(url: store.url)]))
+        let old = ModelContext(
+            try ModelContainer(
+                for: Schema(versionedSchema: JournalSchemaV1.self),
+                configurations: [ModelConfiguration(url: store.url)]))
         #expect(try old.fetchCount(FetchDescriptor<JournalSchemaV1.Entry>()) == 3)
     }
 
@@ -271,8 +294,10 @@ struct LightweightMigrationTests {
         let store = TemporaryStore()
         defer { store.cleanUp() }
         do {
-            let context = ModelContext(try ModelContainer(for: Schema(versionedSchema: JournalSchemaV2.self),
-                                                          configurations: [ModelConfiguration(url: store.url)]))
+            let context = ModelContext(
+                try ModelContainer(
+                    for: Schema(versionedSchema: JournalSchemaV2.self),
+                    configurations: [ModelConfiguration(url: store.url)]))
             context.insert(JournalSchemaV2.Entry(heading: "Friday", body: "b", mood: "calm"))
             try context.save()
         }
@@ -291,8 +316,9 @@ struct LightweightMigrationTests {
         try writeVersion1(store)
         let before = try rawStore(store).lastSequence
         let error = #expect(throws: FolioError.self) {
-            try ModelContainer(for: Schema(versionedSchema: JournalSchemaV3.self),
-                               configurations: [ModelConfiguration(url: store.url, allowsSave: false)])
+            try ModelContainer(
+                for: Schema(versionedSchema: JournalSchemaV3.self),
+                configurations: [ModelConfiguration(url: store.url, allowsSave: false)])
         }
         #expect(error?.code == .migrationRequired)
         #expect(error?.message.contains("does not allow saving") == true)

@@ -4,9 +4,9 @@ import Testing
 @_spi(FolioEngine) import FolioStorage
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 @Suite("A migration killed at any point")
@@ -69,8 +69,9 @@ struct MigrationCrashTests {
             }
             process.waitUntilExit()
             if delay == nil { #expect(process.terminationStatus == 0) }
-            let state = try #require(try outcome(of: trial.url, customStage: customStage),
-                                     "the store after a kill at \(delay ?? -1) s is neither state")
+            let state = try #require(
+                try outcome(of: trial.url, customStage: customStage),
+                "the store after a kill at \(delay ?? -1) s is neither state")
             seen.append(state)
             switch state {
             case .unchanged:

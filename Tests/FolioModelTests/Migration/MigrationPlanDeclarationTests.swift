@@ -21,10 +21,11 @@ struct MigrationPlanDeclarationTests {
         let v1 = RecordedSchema(Schema(versionedSchema: JournalSchemaV1.self))
         let v2 = RecordedSchema(Schema(versionedSchema: JournalSchemaV2.self))
         let toV2 = SchemaDifference.changes(from: v1, to: Schema(versionedSchema: JournalSchemaV2.self))
-        #expect(toV2 == [
-            .propertyRenamed(entity: "Entry", from: "title", to: "heading"),
-            .attributeAdded(entity: "Entry", property: "wordCount", type: "Int", isOptional: false, hasDefault: true),
-        ])
+        #expect(
+            toV2 == [
+                .propertyRenamed(entity: "Entry", from: "title", to: "heading"),
+                .attributeAdded(entity: "Entry", property: "wordCount", type: "Int", isOptional: false, hasDefault: true),
+            ])
         #expect(Self.allLightweight(toV2))
         let toV3 = SchemaDifference.changes(from: v2, to: Schema(versionedSchema: JournalSchemaV3.self))
         #expect(toV3 == [.propertyRemoved(entity: "Entry", property: "mood")])
@@ -36,8 +37,9 @@ struct MigrationPlanDeclarationTests {
             return
         }
         #expect(willMigrate == nil)
-        let container = try ModelContainer(for: Schema(versionedSchema: JournalSchemaV2.self),
-                                           configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: JournalSchemaV2.self),
+            configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
         let context = ModelContext(container)
         context.insert(JournalSchemaV2.Entry(heading: "Monday", body: "rain all day long", mood: "grey"))
         try context.save()

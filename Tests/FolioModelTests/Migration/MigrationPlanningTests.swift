@@ -54,9 +54,10 @@ struct MigrationPlanningTests {
 
     @Test func aStoreNewerThanEverySchemaInThePlanIsRefusedNamingBothVersions() throws {
         let schemas: [any VersionedSchema.Type] = [JournalSchemaV1.self, JournalSchemaV2.self]
-        let error = try #require(Self.failure {
-            _ = try MigrationPlanning.sourceIndex(of: Self.recorded(JournalSchemaV3.self), in: schemas, store: "/data/journal")
-        })
+        let error = try #require(
+            Self.failure {
+                _ = try MigrationPlanning.sourceIndex(of: Self.recorded(JournalSchemaV3.self), in: schemas, store: "/data/journal")
+            })
         #expect(error.code == .schemaMismatch)
         #expect(error.message.contains("written by schema version 3.0.0"))
         #expect(error.message.contains("JournalSchemaV2 (2.0.0)"))
@@ -68,9 +69,10 @@ struct MigrationPlanningTests {
         var changed = Self.recorded(JournalSchemaV2.self)
         changed.entities["Entry"]?.properties["mood"]?.type = "Int"
         changed.recordedChecksum = changed.computedChecksum
-        let error = try #require(Self.failure {
-            _ = try MigrationPlanning.sourceIndex(of: changed, in: Self.journal, store: "s")
-        })
+        let error = try #require(
+            Self.failure {
+                _ = try MigrationPlanning.sourceIndex(of: changed, in: Self.journal, store: "s")
+            })
         #expect(error.code == .schemaMismatch)
         #expect(error.message.contains("records schema version 2.0.0"))
         #expect(error.message.contains("models of a shipped version were changed"))
@@ -82,9 +84,10 @@ struct MigrationPlanningTests {
         unknown.entities["Entry"]?.properties["weather"] = RecordedSchema.Property(name: "weather", kind: .attribute, type: "String")
         unknown.recordedChecksum = nil
         unknown.version = "1.5.0"
-        let error = try #require(Self.failure {
-            _ = try MigrationPlanning.sourceIndex(of: unknown, in: Self.journal, store: "s")
-        })
+        let error = try #require(
+            Self.failure {
+                _ = try MigrationPlanning.sourceIndex(of: unknown, in: Self.journal, store: "s")
+            })
         #expect(error.code == .schemaMismatch)
         #expect(error.message.contains("version 1.5.0"))
         #expect(error.message.contains("JournalSchemaV1 (1.0.0), JournalSchemaV2 (2.0.0), JournalSchemaV3 (3.0.0)"))

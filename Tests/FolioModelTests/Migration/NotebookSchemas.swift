@@ -138,18 +138,21 @@ enum CountedNotebookPlan: SchemaMigrationPlan {
 enum NotebookRollbackPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [NotebookSchemaV2.self, NotebookSchemaV1.self] }
     static var stages: [MigrationStage] {
-        [.custom(fromVersion: NotebookSchemaV2.self, toVersion: NotebookSchemaV1.self,
-                 willMigrate: { context in
-                     for note in try context.fetch(FetchDescriptor<NotebookSchemaV2.Note>(predicate: #Predicate { $0.pinned })) {
-                         note.heading = "★ " + note.heading
-                     }
-                     try context.save()
-                 },
-                 didMigrate: { context in
-                     for note in try context.fetch(FetchDescriptor<NotebookSchemaV1.Note>()) {
-                         note.body += " (rolled back)"
-                     }
-                     try context.save()
-                 })]
+        [
+            .custom(
+                fromVersion: NotebookSchemaV2.self, toVersion: NotebookSchemaV1.self,
+                willMigrate: { context in
+                    for note in try context.fetch(FetchDescriptor<NotebookSchemaV2.Note>(predicate: #Predicate { $0.pinned })) {
+                        note.heading = "★ " + note.heading
+                    }
+                    try context.save()
+                },
+                didMigrate: { context in
+                    for note in try context.fetch(FetchDescriptor<NotebookSchemaV1.Note>()) {
+                        note.body += " (rolled back)"
+                    }
+                    try context.save()
+                })
+        ]
     }
 }

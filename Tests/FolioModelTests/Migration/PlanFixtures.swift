@@ -28,8 +28,10 @@ enum SampleSchemaV2: VersionedSchema {
 enum StagesOutOfOrderPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { JournalMigrationPlan.schemas }
     static var stages: [MigrationStage] {
-        [.lightweight(fromVersion: JournalSchemaV2.self, toVersion: JournalSchemaV3.self),
-         .lightweight(fromVersion: JournalSchemaV1.self, toVersion: JournalSchemaV2.self)]
+        [
+            .lightweight(fromVersion: JournalSchemaV2.self, toVersion: JournalSchemaV3.self),
+            .lightweight(fromVersion: JournalSchemaV1.self, toVersion: JournalSchemaV2.self),
+        ]
     }
 }
 

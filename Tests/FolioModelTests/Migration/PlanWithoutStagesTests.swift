@@ -22,10 +22,14 @@ struct PlanWithoutStagesTests {
         try context.save()
     }
 
-    func open(_ store: TemporaryStore, _ schema: any VersionedSchema.Type,
-              _ plan: (any SchemaMigrationPlan.Type)? = nil) throws -> ModelContext {
-        ModelContext(try ModelContainer(for: Schema(versionedSchema: schema), migrationPlan: plan,
-                                        configurations: [ModelConfiguration(url: store.url)]))
+    func open(
+        _ store: TemporaryStore, _ schema: any VersionedSchema.Type,
+        _ plan: (any SchemaMigrationPlan.Type)? = nil
+    ) throws -> ModelContext {
+        ModelContext(
+            try ModelContainer(
+                for: Schema(versionedSchema: schema), migrationPlan: plan,
+                configurations: [ModelConfiguration(url: store.url)]))
     }
 
     /// The store's files, read by the storage engine alone.
@@ -71,18 +75,21 @@ struct PlanWithoutStagesTests {
         let notes = try context.fetch(FetchDescriptor<NotebookSchemaV3.Note>(sortBy: [SortDescriptor(\.headline)]))
         #expect(notes.map(\.headline) == ["Monday", "Tuesday", "Wednesday"])
         #expect(notes.map(\.pinned) == [false, false, false])
-        #expect(try context.fetch(FetchDescriptor<NotebookSchemaV3.Note>(predicate: #Predicate { $0.headline == "Tuesday" })).map(\.body)
+        #expect(
+            try context.fetch(FetchDescriptor<NotebookSchemaV3.Note>(predicate: #Predicate { $0.headline == "Tuesday" })).map(\.body)
                 == ["notes for Tuesday"])
 
         let raw = try rawStore(store)
         defer { raw.close() }
         #expect(raw.lastSequence == before + 1)
         let migration = try #require(try raw.history(after: before).first)
-        #expect(migration.author == "migration NotebookSchemaV1 (1.0.0) → NotebookSchemaV2 (2.0.0), NotebookSchemaV2 (2.0.0) → NotebookSchemaV3 (3.0.0)")
-        #expect(migration.migrations == [
-            RecordMigration(entity: "Note", renamedMembers: ["title": "heading"]),
-            RecordMigration(entity: "Note", renamedMembers: ["heading": "headline"], removedMembers: ["tag"]),
-        ])
+        #expect(
+            migration.author == "migration NotebookSchemaV1 (1.0.0) → NotebookSchemaV2 (2.0.0), NotebookSchemaV2 (2.0.0) → NotebookSchemaV3 (3.0.0)")
+        #expect(
+            migration.migrations == [
+                RecordMigration(entity: "Note", renamedMembers: ["title": "heading"]),
+                RecordMigration(entity: "Note", renamedMembers: ["heading": "headline"], removedMembers: ["tag"]),
+            ])
         #expect(raw.records(of: "Note").allSatisfy { $0.values["headline"] != nil && $0.values["heading"] == nil })
     }
 
@@ -105,11 +112,13 @@ struct PlanWithoutStagesTests {
         defer { store.cleanUp() }
         try writeVersion1(store)
         let context = try open(store, NotebookSchemaV3.self, ShuffledNotebookPlan.self)
-        #expect(try context.fetch(FetchDescriptor<NotebookSchemaV3.Note>(sortBy: [SortDescriptor(\.headline)])).map(\.headline)
+        #expect(
+            try context.fetch(FetchDescriptor<NotebookSchemaV3.Note>(sortBy: [SortDescriptor(\.headline)])).map(\.headline)
                 == ["Monday", "Tuesday", "Wednesday"])
         let raw = try rawStore(store)
         defer { raw.close() }
-        #expect(try raw.history(after: 0).last?.author
+        #expect(
+            try raw.history(after: 0).last?.author
                 == "migration NotebookSchemaV1 (1.0.0) → NotebookSchemaV2 (2.0.0), NotebookSchemaV2 (2.0.0) → NotebookSchemaV3 (3.0.0)")
     }
 
@@ -118,7 +127,8 @@ struct PlanWithoutStagesTests {
         defer { store.cleanUp() }
         try writeVersion1(store)
         let context = try open(store, NotebookSchemaV2.self, LatestOnlyNotebookPlan.self)
-        #expect(try context.fetch(FetchDescriptor<NotebookSchemaV2.Note>(sortBy: [SortDescriptor(\.heading)])).map(\.heading)
+        #expect(
+            try context.fetch(FetchDescriptor<NotebookSchemaV2.Note>(sortBy: [SortDescriptor(\.heading)])).map(\.heading)
                 == ["Monday", "Tuesday", "Wednesday"])
         let raw = try rawStore(store)
         defer { raw.close() }
@@ -142,7 +152,8 @@ struct PlanWithoutStagesTests {
         #expect(message.contains("left unchanged"))
         #expect(try rawStore(store).lastSequence == before)
         let old = try open(store, NotebookSchemaV1.self)
-        #expect(try old.fetch(FetchDescriptor<NotebookSchemaV1.Note>(sortBy: [SortDescriptor(\.title)])).map(\.title)
+        #expect(
+            try old.fetch(FetchDescriptor<NotebookSchemaV1.Note>(sortBy: [SortDescriptor(\.title)])).map(\.title)
                 == ["Monday", "Tuesday", "Wednesday"])
     }
 
@@ -176,8 +187,12 @@ struct PlanWithoutStagesTests {
         defer { raw.close() }
         let migration = try #require(try raw.history(after: 0).last)
         #expect(migration.author == "migration NotebookSchemaV2 (2.0.0) → NotebookSchemaV1 (1.0.0)")
-        #expect(migration.migrations == [RecordMigration(entity: "Note", renamedMembers: ["heading": "title"],
-                                                         removedMembers: ["pinned", "tag"])])
+        #expect(
+            migration.migrations == [
+                RecordMigration(
+                    entity: "Note", renamedMembers: ["heading": "title"],
+                    removedMembers: ["pinned", "tag"])
+            ])
         for record in raw.records(of: "Note") {
             #expect(record.values["title"] != nil)
             #expect(record.values["heading"] == nil && record.values["pinned"] == nil && record.values["tag"] == nil)

@@ -13,8 +13,10 @@ struct RecordedSchemaParsingTests {
             "Recipe": .object([
                 "properties": .object([
                     "name": .object(["kind": .string("attribute"), "type": .string("String"), "options": .array([.string("unique")])]),
-                    "book": .object(["kind": .string("relationship"), "destination": .string("Book"), "toMany": .bool(false),
-                                     "optional": .bool(true), "deleteRule": .string("nullify"), "inverse": .string("recipes")]),
+                    "book": .object([
+                        "kind": .string("relationship"), "destination": .string("Book"), "toMany": .bool(false),
+                        "optional": .bool(true), "deleteRule": .string("nullify"), "inverse": .string("recipes"),
+                    ]),
                 ]),
                 "uniqueness": .array([.array([.string("name")])]),
                 "indices": .array([.array([.string("name")])]),
@@ -22,13 +24,15 @@ struct RecordedSchemaParsingTests {
             "Cake": .object([
                 "superentity": .string("Recipe"),
                 "properties": .object([
-                    "layers": .object(["kind": .string("attribute"), "type": .string("Int"), "originalName": .string("tiers")]),
+                    "layers": .object(["kind": .string("attribute"), "type": .string("Int"), "originalName": .string("tiers")])
                 ]),
                 "future": .string("a member a later version writes"),
             ]),
-            "Book": .object(["properties": .object([
-                "recipes": .object(["kind": .string("relationship"), "destination": .string("Recipe"), "toMany": .bool(true)]),
-            ])]),
+            "Book": .object([
+                "properties": .object([
+                    "recipes": .object(["kind": .string("relationship"), "destination": .string("Recipe"), "toMany": .bool(true)])
+                ])
+            ]),
         ]),
     ])
 
@@ -86,41 +90,57 @@ struct RecordedSchemaParsingTests {
         Hostile(value: replacing(["entities", "Book"], with: .int(1)), entity: "Book", property: nil, key: "Book"),
         Hostile(value: replacing(["entities", "Book", "properties"], with: nil), entity: "Book", property: nil, key: "properties"),
         Hostile(value: replacing(["entities", "Book", "properties"], with: .array([])), entity: "Book", property: nil, key: "properties"),
-        Hostile(value: replacing(["entities", "Recipe", "properties", "name"], with: .string("String")),
-                entity: "Recipe", property: "name", key: "name"),
-        Hostile(value: replacing(["entities", "Recipe", "properties", "name", "kind"], with: nil),
-                entity: "Recipe", property: "name", key: "kind"),
-        Hostile(value: replacing(["entities", "Recipe", "properties", "name", "kind"], with: .string("column")),
-                entity: "Recipe", property: "name", key: "kind"),
-        Hostile(value: replacing(["entities", "Recipe", "properties", "name", "type"], with: nil),
-                entity: "Recipe", property: "name", key: "type"),
-        Hostile(value: replacing(["entities", "Recipe", "properties", "name", "type"], with: .array([])),
-                entity: "Recipe", property: "name", key: "type"),
-        Hostile(value: replacing(["entities", "Recipe", "properties", "name", "options"], with: .string("unique")),
-                entity: "Recipe", property: "name", key: "options"),
-        Hostile(value: replacing(["entities", "Recipe", "properties", "name", "options"], with: .array([.int(1)])),
-                entity: "Recipe", property: "name", key: "options"),
-        Hostile(value: replacing(["entities", "Recipe", "properties", "name", "optional"], with: .string("yes")),
-                entity: "Recipe", property: "name", key: "optional"),
-        Hostile(value: replacing(["entities", "Recipe", "properties", "book", "destination"], with: nil),
-                entity: "Recipe", property: "book", key: "destination"),
-        Hostile(value: replacing(["entities", "Recipe", "properties", "book", "destination"], with: .string("Shelf")),
-                entity: "Recipe", property: "book", key: "destination"),
-        Hostile(value: replacing(["entities", "Recipe", "properties", "book", "toMany"], with: nil),
-                entity: "Recipe", property: "book", key: "toMany"),
-        Hostile(value: replacing(["entities", "Recipe", "properties", "book", "toMany"], with: .int(0)),
-                entity: "Recipe", property: "book", key: "toMany"),
-        Hostile(value: replacing(["entities", "Recipe", "properties", "book", "inverse"], with: .int(0)),
-                entity: "Recipe", property: "book", key: "inverse"),
-        Hostile(value: replacing(["entities", "Cake", "properties", "layers", "originalName"], with: .null),
-                entity: "Cake", property: "layers", key: "originalName"),
+        Hostile(
+            value: replacing(["entities", "Recipe", "properties", "name"], with: .string("String")),
+            entity: "Recipe", property: "name", key: "name"),
+        Hostile(
+            value: replacing(["entities", "Recipe", "properties", "name", "kind"], with: nil),
+            entity: "Recipe", property: "name", key: "kind"),
+        Hostile(
+            value: replacing(["entities", "Recipe", "properties", "name", "kind"], with: .string("column")),
+            entity: "Recipe", property: "name", key: "kind"),
+        Hostile(
+            value: replacing(["entities", "Recipe", "properties", "name", "type"], with: nil),
+            entity: "Recipe", property: "name", key: "type"),
+        Hostile(
+            value: replacing(["entities", "Recipe", "properties", "name", "type"], with: .array([])),
+            entity: "Recipe", property: "name", key: "type"),
+        Hostile(
+            value: replacing(["entities", "Recipe", "properties", "name", "options"], with: .string("unique")),
+            entity: "Recipe", property: "name", key: "options"),
+        Hostile(
+            value: replacing(["entities", "Recipe", "properties", "name", "options"], with: .array([.int(1)])),
+            entity: "Recipe", property: "name", key: "options"),
+        Hostile(
+            value: replacing(["entities", "Recipe", "properties", "name", "optional"], with: .string("yes")),
+            entity: "Recipe", property: "name", key: "optional"),
+        Hostile(
+            value: replacing(["entities", "Recipe", "properties", "book", "destination"], with: nil),
+            entity: "Recipe", property: "book", key: "destination"),
+        Hostile(
+            value: replacing(["entities", "Recipe", "properties", "book", "destination"], with: .string("Shelf")),
+            entity: "Recipe", property: "book", key: "destination"),
+        Hostile(
+            value: replacing(["entities", "Recipe", "properties", "book", "toMany"], with: nil),
+            entity: "Recipe", property: "book", key: "toMany"),
+        Hostile(
+            value: replacing(["entities", "Recipe", "properties", "book", "toMany"], with: .int(0)),
+            entity: "Recipe", property: "book", key: "toMany"),
+        Hostile(
+            value: replacing(["entities", "Recipe", "properties", "book", "inverse"], with: .int(0)),
+            entity: "Recipe", property: "book", key: "inverse"),
+        Hostile(
+            value: replacing(["entities", "Cake", "properties", "layers", "originalName"], with: .null),
+            entity: "Cake", property: "layers", key: "originalName"),
         Hostile(value: replacing(["entities", "Cake", "superentity"], with: .string("Pastry")), entity: "Cake", property: nil, key: "superentity"),
         Hostile(value: replacing(["entities", "Recipe", "superentity"], with: .string("Cake")), entity: "Cake", property: nil, key: "superentity"),
         Hostile(value: replacing(["entities", "Recipe", "uniqueness"], with: .object([:])), entity: "Recipe", property: nil, key: "uniqueness"),
-        Hostile(value: replacing(["entities", "Recipe", "uniqueness"], with: .array([.string("name")])),
-                entity: "Recipe", property: nil, key: "uniqueness"),
-        Hostile(value: replacing(["entities", "Recipe", "indices"], with: .array([.array([.double(1.5)])])),
-                entity: "Recipe", property: nil, key: "indices"),
+        Hostile(
+            value: replacing(["entities", "Recipe", "uniqueness"], with: .array([.string("name")])),
+            entity: "Recipe", property: nil, key: "uniqueness"),
+        Hostile(
+            value: replacing(["entities", "Recipe", "indices"], with: .array([.array([.double(1.5)])])),
+            entity: "Recipe", property: nil, key: "indices"),
     ]
 
     @Test(arguments: hostile)
@@ -137,7 +157,8 @@ struct RecordedSchemaParsingTests {
     @Test func anEmptyEntityOrPropertyNameIsRefused() {
         let emptyEntity = Self.replacing(["entities", ""], with: .object(["properties": .object([:])]))
         #expect(throws: RecordedSchemaError.self) { _ = try RecordedSchema(parsing: emptyEntity) }
-        let emptyProperty = Self.replacing(["entities", "Book", "properties", ""], with: .object(["kind": .string("attribute"), "type": .string("Int")]))
+        let emptyProperty = Self.replacing(
+            ["entities", "Book", "properties", ""], with: .object(["kind": .string("attribute"), "type": .string("Int")]))
         #expect(throws: RecordedSchemaError.self) { _ = try RecordedSchema(parsing: emptyProperty) }
     }
 
@@ -148,8 +169,10 @@ struct RecordedSchemaParsingTests {
             guard let members = value.objectValue else { return [] }
             return members.keys.sorted().flatMap { key in [prefix + [key]] + paths(members[key] ?? .null, prefix + [key]) }
         }
-        let replacements: [JSONValue] = [.null, .bool(false), .int(-1), .double(0.5), .string(""), .string("Recipe"),
-                                         .array([.null]), .object([:]), .object(["kind": .string("relationship")])]
+        let replacements: [JSONValue] = [
+            .null, .bool(false), .int(-1), .double(0.5), .string(""), .string("Recipe"),
+            .array([.null]), .object([:]), .object(["kind": .string("relationship")]),
+        ]
         var outcomes = (read: 0, refused: 0)
         for path in paths(Self.valid, []) {
             for replacement in replacements {

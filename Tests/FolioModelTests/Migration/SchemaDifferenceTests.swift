@@ -62,10 +62,11 @@ struct SchemaDifferenceTests {
             old.entities["Label"] = nil
             old.entities["Note"]?.properties["labels"] = nil
         }
-        #expect(changes == [
-            .entityAdded(entity: "Label"),
-            .relationshipAdded(entity: "Note", property: "labels", destination: "Label", isToMany: true, isOptional: false),
-        ])
+        #expect(
+            changes == [
+                .entityAdded(entity: "Label"),
+                .relationshipAdded(entity: "Note", property: "labels", destination: "Label", isToMany: true, isOptional: false),
+            ])
         #expect(Self.allLightweight(changes))
     }
 

@@ -141,15 +141,19 @@ struct StoredDefaultTests {
         let notes = try TwoVersionStore()
         defer { notes.cleanUp() }
         #expect(try notes.texts(sortBy: [SortDescriptor(\.rank)]) == ["newPlain", "old0", "old1", "old2", "newPinned"])
-        #expect(try notes.texts(sortBy: [SortDescriptor(\.rank, order: .reverse)])
+        #expect(
+            try notes.texts(sortBy: [SortDescriptor(\.rank, order: .reverse)])
                 == ["newPinned", "old0", "old1", "old2", "newPlain"])
         // The same sort after a column scan, and top-k walks of the sorted index on `priority`.
-        #expect(try notes.texts(#Predicate { $0.rank >= 1 }, sortBy: [SortDescriptor(\.rank, order: .reverse)])
+        #expect(
+            try notes.texts(#Predicate { $0.rank >= 1 }, sortBy: [SortDescriptor(\.rank, order: .reverse)])
                 == ["newPinned", "old0", "old1", "old2", "newPlain"])
         // Sorts on the values a record scan kept, and on a column scan's records by a key that is no column.
-        #expect(try notes.texts(#Predicate { $0.text != "" }, sortBy: [SortDescriptor(\.rank)])
+        #expect(
+            try notes.texts(#Predicate { $0.text != "" }, sortBy: [SortDescriptor(\.rank)])
                 == ["newPlain", "old0", "old1", "old2", "newPinned"])
-        #expect(try notes.texts(#Predicate { $0.rank >= 1 }, sortBy: [SortDescriptor(\.rank), SortDescriptor(\.text, order: .reverse)])
+        #expect(
+            try notes.texts(#Predicate { $0.rank >= 1 }, sortBy: [SortDescriptor(\.rank), SortDescriptor(\.text, order: .reverse)])
                 == ["newPlain", "old2", "old1", "old0", "newPinned"])
         #expect(try notes.texts(sortBy: [SortDescriptor(\.priority)], limit: 2) == ["newPlain", "old0"])
         #expect(try notes.texts(sortBy: [SortDescriptor(\.priority, order: .reverse)], limit: 2) == ["newPinned", "old0"])
@@ -205,8 +209,10 @@ struct StoredDefaultTests {
         let notes = try TwoVersionStore()
         defer { notes.cleanUp() }
         let context = notes.context
-        let old = try context.fetch(FetchDescriptor<Note>(predicate: #Predicate { $0.text.starts(with: "old") },
-                                                          sortBy: [SortDescriptor(\.text)]))
+        let old = try context.fetch(
+            FetchDescriptor<Note>(
+                predicate: #Predicate { $0.text.starts(with: "old") },
+                sortBy: [SortDescriptor(\.text)]))
         #expect(old.map(\.pinned) == [false, false, false])
         #expect(old.map(\.rank) == [3, 3, 3])
         #expect(old.map(\.tag) == [nil, nil, nil])

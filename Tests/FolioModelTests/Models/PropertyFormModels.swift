@@ -84,13 +84,13 @@ final class Specimen {
     func describe() -> String { "}{" }
 
     #if os(Linux)
-    var platformNote: String = "linux"
+        var platformNote: String = "linux"
     #else
-    var platformNote: String = "other"
+        var platformNote: String = "other"
     #endif
 
     #if NEVER_DEFINED_FLAG
-    var neverPersisted: Int = 0
+        var neverPersisted: Int = 0
     #endif
 
     init(text: String, when: Date) {

@@ -12,8 +12,10 @@ final class Trip {
     var notes: String?
     @Attribute(.codable) var mapItem: MapItemIdentifier?
 
-    init(name: String, destination: String, startDate: Date, price: Double, nights: Int = 1,
-         mapItem: MapItemIdentifier? = nil) {
+    init(
+        name: String, destination: String, startDate: Date, price: Double, nights: Int = 1,
+        mapItem: MapItemIdentifier? = nil
+    ) {
         self.name = name
         self.destination = destination
         self.startDate = startDate

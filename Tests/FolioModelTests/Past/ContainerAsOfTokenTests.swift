@@ -41,8 +41,9 @@ struct ContainerAsOfTokenTests {
 
     /// With `retainedTransactions` 0 the default retention keeps the whole history; with a few, the
     /// tokens the compaction left out of reach are refused, naming the oldest one in reach.
-    @Test("a container as of each token answers fetches, counts, relationships, sections, aggregates and history as the store did then (seeded)",
-          arguments: [0, 6])
+    @Test(
+        "a container as of each token answers fetches, counts, relationships, sections, aggregates and history as the store did then (seeded)",
+        arguments: [0, 6])
     func everyTokenAnswersAsTheStoreDidThen(retainedTransactions: Int) throws {
         let seed = ProcessInfo.processInfo.environment["FOLIO_DIFFERENTIAL_SEED"].flatMap(UInt64.init) ?? 20_261_207
         let store = TemporaryStore()
@@ -112,14 +113,17 @@ struct ContainerAsOfTokenTests {
         let context = ModelContext(container)
         #expect(try PlainLibrary.read(context) == plain, message)
         let threshold = 200
-        let longest = try context.fetch(FetchDescriptor<PastBook>(
-            predicate: #Predicate { $0.pages > threshold }, sortBy: [SortDescriptor(\.pages, order: .reverse), SortDescriptor(\.key)]))
+        let longest = try context.fetch(
+            FetchDescriptor<PastBook>(
+                predicate: #Predicate { $0.pages > threshold }, sortBy: [SortDescriptor(\.pages, order: .reverse), SortDescriptor(\.key)]))
         let expectedLongest = plain.books.filter { $0.value.pages > threshold }
             .sorted { $0.value.pages != $1.value.pages ? $0.value.pages > $1.value.pages : $0.key < $1.key }.map(\.key)
         #expect(longest.map(\.key) == expectedLongest, message)
-        #expect(try context.fetchCount(FetchDescriptor<PastBook>(predicate: #Predicate { $0.note == nil }))
+        #expect(
+            try context.fetchCount(FetchDescriptor<PastBook>(predicate: #Predicate { $0.note == nil }))
                 == plain.books.values.filter { $0.note == nil }.count, message)
-        #expect(try context.fetchCount(FetchDescriptor<PastBook>(predicate: #Predicate { $0.shelf == nil }))
+        #expect(
+            try context.fetchCount(FetchDescriptor<PastBook>(predicate: #Predicate { $0.shelf == nil }))
                 == plain.books.values.filter { $0.shelf == nil }.count, message)
         #expect(try context.fetchCount(FetchDescriptor<PastShelf>()) == plain.shelves.count, message)
         let contents = plain.shelfContents

@@ -56,8 +56,9 @@ struct PlainLibrary: Equatable {
         var library = PlainLibrary()
         for shelf in try context.fetch(FetchDescriptor<PastShelf>()) { library.shelves[shelf.key] = shelf.label }
         for book in try context.fetch(FetchDescriptor<PastBook>()) {
-            library.books[book.key] = Book(title: book.title, genre: book.genre, pages: book.pages, note: book.note, cover: book.cover,
-                                             shelf: book.shelf?.key)
+            library.books[book.key] = Book(
+                title: book.title, genre: book.genre, pages: book.pages, note: book.note, cover: book.cover,
+                shelf: book.shelf?.key)
         }
         return library
     }

@@ -7,8 +7,10 @@ import Testing
 @Suite("Deletes by predicate")
 struct DeleteWhereTests {
     static var types: [any PersistentModel.Type] {
-        [BatchOwner.self, BatchPart.self, BatchPiece.self, BatchTag.self, BatchMemo.self, BatchVault.self, BatchItem.self,
-         BatchGadget.self, BatchShelf.self]
+        [
+            BatchOwner.self, BatchPart.self, BatchPiece.self, BatchTag.self, BatchMemo.self, BatchVault.self, BatchItem.self,
+            BatchGadget.self, BatchShelf.self,
+        ]
     }
 
     static func container(_ store: TemporaryStore) throws -> ModelContainer {
@@ -52,7 +54,9 @@ struct DeleteWhereTests {
             owners = try context.fetch(FetchDescriptor<BatchOwner>()).map {
                 "\($0.key)/g\($0.group) parts\($0.parts.map(\.key).sorted()) tags\($0.tags.map(\.key).sorted()) fav\($0.favouriteOf.map(\.key).sorted()) memo\($0.memo?.key ?? -1)"
             }.sorted()
-            parts = try context.fetch(FetchDescriptor<BatchPart>()).map { "\($0.key) owner\($0.owner?.key ?? -1) pieces\($0.pieces.map(\.key).sorted())" }.sorted()
+            parts = try context.fetch(FetchDescriptor<BatchPart>()).map {
+                "\($0.key) owner\($0.owner?.key ?? -1) pieces\($0.pieces.map(\.key).sorted())"
+            }.sorted()
             pieces = try context.fetch(FetchDescriptor<BatchPiece>()).map { "\($0.key) part\($0.part?.key ?? -1)" }.sorted()
             tags = try context.fetch(FetchDescriptor<BatchTag>()).map {
                 "\($0.key) owners\($0.owners.map(\.key).sorted()) fav\($0.favourite?.key ?? -1)"
@@ -63,8 +67,9 @@ struct DeleteWhereTests {
         var description: String { "owners \(owners)\nparts \(parts)\npieces \(pieces)\ntags \(tags)\nmemos \(memos)" }
     }
 
-    @Test("a delete by predicate leaves the store as deleting each model would, delete rules included (seeded)",
-          arguments: [false, true])
+    @Test(
+        "a delete by predicate leaves the store as deleting each model would, delete rules included (seeded)",
+        arguments: [false, true])
     func deletesEqualModelDeletes(holdingSomeModels: Bool) throws {
         let base = ProcessInfo.processInfo.environment["FOLIO_DIFFERENTIAL_SEED"].flatMap(UInt64.init) ?? 20_261_207
         for seed in base..<(base + 12) {

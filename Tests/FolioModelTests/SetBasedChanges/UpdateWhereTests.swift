@@ -17,11 +17,14 @@ struct UpdateWhereTests {
         var rng = SplitMix64(state: seed)
         let makers = ["Acme", "Bolt", "Cogs", "Émile", "Émile", "dyn"]
         return (0..<count).map { index in
-            BatchGadget(serial: "S\(index)", maker: makers.randomElement(using: &rng) ?? "Acme", model: index,
-                        price: [Double.infinity, -0.0, 1e300, .nan, 9.5][Int.random(in: 0..<20, using: &rng) % 5 == 0 ? Int.random(in: 0..<5, using: &rng) : 4] + Double(Int.random(in: 0..<400, using: &rng)),
-                        stock: Int.random(in: -5..<50, using: &rng),
-                        note: Bool.random(using: &rng) ? nil : "n\(Int.random(in: 0..<9, using: &rng))",
-                        added: Date(timeIntervalSince1970: Double(Int.random(in: 0..<1_000_000, using: &rng))))
+            BatchGadget(
+                serial: "S\(index)", maker: makers.randomElement(using: &rng) ?? "Acme", model: index,
+                price: [Double.infinity, -0.0, 1e300, .nan, 9.5][
+                    Int.random(in: 0..<20, using: &rng) % 5 == 0 ? Int.random(in: 0..<5, using: &rng) : 4]
+                    + Double(Int.random(in: 0..<400, using: &rng)),
+                stock: Int.random(in: -5..<50, using: &rng),
+                note: Bool.random(using: &rng) ? nil : "n\(Int.random(in: 0..<9, using: &rng))",
+                added: Date(timeIntervalSince1970: Double(Int.random(in: 0..<1_000_000, using: &rng))))
         }
     }
 
@@ -66,17 +69,23 @@ struct UpdateWhereTests {
         case 0:
             return Case(predicate: predicate, updates: [.set(\.price) { $0 + 1 }], change: { $0.price += 1 }, text: "\(predicateText): price += 1")
         case 1:
-            return Case(predicate: predicate, updates: [.set(\.stock) { $0 * 2 + delta }, .set(\.note, to: note)],
-                        change: { $0.stock = $0.stock * 2 + delta; $0.note = note }, text: "\(predicateText): stock = stock*2+\(delta), note = \(String(describing: note))")
+            return Case(
+                predicate: predicate, updates: [.set(\.stock) { $0 * 2 + delta }, .set(\.note, to: note)],
+                change: {
+                    $0.stock = $0.stock * 2 + delta; $0.note = note
+                }, text: "\(predicateText): stock = stock*2+\(delta), note = \(String(describing: note))")
         case 2:
-            return Case(predicate: predicate, updates: [.set(\.rating, to: Double(delta))], change: { $0.rating = Double(delta) },
-                        text: "\(predicateText): rating = \(delta)")
+            return Case(
+                predicate: predicate, updates: [.set(\.rating, to: Double(delta))], change: { $0.rating = Double(delta) },
+                text: "\(predicateText): rating = \(delta)")
         case 3:
-            return Case(predicate: predicate, updates: [.set(\.added) { $0.addingTimeInterval(date.timeIntervalSince1970) }],
-                        change: { $0.added = $0.added.addingTimeInterval(date.timeIntervalSince1970) }, text: "\(predicateText): added += \(delta) days")
+            return Case(
+                predicate: predicate, updates: [.set(\.added) { $0.addingTimeInterval(date.timeIntervalSince1970) }],
+                change: { $0.added = $0.added.addingTimeInterval(date.timeIntervalSince1970) }, text: "\(predicateText): added += \(delta) days")
         default:
-            return Case(predicate: predicate, updates: [.set(\.note) { $0.map { $0 + "!" } }], change: { $0.note = $0.note.map { $0 + "!" } },
-                        text: "\(predicateText): note += !")
+            return Case(
+                predicate: predicate, updates: [.set(\.note) { $0.map { $0 + "!" } }], change: { $0.note = $0.note.map { $0 + "!" } },
+                text: "\(predicateText): note += !")
         }
     }
 
@@ -245,11 +254,13 @@ struct UpdateWhereTests {
         #expect(ephemeral?.description.contains("ephemeral") == true)
         var calls = 0
         let thrown = #expect(throws: FolioError.self) {
-            try context.update(model: BatchGadget.self, .set(\.stock) { stock in
-                calls += 1
-                if calls == 4 { throw Refused() }
-                return stock + 1
-            })
+            try context.update(
+                model: BatchGadget.self,
+                .set(\.stock) { stock in
+                    calls += 1
+                    if calls == 4 { throw Refused() }
+                    return stock + 1
+                })
         }
         #expect(thrown?.code == .modelCoding)
         #expect(thrown?.underlying is Refused || (thrown?.underlying as? FolioError)?.underlying is Refused)
@@ -276,8 +287,9 @@ struct UpdateWhereTests {
         let context = ModelContext(container)
         for gadget in Self.gadgets(seed: 6, count: 4) { context.insert(gadget) }
         try context.save()
-        let observer = try ResultsObserver<BatchGadget, Never>(filterBy: #Predicate { $0.stock == 999 },
-                                                               sortBy: [SortDescriptor(\.serial)], modelContainer: container)
+        let observer = try ResultsObserver<BatchGadget, Never>(
+            filterBy: #Predicate { $0.stock == 999 },
+            sortBy: [SortDescriptor(\.serial)], modelContainer: container)
         #expect(observer.results.isEmpty)
         let other = ModelContext(container)
         #expect(try other.fetchCount(FetchDescriptor<BatchGadget>(predicate: #Predicate { $0.stock == 999 })) == 0)

@@ -40,11 +40,12 @@ private final class NotificationLog {
     init(_ manager: UndoManager) {
         let seen = self.seen
         for name in Self.watched {
-            observers.append(NotificationCenter.default.addObserver(forName: name, object: manager, queue: nil) { note in
-                let short = note.name.rawValue.replacingOccurrences(of: "NSUndoManager", with: "")
-                    .replacingOccurrences(of: "Notification", with: "")
-                seen.list.withLock { $0.append(short) }
-            })
+            observers.append(
+                NotificationCenter.default.addObserver(forName: name, object: manager, queue: nil) { note in
+                    let short = note.name.rawValue.replacingOccurrences(of: "NSUndoManager", with: "")
+                        .replacingOccurrences(of: "Notification", with: "")
+                    seen.list.withLock { $0.append(short) }
+                })
         }
     }
 
@@ -365,17 +366,19 @@ struct UndoManagerTests {
         #expect(log.names == ["Checkpoint", "DidOpenUndoGroup"])
         log.reset()
         manager.undo()
-        #expect(log.names == [
-            "Checkpoint", "Checkpoint", "WillCloseUndoGroup", "DidCloseUndoGroup",
-            "Checkpoint", "WillUndoChange", "DidOpenUndoGroup", "Checkpoint", "WillCloseUndoGroup",
-            "DidCloseUndoGroup", "DidUndoChange",
-        ])
+        #expect(
+            log.names == [
+                "Checkpoint", "Checkpoint", "WillCloseUndoGroup", "DidCloseUndoGroup",
+                "Checkpoint", "WillUndoChange", "DidOpenUndoGroup", "Checkpoint", "WillCloseUndoGroup",
+                "DidCloseUndoGroup", "DidUndoChange",
+            ])
         log.reset()
         manager.redo()
-        #expect(log.names == [
-            "Checkpoint", "WillRedoChange", "DidOpenUndoGroup", "Checkpoint", "WillCloseUndoGroup",
-            "DidCloseUndoGroup", "DidRedoChange",
-        ])
+        #expect(
+            log.names == [
+                "Checkpoint", "WillRedoChange", "DidOpenUndoGroup", "Checkpoint", "WillCloseUndoGroup",
+                "DidCloseUndoGroup", "DidRedoChange",
+            ])
         log.reset()
         _ = manager.canRedo
         #expect(log.names == ["Checkpoint"])

@@ -87,9 +87,11 @@ struct Benchmarks {
                 for batch in 0..<(count / 10_000) {
                     try store.write { tx in
                         for n in 0..<10_000 {
-                            try tx.insert(entity: "Trip", id: tx.allocateID(), values: [
-                                "name": .string("Trip \(batch * 10_000 + n)"), "budget": .double(Double(n) * 1.5), "nights": .int(Int64(n % 14)),
-                            ])
+                            try tx.insert(
+                                entity: "Trip", id: tx.allocateID(),
+                                values: [
+                                    "name": .string("Trip \(batch * 10_000 + n)"), "budget": .double(Double(n) * 1.5), "nights": .int(Int64(n % 14)),
+                                ])
                         }
                     }
                 }
@@ -105,14 +107,17 @@ struct Benchmarks {
             }
             stores.removeAll()
             for (label, durability) in [("always", StoreConfiguration.Durability.always), ("none", .none)] {
-                let store = try Store.open(at: url.appending(label), configuration: StoreConfiguration(durability: durability, compactionThreshold: nil))
+                let store = try Store.open(
+                    at: url.appending(label), configuration: StoreConfiguration(durability: durability, compactionThreshold: nil))
                 let transactions = 300
                 let start = DispatchTime.now().uptimeNanoseconds
                 for n in 0..<transactions {
                     try store.write { tx in try tx.insert(entity: "Trip", id: tx.allocateID(), values: ["n": .int(Int64(n))]) }
                 }
                 let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                print("BENCH single-record write transactions, durability \(label): \(String(format: "%.0f", Double(transactions) / seconds)) per second")
+                print(
+                    "BENCH single-record write transactions, durability \(label): \(String(format: "%.0f", Double(transactions) / seconds)) per second"
+                )
             }
         }
     }

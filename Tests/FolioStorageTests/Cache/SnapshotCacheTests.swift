@@ -66,10 +66,13 @@ struct SnapshotCacheTests {
         try withFixture { fixture in
             let cache = try #require(try fixture.open().success)
             let tags = try #require(try cache.unindexedPostings(member: "tags"))
-            #expect(tags.map(\.id) == fixture.trips.filter { $0.values["tags"]?.arrayValue != nil || $0.values["tags"]?.objectValue != nil }.map(\.id))
+            #expect(
+                tags.map(\.id) == fixture.trips.filter { $0.values["tags"]?.arrayValue != nil || $0.values["tags"]?.objectValue != nil }.map(\.id))
             #expect(cache.isFullyIndexed(member: "tags") == false)
             #expect(try cache.lookup(member: "tags", key: .array([.string("a"), .int(1)])) == nil)
-            #expect(try cache.lookup(member: "tags", key: .string("single"))?.count == fixture.trips.filter { $0.values["tags"] == .string("single") }.count)
+            #expect(
+                try cache.lookup(member: "tags", key: .string("single"))?.count
+                    == fixture.trips.filter { $0.values["tags"] == .string("single") }.count)
 
             let long = JSONValue.string(String(repeating: "long ", count: 300))
             #expect(try cache.unindexedPostings(member: "note")?.map(\.id) == fixture.trips.filter { $0.values["note"] == long }.map(\.id))
@@ -135,8 +138,9 @@ struct SnapshotCacheTests {
             let first = try fixture.cacheBytes()
             try fixture.buildCaches()
             #expect(try fixture.cacheBytes() == first, "the same snapshot gives the same cache")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.paths.cacheDirectory).sorted()
-                == [".gitignore", "Tag.snapshot-cache", "Trip.snapshot-cache"], "the caches, and the file that keeps them out of git")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: fixture.paths.cacheDirectory).sorted()
+                    == [".gitignore", "Tag.snapshot-cache", "Trip.snapshot-cache"], "the caches, and the file that keeps them out of git")
         }
     }
 
@@ -209,7 +213,9 @@ struct SnapshotCacheTests {
             // Built again, it is usable and sees the new record.
             try fixture.buildCaches()
             let cache = try #require(try fixture.open().success)
-            #expect(try cache.lookup(member: "destination", key: .string("City0"))?.count == (try fixture.scan(member: "destination", key: .string("City0")).count + 1))
+            #expect(
+                try cache.lookup(member: "destination", key: .string("City0"))?.count
+                    == (try fixture.scan(member: "destination", key: .string("City0")).count + 1))
         }
     }
 
@@ -278,8 +284,10 @@ struct SnapshotCacheTests {
         try withFixture { fixture in
             let original = try fixture.cacheBytes()
             let regions = try SnapshotCacheRegions(original)
-            for length in [0, 1, 7, 8, 27, 28, 60, regions.headerLength - 1, regions.headerLength, regions.directories.upperBound,
-                           original.count / 2, original.count - 1] {
+            for length in [
+                0, 1, 7, 8, 27, 28, 60, regions.headerLength - 1, regions.headerLength, regions.directories.upperBound,
+                original.count / 2, original.count - 1,
+            ] {
                 try fixture.writeCache(Array(original[0..<length]))
                 #expect(try reason(fixture) == .truncated, "truncated to \(length) of \(original.count) bytes")
             }
@@ -430,7 +438,8 @@ struct SnapshotCacheTests {
             let directoryOffset = Int(LittleEndianReader.u64(original, at: member))
             SnapshotCacheRegions.store(huge, in: &bytes, at: directoryOffset + 24)
             let directoryLength = Int(LittleEndianReader.u64(original, at: member + 8))
-            SnapshotCacheRegions.store(CRC32.checksum(Array(bytes[directoryOffset..<(directoryOffset + directoryLength)])), in: &bytes, at: member + 24)
+            SnapshotCacheRegions.store(
+                CRC32.checksum(Array(bytes[directoryOffset..<(directoryOffset + directoryLength)])), in: &bytes, at: member + 24)
             SnapshotCacheRegions.resign(&bytes)
             try fixture.writeCache(bytes)
             #expect(try reason(fixture) == .damaged)

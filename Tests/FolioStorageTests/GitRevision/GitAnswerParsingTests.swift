@@ -9,14 +9,16 @@ struct GitAnswerParsingTests {
     static let object = String(repeating: "ab", count: 20)
 
     @Test func aTreeListingGivesEachEntrysKindObjectSizeAndPath() throws {
-        let listing = "100644 blob \(Self.object)     120\tjournal.jsonl\u{0}120000 blob \(Self.object)      11\tsnapshots/Item.jsonl\u{0}"
+        let listing =
+            "100644 blob \(Self.object)     120\tjournal.jsonl\u{0}120000 blob \(Self.object)      11\tsnapshots/Item.jsonl\u{0}"
             + "160000 commit \(Self.object)       -\tblobs\u{0}"
         let entries = try GitTreeListing.parse(Array(listing.utf8), tree: "HEAD:s")
-        #expect(entries == [
-            GitTreeEntry(kind: .regularFile, object: Self.object, size: 120, path: "journal.jsonl"),
-            GitTreeEntry(kind: .symbolicLink, object: Self.object, size: 11, path: "snapshots/Item.jsonl"),
-            GitTreeEntry(kind: .submodule, object: Self.object, size: 0, path: "blobs"),
-        ])
+        #expect(
+            entries == [
+                GitTreeEntry(kind: .regularFile, object: Self.object, size: 120, path: "journal.jsonl"),
+                GitTreeEntry(kind: .symbolicLink, object: Self.object, size: 11, path: "snapshots/Item.jsonl"),
+                GitTreeEntry(kind: .submodule, object: Self.object, size: 0, path: "blobs"),
+            ])
     }
 
     @Test(arguments: [

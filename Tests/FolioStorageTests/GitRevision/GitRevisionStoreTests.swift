@@ -27,9 +27,11 @@ struct GitScratch {
         process.arguments = arguments
         process.currentDirectoryURL = directory ?? work
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GIT_") }
-        environment.merge(["GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": root.path,
-                           "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com",
-                           "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"]) { _, new in new }
+        environment.merge([
+            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": root.path,
+            "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com",
+            "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com",
+        ]) { _, new in new }
         process.environment = environment
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -151,7 +153,9 @@ struct GitRevisionStoreTests {
             case 1: bytes = Array(bytes.prefix(Int.random(in: 0...bytes.count, using: &random)))
             default: bytes += (0..<40).map { _ in UInt8.random(in: 0...255, using: &random) } + [0x0A]
             }
-            for (other, content) in clean { try writeBytes(other == name ? bytes : content, to: scratch.store.appendingPathComponent(String(other.dropFirst()))) }
+            for (other, content) in clean {
+                try writeBytes(other == name ? bytes : content, to: scratch.store.appendingPathComponent(String(other.dropFirst())))
+            }
             try scratch.commitAll("round \(round)")
 
             var configuration = StoreConfiguration(readOnly: true)

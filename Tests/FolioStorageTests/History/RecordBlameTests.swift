@@ -98,7 +98,8 @@ struct RecordBlameTests {
                 }
             }
             for (id, sequence) in reference.deleted {
-                let expected: RecordBlameError = sequence >= oldest && transactions[sequence] != nil
+                let expected: RecordBlameError =
+                    sequence >= oldest && transactions[sequence] != nil
                     ? .deleted(entity: "Item", id: id, by: RecordBlame.Setter(transactions[sequence]!))
                     : .noRecord(id: id)
                 #expect(throws: expected, "seed \(seed): record \(id) deleted at \(sequence), oldest retained \(oldest)") {
@@ -117,7 +118,8 @@ struct RecordBlameTests {
             let (reference, _) = try Self.randomHistory(seed: seed, at: url, retention: retention)
             // A compaction folds the migrations into the snapshots; then a journal to lay over them.
             var random = SeededGenerator(seed: seed &+ 1)
-            let writer = try Store.open(at: url, configuration: StoreConfiguration(compactionThreshold: nil, historyRetention: .init(maximumCount: retention)))
+            let writer = try Store.open(
+                at: url, configuration: StoreConfiguration(compactionThreshold: nil, historyRetention: .init(maximumCount: retention)))
             try writer.compact()
             let live = reference.setters.keys.sorted()
             for _ in 0..<3 {
@@ -164,10 +166,11 @@ struct RecordBlameTests {
     @Test func aValueAMigrationRenamedKeepsTheTransactionThatSetIt() throws {
         let store = Store.inMemory()
         var id: Int64 = 0
-        let insert = try #require(try store.write(author: "first") { t in
-            id = t.allocateID()
-            try t.insert(entity: "Item", id: id, values: ["old": .string("kept"), "other": .int(1)])
-        })
+        let insert = try #require(
+            try store.write(author: "first") { t in
+                id = t.allocateID()
+                try t.insert(entity: "Item", id: id, values: ["old": .string("kept"), "other": .int(1)])
+            })
         let update = try #require(try store.write(author: "second") { try $0.update(entity: "Item", id: id, values: ["other": .int(2)]) })
         _ = try store.write(author: "migration") { try $0.migrate(RecordMigration(entity: "Item", renamedMembers: ["old": "new"])) }
         let blame = try store.blame(id: id)

@@ -154,8 +154,10 @@ struct ExtremeNumberTests {
             try SnapshotCacheBuilder.write(
                 snapshotAt: paths.snapshot("Extreme"), members: ["min", "double0", "max"], fileSystem: PosixFileSystem(),
                 to: paths.snapshotCache("Extreme"))
-            let cache = try SnapshotCache.open(at: paths.snapshotCache("Extreme"), snapshotAt: paths.snapshot("Extreme"),
-                                               fileSystem: PosixFileSystem()).get()
+            let cache = try SnapshotCache.open(
+                at: paths.snapshotCache("Extreme"), snapshotAt: paths.snapshot("Extreme"),
+                fileSystem: PosixFileSystem()
+            ).get()
             let byMin = try #require(try cache.lookup(member: "min", key: .int(.min)))
             #expect(byMin.map(\.id) == [id])
             try Self.expectBitExact(try cache.readRecords(byMin).first?.values, "through the cache")

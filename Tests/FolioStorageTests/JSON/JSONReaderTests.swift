@@ -6,10 +6,12 @@ import Testing
 struct JSONReaderTests {
     @Test func parsesEveryKindOfValue() throws {
         let value = try JSONValue(parsing: #" {"a": [1, -2, 3.5, 1e2, true, false, null], "b": {"c": "d\n\u00e9\ud83d\ude00"}} "#)
-        #expect(value == .object([
-            "a": .array([.int(1), .int(-2), .double(3.5), .double(100), .bool(true), .bool(false), .null]),
-            "b": .object(["c": .string("d\né😀")]),
-        ]))
+        #expect(
+            value
+                == .object([
+                    "a": .array([.int(1), .int(-2), .double(3.5), .double(100), .bool(true), .bool(false), .null]),
+                    "b": .object(["c": .string("d\né😀")]),
+                ]))
     }
 
     @Test func keepsIntegersAndDoublesApart() throws {
@@ -62,7 +64,9 @@ struct JSONReaderTests {
         for _ in 0..<20_000 {
             let digits = String(UInt64.random(in: 0...999_999_999_999_999_999, using: &random)).prefix(Int.random(in: 1...19, using: &random))
             let point = Int.random(in: 0...digits.count, using: &random)
-            var text = String(digits.prefix(point).isEmpty ? "0" : digits.prefix(point)) + "." + (digits.dropFirst(point).isEmpty ? "0" : digits.dropFirst(point))
+            var text =
+                String(digits.prefix(point).isEmpty ? "0" : digits.prefix(point)) + "."
+                + (digits.dropFirst(point).isEmpty ? "0" : digits.dropFirst(point))
             if Bool.random(using: &random) { text += "e\(Int.random(in: -30...30, using: &random))" }
             if Bool.random(using: &random) { text = "-" + text }
             let expected = try #require(Double(text))
@@ -124,11 +128,13 @@ struct CanonicalJSONWriterTests {
                 bytes[position] = UInt8(byte)
                 let word = UInt64(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
                 let plain = (0x20...0x7E).contains(byte) && byte != 0x22 && byte != 0x5C
-                #expect(ByteWord.firstMarkedByte(CanonicalJSONWriter.attentionBytes(word)) == (plain ? 8 : position),
-                        "byte \(byte) at \(position)")
+                #expect(
+                    ByteWord.firstMarkedByte(CanonicalJSONWriter.attentionBytes(word)) == (plain ? 8 : position),
+                    "byte \(byte) at \(position)")
                 let unescaped = byte >= 0x20 && byte != 0x22 && byte != 0x5C
-                #expect(ByteWord.firstMarkedByte(ByteWord.stringSpecialBytes(word)) == (unescaped ? 8 : position),
-                        "byte \(byte) at \(position)")
+                #expect(
+                    ByteWord.firstMarkedByte(ByteWord.stringSpecialBytes(word)) == (unescaped ? 8 : position),
+                    "byte \(byte) at \(position)")
             }
         }
         // With two such bytes, the first is found, whatever a borrow from it does to the bytes after it.
@@ -196,7 +202,9 @@ func randomValue(depth: Int, using random: inout SeededGenerator) -> JSONValue {
     case 5: return .array((0..<Int.random(in: 0..<4, using: &random)).map { _ in randomValue(depth: depth + 1, using: &random) })
     default:
         var members: [String: JSONValue] = [:]
-        for k in 0..<Int.random(in: 0..<4, using: &random) { members["k\(k)\(Int.random(in: 0..<9, using: &random))"] = randomValue(depth: depth + 1, using: &random) }
+        for k in 0..<Int.random(in: 0..<4, using: &random) {
+            members["k\(k)\(Int.random(in: 0..<9, using: &random))"] = randomValue(depth: depth + 1, using: &random)
+        }
         return .object(members)
     }
 }

@@ -26,29 +26,35 @@ struct LineEncodingTests {
     @Test func aJournalLineIsTheCanonicalEncodingOfItsMembers() throws {
         let records = Self.awkwardValues.enumerated().map { StoredRecord(entity: "Trip", id: Int64($0.offset + 1), values: $0.element) }
         let variants = [
-            JournalTransaction(sequence: 1, transactionID: "T1", timestamp: Date(timeIntervalSince1970: 1_700_000_000.123), author: nil,
-                               inserted: records, updated: [], deleted: [], nextID: 6),
-            JournalTransaction(sequence: 9, transactionID: "T9", timestamp: Date(timeIntervalSince1970: 0), author: "importer \u{e9}",
-                               inserted: [], updated: records, deleted: [DeletedRecord(entity: "Trip", id: 3, tombstone: ["name": .string("x")])],
-                               schema: .object(["version": .string("1.0.0")]), nextID: 12),
-            JournalTransaction(sequence: 10, transactionID: "T10", timestamp: Date(timeIntervalSince1970: 86_400), author: "",
-                               inserted: Array(records.prefix(2)), updated: Array(records.suffix(2)),
-                               deleted: [DeletedRecord(entity: "Other", id: 99)], nextID: 100),
+            JournalTransaction(
+                sequence: 1, transactionID: "T1", timestamp: Date(timeIntervalSince1970: 1_700_000_000.123), author: nil,
+                inserted: records, updated: [], deleted: [], nextID: 6),
+            JournalTransaction(
+                sequence: 9, transactionID: "T9", timestamp: Date(timeIntervalSince1970: 0), author: "importer \u{e9}",
+                inserted: [], updated: records, deleted: [DeletedRecord(entity: "Trip", id: 3, tombstone: ["name": .string("x")])],
+                schema: .object(["version": .string("1.0.0")]), nextID: 12),
+            JournalTransaction(
+                sequence: 10, transactionID: "T10", timestamp: Date(timeIntervalSince1970: 86_400), author: "",
+                inserted: Array(records.prefix(2)), updated: Array(records.suffix(2)),
+                deleted: [DeletedRecord(entity: "Other", id: 99)], nextID: 100),
             // Deletions: tombstones empty and not, with names out of byte order, entities needing escapes.
-            JournalTransaction(sequence: 12, transactionID: "T12", timestamp: Date(timeIntervalSince1970: 86_402), author: nil,
-                               inserted: [], updated: [], deleted: [
-                                   DeletedRecord(entity: "Trip", id: 1),
-                                   DeletedRecord(entity: "Odd\"Name\u{1}", id: 2, tombstone: Self.awkwardValues[3].dictionary),
-                                   DeletedRecord(entity: "日本", id: (1 << 62) - 1, tombstone: Self.awkwardValues[2].dictionary),
-                                   DeletedRecord(entity: "Trip", id: 7, tombstone: ["z": .null, "a": .array([])]),
-                               ], nextID: 200),
+            JournalTransaction(
+                sequence: 12, transactionID: "T12", timestamp: Date(timeIntervalSince1970: 86_402), author: nil,
+                inserted: [], updated: [],
+                deleted: [
+                    DeletedRecord(entity: "Trip", id: 1),
+                    DeletedRecord(entity: "Odd\"Name\u{1}", id: 2, tombstone: Self.awkwardValues[3].dictionary),
+                    DeletedRecord(entity: "日本", id: (1 << 62) - 1, tombstone: Self.awkwardValues[2].dictionary),
+                    DeletedRecord(entity: "Trip", id: 7, tombstone: ["z": .null, "a": .array([])]),
+                ], nextID: 200),
             // Entities alternating within one list, one of them needing an escape.
-            JournalTransaction(sequence: 11, transactionID: "T11", timestamp: Date(timeIntervalSince1970: 86_401), author: nil,
-                               inserted: records.enumerated().map { position, record in
-                                   var record = record
-                                   record.entity = ["Trip", "Stop", "Trip", "Odd\"Name", "Odd\"Name"][position % 5]
-                                   return record
-                               }, updated: [], deleted: [], nextID: 101),
+            JournalTransaction(
+                sequence: 11, transactionID: "T11", timestamp: Date(timeIntervalSince1970: 86_401), author: nil,
+                inserted: records.enumerated().map { position, record in
+                    var record = record
+                    record.entity = ["Trip", "Stop", "Trip", "Odd\"Name", "Odd\"Name"][position % 5]
+                    return record
+                }, updated: [], deleted: [], nextID: 101),
         ]
         // A merged transaction: its conflicts and the folded transactions it did not see.
         var merged = variants[2]
@@ -79,8 +85,9 @@ struct LineEncodingTests {
     @Test func aLargeTransactionWrittenInRunsIsTheCanonicalEncodingWithEachRecordSpanInPlace() throws {
         let count = 3 * ParallelRuns.minimumCount + 17
         let inserted = (0..<count).map { index in
-            StoredRecord(entity: index % 700 < 350 ? "Trip" : "Stop", id: Int64(index + 1),
-                         values: Self.awkwardValues[index % Self.awkwardValues.count])
+            StoredRecord(
+                entity: index % 700 < 350 ? "Trip" : "Stop", id: Int64(index + 1),
+                values: Self.awkwardValues[index % Self.awkwardValues.count])
         }
         let updated = inserted.prefix(ParallelRuns.minimumCount + 5).map { record in
             var record = record

@@ -4,8 +4,10 @@ import Testing
 /// A number read from disk is kept exactly or refused: never rounded to a nearby double in silence.
 @Suite("Numbers that a double does not hold exactly")
 struct NumberExactnessTests {
-    @Test(arguments: ["0.1", "0.30000000000000004", "1.0000000000000002", "1e300", "1.5E-300", "123.456e78", "100.0", "-0.5",
-                      "5e-324", "1.7976931348623157e308", "2.2250738585072014e-308", "0.000123", "1e-07"])
+    @Test(arguments: [
+        "0.1", "0.30000000000000004", "1.0000000000000002", "1e300", "1.5E-300", "123.456e78", "100.0", "-0.5",
+        "5e-324", "1.7976931348623157e308", "2.2250738585072014e-308", "0.000123", "1e-07",
+    ])
     func aNumberThatIsItsDoublesShortestFormIsRead(text: String) throws {
         guard case .double(let value) = try JSONReader().parse(text) else {
             Issue.record("\(text) did not read as a double")
@@ -14,8 +16,10 @@ struct NumberExactnessTests {
         #expect(DecimalValue(Array(text.utf8)) == DecimalValue(Array("\(value.magnitude)".utf8)))
     }
 
-    @Test(arguments: ["0.1000000000000000055", "1.00000000000000000001", "3.14159265358979323846", "4.9406564584124654e-324",
-                      "123456789.123456789123", "-2.00000000000000000000001", "9007199254740993e0"])
+    @Test(arguments: [
+        "0.1000000000000000055", "1.00000000000000000001", "3.14159265358979323846", "4.9406564584124654e-324",
+        "123456789.123456789123", "-2.00000000000000000000001", "9007199254740993e0",
+    ])
     func aNumberWithMoreDigitsThanADoubleHoldsIsRefusedNamingIt(text: String) {
         #expect {
             _ = try JSONReader().parse("{\"price\":\(text)}")

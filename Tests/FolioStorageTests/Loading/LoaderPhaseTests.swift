@@ -130,8 +130,9 @@ struct LoaderPhaseTests {
 
     @Test func theHistoryPhaseReportsAGapNamingTheFileAndLine() throws {
         try withTemporaryDirectory { url in
-            try Self.writeLines([Self.transaction(1, nextID: 1), Self.transaction(2, nextID: 1), Self.transaction(5, nextID: 1)],
-                                to: url.appending("history.jsonl"))
+            try Self.writeLines(
+                [Self.transaction(1, nextID: 1), Self.transaction(2, nextID: 1), Self.transaction(5, nextID: 1)],
+                to: url.appending("history.jsonl"))
             var reported: [StorageError] = []
             let read = try HistoryPhase.read(StorePaths(directory: url.path), configuration: Self.configuration, report: { reported.append($0) })
             #expect(read.map(\.sequence) == [1, 2, 5])

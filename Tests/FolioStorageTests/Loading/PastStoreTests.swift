@@ -12,7 +12,8 @@ struct PastStoreTests {
             var random = SeededGenerator(seed: UInt64(seed))
             var configuration = StoreConfiguration(compactionThreshold: nil)
             configuration.durability = .none
-            configuration.historyRetention = StoreConfiguration.HistoryRetention(maximumCount: Int.random(in: 5...40, using: &random), maximumBytes: nil)
+            configuration.historyRetention = StoreConfiguration.HistoryRetention(
+                maximumCount: Int.random(in: 5...40, using: &random), maximumBytes: nil)
             let store = try Store.open(at: url, configuration: configuration)
             let committed = try RecordsAsOfTests.writeRandomTransactions(store, count: 60, random: &random)
             store.close()
@@ -39,9 +40,13 @@ struct PastStoreTests {
                 let oldest = past.oldestRetainedSequence
                 let history = try past.history(after: oldest > 0 ? oldest - 1 : 0)
                 #expect(history.map(\.sequence) == Array(oldest...max(oldest, sequence)).filter { $0 <= sequence }, message)
-                #expect(history.map(\.transactionID) == committed.filter { $0.sequence >= oldest && $0.sequence <= sequence }.map(\.transactionID), message)
+                #expect(
+                    history.map(\.transactionID) == committed.filter { $0.sequence >= oldest && $0.sequence <= sequence }.map(\.transactionID),
+                    message)
                 if let known = committed.first(where: { $0.sequence == sequence }), oldest <= sequence {
-                    #expect(try Store.past(asOf: sequence, transactionID: known.transactionID, at: url, configuration: configuration).lastSequence == sequence, message)
+                    #expect(
+                        try Store.past(asOf: sequence, transactionID: known.transactionID, at: url, configuration: configuration).lastSequence
+                            == sequence, message)
                     let other = #expect(throws: StorageError.self, message) {
                         try Store.past(asOf: sequence, transactionID: "another", at: url, configuration: configuration)
                     }
@@ -66,8 +71,10 @@ struct PastStoreTests {
             #expect(past.recordCount == 1)
             #expect(try past.blob(hash) == Data("cover".utf8))
             #expect(try past.refresh().isEmpty)
-            for attempt in [{ _ = try past.write { tx in try tx.insert(entity: "Book", id: tx.allocateID(), values: [:]) } },
-                            { try past.compact() }, { try past.deleteHistory(through: 1) }] {
+            for attempt in [
+                { _ = try past.write { tx in try tx.insert(entity: "Book", id: tx.allocateID(), values: [:]) } },
+                { try past.compact() }, { try past.deleteHistory(through: 1) },
+            ] {
                 let error = #expect(throws: StorageError.self) { try attempt() }
                 #expect(error?.code == .readOnly)
             }

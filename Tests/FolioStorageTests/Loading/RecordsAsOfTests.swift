@@ -48,7 +48,8 @@ struct RecordsAsOfTests {
                 if choice < 2, let victim = live.randomElement(using: &random) {
                     try tx.delete(entity: victim.entity, id: victim.id)
                 } else if choice < 6,
-                          let target = Int.random(in: 0..<5, using: &random) > 0 ? live.min(by: { $0.id < $1.id }) : live.randomElement(using: &random) {
+                    let target = Int.random(in: 0..<5, using: &random) > 0 ? live.min(by: { $0.id < $1.id }) : live.randomElement(using: &random)
+                {
                     var values: [String: JSONValue] = ["a": .int(Int64(n))]
                     for member in members.shuffled(using: &random).prefix(Int.random(in: 0...1, using: &random)) {
                         values[member] = .int(Int64(n * 10 + Int.random(in: 0..<10, using: &random)))
@@ -73,7 +74,8 @@ struct RecordsAsOfTests {
             let keepsAll = seed % 3 == 0
             var configuration = StoreConfiguration(compactionThreshold: nil)
             configuration.durability = .none
-            configuration.historyRetention = StoreConfiguration.HistoryRetention(maximumCount: keepsAll ? nil : Int.random(in: 0...30, using: &random), maximumBytes: nil)
+            configuration.historyRetention = StoreConfiguration.HistoryRetention(
+                maximumCount: keepsAll ? nil : Int.random(in: 0...30, using: &random), maximumBytes: nil)
             let store = try Store.open(at: url, configuration: configuration)
             let committed = try Self.writeRandomTransactions(store, count: 80, random: &random)
             if Bool.random(using: &random) { try store.compact() }

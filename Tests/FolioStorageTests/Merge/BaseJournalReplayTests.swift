@@ -91,8 +91,9 @@ struct BaseJournalReplayTests {
     }
 
     static func expectReplayed(_ store: Store) {
-        #expect(Fixture.values(store, 10) == ["name": .string("Soup (a)"), "cookbook": .int(1), "rating": .int(5)],
-                "a's rename after the base's insert stands, b's later journal write too")
+        #expect(
+            Fixture.values(store, 10) == ["name": .string("Soup (a)"), "cookbook": .int(1), "rating": .int(5)],
+            "a's rename after the base's insert stands, b's later journal write too")
         #expect(store.record(id: 11) == nil, "a record the base inserted and one side deleted stays deleted")
         #expect(Fixture.values(store, 1)?["recipes"] == Fixture.ids(10, 12, 13), "a list both sides changed merges as a set")
         #expect(Fixture.values(store, 13)?["cookbook"] == .int(1) && Fixture.values(store, 12)?["name"] == .string("Pie"))
@@ -108,8 +109,9 @@ struct BaseJournalReplayTests {
             #expect(mark.mergedBase?.sides.count == 2 && mark.mergedBase?.sides == mark.mergedBase?.sides.sorted())
             #expect(mark.historyFrom == 1, "both sides' histories go back to the first transaction")
             let history = try JournalThreeWayMerge.read(readBytes(merged.appending("history.jsonl")), name: "history")
-            #expect(history.first?.transaction.foldedBy == nil && history.dropFirst().allSatisfy { $0.transaction.foldedBy != nil },
-                    "the base's transaction is no side's; each side's own is marked")
+            #expect(
+                history.first?.transaction.foldedBy == nil && history.dropFirst().allSatisfy { $0.transaction.foldedBy != nil },
+                "the base's transaction is no side's; each side's own is marked")
             #expect(history.last?.transaction.sequence == mark.sequence, "the history ends where the journal starts")
         }
     }

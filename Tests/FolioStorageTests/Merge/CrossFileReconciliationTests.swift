@@ -14,21 +14,27 @@ struct CrossFileReconciliationTests {
 
     /// Cookbooks list recipes (each recipe has one cookbook), people are unique by email, befriend each
     /// other (many-to-many) and have one partner (one-to-one).
-    static let schema: JSONValue = .object(["entities": .object([
-        "Cookbook": .object(["properties": .object([
-            "title": attribute, "recipes": relationship(toMany: true, inverse: "cookbook"),
-        ])]),
-        "Recipe": .object(["properties": .object([
-            "name": attribute, "cookbook": relationship(toMany: false, inverse: "recipes"),
-        ])]),
-        "Person": .object([
-            "properties": .object([
-                "email": attribute, "name": attribute, "friends": relationship(toMany: true, inverse: "friends"),
-                "partner": relationship(toMany: false, inverse: "partner"),
+    static let schema: JSONValue = .object([
+        "entities": .object([
+            "Cookbook": .object([
+                "properties": .object([
+                    "title": attribute, "recipes": relationship(toMany: true, inverse: "cookbook"),
+                ])
             ]),
-            "uniqueness": .array([.array([.string("email")])]),
-        ]),
-    ])])
+            "Recipe": .object([
+                "properties": .object([
+                    "name": attribute, "cookbook": relationship(toMany: false, inverse: "recipes"),
+                ])
+            ]),
+            "Person": .object([
+                "properties": .object([
+                    "email": attribute, "name": attribute, "friends": relationship(toMany: true, inverse: "friends"),
+                    "partner": relationship(toMany: false, inverse: "partner"),
+                ]),
+                "uniqueness": .array([.array([.string("email")])]),
+            ]),
+        ])
+    ])
 
     static func ids(_ values: Int64...) -> JSONValue { .array(values.map { .int($0) }) }
 

@@ -6,19 +6,28 @@ import Testing
 @Suite("Journal merge")
 struct JournalMergeTests {
     /// Authors have books (to-many), books have an author; a `Novel` is a `Book`.
-    static let schema: JSONValue = .object(["entities": .object([
-        "Author": .object(["properties": .object([
-            "name": .object(["kind": .string("attribute"), "type": .string("String")]),
-            "books": .object(["kind": .string("relationship"), "destination": .string("Book"), "toMany": .bool(true)]),
-        ])]),
-        "Book": .object(["properties": .object([
-            "title": .object(["kind": .string("attribute"), "type": .string("String")]),
-            "author": .object(["kind": .string("relationship"), "destination": .string("Author")]),
-        ])]),
-        "Novel": .object(["superentity": .string("Book"), "properties": .object([
-            "genre": .object(["kind": .string("attribute"), "type": .string("String")]),
-        ])]),
-    ])])
+    static let schema: JSONValue = .object([
+        "entities": .object([
+            "Author": .object([
+                "properties": .object([
+                    "name": .object(["kind": .string("attribute"), "type": .string("String")]),
+                    "books": .object(["kind": .string("relationship"), "destination": .string("Book"), "toMany": .bool(true)]),
+                ])
+            ]),
+            "Book": .object([
+                "properties": .object([
+                    "title": .object(["kind": .string("attribute"), "type": .string("String")]),
+                    "author": .object(["kind": .string("relationship"), "destination": .string("Author")]),
+                ])
+            ]),
+            "Novel": .object([
+                "superentity": .string("Book"),
+                "properties": .object([
+                    "genre": .object(["kind": .string("attribute"), "type": .string("String")])
+                ]),
+            ]),
+        ])
+    ])
 
     static func transaction(
         _ sequence: UInt64, _ id: String, inserted: [StoredRecord] = [], updated: [StoredRecord] = [],
@@ -31,11 +40,14 @@ struct JournalMergeTests {
 
     /// The common transaction (Author 1), ours (Book 2 by Author 1), and theirs (Author 2 with Book 3).
     static let common = transaction(1, "common", inserted: [StoredRecord(entity: "Author", id: 1, values: ["name": .string("Le Guin")])], nextID: 2)
-    static let ours = transaction(2, "ours", inserted: [StoredRecord(entity: "Book", id: 2, values: ["title": .string("The Dispossessed"), "author": .int(1)])], nextID: 3)
-    static let theirs = transaction(2, "theirs", inserted: [
-        StoredRecord(entity: "Author", id: 2, values: ["name": .string("Calvino"), "books": .array([.int(3)])]),
-        StoredRecord(entity: "Book", id: 3, values: ["title": .string("Invisible Cities"), "author": .int(2)]),
-    ], nextID: 4)
+    static let ours = transaction(
+        2, "ours", inserted: [StoredRecord(entity: "Book", id: 2, values: ["title": .string("The Dispossessed"), "author": .int(1)])], nextID: 3)
+    static let theirs = transaction(
+        2, "theirs",
+        inserted: [
+            StoredRecord(entity: "Author", id: 2, values: ["name": .string("Calvino"), "books": .array([.int(3)])]),
+            StoredRecord(entity: "Book", id: 3, values: ["title": .string("Invisible Cities"), "author": .int(2)]),
+        ], nextID: 4)
 
     static func lines(_ transactions: [JournalTransaction]) throws -> [[UInt8]] {
         try transactions.map { Array(try $0.encodedLine().dropLast()) }
@@ -49,7 +61,8 @@ struct JournalMergeTests {
     }
 
     @Test func theOtherSidesTransactionsAreRenumberedAfterOursWithFreshIdentifiers() throws {
-        let theirUpdate = Self.transaction(3, "theirs-2", updated: [StoredRecord(entity: "Author", id: 1, values: ["books": .array([.int(3)])])], nextID: 4)
+        let theirUpdate = Self.transaction(
+            3, "theirs-2", updated: [StoredRecord(entity: "Author", id: 1, values: ["books": .array([.int(3)])])], nextID: 4)
         let journal = ConflictedJournal(transactions: [Self.common, Self.ours, Self.theirs, theirUpdate])
         let result = try JournalMerge.merge(journal, base: JournalMergeBase(nextID: 1, schema: Self.schema))
 
@@ -57,37 +70,44 @@ struct JournalMergeTests {
         #expect(result.transactions.map(\.transactionID) == ["common", "ours", "theirs", "theirs-2"])
         #expect(Array(result.transactions.prefix(2)) == [Self.common, Self.ours])
         let replayed = result.transactions[2]
-        #expect(replayed.inserted == [
-            StoredRecord(entity: "Author", id: 3, values: ["name": .string("Calvino"), "books": .array([.int(4)])]),
-            StoredRecord(entity: "Book", id: 4, values: ["title": .string("Invisible Cities"), "author": .int(3)]),
-        ])
+        #expect(
+            replayed.inserted == [
+                StoredRecord(entity: "Author", id: 3, values: ["name": .string("Calvino"), "books": .array([.int(4)])]),
+                StoredRecord(entity: "Book", id: 4, values: ["title": .string("Invisible Cities"), "author": .int(3)]),
+            ])
         #expect(replayed.nextID == 5)
         #expect(result.transactions[3].updated == [StoredRecord(entity: "Author", id: 1, values: ["books": .array([.int(4)])])])
         #expect(result.transactions[3].nextID == 5)
         #expect(result.resolutions == [.replayed(original: 2...3, base: 1, renumbered: 3...4, newIdentifiers: 3...4)])
-        #expect(result.resolutions.map(\.description) == [
-            "replayed the 2 transactions of the other side (sequence 2–3 after 1) as 3–4, giving their 2 new records the identifiers 3–4"
-        ])
+        #expect(
+            result.resolutions.map(\.description) == [
+                "replayed the 2 transactions of the other side (sequence 2–3 after 1) as 3–4, giving their 2 new records the identifiers 3–4"
+            ])
     }
 
     @Test func deletesAndTombstonesOfReplayedTransactionsFollowTheNewIdentifiers() throws {
-        let theirDelete = Self.transaction(3, "theirs-2", deleted: [
-            DeletedRecord(entity: "Book", id: 3, tombstone: ["author": .int(2), "title": .string("Invisible Cities")]),
-        ], nextID: 4)
+        let theirDelete = Self.transaction(
+            3, "theirs-2",
+            deleted: [
+                DeletedRecord(entity: "Book", id: 3, tombstone: ["author": .int(2), "title": .string("Invisible Cities")])
+            ], nextID: 4)
         let result = try JournalMerge.merge(
             ConflictedJournal(transactions: [Self.common, Self.ours, Self.theirs, theirDelete]),
             base: JournalMergeBase(nextID: 1, schema: Self.schema))
-        #expect(result.transactions[3].deleted == [
-            DeletedRecord(entity: "Book", id: 4, tombstone: ["author": .int(3), "title": .string("Invisible Cities")]),
-        ])
+        #expect(
+            result.transactions[3].deleted == [
+                DeletedRecord(entity: "Book", id: 4, tombstone: ["author": .int(3), "title": .string("Invisible Cities")])
+            ])
     }
 
     @Test func relationshipsInheritedFromASuperentityAreRewritten() throws {
         // `Novel` declares no relationship; its `author` is `Book`'s.
-        let theirs = Self.transaction(2, "theirs", inserted: [
-            StoredRecord(entity: "Novel", id: 2, values: ["title": .string("Cosmicomics"), "author": .int(3), "genre": .string("fable")]),
-            StoredRecord(entity: "Author", id: 3, values: ["name": .string("Calvino"), "books": .array([.int(2)])]),
-        ], nextID: 4)
+        let theirs = Self.transaction(
+            2, "theirs",
+            inserted: [
+                StoredRecord(entity: "Novel", id: 2, values: ["title": .string("Cosmicomics"), "author": .int(3), "genre": .string("fable")]),
+                StoredRecord(entity: "Author", id: 3, values: ["name": .string("Calvino"), "books": .array([.int(2)])]),
+            ], nextID: 4)
         let result = try JournalMerge.merge(
             ConflictedJournal(transactions: [Self.common, Self.ours, theirs]), base: JournalMergeBase(nextID: 1, schema: Self.schema))
         let inserted = result.transactions[2].inserted
@@ -105,7 +125,8 @@ struct JournalMergeTests {
     }
 
     @Test func conflictMarkersAreCountedAndTheAncestorSectionIsSetAside() throws {
-        let lines = try Self.lines([Self.common])
+        let lines =
+            try Self.lines([Self.common])
             + [Array("<<<<<<< HEAD".utf8)] + (try Self.lines([Self.ours]))
             + [Array("||||||| base".utf8)] + (try Self.lines([Self.common]))
             + [Array("=======".utf8)] + (try Self.lines([Self.theirs])).map { $0 + [0x0D] }
@@ -123,7 +144,8 @@ struct JournalMergeTests {
     }
 
     @Test func aRunWithoutInsertsNeedsNoSchemaAndGetsNoNewIdentifiers() throws {
-        let theirs = Self.transaction(2, "theirs", updated: [StoredRecord(entity: "Author", id: 1, values: ["name": .string("Ursula K. Le Guin")])], nextID: 2)
+        let theirs = Self.transaction(
+            2, "theirs", updated: [StoredRecord(entity: "Author", id: 1, values: ["name": .string("Ursula K. Le Guin")])], nextID: 2)
         let result = try JournalMerge.merge(ConflictedJournal(transactions: [Self.common, Self.ours, theirs]), base: JournalMergeBase())
         #expect(result.transactions.map(\.sequence) == [1, 2, 3])
         #expect(result.transactions[2].nextID == 3, "the counter does not go back to theirs")
@@ -141,7 +163,8 @@ struct JournalMergeTests {
         #expect(throws: JournalMergeFailure.missingTransactions(sequence: 4, line: 3, after: 2)) {
             try JournalMerge.merge(ConflictedJournal(transactions: [Self.common, Self.ours, later]), base: JournalMergeBase())
         }
-        #expect(JournalMergeFailure.missingTransactions(sequence: 4, line: 3, after: 2).description
+        #expect(
+            JournalMergeFailure.missingTransactions(sequence: 4, line: 3, after: 2).description
                 == "sequence 4 on line 3 follows 2: transactions are missing")
     }
 
@@ -195,10 +218,12 @@ struct JournalMergeTests {
     @Test func theOtherSidesInsertsFollowTheCounterOfTheTransactionTheyFollow() throws {
         // Theirs follows the common transaction (counter 2): its record 2 is new and is renumbered;
         // a record below that counter existed before the branches parted and keeps its identifier.
-        let theirs = Self.transaction(2, "theirs", inserted: [
-            StoredRecord(entity: "Author", id: 1, values: ["name": .string("again")]),
-            StoredRecord(entity: "Author", id: 2, values: ["name": .string("Calvino")]),
-        ], nextID: 3)
+        let theirs = Self.transaction(
+            2, "theirs",
+            inserted: [
+                StoredRecord(entity: "Author", id: 1, values: ["name": .string("again")]),
+                StoredRecord(entity: "Author", id: 2, values: ["name": .string("Calvino")]),
+            ], nextID: 3)
         let result = try JournalMerge.merge(
             ConflictedJournal(transactions: [Self.common, Self.ours, theirs]), base: JournalMergeBase(schema: Self.schema))
         #expect(result.transactions[2].inserted.map(\.id) == [1, 3])

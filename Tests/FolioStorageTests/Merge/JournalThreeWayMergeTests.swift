@@ -19,22 +19,26 @@ struct JournalThreeWayMergeTests {
     }
 
     static let blockA = IdentifierBlocks.first(in: 7), blockB = IdentifierBlocks.first(in: 9)
-    static let base = transaction(1, "base", at: 0, inserted: [
-        StoredRecord(entity: "Note", id: 1, values: ["title": .string("one"), "pinned": .bool(false)]),
-        StoredRecord(entity: "Note", id: 2, values: ["title": .string("two")]),
-    ], nextID: 3)
+    static let base = transaction(
+        1, "base", at: 0,
+        inserted: [
+            StoredRecord(entity: "Note", id: 1, values: ["title": .string("one"), "pinned": .bool(false)]),
+            StoredRecord(entity: "Note", id: 2, values: ["title": .string("two")]),
+        ], nextID: 3)
 
     /// Ours and theirs as the new transactions of two clones.
     static func sides() -> (ours: [JournalTransaction], theirs: [JournalTransaction]) {
         let ours = [
-            transaction(2, "a1", at: 10, inserted: [StoredRecord(entity: "Note", id: blockA, values: ["title": .string("a")])],
-                        updated: [StoredRecord(entity: "Note", id: 1, values: ["title": .string("one (a)")])], nextID: blockA + 1),
+            transaction(
+                2, "a1", at: 10, inserted: [StoredRecord(entity: "Note", id: blockA, values: ["title": .string("a")])],
+                updated: [StoredRecord(entity: "Note", id: 1, values: ["title": .string("one (a)")])], nextID: blockA + 1),
             transaction(3, "a2", at: 30, updated: [StoredRecord(entity: "Note", id: 2, values: ["title": .string("two (a)")])], nextID: blockA + 1),
         ]
         let theirs = [
-            transaction(2, "b1", at: 20, inserted: [StoredRecord(entity: "Note", id: blockB, values: ["title": .string("b")])],
-                        updated: [StoredRecord(entity: "Note", id: 1, values: ["title": .string("one (b)"), "pinned": .bool(true)])],
-                        nextID: blockB + 1),
+            transaction(
+                2, "b1", at: 20, inserted: [StoredRecord(entity: "Note", id: blockB, values: ["title": .string("b")])],
+                updated: [StoredRecord(entity: "Note", id: 1, values: ["title": .string("one (b)"), "pinned": .bool(true)])],
+                nextID: blockB + 1),
             transaction(3, "b2", at: 40, deleted: [DeletedRecord(entity: "Note", id: 2, tombstone: [:])], nextID: blockB + 1),
         ]
         return (ours, theirs)
@@ -73,10 +77,11 @@ struct JournalThreeWayMergeTests {
         #expect(records[2] == nil, "the delete stands")
         #expect(records[Self.blockA] != nil && records[Self.blockB] != nil)
         let conflicts = Set(result.conflicts)
-        #expect(conflicts == [
-            MergeConflict(entity: "Note", id: 1, member: "title", kept: .string("one (b)"), lost: .string("one (a)"), lostTransaction: "a1"),
-            MergeConflict(entity: "Note", id: 2, member: "title", kept: nil, lost: .string("two (a)"), lostTransaction: "a2"),
-        ])
+        #expect(
+            conflicts == [
+                MergeConflict(entity: "Note", id: 1, member: "title", kept: .string("one (b)"), lost: .string("one (a)"), lostTransaction: "a1"),
+                MergeConflict(entity: "Note", id: 2, member: "title", kept: nil, lost: .string("two (a)"), lostTransaction: "a2"),
+            ])
         let lines = try JournalThreeWayMerge.read(result.bytes, name: "merged")
         #expect(lines.first { $0.transaction.transactionID == "b1" }?.transaction.conflicts.count == 1, "recorded on the winning line")
     }
@@ -120,7 +125,8 @@ struct JournalThreeWayMergeTests {
             try JournalThreeWayMerge.merge(base: Self.file([Self.base]), ours: Self.file([]), theirs: Self.file([Self.base] + ours))
         }
         #expect(compacted?.message.contains("compacted") == true && compacted?.file == "ours")
-        let same = Self.transaction(2, "other", at: 5, inserted: [StoredRecord(entity: "Note", id: Self.blockA, values: [:])], nextID: Self.blockA + 1)
+        let same = Self.transaction(
+            2, "other", at: 5, inserted: [StoredRecord(entity: "Note", id: Self.blockA, values: [:])], nextID: Self.blockA + 1)
         let collision = #expect(throws: JournalThreeWayMerge.Refusal.self) {
             try JournalThreeWayMerge.merge(base: Self.file([Self.base]), ours: Self.file([Self.base] + ours), theirs: Self.file([Self.base, same]))
         }

@@ -6,22 +6,30 @@ import Testing
 /// upsert, both the same whichever side merges into which.
 @Suite("Three-way journal merge of relationships and unique values")
 struct MergedRelationshipsTests {
-    static let schema: JSONValue = .object(["entities": .object([
-        "Cookbook": .object(["properties": .object([
-            "recipes": .object(["kind": .string("relationship"), "destination": .string("Recipe"), "toMany": .bool(true),
-                                "inverse": .string("cookbook"), "deleteRule": .string("nullify")]),
-            "title": .object(["kind": .string("attribute"), "type": .string("String")]),
-        ])]),
-        "Recipe": .object([
-            "properties": .object([
-                "cookbook": .object(["kind": .string("relationship"), "destination": .string("Cookbook"), "toMany": .bool(false),
-                                     "inverse": .string("recipes"), "optional": .bool(true)]),
-                "name": .object(["kind": .string("attribute"), "type": .string("String"), "options": .array([.string("unique")])]),
-                "servings": .object(["kind": .string("attribute"), "type": .string("Int")]),
+    static let schema: JSONValue = .object([
+        "entities": .object([
+            "Cookbook": .object([
+                "properties": .object([
+                    "recipes": .object([
+                        "kind": .string("relationship"), "destination": .string("Recipe"), "toMany": .bool(true),
+                        "inverse": .string("cookbook"), "deleteRule": .string("nullify"),
+                    ]),
+                    "title": .object(["kind": .string("attribute"), "type": .string("String")]),
+                ])
             ]),
-            "uniqueness": .array([.array([.string("name")])]),
-        ]),
-    ])])
+            "Recipe": .object([
+                "properties": .object([
+                    "cookbook": .object([
+                        "kind": .string("relationship"), "destination": .string("Cookbook"), "toMany": .bool(false),
+                        "inverse": .string("recipes"), "optional": .bool(true),
+                    ]),
+                    "name": .object(["kind": .string("attribute"), "type": .string("String"), "options": .array([.string("unique")])]),
+                    "servings": .object(["kind": .string("attribute"), "type": .string("Int")]),
+                ]),
+                "uniqueness": .array([.array([.string("name")])]),
+            ]),
+        ])
+    ])
 
     static let a = IdentifierBlocks.first(in: 7), b = IdentifierBlocks.first(in: 9)
 
@@ -37,11 +45,13 @@ struct MergedRelationshipsTests {
     /// A cookbook (1) with two recipes (2, 3), the schema recorded on the line (or not, when the schema
     /// is to come from the manifest).
     static func base(recordingSchema: Bool = true) -> JournalTransaction {
-        Self.transaction(1, "base", at: 0, inserted: [
-            StoredRecord(entity: "Cookbook", id: 1, values: ["title": .string("Suppers"), "recipes": .array([.int(2), .int(3)])]),
-            StoredRecord(entity: "Recipe", id: 2, values: ["name": .string("Soup"), "cookbook": .int(1)]),
-            StoredRecord(entity: "Recipe", id: 3, values: ["name": .string("Stew"), "cookbook": .int(1)]),
-        ], schema: recordingSchema ? schema : nil, nextID: 4)
+        Self.transaction(
+            1, "base", at: 0,
+            inserted: [
+                StoredRecord(entity: "Cookbook", id: 1, values: ["title": .string("Suppers"), "recipes": .array([.int(2), .int(3)])]),
+                StoredRecord(entity: "Recipe", id: 2, values: ["name": .string("Soup"), "cookbook": .int(1)]),
+                StoredRecord(entity: "Recipe", id: 3, values: ["name": .string("Stew"), "cookbook": .int(1)]),
+            ], schema: recordingSchema ? schema : nil, nextID: 4)
     }
 
     struct Merged {
@@ -74,21 +84,32 @@ struct MergedRelationshipsTests {
     }
 
     @Test func recipesBothSidesAddedToOneCookbookAreAllInItsList() throws {
-        let ours = [Self.transaction(2, "a1", at: 10, inserted: [StoredRecord(entity: "Recipe", id: Self.a, values: ["name": .string("Pie"), "cookbook": .int(1)])],
-                                updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(Self.a)])])],
-                                nextID: Self.a + 1)]
-        let theirs = [Self.transaction(2, "b1", at: 20, inserted: [StoredRecord(entity: "Recipe", id: Self.b, values: ["name": .string("Tart"), "cookbook": .int(1)])],
-                                  updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(Self.b)])])],
-                                  nextID: Self.b + 1)]
+        let ours = [
+            Self.transaction(
+                2, "a1", at: 10, inserted: [StoredRecord(entity: "Recipe", id: Self.a, values: ["name": .string("Pie"), "cookbook": .int(1)])],
+                updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(Self.a)])])],
+                nextID: Self.a + 1)
+        ]
+        let theirs = [
+            Self.transaction(
+                2, "b1", at: 20, inserted: [StoredRecord(entity: "Recipe", id: Self.b, values: ["name": .string("Tart"), "cookbook": .int(1)])],
+                updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(Self.b)])])],
+                nextID: Self.b + 1)
+        ]
         let merged = try Self.merge(ours: ours, theirs: theirs)
         #expect(Self.recipes(merged) == [2, 3, Self.a, Self.b])
         #expect(merged.conflicts.isEmpty, "a set merge loses nothing: \(merged.conflicts)")
     }
 
     @Test func withoutASchemaTheLaterListWinsAndTheOtherIsAConflict() throws {
-        let ours = [Self.transaction(2, "a1", at: 10, updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2)])])], nextID: 4)]
-        let theirs = [Self.transaction(2, "b1", at: 20, updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(9)])])],
-                                  nextID: 10)]
+        let ours = [
+            Self.transaction(2, "a1", at: 10, updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2)])])], nextID: 4)
+        ]
+        let theirs = [
+            Self.transaction(
+                2, "b1", at: 20, updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(9)])])],
+                nextID: 10)
+        ]
         let merged = try Self.merge(ours: ours, theirs: theirs, base: Self.base(recordingSchema: false))
         #expect(Self.recipes(merged) == [2, 3, 9])
         #expect(merged.conflicts.map(\.member) == ["recipes"])
@@ -96,13 +117,20 @@ struct MergedRelationshipsTests {
 
     @Test func aRecipeOneSideMovedOutStaysOutWhileTheOtherSideAddsOne() throws {
         // Ours takes Stew (3) out of the cookbook; theirs adds Tart.
-        let ours = [Self.transaction(2, "a1", at: 30, updated: [
-            StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2)])]),
-            StoredRecord(entity: "Recipe", id: 3, values: ["cookbook": .null]),
-        ], nextID: 4)]
-        let theirs = [Self.transaction(2, "b1", at: 20, inserted: [StoredRecord(entity: "Recipe", id: Self.b, values: ["name": .string("Tart"), "cookbook": .int(1)])],
-                                  updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(Self.b)])])],
-                                  nextID: Self.b + 1)]
+        let ours = [
+            Self.transaction(
+                2, "a1", at: 30,
+                updated: [
+                    StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2)])]),
+                    StoredRecord(entity: "Recipe", id: 3, values: ["cookbook": .null]),
+                ], nextID: 4)
+        ]
+        let theirs = [
+            Self.transaction(
+                2, "b1", at: 20, inserted: [StoredRecord(entity: "Recipe", id: Self.b, values: ["name": .string("Tart"), "cookbook": .int(1)])],
+                updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(Self.b)])])],
+                nextID: Self.b + 1)
+        ]
         let merged = try Self.merge(ours: ours, theirs: theirs)
         #expect(Self.recipes(merged) == [2, Self.b])
         #expect(merged.records[3]?["cookbook"] == .null)
@@ -111,16 +139,25 @@ struct MergedRelationshipsTests {
 
     @Test func aRecipeBothSidesMovedFollowsTheLaterMove() throws {
         // Ours moves Soup (2) out; theirs, later, moves it into a new cookbook and adds Tart to cookbook 1.
-        let ours = [Self.transaction(2, "a1", at: 10, updated: [
-            StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(3)])]),
-            StoredRecord(entity: "Recipe", id: 2, values: ["cookbook": .null]),
-        ], nextID: 4)]
-        let theirs = [Self.transaction(2, "b1", at: 20, inserted: [
-            StoredRecord(entity: "Cookbook", id: Self.b, values: ["title": .string("Lunches"), "recipes": .array([.int(2)])]),
-        ], updated: [
-            StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(3)])]),
-            StoredRecord(entity: "Recipe", id: 2, values: ["cookbook": .int(Self.b)]),
-        ], nextID: Self.b + 1)]
+        let ours = [
+            Self.transaction(
+                2, "a1", at: 10,
+                updated: [
+                    StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(3)])]),
+                    StoredRecord(entity: "Recipe", id: 2, values: ["cookbook": .null]),
+                ], nextID: 4)
+        ]
+        let theirs = [
+            Self.transaction(
+                2, "b1", at: 20,
+                inserted: [
+                    StoredRecord(entity: "Cookbook", id: Self.b, values: ["title": .string("Lunches"), "recipes": .array([.int(2)])])
+                ],
+                updated: [
+                    StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(3)])]),
+                    StoredRecord(entity: "Recipe", id: 2, values: ["cookbook": .int(Self.b)]),
+                ], nextID: Self.b + 1)
+        ]
         let merged = try Self.merge(ours: ours, theirs: theirs)
         #expect(merged.records[2]?["cookbook"] == .int(Self.b))
         #expect(Self.recipes(merged) == [3])
@@ -129,12 +166,20 @@ struct MergedRelationshipsTests {
     }
 
     @Test func aRecipeAddedToACookbookTheOtherSideDeletedLosesTheReferenceAndSaysSo() throws {
-        let ours = [Self.transaction(2, "a1", at: 30, updated: [
-            StoredRecord(entity: "Recipe", id: 2, values: ["cookbook": .null]), StoredRecord(entity: "Recipe", id: 3, values: ["cookbook": .null]),
-        ], deleted: [DeletedRecord(entity: "Cookbook", id: 1, tombstone: [:])], nextID: 4)]
-        let theirs = [Self.transaction(2, "b1", at: 20, inserted: [StoredRecord(entity: "Recipe", id: Self.b, values: ["name": .string("Tart"), "cookbook": .int(1)])],
-                                  updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(Self.b)])])],
-                                  nextID: Self.b + 1)]
+        let ours = [
+            Self.transaction(
+                2, "a1", at: 30,
+                updated: [
+                    StoredRecord(entity: "Recipe", id: 2, values: ["cookbook": .null]),
+                    StoredRecord(entity: "Recipe", id: 3, values: ["cookbook": .null]),
+                ], deleted: [DeletedRecord(entity: "Cookbook", id: 1, tombstone: [:])], nextID: 4)
+        ]
+        let theirs = [
+            Self.transaction(
+                2, "b1", at: 20, inserted: [StoredRecord(entity: "Recipe", id: Self.b, values: ["name": .string("Tart"), "cookbook": .int(1)])],
+                updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(Self.b)])])],
+                nextID: Self.b + 1)
+        ]
         let merged = try Self.merge(ours: ours, theirs: theirs)
         #expect(merged.records[1] == nil)
         #expect(merged.records[Self.b]?["name"] == .string("Tart"), "the recipe is kept")
@@ -146,11 +191,17 @@ struct MergedRelationshipsTests {
     }
 
     @Test func aListThatStillNamesARecipeTheOtherSideDeletedDropsItWithoutALoss() throws {
-        let ours = [Self.transaction(2, "a1", at: 10, updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2)])])],
-                                deleted: [DeletedRecord(entity: "Recipe", id: 3, tombstone: [:])], nextID: 4)]
-        let theirs = [Self.transaction(2, "b1", at: 20, inserted: [StoredRecord(entity: "Recipe", id: Self.b, values: ["name": .string("Tart"), "cookbook": .int(1)])],
-                                  updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(Self.b)])])],
-                                  nextID: Self.b + 1)]
+        let ours = [
+            Self.transaction(
+                2, "a1", at: 10, updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2)])])],
+                deleted: [DeletedRecord(entity: "Recipe", id: 3, tombstone: [:])], nextID: 4)
+        ]
+        let theirs = [
+            Self.transaction(
+                2, "b1", at: 20, inserted: [StoredRecord(entity: "Recipe", id: Self.b, values: ["name": .string("Tart"), "cookbook": .int(1)])],
+                updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(Self.b)])])],
+                nextID: Self.b + 1)
+        ]
         let merged = try Self.merge(ours: ours, theirs: theirs)
         #expect(merged.records[3] == nil)
         #expect(Self.recipes(merged) == [2, Self.b])
@@ -159,14 +210,22 @@ struct MergedRelationshipsTests {
 
     @Test func aRecipeAddedToAListAfterTheOtherSideDeletedItIsALostReference() throws {
         // Theirs moves Stew (3) to a new cookbook; ours, earlier, deleted Stew.
-        let ours = [Self.transaction(2, "a1", at: 10, updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2)])])],
-                                     deleted: [DeletedRecord(entity: "Recipe", id: 3, tombstone: [:])], nextID: 4)]
-        let theirs = [Self.transaction(2, "b1", at: 5, inserted: [
-            StoredRecord(entity: "Cookbook", id: Self.b, values: ["title": .string("Lunches"), "recipes": .array([.int(3)])]),
-        ], updated: [
-            StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2)])]),
-            StoredRecord(entity: "Recipe", id: 3, values: ["cookbook": .int(Self.b)]),
-        ], nextID: Self.b + 1)]
+        let ours = [
+            Self.transaction(
+                2, "a1", at: 10, updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2)])])],
+                deleted: [DeletedRecord(entity: "Recipe", id: 3, tombstone: [:])], nextID: 4)
+        ]
+        let theirs = [
+            Self.transaction(
+                2, "b1", at: 5,
+                inserted: [
+                    StoredRecord(entity: "Cookbook", id: Self.b, values: ["title": .string("Lunches"), "recipes": .array([.int(3)])])
+                ],
+                updated: [
+                    StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2)])]),
+                    StoredRecord(entity: "Recipe", id: 3, values: ["cookbook": .int(Self.b)]),
+                ], nextID: Self.b + 1)
+        ]
         let merged = try Self.merge(ours: ours, theirs: theirs)
         #expect(merged.records[3] == nil)
         #expect(Self.recipes(merged, of: Self.b).isEmpty)
@@ -176,15 +235,22 @@ struct MergedRelationshipsTests {
     }
 
     @Test func twoRecipesInsertedWithOneUniqueNameBecomeOneRecordAsAnUpsert() throws {
-        let ours = [Self.transaction(2, "a1", at: 10, inserted: [
-            StoredRecord(entity: "Recipe", id: Self.a, values: ["name": .string("Pie"), "servings": .int(4)]),
-        ], nextID: Self.a + 1)]
+        let ours = [
+            Self.transaction(
+                2, "a1", at: 10,
+                inserted: [
+                    StoredRecord(entity: "Recipe", id: Self.a, values: ["name": .string("Pie"), "servings": .int(4)])
+                ], nextID: Self.a + 1)
+        ]
         let theirs = [
-            Self.transaction(2, "b1", at: 20, inserted: [
-                StoredRecord(entity: "Recipe", id: Self.b, values: ["name": .string("Pie"), "servings": .int(6), "cookbook": .int(1)]),
-            ], updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(Self.b)])])],
-            nextID: Self.b + 1),
-            Self.transaction(3, "b2", at: 40, updated: [StoredRecord(entity: "Recipe", id: Self.b, values: ["servings": .int(8)])], nextID: Self.b + 1),
+            Self.transaction(
+                2, "b1", at: 20,
+                inserted: [
+                    StoredRecord(entity: "Recipe", id: Self.b, values: ["name": .string("Pie"), "servings": .int(6), "cookbook": .int(1)])
+                ], updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(Self.b)])])],
+                nextID: Self.b + 1),
+            Self.transaction(
+                3, "b2", at: 40, updated: [StoredRecord(entity: "Recipe", id: Self.b, values: ["servings": .int(8)])], nextID: Self.b + 1),
         ]
         let merged = try Self.merge(ours: ours, theirs: theirs)
         #expect(merged.records[Self.b] == nil, "the later insert became an update of the earlier record")
@@ -199,11 +265,17 @@ struct MergedRelationshipsTests {
     }
 
     @Test func theManifestsSchemaIsUsedWhenNoLineRecordsOne() throws {
-        let ours = [Self.transaction(2, "a1", at: 10, inserted: [StoredRecord(entity: "Recipe", id: 7, values: ["name": .string("Pie"), "cookbook": .int(1)])],
-                                     updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(7)])])], nextID: 8)]
-        let theirs = [Self.transaction(2, "b1", at: 20, inserted: [StoredRecord(entity: "Recipe", id: Self.b, values: ["name": .string("Tart"), "cookbook": .int(1)])],
-                                       updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(Self.b)])])],
-                                       nextID: Self.b + 1)]
+        let ours = [
+            Self.transaction(
+                2, "a1", at: 10, inserted: [StoredRecord(entity: "Recipe", id: 7, values: ["name": .string("Pie"), "cookbook": .int(1)])],
+                updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(7)])])], nextID: 8)
+        ]
+        let theirs = [
+            Self.transaction(
+                2, "b1", at: 20, inserted: [StoredRecord(entity: "Recipe", id: Self.b, values: ["name": .string("Tart"), "cookbook": .int(1)])],
+                updated: [StoredRecord(entity: "Cookbook", id: 1, values: ["recipes": .array([.int(2), .int(3), .int(Self.b)])])],
+                nextID: Self.b + 1)
+        ]
         let merged = try Self.merge(ours: ours, theirs: theirs, base: Self.base(recordingSchema: false), fallback: Self.schema)
         #expect(Self.recipes(merged) == [2, 3, 7, Self.b])
         var manifest = Manifest()

@@ -28,8 +28,9 @@ struct StoreFileMergeTests {
     @Test func schemasBothSidesChangedAndDamagedManifestsAreRefused() throws {
         let base = try Self.manifest(sequence: 1, counters: [2], schema: .string("v1"))
         let conflict = #expect(throws: JournalThreeWayMerge.Refusal.self) {
-            try ManifestMerge.merge(base: base, ours: Self.manifest(sequence: 2, counters: [2], schema: .string("v2")),
-                                    theirs: Self.manifest(sequence: 2, counters: [2], schema: .string("v3")))
+            try ManifestMerge.merge(
+                base: base, ours: Self.manifest(sequence: 2, counters: [2], schema: .string("v2")),
+                theirs: Self.manifest(sequence: 2, counters: [2], schema: .string("v3")))
         }
         #expect(conflict?.message.contains("schema") == true)
         let damaged = #expect(throws: JournalThreeWayMerge.Refusal.self) {
@@ -47,15 +48,28 @@ struct StoreFileMergeTests {
     }
 
     @Test func snapshotsMergeRecordByRecordAndAttributeByAttribute() throws {
-        let base = try Self.snapshot([(1, ["name": .string("Oslo"), "price": .double(1)]), (2, ["name": .string("Rome")]),
-                                      (3, ["name": .string("Lima")])])
-        let ours = try Self.snapshot([(1, ["name": .string("Oslo"), "price": .double(5)]), (2, ["name": .string("Rome")]),
-                                      (3, ["name": .string("Lima")]), (7, ["name": .string("Kyoto")])], sequence: 6)
-        let theirs = try Self.snapshot([(1, ["name": .string("Oslo (b)"), "price": .double(1)]), (3, ["name": .string("Lima")]),
-                                        (9, ["name": .string("Quito")])], sequence: 5)
+        let base = try Self.snapshot([
+            (1, ["name": .string("Oslo"), "price": .double(1)]), (2, ["name": .string("Rome")]),
+            (3, ["name": .string("Lima")]),
+        ])
+        let ours = try Self.snapshot(
+            [
+                (1, ["name": .string("Oslo"), "price": .double(5)]), (2, ["name": .string("Rome")]),
+                (3, ["name": .string("Lima")]), (7, ["name": .string("Kyoto")]),
+            ], sequence: 6)
+        let theirs = try Self.snapshot(
+            [
+                (1, ["name": .string("Oslo (b)"), "price": .double(1)]), (3, ["name": .string("Lima")]),
+                (9, ["name": .string("Quito")]),
+            ], sequence: 5)
         let merged = try SnapshotMerge.merge(base: base, ours: ours, theirs: theirs)
-        #expect(merged == (try Self.snapshot([(1, ["name": .string("Oslo (b)"), "price": .double(5)]), (3, ["name": .string("Lima")]),
-                                              (7, ["name": .string("Kyoto")]), (9, ["name": .string("Quito")])], sequence: 6)))
+        #expect(
+            merged
+                == (try Self.snapshot(
+                    [
+                        (1, ["name": .string("Oslo (b)"), "price": .double(5)]), (3, ["name": .string("Lima")]),
+                        (7, ["name": .string("Kyoto")]), (9, ["name": .string("Quito")]),
+                    ], sequence: 6)))
         #expect(try SnapshotMerge.merge(base: base, ours: theirs, theirs: ours) == merged, "the same bytes either way round")
     }
 
@@ -70,8 +84,11 @@ struct StoreFileMergeTests {
         let theirs = try Self.snapshot([(1, ["name": .string("Oslo"), "price": .double(7)]), (2, ["name": .string("Roma")])], sequence: 5)
         let merged = try SnapshotMerge.merge(base: base, ours: ours, theirs: theirs)
         let lost = MergeConflict(entity: "Trip", id: 1, member: "price", kept: .double(5), lost: .double(7), lostTransaction: "")
-        #expect(merged == (try Self.snapshot([(1, ["name": .string("Oslo"), "price": .double(5)]), (2, ["name": .string("Roma")])],
-                                             sequence: 6, conflicts: [lost])))
+        #expect(
+            merged
+                == (try Self.snapshot(
+                    [(1, ["name": .string("Oslo"), "price": .double(5)]), (2, ["name": .string("Roma")])],
+                    sequence: 6, conflicts: [lost])))
         #expect(try SnapshotMerge.merge(base: base, ours: theirs, theirs: ours) == merged, "the same bytes either way round")
         // On equal sequences the value whose canonical JSON sorts last wins, whichever side is ours.
         let equal = try Self.snapshot([(1, ["name": .string("Oslo"), "price": .double(7)]), (2, ["name": .string("Rome")])], sequence: 6)
@@ -92,9 +109,17 @@ struct StoreFileMergeTests {
     }
 
     @Test func aToManyRelationshipBothSidesChangedMergesAsASetWithTheSchema() throws {
-        let schema = try #require(MergeSchema(.object(["entities": .object(["Trip": .object(["properties": .object([
-            "stops": .object(["kind": .string("relationship"), "toMany": .bool(true)]),
-        ])])])])))
+        let schema = try #require(
+            MergeSchema(
+                .object([
+                    "entities": .object([
+                        "Trip": .object([
+                            "properties": .object([
+                                "stops": .object(["kind": .string("relationship"), "toMany": .bool(true)])
+                            ])
+                        ])
+                    ])
+                ])))
         func trip(_ stops: [Int64], price: Double = 1) -> [String: JSONValue] { ["stops": .array(stops.map { .int($0) }), "price": .double(price)] }
         let base = try Self.snapshot([(1, trip([10, 11, 12]))])
         let ours = try Self.snapshot([(1, trip([10, 12, 20]))], sequence: 6)
@@ -143,16 +168,20 @@ struct StoreFileMergeTests {
         let theirs = try Self.snapshot([(1, ["name": .string("Oslo"), "price": .double(1), "notes": .string("b")])], sequence: 4)
         let merged = try SnapshotMerge.merge(base: base, ours: ours, theirs: theirs)
         let lost = MergeConflict(entity: "Trip", id: 1, member: "name", kept: .string("Oslo (a)"), lost: .string("Oslo"), lostTransaction: "")
-        #expect(merged == (try Self.snapshot([(1, ["name": .string("Oslo (a)"), "price": .double(1), "notes": .string("b")])],
-                                             sequence: 5, conflicts: [lost])),
-                "equal values stay, a member one side has is taken, the later side wins a difference and it is recorded")
+        #expect(
+            merged
+                == (try Self.snapshot(
+                    [(1, ["name": .string("Oslo (a)"), "price": .double(1), "notes": .string("b")])],
+                    sequence: 5, conflicts: [lost])),
+            "equal values stay, a member one side has is taken, the later side wins a difference and it is recorded")
         #expect(try SnapshotMerge.merge(base: base, ours: theirs, theirs: ours) == merged, "the same bytes either way round")
     }
 
     @Test func historiesKeepBothSidesTransactionsOnceRenumberedByTime() throws {
         func transaction(_ sequence: UInt64, _ id: String, at second: Double) -> JournalTransaction {
-            JournalTransaction(sequence: sequence, transactionID: id, timestamp: Date(timeIntervalSince1970: second), author: id,
-                               inserted: [], updated: [StoredRecord(entity: "Trip", id: 1, values: ["n": .string(id)])], deleted: [], nextID: 2)
+            JournalTransaction(
+                sequence: sequence, transactionID: id, timestamp: Date(timeIntervalSince1970: second), author: id,
+                inserted: [], updated: [StoredRecord(entity: "Trip", id: 1, values: ["n": .string(id)])], deleted: [], nextID: 2)
         }
         func file(_ transactions: [JournalTransaction]) throws -> [UInt8] { try transactions.flatMap { try $0.encodedLine() } }
         let base = [transaction(1, "t1", at: 1), transaction(2, "t2", at: 2)]
@@ -169,7 +198,9 @@ struct StoreFileMergeTests {
 
         var damaged = try file(theirs)
         damaged[damaged.count - 5] ^= 0x01
-        let refusal = #expect(throws: JournalThreeWayMerge.Refusal.self) { try HistoryMerge.merge(base: file(base), ours: file(ours), theirs: damaged) }
+        let refusal = #expect(throws: JournalThreeWayMerge.Refusal.self) {
+            try HistoryMerge.merge(base: file(base), ours: file(ours), theirs: damaged)
+        }
         #expect(refusal?.file == "theirs" && refusal?.line == 4 && refusal?.message.contains("not a Folio history line") == true)
     }
 }

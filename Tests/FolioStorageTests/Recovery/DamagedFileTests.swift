@@ -125,7 +125,8 @@ struct DamagedFileTests {
         try withTemporaryDirectory { url in
             _ = try makeStore(at: url, transactions: 12, compactAfter: 12)
             let snapshot = url.appending("snapshots/Item.jsonl")
-            var lines = String(decoding: try readBytes(snapshot), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            var lines = String(decoding: try readBytes(snapshot), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(
+                String.init)
             lines[2] = ##"{"$crc":"12345678","id":2,"values":{"#"##
             try writeBytes(Array(lines.joined(separator: "\n").utf8), to: snapshot)
             try expectOpenFailure(url, code: .checksumMismatch, file: "snapshots/Item.jsonl", line: 3)
@@ -182,7 +183,9 @@ struct DamagedFileTests {
     @Test func aNewerFormatVersionIsRefused() throws {
         try withTemporaryDirectory { url in
             _ = try makeStore(at: url, transactions: 2)
-            try writeBytes(Array(#"{"$crc":"00000000","format":"folio-store","nextID":1,"sequence":0,"version":2}"#.utf8) + [0x0A], to: url.appending("manifest.json"))
+            try writeBytes(
+                Array(#"{"$crc":"00000000","format":"folio-store","nextID":1,"sequence":0,"version":2}"#.utf8) + [0x0A],
+                to: url.appending("manifest.json"))
             try expectOpenFailure(url, code: .newerFormatVersion, file: "manifest.json", line: 1)
         }
     }

@@ -91,7 +91,8 @@ struct FaultInjectionTests {
                     let label = "\(operation) \(watched) #\(n) \(fault) persistent: \(persistent)"
                     #expect(thrown != nil, "\(label): the fault was swallowed")
                     // A failed journal fsync poisons the store: no retrying fsync and carrying on.
-                    if let error = thrown as? StorageError, watched == [.fsync], error.file?.hasSuffix("journal.jsonl") == true, operation != .compact {
+                    if let error = thrown as? StorageError, watched == [.fsync], error.file?.hasSuffix("journal.jsonl") == true, operation != .compact
+                    {
                         #expect(throws: StorageError.self, "\(label): store not poisoned") { try store.write { tx in _ = tx.allocateID() } }
                     }
                     // Reopening a copy of the files gives the state before or after.
@@ -200,7 +201,8 @@ struct FaultInjectionTests {
             // then the snapshots are renamed (their directory fsynced once), then history, manifest and
             // journal, each followed by an fsync of its directory.
             let renames = log.enumerated().filter { $0.element.0 == .rename }
-            #expect(renames.map { $0.element.1 } == ["snapshots/Item.jsonl", "snapshots/Tag.jsonl", "history.jsonl", "manifest.json", "journal.jsonl"])
+            #expect(
+                renames.map { $0.element.1 } == ["snapshots/Item.jsonl", "snapshots/Tag.jsonl", "history.jsonl", "manifest.json", "journal.jsonl"])
             let firstRename = try #require(renames.first?.offset)
             for (index, entry) in renames {
                 let earlier = entry.1 == "manifest.json" || entry.1 == "journal.jsonl" ? log[..<index] : log[..<firstRename]

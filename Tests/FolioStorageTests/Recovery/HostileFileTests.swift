@@ -104,7 +104,9 @@ struct HostileFileTests {
             let store = try Store.open(at: url, configuration: configuration)
             defer { store.close() }
             expectError(.lineTooLong) {
-                try store.write { tx in try tx.insert(entity: "Item", id: tx.allocateID(), values: ["text": .string(String(repeating: "a", count: 5000))]) }
+                try store.write { tx in
+                    try tx.insert(entity: "Item", id: tx.allocateID(), values: ["text": .string(String(repeating: "a", count: 5000))])
+                }
             }
             #expect(store.lastSequence == 0)
             let journal = url.appending("journal.jsonl")
@@ -273,9 +275,10 @@ struct HostileFileTests {
                 store.close()
             }
             let problems = StoreVerifier.verify(at: url).problems
-            #expect(problems.contains {
-                $0.code == .blobNotFound && $0.file == url.appending("journal.jsonl").path && $0.line == 1 && $0.message.contains("\"file\"")
-            }, "\(problems)")
+            #expect(
+                problems.contains {
+                    $0.code == .blobNotFound && $0.file == url.appending("journal.jsonl").path && $0.line == 1 && $0.message.contains("\"file\"")
+                }, "\(problems)")
             expectError(.blobNotFound) { _ = try BlobStore.read("../../x", directory: url.path, fileSystem: PosixFileSystem()) }
         }
     }
@@ -302,8 +305,10 @@ struct HostileFileTests {
 }
 
 /// Expects `body` to throw a ``StorageError`` with `code`.
-func expectError<R>(_ code: StorageError.Code, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
-                    _ body: () throws -> R) {
+func expectError<R>(
+    _ code: StorageError.Code, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> R
+) {
     #expect(comment, sourceLocation: sourceLocation) {
         _ = try body()
     } throws: { error in

@@ -55,7 +55,8 @@ struct SeededFuzzTests {
         case 0:
             let at = Int.random(in: 0...bytes.count, using: &random)
             // Longer than the scanner's buffer, which a reader without a bound would grow to hold it.
-            bytes.insert(contentsOf: repeatElement(UInt8(ascii: "7"), count: LineScanner.chunkSize + Int.random(in: 1...limit, using: &random)), at: at)
+            bytes.insert(
+                contentsOf: repeatElement(UInt8(ascii: "7"), count: LineScanner.chunkSize + Int.random(in: 1...limit, using: &random)), at: at)
         case 1:
             if let digit = bytes.firstIndex(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) {
                 bytes.insert(contentsOf: Array("12345678901234567890123".utf8), at: digit)

@@ -18,10 +18,15 @@ struct VerifyAndRepairTests {
             snapshotBytes[snapshotBytes.count - 10] ^= 0x02
             try writeBytes(snapshotBytes, to: snapshot)
             let verification = StoreVerifier.verify(at: url)
-            let located = verification.problems.map { "\(($0.file ?? "").split(separator: "/").suffix(2).joined(separator: "/")):\($0.line ?? 0) \($0.code)" }
+            let located = verification.problems.map {
+                "\(($0.file ?? "").split(separator: "/").suffix(2).joined(separator: "/")):\($0.line ?? 0) \($0.code)"
+            }
             #expect(located.contains("s/journal.jsonl:2 checksumMismatch") || located.contains { $0.hasSuffix("journal.jsonl:2 checksumMismatch") })
             #expect(located.contains { $0.hasSuffix("journal.jsonl:5 checksumMismatch") })
-            #expect(located.contains { $0.hasSuffix("snapshots/Item.jsonl") == false && $0.contains("snapshots/Item.jsonl:") && $0.hasSuffix("checksumMismatch") })
+            #expect(
+                located.contains {
+                    $0.hasSuffix("snapshots/Item.jsonl") == false && $0.contains("snapshots/Item.jsonl:") && $0.hasSuffix("checksumMismatch")
+                })
         }
     }
 

@@ -11,14 +11,14 @@ struct BlobReferenceTests {
     static func randomValue(_ generator: inout SeededGenerator, depth: Int = 0) -> JSONValue {
         let nearMisses: [JSONValue] = [
             BlobStore.reference(hashA), BlobStore.reference(hashB),
-            .object(["$blob": .string(hashA), "other": .int(1)]),                  // two members
-            .object(["!": .int(0), "$blob": .string(hashA)]),                      // a member sorts before it
-            .object(["$blob": .string(hashA.uppercased())]),                       // not lowercase
-            .object(["$blob": .string(String(hashA.dropLast()))]),                 // 63 digits
-            .object(["$blob": .string(hashA + "0")]),                              // 65 digits
+            .object(["$blob": .string(hashA), "other": .int(1)]),  // two members
+            .object(["!": .int(0), "$blob": .string(hashA)]),  // a member sorts before it
+            .object(["$blob": .string(hashA.uppercased())]),  // not lowercase
+            .object(["$blob": .string(String(hashA.dropLast()))]),  // 63 digits
+            .object(["$blob": .string(hashA + "0")]),  // 65 digits
             .object(["$blob": .int(7)]),
             .object(["$blobs": .string(hashA)]),
-            .string("{\"$blob\":\"\(hashA)\"}"),                                   // the text, inside a string
+            .string("{\"$blob\":\"\(hashA)\"}"),  // the text, inside a string
             .string("$$$ {$ \"$blob"), .string("price: $5"),
         ]
         let choice = Int.random(in: 0..<(depth < 3 ? 8 : 5), using: &generator)
@@ -80,8 +80,9 @@ struct BlobReferenceTests {
             try store.write { tx in
                 for index in 0..<6_000 {
                     let hash = index == position ? Self.hashB : stored
-                    try tx.insert(entity: "Book", id: tx.allocateID(),
-                                  values: ["title": .string("book \(index)"), "cover": .array([BlobStore.reference(hash)])])
+                    try tx.insert(
+                        entity: "Book", id: tx.allocateID(),
+                        values: ["title": .string("book \(index)"), "cover": .array([BlobStore.reference(hash)])])
                 }
             }
         }

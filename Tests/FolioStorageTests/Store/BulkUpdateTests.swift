@@ -34,9 +34,10 @@ struct BulkUpdateTests {
                     return StoredRecord(entity: entity, id: id, values: ["n": .int(Int64(round) * 1000 + id), "round": .int(Int64(round))])
                 }
                 let a = try #require(try bulk.write { tx in try tx.updateInBulk(records) })
-                let b = try #require(try single.write { tx in
-                    for record in records.reversed() { try tx.update(entity: record.entity, id: record.id, values: record.values) }
-                })
+                let b = try #require(
+                    try single.write { tx in
+                        for record in records.reversed() { try tx.update(entity: record.entity, id: record.id, values: record.values) }
+                    })
                 #expect(a.updated == b.updated, "seed \(seed), round \(round)")
                 #expect(StoreContent(bulk) == StoreContent(single), "seed \(seed), round \(round)")
             }

@@ -26,14 +26,18 @@ struct CompactionMarkTests {
 
     @Test func theMarkSaysWhereTheRetainedHistoryStarts() throws {
         try withTemporaryDirectory { url in
-            let store = try Store.open(at: url, configuration: StoreConfiguration(
-                compactionThreshold: nil, historyRetention: .init(maximumCount: 2)))
+            let store = try Store.open(
+                at: url,
+                configuration: StoreConfiguration(
+                    compactionThreshold: nil, historyRetention: .init(maximumCount: 2)))
             for n in 1...5 { try store.write { try $0.insert(entity: "Trip", id: Int64(n), values: ["n": .int(Int64(n))]) } }
             try store.compact()
             #expect(try Self.lines(url).first?.historyFrom == 4, "transactions 4 and 5 are kept")
             store.close()
-            let none = try Store.open(at: url, configuration: StoreConfiguration(
-                compactionThreshold: nil, historyRetention: .init(maximumCount: 0)))
+            let none = try Store.open(
+                at: url,
+                configuration: StoreConfiguration(
+                    compactionThreshold: nil, historyRetention: .init(maximumCount: 0)))
             try none.write { try $0.insert(entity: "Trip", id: 6, values: [:]) }
             try none.compact()
             #expect(try Self.lines(url).first?.historyFrom == 7, "none kept: one past the mark")
@@ -45,8 +49,10 @@ struct CompactionMarkTests {
         try withTemporaryDirectory { url in
             try FileManager.default.createDirectory(at: url.appending(".git"), withIntermediateDirectories: true)
             let storeURL = url.appending("Trips.folio")
-            let store = try Store.open(at: storeURL, configuration: StoreConfiguration(
-                compactionThreshold: nil, historyRetention: .init(maximumCount: 1)))
+            let store = try Store.open(
+                at: storeURL,
+                configuration: StoreConfiguration(
+                    compactionThreshold: nil, historyRetention: .init(maximumCount: 1)))
             defer { store.close() }
             for n in 1...5 { try store.write { try $0.insert(entity: "Trip", id: Int64(n), values: [:]) } }
             try store.compact()
@@ -73,9 +79,10 @@ struct CompactionMarkTests {
     }
 
     @Test func aMarkHoldingChangesIsNotATransaction() throws {
-        var mark = JournalTransaction.compactionMark(for: JournalTransaction(
-            sequence: 3, transactionID: "t", timestamp: Date(timeIntervalSince1970: 0), author: nil, inserted: [], updated: [], deleted: [],
-            nextID: 1))
+        var mark = JournalTransaction.compactionMark(
+            for: JournalTransaction(
+                sequence: 3, transactionID: "t", timestamp: Date(timeIntervalSince1970: 0), author: nil, inserted: [], updated: [], deleted: [],
+                nextID: 1))
         mark.inserted = [StoredRecord(entity: "Note", id: 1, values: [:])]
         let line = try mark.encodedLine()
         #expect(throws: StorageError.self) {

@@ -78,8 +78,10 @@ struct CompactionPolicyTests {
     @Test func aCompactionWaitsUntilTheJournalIsAsLargeAsTheSnapshotsAndTheHistory() throws {
         try withTemporaryDirectory { directory in
             // Half of the transactions retained: a history about half the snapshots' size.
-            let store = try Store.open(at: directory, configuration: StoreConfiguration(
-                durability: .none, compactionThreshold: nil, historyRetention: .init(maximumCount: 5)))
+            let store = try Store.open(
+                at: directory,
+                configuration: StoreConfiguration(
+                    durability: .none, compactionThreshold: nil, historyRetention: .init(maximumCount: 5)))
             for _ in 0..<10 { try write(store, inserting: 10, padding: 100) }
             try store.compact()
             store.close()

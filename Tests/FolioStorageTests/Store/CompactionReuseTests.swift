@@ -62,7 +62,8 @@ struct CompactionReuseTests {
             var reusedPieces: [[UInt8]] = []
             let complete = try SnapshotFile.write(
                 entity: "Item", sequence: 4, records: EntityRecords(records), reusing: .init(path: earlier.path, sequence: 3, changedIDs: changed),
-                fileSystem: PosixFileSystem(), chunkSize: chunkSize) { reusedPieces.append($0) }
+                fileSystem: PosixFileSystem(), chunkSize: chunkSize
+            ) { reusedPieces.append($0) }
             #expect(complete)
             #expect(reusedPieces.count > 4)
             #expect(reusedPieces.flatMap { $0 } == (try SnapshotFile.encode(entity: "Item", sequence: 4, records: records)))
@@ -147,7 +148,9 @@ struct CompactionReuseTests {
                 for record in store.records(of: entity) { records[record.id] = record.values }
                 let header = try readBytes(url.appending("snapshots/\(entity).jsonl")).split(separator: 0x0A)[0]
                 let sequence = try Array(header).withUnsafeBufferPointer { try SnapshotFile.decodeHeader(LineFraming.decode($0)).sequence }
-                #expect(try readBytes(url.appending("snapshots/\(entity).jsonl")) == SnapshotFile.encode(entity: entity, sequence: sequence, records: records))
+                #expect(
+                    try readBytes(url.appending("snapshots/\(entity).jsonl"))
+                        == SnapshotFile.encode(entity: entity, sequence: sequence, records: records))
             }
             let history = try store.history(after: store.oldestRetainedSequence - 1)
             #expect(try readBytes(url.appending("history.jsonl")) == history.flatMap { try $0.encodedLine() })

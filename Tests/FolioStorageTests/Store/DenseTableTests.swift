@@ -185,7 +185,8 @@ struct DenseTableTests {
             table.pages[page].chunks.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
         }
         let lastChunk = 3 * DenseTable<Int>.pageSize - 1
-        #expect(storage(table, chunk: 0) == storage(reader, chunk: 0) && storage(table, chunk: lastChunk - 1) == storage(reader, chunk: lastChunk - 1))
+        #expect(
+            storage(table, chunk: 0) == storage(reader, chunk: 0) && storage(table, chunk: lastChunk - 1) == storage(reader, chunk: lastChunk - 1))
         #expect(chunkList(table, page: 0) == chunkList(reader, page: 0) && chunkList(table, page: 1) == chunkList(reader, page: 1))
         #expect(reader[Int64(3 * perPage)] == nil && table[Int64(3 * perPage)] == -1 && reader.count == 3 * perPage)
         table[Int64(perPage + 5)] = -5

@@ -6,8 +6,10 @@ import Testing
 /// infinities): each is a typed error or a defined result, never a trap.
 @Suite("Extreme values from the storage engine's callers")
 struct ExtremeCallerValueTests {
-    static func withStore<T>(_ configuration: StoreConfiguration = StoreConfiguration(compactionThreshold: nil),
-                             _ body: (Store, URL) throws -> T) throws -> T {
+    static func withStore<T>(
+        _ configuration: StoreConfiguration = StoreConfiguration(compactionThreshold: nil),
+        _ body: (Store, URL) throws -> T
+    ) throws -> T {
         try withTemporaryDirectory { directory in
             let store = try Store.open(at: directory, configuration: configuration)
             defer { store.close() }

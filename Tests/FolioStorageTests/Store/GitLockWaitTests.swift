@@ -79,7 +79,8 @@ struct GitLockWaitTests {
             store.close()
             let reopened = try Store.open(at: directory.appending("S"), configuration: Self.configuration())
             #expect(reopened.lastSequence == 4)
-            #expect(Set(reopened.records(of: "Note").compactMap { $0.values.dictionary["title"]?.stringValue })
+            #expect(
+                Set(reopened.records(of: "Note").compactMap { $0.values.dictionary["title"]?.stringValue })
                     == ["one", "two", "from the other clone", "saved during the checkout"])
             #expect(StoreVerifier.verify(at: directory.appending("S")).problems.isEmpty)
         }
@@ -127,7 +128,8 @@ struct GitLockWaitTests {
             #expect(store.lastSequence == 4)
             store.close()
             let reopened = try Store.open(at: storeURL, configuration: Self.configuration())
-            #expect(Set(reopened.records(of: "Note").compactMap { $0.values.dictionary["title"]?.stringValue })
+            #expect(
+                Set(reopened.records(of: "Note").compactMap { $0.values.dictionary["title"]?.stringValue })
                     == ["one", "two", "from the other clone", "saved again"])
         }
     }
@@ -160,7 +162,8 @@ struct GitLockWaitTests {
             try Data("gitdir: ../repo/.git/worktrees/tree\n".utf8).write(to: tree.appending(".git"))
             let found = GitWorkTree.containing(tree.appending("Store.folio").path, fileSystem: PosixFileSystem())
             let lock = try #require(found?.indexLock)
-            #expect(URL(fileURLWithPath: lock).standardizedFileURL.path
+            #expect(
+                URL(fileURLWithPath: lock).standardizedFileURL.path
                     == directory.appending("repo/.git/worktrees/tree/index.lock").standardizedFileURL.path)
             #expect(GitWorkTree.containing(directory.path, fileSystem: PosixFileSystem()) == nil)
         }
@@ -182,7 +185,9 @@ final class JournalReplacingFileSystem: ForwardingFileSystem, @unchecked Sendabl
     }
 
     func write(_ file: FileDescriptor, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
-        if armed.withLock({ let was = $0; $0 = false; return was }) {
+        if armed.withLock({
+            let was = $0; $0 = false; return was
+        }) {
             try base.unlink(journal)
             let new = try base.open(journal, .readWriteCreate)
             try base.writeAll(new, replacement, at: 0)
@@ -199,7 +204,11 @@ final class Outcome: @unchecked Sendable {
     private var finished = false
     private var thrown: String?
 
-    func finish(_ error: String?) { lock.withLock { finished = true; thrown = error } }
+    func finish(_ error: String?) {
+        lock.withLock {
+            finished = true; thrown = error
+        }
+    }
     var isFinished: Bool { lock.withLock { finished } }
     var error: String? { lock.withLock { thrown } }
 

@@ -10,17 +10,20 @@ struct HistoryRetentionTests {
         let store = try Store.open(at: url, configuration: StoreConfiguration(compactionThreshold: nil))
         defer { store.close() }
         return try paddings.map { padding in
-            try #require(try store.write(author: "tests") { tx in
-                try tx.insert(entity: "Item", id: tx.allocateID(), values: ["text": .string(String(repeating: "x", count: padding))])
-            })
+            try #require(
+                try store.write(author: "tests") { tx in
+                    try tx.insert(entity: "Item", id: tx.allocateID(), values: ["text": .string(String(repeating: "x", count: padding))])
+                })
         }
     }
 
     private func byteCount<Lines: Sequence<[UInt8]>>(_ lines: Lines) -> Int64 { Int64(lines.reduce(0) { $0 + $1.count }) }
 
     private func openWithRetention(_ url: URL, maximumCount: Int? = 1000, maximumBytes: Int64?) throws -> Store {
-        try Store.open(at: url, configuration: StoreConfiguration(
-            compactionThreshold: nil, historyRetention: .init(maximumCount: maximumCount, maximumBytes: maximumBytes)))
+        try Store.open(
+            at: url,
+            configuration: StoreConfiguration(
+                compactionThreshold: nil, historyRetention: .init(maximumCount: maximumCount, maximumBytes: maximumBytes)))
     }
 
     private func expectHistoryExpired(_ store: Store, after sequence: UInt64) {
@@ -122,9 +125,11 @@ struct HistoryRetentionTests {
         let store = Store.inMemory(configuration: StoreConfiguration(historyRetention: .init(maximumBytes: 5000)))
         var committed: [JournalTransaction] = []
         for _ in 0..<5 {
-            committed.append(try #require(try store.write { tx in
-                try tx.insert(entity: "Item", id: tx.allocateID(), values: ["text": .string(String(repeating: "x", count: 2000))])
-            }))
+            committed.append(
+                try #require(
+                    try store.write { tx in
+                        try tx.insert(entity: "Item", id: tx.allocateID(), values: ["text": .string(String(repeating: "x", count: 2000))])
+                    }))
         }
         let lines = try committed.map { try $0.encodedLine() }
         #expect(byteCount(lines[3...]) <= 5000 && byteCount(lines[2...]) > 5000)
@@ -142,7 +147,10 @@ struct HistoryRetentionTests {
             defer { store.close() }
             try store.deleteHistory(through: 3)
             #expect(try Data(contentsOf: url.appending("history.jsonl")) == Data(lines[3...].joined()))
-            #expect(try JournalThreeWayMerge.read(readBytes(url.appending("journal.jsonl")), name: "journal").map(\.transaction.isCompactionMark) == [true])
+            #expect(
+                try JournalThreeWayMerge.read(readBytes(url.appending("journal.jsonl")), name: "journal").map(\.transaction.isCompactionMark) == [
+                    true
+                ])
             #expect(store.oldestRetainedSequence == 4)
             #expect(try store.history(after: 3) == Array(committed[3...]))
             expectHistoryExpired(store, after: 2)

@@ -33,10 +33,12 @@ struct JournalRecordCopiesTests {
             for n in range {
                 let id = tx.allocateID()
                 ids.append(id)
-                try tx.insert(entity: "Item", id: id, values: [
-                    "title": .string("item \(n) \"quoted\" \u{2028} é"), "count": .int(Int64(n)), "score": .double(Double(n) / 8),
-                    "tags": .array([.string("a"), .null]), "place": .object(["rawValue": .string("I\(n)")]),
-                ])
+                try tx.insert(
+                    entity: "Item", id: id,
+                    values: [
+                        "title": .string("item \(n) \"quoted\" \u{2028} é"), "count": .int(Int64(n)), "score": .double(Double(n) / 8),
+                        "tags": .array([.string("a"), .null]), "place": .object(["rawValue": .string("I\(n)")]),
+                    ])
             }
         }
         return ids

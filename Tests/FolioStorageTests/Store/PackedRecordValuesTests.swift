@@ -220,10 +220,12 @@ struct PackedRecordValuesTests {
     }
 
     @Test func brokenBytesDecodeAsNullAndStayInBounds() throws {
-        let record = RecordValues(names: ["a", "b", "c", "d"], values: [
-            .string("some text"), .array([.object(["k": .int(300)]), .double(2.5)]), .int(.max),
-            .array([.string("2022-07-20T05:19:19.323Z"), .string("6F9619FF-8B86-D011-B42D-00C04FC964FF")]),
-        ])
+        let record = RecordValues(
+            names: ["a", "b", "c", "d"],
+            values: [
+                .string("some text"), .array([.object(["k": .int(300)]), .double(2.5)]), .int(.max),
+                .array([.string("2022-07-20T05:19:19.323Z"), .string("6F9619FF-8B86-D011-B42D-00C04FC964FF")]),
+            ])
         let bytes = try #require(record).values.bytes
         // Every truncation and every single-byte change of a valid buffer must decode without trapping.
         for length in 0..<bytes.count {
@@ -239,7 +241,8 @@ struct PackedRecordValuesTests {
                 for slot in 0..<4 { _ = broken.value(atSlot: slot) }
                 guard broken.count == 4 else { continue }
                 var output: [UInt8] = []
-                try? CanonicalJSONWriter().write(RecordValues(layout: RecordLayout.interned(sortedNames: ["a", "b", "c", "d"]), packed: broken), into: &output)
+                try? CanonicalJSONWriter().write(
+                    RecordValues(layout: RecordLayout.interned(sortedNames: ["a", "b", "c", "d"]), packed: broken), into: &output)
             }
         }
         // A truncated value reads as null; an absurd count or width reads as no values.

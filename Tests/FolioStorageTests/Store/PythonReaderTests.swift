@@ -44,10 +44,12 @@ struct PythonReaderTests {
             try writeSampleTransactions(store, count: 30)
             try store.write { tx in
                 tx.setSchema(.object(["Item": .object(["title": .string("String")])]))
-                try tx.insert(entity: "Item", id: tx.allocateID(), values: [
-                    "text": .string("line\u{2028}sep\u{85}nel\r\n\"quoted\" é 😀 \u{0}"), "big": .int(.max), "small": .double(1e-7),
-                    "huge": .double(1e300), "neg": .double(-0.5),
-                ])
+                try tx.insert(
+                    entity: "Item", id: tx.allocateID(),
+                    values: [
+                        "text": .string("line\u{2028}sep\u{85}nel\r\n\"quoted\" é 😀 \u{0}"), "big": .int(.max), "small": .double(1e-7),
+                        "huge": .double(1e300), "neg": .double(-0.5),
+                    ])
             }
             #expect(try runScript(url) == engineState(store))
             try store.compact()
@@ -80,8 +82,10 @@ struct PythonReaderTests {
             var merged = JournalTransaction(
                 sequence: last + 1, transactionID: UUID().uuidString, timestamp: Date(timeIntervalSince1970: 1_800_000_000), author: "b",
                 inserted: [],
-                updated: [StoredRecord(entity: "Item", id: ids[0], values: ["title": .string("changed")]),
-                          StoredRecord(entity: "Item", id: ids[1], values: ["title": .string("lost")])],
+                updated: [
+                    StoredRecord(entity: "Item", id: ids[0], values: ["title": .string("changed")]),
+                    StoredRecord(entity: "Item", id: ids[1], values: ["title": .string("lost")]),
+                ],
                 deleted: [],
                 nextID: ids[1] + 1)
             merged.folded = FoldedTransactions(sequences: last...last, seen: false)
@@ -101,8 +105,10 @@ struct PythonReaderTests {
             try store.compact()
             try writeSampleTransactions(store, count: 10, seed: 5)
             try store.write { tx in
-                try tx.migrate(RecordMigration(entity: "Item", renamedMembers: ["title": "name", "count": "flag", "flag": "count"],
-                                               removedMembers: ["score"]))
+                try tx.migrate(
+                    RecordMigration(
+                        entity: "Item", renamedMembers: ["title": "name", "count": "flag", "flag": "count"],
+                        removedMembers: ["score"]))
                 try tx.migrate(RecordMigration(entity: "Tag", removesEntity: true))
                 try tx.insert(entity: "Item", id: tx.allocateID(), values: ["name": .string("after the migration")])
             }

@@ -11,9 +11,11 @@ struct RecordMigrationTests {
         let store = try Store.open(at: url, configuration: configuration)
         try store.write { tx in
             for n in 1...5 {
-                try tx.insert(entity: "Trip", id: tx.allocateID(), values: [
-                    "name": .string("trip \(n)"), "legacy": .int(Int64(n)), "price": .int(Int64(100 * n)),
-                ])
+                try tx.insert(
+                    entity: "Trip", id: tx.allocateID(),
+                    values: [
+                        "name": .string("trip \(n)"), "legacy": .int(Int64(n)), "price": .int(Int64(100 * n)),
+                    ])
             }
             try tx.insert(entity: "Old", id: tx.allocateID(), values: ["gone": .bool(true)])
             try tx.insert(entity: "Keep", id: tx.allocateID(), values: ["name": .string("kept")])
@@ -60,9 +62,10 @@ struct RecordMigrationTests {
         let line = try transaction.encodedLine()
         #expect(line == (try LineFraming.encode(transaction.jsonMembers())))
         let text = String(decoding: line, as: UTF8.self)
-        #expect(text.contains(
-            #""migrate":[{"entity":"Trip","remove":["legacy"],"rename":{"name":"title"}},{"entity":"Old","removeEntity":true},{"entity":"Keep","remove":["b","a"]}],"nextID":10"#
-        ))
+        #expect(
+            text.contains(
+                #""migrate":[{"entity":"Trip","remove":["legacy"],"rename":{"name":"title"}},{"entity":"Old","removeEntity":true},{"entity":"Keep","remove":["b","a"]}],"nextID":10"#
+            ))
         let decoded = try line.dropLast().withUnsafeBufferPointer { try JournalTransaction(members: LineFraming.decode($0)) }
         #expect(decoded == transaction)
         #expect(decoded.entities == ["Trip", "Old", "Keep"])
@@ -84,7 +87,9 @@ struct RecordMigrationTests {
             let committed = try store.write { tx in try tx.migrate(Self.oldRemoval) }
             #expect(committed?.migrations == [Self.oldRemoval])
             #expect(committed?.entities == ["Old"])
-            #expect(try journalLine(url, sequence: 2).objectValue?["migrate"] == .array([.object(["entity": .string("Old"), "removeEntity": .bool(true)])]))
+            #expect(
+                try journalLine(url, sequence: 2).objectValue?["migrate"]
+                    == .array([.object(["entity": .string("Old"), "removeEntity": .bool(true)])]))
         }
     }
 
@@ -109,7 +114,7 @@ struct RecordMigrationTests {
     func aMalformedMigrationIsRefusedWithItsLine(member: String) throws {
         try withTemporaryDirectory { url in
             try makeStore(url).close()
-            let body = #"{"id":"X","#  + member + #","nextID":8,"seq":2,"time":"2026-01-01T00:00:00.000Z"}"#
+            let body = #"{"id":"X","# + member + #","nextID":8,"seq":2,"time":"2026-01-01T00:00:00.000Z"}"#
             let members = try #require(try JSONReader().parse(Array(body.utf8)).objectValue)
             let journal = url.appending("journal.jsonl")
             try writeBytes(try readBytes(journal) + LineFraming.encode(members), to: journal)

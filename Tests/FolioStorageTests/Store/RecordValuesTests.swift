@@ -16,9 +16,10 @@ struct RecordValuesTests {
     }
 
     @Test func recordsWithTheSameNamesShareOneLayout() {
-        #expect(sharedLayouts(
-            { RecordValues(["a": .int(1), "b": .int(2)]) },
-            then: { RecordValues(["b": .int(3), "a": .int(4)]) }))
+        #expect(
+            sharedLayouts(
+                { RecordValues(["a": .int(1), "b": .int(2)]) },
+                then: { RecordValues(["b": .int(3), "a": .int(4)]) }))
         let first = RecordValues(["a": .int(1), "b": .int(2)])
         #expect(RecordValues(["b": .int(3), "a": .int(4)]) != first)
         #expect(RecordValues(["a": .int(1), "b": .int(2)]) == first)
@@ -32,12 +33,14 @@ struct RecordValuesTests {
             _ = RecordValues([marker: .int(1), "n\(index)": .int(2)])
             _ = RecordValues(names: ["n\(index)", marker, "z"], values: [.int(1), .int(2), .int(3)])
         }
-        #expect(sharedLayouts(
-            { RecordValues([marker + "-after": .int(1), "b": .int(2)]) },
-            then: { RecordValues(["b": .int(3), marker + "-after": .int(4)]) }))
-        #expect(sharedLayouts(
-            { RecordValues(names: ["z", marker + "-after"], values: [.int(1), .int(2)]) ?? RecordValues() },
-            then: { RecordValues(names: ["z", marker + "-after"], values: [.int(3), .int(4)]) ?? RecordValues() }))
+        #expect(
+            sharedLayouts(
+                { RecordValues([marker + "-after": .int(1), "b": .int(2)]) },
+                then: { RecordValues(["b": .int(3), marker + "-after": .int(4)]) }))
+        #expect(
+            sharedLayouts(
+                { RecordValues(names: ["z", marker + "-after"], values: [.int(1), .int(2)]) ?? RecordValues() },
+                then: { RecordValues(names: ["z", marker + "-after"], values: [.int(3), .int(4)]) ?? RecordValues() }))
         #expect(RecordValues(names: ["z", marker + "-after"], values: [.int(1), .int(2)])?.keys == [marker + "-after", "z"])
     }
 
@@ -217,4 +220,3 @@ struct RecordValuesFromPairsTests {
         #expect(try #require(RecordArrangement(names: [])).record(sortedValues: []) == [:])
     }
 }
-

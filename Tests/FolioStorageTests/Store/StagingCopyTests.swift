@@ -103,7 +103,10 @@ struct StagingCopyTests {
                 tx.setSchema(.string("v2"))
             }
             let committed = Self.snapshot(store)
-            #expect(committed.contains { $0.hasPrefix("1 Trip v2 ") && $0.contains("title=string") && $0.contains("renamed before") && !$0.contains("price") })
+            #expect(
+                committed.contains {
+                    $0.hasPrefix("1 Trip v2 ") && $0.contains("title=string") && $0.contains("renamed before") && !$0.contains("price")
+                })
             #expect(committed.contains { $0.hasPrefix("6 Trip v2 ") && $0.contains("inserted before") && !$0.contains("price") })
             #expect(committed.contains { $0.hasPrefix("2 Trip v2 ") && $0.contains("set after") })
             #expect(!committed.contains { $0.contains(" Note ") })

@@ -18,11 +18,12 @@ struct WriterReentrancyTests {
         try withTemporaryDirectory { url in
             let store = try Store.open(at: url)
             defer { store.close() }
-            let error = try #require(try errorInsideWrite(store) {
-                try store.write { transaction in
-                    try transaction.insert(entity: "Item", id: transaction.allocateID(), values: ["title": .string("inner")])
-                }
-            })
+            let error = try #require(
+                try errorInsideWrite(store) {
+                    try store.write { transaction in
+                        try transaction.insert(entity: "Item", id: transaction.allocateID(), values: ["title": .string("inner")])
+                    }
+                })
             #expect(error.code == .reentrantCall)
             #expect(error.message.contains("Store.write(author:_:) was called on a thread that is already inside it"))
             #expect(error.message.contains("read through the WriteTransaction"))
@@ -37,15 +38,16 @@ struct WriterReentrancyTests {
         try withTemporaryDirectory { url in
             let store = try Store.open(at: url)
             defer { store.close() }
-            let error = try #require(try errorInsideWrite(store) {
-                switch call {
-                case "refresh": _ = try store.refresh()
-                case "compact": try store.compact()
-                case "sync": try store.sync()
-                case "deleteHistory": try store.deleteHistory(through: 0)
-                default: try store.waitForBackgroundCompaction()
-                }
-            })
+            let error = try #require(
+                try errorInsideWrite(store) {
+                    switch call {
+                    case "refresh": _ = try store.refresh()
+                    case "compact": try store.compact()
+                    case "sync": try store.sync()
+                    case "deleteHistory": try store.deleteHistory(through: 0)
+                    default: try store.waitForBackgroundCompaction()
+                    }
+                })
             #expect(error.code == .reentrantCall)
             #expect(error.message.contains("Store.\(call)"))
             #expect(store.lastSequence == 1)
@@ -84,8 +86,10 @@ struct WriterReentrancyTests {
             let items = store.count(of: "Item")
             var seen: (records: Int, sequence: UInt64, history: Int, changed: Bool, retained: Int)?
             try store.write { transaction in
-                seen = (store.records(of: "Item").count, store.lastSequence, try store.history(after: 0).count,
-                        store.hasExternalChanges(), try store.statistics().retainedTransactions)
+                seen = (
+                    store.records(of: "Item").count, store.lastSequence, try store.history(after: 0).count,
+                    store.hasExternalChanges(), try store.statistics().retainedTransactions
+                )
                 try transaction.insert(entity: "Item", id: transaction.allocateID(), values: ["title": .string("inside")])
             }
             let reads = try #require(seen)

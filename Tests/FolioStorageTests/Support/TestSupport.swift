@@ -76,10 +76,12 @@ func writeSampleTransactions(_ store: Store, count: Int, seed: UInt64 = 1) throw
                 try tx.update(entity: "Item", id: target.id, values: ["title": .string("updated \(n)"), "score": .double(Double(n) / 4)])
             default:
                 let id = tx.allocateID()
-                try tx.insert(entity: n % 3 == 0 ? "Tag" : "Item", id: id, values: [
-                    "title": .string("item \(n) \u{2028} é"), "count": .int(Int64(n)), "flag": .bool(n % 2 == 0),
-                    "list": .array([.int(1), .null]),
-                ])
+                try tx.insert(
+                    entity: n % 3 == 0 ? "Tag" : "Item", id: id,
+                    values: [
+                        "title": .string("item \(n) \u{2028} é"), "count": .int(Int64(n)), "flag": .bool(n % 2 == 0),
+                        "list": .array([.int(1), .null]),
+                    ])
             }
         }
         if let transaction { committed.append(transaction) }

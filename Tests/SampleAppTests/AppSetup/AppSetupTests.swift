@@ -25,16 +25,18 @@ struct AppSetupTests {
     @Test func modelTypesWithAMigrationPlanAndVariadicConfigurations() throws {
         let store = SampleStore()
         defer { store.cleanUp() }
-        let container = try ModelContainer(for: Note.self, migrationPlan: nil,
-                                           configurations: ModelConfiguration(url: store.url, cloudKitDatabase: .automatic))
+        let container = try ModelContainer(
+            for: Note.self, migrationPlan: nil,
+            configurations: ModelConfiguration(url: store.url, cloudKitDatabase: .automatic))
         #expect(container.migrationPlan == nil)
         #expect(try roundTrip(container) == ["Groceries"])
     }
 
     @Test func everyCloudKitDatabaseIsAcceptedAndTheStoreStaysLocal() throws {
         for database in [ModelConfiguration.CloudKitDatabase.none, .automatic, .private("iCloud.com.example.notes")] {
-            let configuration = ModelConfiguration(schema: Schema([Note.self]), isStoredInMemoryOnly: true, allowsSave: true,
-                                                   cloudKitDatabase: database)
+            let configuration = ModelConfiguration(
+                schema: Schema([Note.self]), isStoredInMemoryOnly: true, allowsSave: true,
+                cloudKitDatabase: database)
             #expect(configuration.cloudKitDatabase == database)
             #expect(try roundTrip(try ModelContainer(for: Note.self, configurations: configuration)) == ["Groceries"])
         }

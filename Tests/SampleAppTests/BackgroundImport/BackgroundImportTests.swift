@@ -5,8 +5,11 @@ import Folio
 @Suite("Sample app: background import through a model actor")
 struct BackgroundImportTests {
     static func entries(_ range: Range<Int>) -> [QuakeEntry] {
-        range.map { QuakeEntry(code: "q\($0)", magnitude: Double($0 % 60) / 10, place: "Place \($0)",
-                               time: Date(timeIntervalSinceReferenceDate: Double($0) * 60)) }
+        range.map {
+            QuakeEntry(
+                code: "q\($0)", magnitude: Double($0 % 60) / 10, place: "Place \($0)",
+                time: Date(timeIntervalSinceReferenceDate: Double($0) * 60))
+        }
     }
 
     @Test func anImporterActorSavesAndItsIdentifiersFindTheModelsInAnotherContext() async throws {

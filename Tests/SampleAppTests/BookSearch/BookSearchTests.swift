@@ -26,7 +26,8 @@ struct BookSearchTests {
     @Test func composedFiltersSelectWhatEachSelects() throws {
         let context = try Self.library()
         #expect(try titles(BookFilter(), in: context).count == 5)
-        #expect(try titles(BookFilter(genre: "SF"), in: context)
+        #expect(
+            try titles(BookFilter(genre: "SF"), in: context)
                 == ["The Left Hand of Darkness", "The Dispossessed", "A Memory Called Empire"])
         #expect(try titles(BookFilter(genre: "SF", since: 1970), in: context) == ["The Dispossessed", "A Memory Called Empire"])
         #expect(try titles(BookFilter(text: "the"), in: context) == ["The Left Hand of Darkness", "The Dispossessed"])

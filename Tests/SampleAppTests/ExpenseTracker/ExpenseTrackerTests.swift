@@ -8,8 +8,10 @@ struct ExpenseTrackerTests {
     static let day = Date(timeIntervalSinceReferenceDate: 780_000_000)
 
     static func seed(_ context: ModelContext) throws {
-        let rows: [(String, Double, String)] = [("Coffee", 3.5, "Food"), ("Train", 12, "Travel"), ("Lunch", 14, "Food"),
-                                                ("Taxi", 25, "Travel"), ("Book", 18, "Leisure"), ("Dinner", 40, "Food")]
+        let rows: [(String, Double, String)] = [
+            ("Coffee", 3.5, "Food"), ("Train", 12, "Travel"), ("Lunch", 14, "Food"),
+            ("Taxi", 25, "Travel"), ("Book", 18, "Leisure"), ("Dinner", 40, "Food"),
+        ]
         for (offset, row) in rows.enumerated() {
             context.insert(Expense(title: row.0, amount: row.1, category: row.2, date: day.addingTimeInterval(Double(offset) * 3600)))
         }
@@ -74,8 +76,9 @@ struct ExpenseTrackerTests {
         let container = try ModelContainer(for: Expense.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
         let context = ModelContext(container)
         try Self.seed(context)
-        let sections = try context.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.category), SortDescriptor(\.amount)]),
-                                         sectionBy: \.category)
+        let sections = try context.fetch(
+            FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.category), SortDescriptor(\.amount)]),
+            sectionBy: \.category)
         #expect(sections.map(\.title) == ["Food", "Leisure", "Travel"])
         #expect(sections.first?.map(\.title) == ["Coffee", "Lunch", "Dinner"])
         #expect(try context.sum(\Expense.amount, groupedBy: \.category) == ["Food": 57.5, "Travel": 37, "Leisure": 18])
@@ -116,8 +119,9 @@ struct ExpenseTrackerTests {
 
     @Test func observersFollowSavesFromAnotherContext() async throws {
         let container = try ModelContainer(for: Expense.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
-        let bigOnes = try ResultsObserver<Expense, Never>(filterBy: #Predicate { $0.amount >= 20 }, sortBy: [SortDescriptor(\.amount)],
-                                                          modelContainer: container)
+        let bigOnes = try ResultsObserver<Expense, Never>(
+            filterBy: #Predicate { $0.amount >= 20 }, sortBy: [SortDescriptor(\.amount)],
+            modelContainer: container)
         let history = try HistoryObserver(observedModels: [Expense.self], modelContainer: container)
         let before = history.eventCounter
         try Self.seed(ModelContext(container))

@@ -100,12 +100,17 @@ struct InventoryTests {
         context.insert(screws)
         try context.save()
         let changed = LockedFlag()
-        withObservationTracking { _ = screws.count } onChange: { changed.set() }
+        withObservationTracking {
+            _ = screws.count
+        } onChange: {
+            changed.set()
+        }
         screws.count = 99
         #expect(changed.value, "a model's property reports its change to Observation")
 
-        let byShelf = try ResultsObserver<StockItem, String>(fetchDescriptor: FetchDescriptor(sortBy: [SortDescriptor(\.title)]),
-                                                              sectionBy: \.shelf?.code, modelContext: context)
+        let byShelf = try ResultsObserver<StockItem, String>(
+            fetchDescriptor: FetchDescriptor(sortBy: [SortDescriptor(\.title)]),
+            sectionBy: \.shelf?.code, modelContext: context)
         let shelf = Shelf(code: "C3")
         context.insert(shelf)
         shelf.items.append(StockItem(title: "Rivets", count: 5))

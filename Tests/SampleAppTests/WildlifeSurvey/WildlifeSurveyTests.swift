@@ -30,8 +30,10 @@ struct WildlifeSurveyTests {
         let otter = try #require(try context.fetch(FetchDescriptor<Animal>(predicate: #Predicate { $0.species == "Otter" })).first)
         #expect(otter.habitat?.name == "Wetland")
         #expect(otter.sightings?.isEmpty == true)
-        let inWetland = try context.fetch(FetchDescriptor<Animal>(predicate: #Predicate { $0.habitat?.name == "Wetland" },
-                                                                  sortBy: [SortDescriptor(\.name)]))
+        let inWetland = try context.fetch(
+            FetchDescriptor<Animal>(
+                predicate: #Predicate { $0.habitat?.name == "Wetland" },
+                sortBy: [SortDescriptor(\.name)]))
         #expect(inWetland.map(\.name) == ["Hattie", "Olly"])
         let seen = try context.fetch(FetchDescriptor<Sighting>()).first
         #expect(seen?.animal?.name == "Hattie")

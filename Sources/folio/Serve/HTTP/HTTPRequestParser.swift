@@ -104,8 +104,9 @@ enum HTTPRequestParser {
         case "HTTP/1.0": minor = 0
         default:
             let isVersion = version.hasPrefix("HTTP/") && version.count == 8
-            throw HTTPError(isVersion ? .httpVersionNotSupported : .badRequest,
-                            isVersion ? "Only HTTP/1.0 and HTTP/1.1 are spoken here." : "The request line does not end with an HTTP version.")
+            throw HTTPError(
+                isVersion ? .httpVersionNotSupported : .badRequest,
+                isVersion ? "Only HTTP/1.0 and HTTP/1.1 are spoken here." : "The request line does not end with an HTTP version.")
         }
         guard method == "GET" || method == "HEAD" else {
             throw HTTPError(.methodNotAllowed, "This server is read-only: it answers GET and HEAD, not \(method).")

@@ -140,7 +140,8 @@ final class HTTPServer: Sendable {
                 timeout = limits.idleTimeoutMilliseconds
             } else {
                 let elapsed = clock.now - started
-                let left = Int64(limits.headTimeoutMilliseconds) - elapsed.components.seconds * 1000 - elapsed.components.attoseconds / 1_000_000_000_000_000
+                let left =
+                    Int64(limits.headTimeoutMilliseconds) - elapsed.components.seconds * 1000 - elapsed.components.attoseconds / 1_000_000_000_000_000
                 guard left > 0 else { return .refused(HTTPError(.requestTimeout, "The request head took too long to arrive.")) }
                 timeout = Int32(clamping: left)
             }

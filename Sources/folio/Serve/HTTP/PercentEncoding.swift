@@ -26,7 +26,8 @@ enum PercentEncoding {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
-            let isUnreserved = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            let isUnreserved =
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
             if isUnreserved {
                 result.unicodeScalars.append(Unicode.Scalar(byte))

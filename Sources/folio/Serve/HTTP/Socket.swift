@@ -1,17 +1,17 @@
 // The platform seam of `folio serve`: the one file that calls the C library's socket functions.
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 #if canImport(Darwin)
-private let sendFlags: Int32 = 0
+    private let sendFlags: Int32 = 0
 #else
-/// A write to a closed connection fails with EPIPE instead of raising SIGPIPE.
-private let sendFlags = Int32(MSG_NOSIGNAL)
+    /// A write to a closed connection fails with EPIPE instead of raising SIGPIPE.
+    private let sendFlags = Int32(MSG_NOSIGNAL)
 #endif
 
 /// A failed socket call, with the call's name and `errno`'s text.
@@ -46,9 +46,9 @@ struct Socket: Sendable {
         hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE
         hints.ai_family = AF_UNSPEC
         #if canImport(Darwin)
-        hints.ai_socktype = SOCK_STREAM
+            hints.ai_socktype = SOCK_STREAM
         #else
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         #endif
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
@@ -83,9 +83,13 @@ struct Socket: Sendable {
         guard status == 0 else { return nil }
         switch Int32(storage.ss_family) {
         case AF_INET:
-            return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) } }
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+            }
         case AF_INET6:
-            return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) } }
+            return withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+            }
         default:
             return nil
         }

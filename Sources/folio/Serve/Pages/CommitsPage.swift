@@ -32,12 +32,13 @@ struct CommitsPage {
             let object: JSONValue = .object([
                 "store": .string(context.storeName), "gitWorkTree": .bool(true), "total": .int(Int64(total)), "page": .int(Int64(page)),
                 "pageSize": .int(Int64(size)), "pages": .int(Int64(pages)),
-                "commits": .array(commits.map { commit in
-                    .object([
-                        "hash": .string(commit.hash), "parents": .array(commit.parents.map { .string($0) }), "author": .string(commit.author),
-                        "date": .string(commit.date), "subject": .string(commit.subject), "diff": diffPath(commit).map { .string($0) } ?? .null,
-                    ])
-                }),
+                "commits": .array(
+                    commits.map { commit in
+                        .object([
+                            "hash": .string(commit.hash), "parents": .array(commit.parents.map { .string($0) }), "author": .string(commit.author),
+                            "date": .string(commit.date), "subject": .string(commit.subject), "diff": diffPath(commit).map { .string($0) } ?? .null,
+                        ])
+                    }),
             ])
             return .json(ValueFormatting.json(object))
         }
@@ -45,12 +46,16 @@ struct CommitsPage {
         body += "<p class=\"dim\">\(Numbers.grouped(total)) commit\(total == 1 ? "" : "s") touched the store's folder, newest first. "
         body += "A commit links to what it changed since its first parent.</p>"
         body += table(commits)
-        body += Pager.html(page: page, pages: pages, path: { number in
-            route.path + "?" + PercentEncoding.query([("page", String(number)), ("size", String(size))])
-        })
-        return .html(PageLayout.page(title: "Commits of \(context.storeName)", crumbs: context.storeCrumbs + [PageLayout.Crumb(text: "Commits")],
-                                     alternates: [("JSON", route.path(.json) + "?" + PercentEncoding.query([("page", String(page)), ("size", String(size))]))],
-                                     body: body))
+        body += Pager.html(
+            page: page, pages: pages,
+            path: { number in
+                route.path + "?" + PercentEncoding.query([("page", String(number)), ("size", String(size))])
+            })
+        return .html(
+            PageLayout.page(
+                title: "Commits of \(context.storeName)", crumbs: context.storeCrumbs + [PageLayout.Crumb(text: "Commits")],
+                alternates: [("JSON", route.path(.json) + "?" + PercentEncoding.query([("page", String(page)), ("size", String(size))]))],
+                body: body))
     }
 
     /// The diff of a commit with its first parent; nil for a root commit.
@@ -61,9 +66,11 @@ struct CommitsPage {
 
     private func table(_ commits: [StoreCommits.Commit]) -> String {
         if commits.isEmpty { return "<p class=\"dim\">No commit on this page.</p>" }
-        var html = "<div class=\"scroll\"><table id=\"commits\"><thead><tr><th>Commit</th><th>Date</th><th>Author</th><th>Subject</th></tr></thead><tbody>"
+        var html =
+            "<div class=\"scroll\"><table id=\"commits\"><thead><tr><th>Commit</th><th>Date</th><th>Author</th><th>Subject</th></tr></thead><tbody>"
         for commit in commits {
-            let hash = diffPath(commit).map { PageLayout.link($0, commit.shortHash, className: "mono") }
+            let hash =
+                diffPath(commit).map { PageLayout.link($0, commit.shortHash, className: "mono") }
                 ?? "<span class=\"mono\">\(HTMLEscaping.escape(commit.shortHash))</span> <span class=\"dim\">(root)</span>"
             html += "<tr id=\"c\(HTMLEscaping.escape(commit.hash))\"><td>\(hash)</td><td>\(Self.date(commit.date))</td>"
             html += "<td>\(HTMLEscaping.escape(commit.author))</td><td>\(HTMLEscaping.escape(commit.subject))</td></tr>"
@@ -86,7 +93,9 @@ struct CommitsPage {
             \(PageLayout.link(ServeRoute.log(store: context.storeName).path, "transaction log")); \
             'git init' in a folder above it (then 'folio git-setup') starts one.</p>
             """
-        return .html(PageLayout.page(title: "Commits of \(context.storeName)", crumbs: context.storeCrumbs + [PageLayout.Crumb(text: "Commits")],
-                                     alternates: [("JSON", route.path(.json))], body: body))
+        return .html(
+            PageLayout.page(
+                title: "Commits of \(context.storeName)", crumbs: context.storeCrumbs + [PageLayout.Crumb(text: "Commits")],
+                alternates: [("JSON", route.path(.json))], body: body))
     }
 }

@@ -26,11 +26,14 @@ struct ConflictsPage {
         if conflicts.isEmpty {
             body += "<p class=\"dim\">No conflicts recorded: no merge had to choose between two values.</p>"
         } else {
-            body += "<div class=\"scroll\"><table><thead><tr><th>Record</th><th>Attribute</th><th>Kept</th><th>Lost</th><th>Resolved in</th></tr></thead><tbody>"
+            body +=
+                "<div class=\"scroll\"><table><thead><tr><th>Record</th><th>Attribute</th><th>Kept</th><th>Lost</th><th>Resolved in</th></tr></thead><tbody>"
             for resolved in conflicts {
                 let conflict = resolved.conflict
-                let record = PageLayout.link(ServeRoute.record(store: context.storeName, entity: conflict.entity, id: conflict.id).path, "\(conflict.entity) \(conflict.id)")
-                let kept = conflict.kept.map { "<code>\(HTMLEscaping.escape(HTMLEscaping.truncated(ValueFormatting.json($0), to: 300).text))</code>" }
+                let record = PageLayout.link(
+                    ServeRoute.record(store: context.storeName, entity: conflict.entity, id: conflict.id).path, "\(conflict.entity) \(conflict.id)")
+                let kept =
+                    conflict.kept.map { "<code>\(HTMLEscaping.escape(HTMLEscaping.truncated(ValueFormatting.json($0), to: 300).text))</code>" }
                     ?? "<span class=\"dim\">(record deleted)</span>"
                 body += "<tr><td>\(record)</td><td>\(HTMLEscaping.escape(conflict.member))</td><td>\(kept)</td>"
                 body += "<td><code>\(HTMLEscaping.escape(HTMLEscaping.truncated(ValueFormatting.json(conflict.lost), to: 300).text))</code></td>"
@@ -38,7 +41,9 @@ struct ConflictsPage {
             }
             body += "</tbody></table></div>"
         }
-        return .html(PageLayout.page(title: "Conflicts in \(context.storeName)", crumbs: context.storeCrumbs + [PageLayout.Crumb(text: "Conflicts")],
-                                     alternates: [("JSON", route.path(.json))], body: body))
+        return .html(
+            PageLayout.page(
+                title: "Conflicts in \(context.storeName)", crumbs: context.storeCrumbs + [PageLayout.Crumb(text: "Conflicts")],
+                alternates: [("JSON", route.path(.json))], body: body))
     }
 }

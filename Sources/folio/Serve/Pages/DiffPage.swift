@@ -17,7 +17,8 @@ struct DiffPage {
 
     func response(format: ServeRoute.Format) throws(HTTPError) -> HTTPResponse {
         guard let fromText = context.query.value("from") else {
-            throw HTTPError(.badRequest, "Give the point to compare from: from=REVISION or from=SEQUENCE (and to=…, the store as it is now by default).")
+            throw HTTPError(
+                .badRequest, "Give the point to compare from: from=REVISION or from=SEQUENCE (and to=…, the store as it is now by default).")
         }
         let toText = context.query.value("to")
         let from = try Self.point(fromText, parameter: "from")
@@ -43,17 +44,25 @@ struct DiffPage {
         body += form(from: fromText, to: toText)
         body += "<p>\(HTMLEscaping.escape(DiffCommand.summary(comparison))).</p>"
         body += tables(shown)
-        if omitted > 0 { body += "<p class=\"dim\">and \(Numbers.grouped(omitted)) more change\(omitted == 1 ? "" : "s") not shown (the JSON form counts them too).</p>" }
-        return .html(PageLayout.page(title: "Diff of \(context.storeName)", crumbs: context.storeCrumbs + [PageLayout.Crumb(text: "Diff")],
-                                     alternates: [("JSON", route.path(.json) + "?" + PercentEncoding.query([("from", fromText)] + (toText.map { [("to", $0)] } ?? [])))],
-                                     body: body))
+        if omitted > 0 {
+            body +=
+                "<p class=\"dim\">and \(Numbers.grouped(omitted)) more change\(omitted == 1 ? "" : "s") not shown (the JSON form counts them too).</p>"
+        }
+        return .html(
+            PageLayout.page(
+                title: "Diff of \(context.storeName)", crumbs: context.storeCrumbs + [PageLayout.Crumb(text: "Diff")],
+                alternates: [("JSON", route.path(.json) + "?" + PercentEncoding.query([("from", fromText)] + (toText.map { [("to", $0)] } ?? [])))],
+                body: body))
     }
 
     /// A point as a query names it. A revision that git would read as an option, or with control
     /// characters, is refused here, before any git runs.
     static func point(_ text: String, parameter: String) throws(HTTPError) -> StorePoint {
         guard text.utf8.count <= 1024, !text.hasPrefix("-"), !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            throw HTTPError(.badRequest, "\(parameter)=\(text.prefix(200)) is not a point of the store's past: name a transaction (12 or #12) or a git revision (HEAD~2, a commit); a revision cannot start with '-' or hold control characters.")
+            throw HTTPError(
+                .badRequest,
+                "\(parameter)=\(text.prefix(200)) is not a point of the store's past: name a transaction (12 or #12) or a git revision (HEAD~2, a commit); a revision cannot start with '-' or hold control characters."
+            )
         }
         return StorePoint(text)
     }
@@ -86,7 +95,8 @@ struct DiffPage {
             let entity = changes[index].entity
             var end = index
             while end < changes.endIndex, changes[end].entity == entity { end += 1 }
-            html += "<h2>\(HTMLEscaping.escape(entity))</h2><div class=\"scroll\"><table class=\"diff\"><thead><tr><th>Record</th><th>Change</th><th>Values</th></tr></thead><tbody>"
+            html +=
+                "<h2>\(HTMLEscaping.escape(entity))</h2><div class=\"scroll\"><table class=\"diff\"><thead><tr><th>Record</th><th>Change</th><th>Values</th></tr></thead><tbody>"
             for change in changes[index..<end] { html += row(change) }
             html += "</tbody></table></div>"
             index = end
@@ -95,7 +105,8 @@ struct DiffPage {
     }
 
     private func row(_ change: DiffCommand.RecordChange) -> String {
-        let link = PageLayout.link(ServeRoute.record(store: context.storeName, entity: change.entity, id: change.id).path, "\(change.entity) \(change.id)")
+        let link = PageLayout.link(
+            ServeRoute.record(store: context.storeName, entity: change.entity, id: change.id).path, "\(change.entity) \(change.id)")
         let lines: [String]
         switch change.kind {
         case .insert: lines = DiffCommand.sortedNames(change.new.keys).map { "\(HTMLEscaping.escape($0)) \(value(change.new[$0]))" }

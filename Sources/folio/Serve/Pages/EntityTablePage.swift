@@ -31,17 +31,21 @@ struct EntityTablePage {
 
     func response(format: ServeRoute.Format) throws(HTTPError) -> HTTPResponse {
         let query = context.query
-        let request = Request(filterTexts: query.values("where"), sortText: query.value("sort"), fieldsText: query.value("fields"),
-                              exact: query.value("exact") == "1", page: try query.integer("page", in: 1...Int(Int32.max), fallback: 1),
-                              size: try query.integer("size", in: 1...1000, fallback: Self.defaultSize))
+        let request = Request(
+            filterTexts: query.values("where"), sortText: query.value("sort"), fieldsText: query.value("fields"),
+            exact: query.value("exact") == "1", page: try query.integer("page", in: 1...Int(Int32.max), fallback: 1),
+            size: try query.integer("size", in: 1...1000, fallback: Self.defaultSize))
         var filters: [Filter] = []
         for text in request.filterTexts {
             do { filters.append(try Filter.parse(text)) } catch {
-                return refusal(HTTPError(.badRequest, "Invalid filter '\(text)': \(error.message) (at character \(error.column + 1))."), request, format)
+                return refusal(
+                    HTTPError(.badRequest, "Invalid filter '\(text)': \(error.message) (at character \(error.column + 1))."), request, format)
             }
         }
         guard let sortKeys = request.sortText.map(RecordQuery.parseSort) ?? [] else {
-            return refusal(HTTPError(.badRequest, "The sort '\(request.sortText ?? "")' is invalid: write fields separated by commas, like -price,name."), request, format)
+            return refusal(
+                HTTPError(.badRequest, "The sort '\(request.sortText ?? "")' is invalid: write fields separated by commas, like -price,name."),
+                request, format)
         }
         let wanted = request.fieldsText?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } ?? []
         var recordQuery = RecordQuery(entity: entity, filters: filters, sortKeys: sortKeys, wantedFields: wanted, exact: request.exact)
@@ -79,9 +83,11 @@ struct EntityTablePage {
         for record in result.records {
             text += ([String(record.id)] + columns.map { ValueFormatting.cell(record.values[$0]) }).map(CSV.field).joined(separator: ",") + "\r\n"
         }
-        let filename = String(entity.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil) }.map(Character.init))
-        return HTTPResponse(contentType: "text/csv; charset=utf-8", body: Array(text.utf8),
-                            headers: [("Content-Disposition", "inline; filename=\"\(filename.isEmpty ? "records" : filename).csv\"")])
+        let filename = String(
+            entity.unicodeScalars.filter { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil) }.map(Character.init))
+        return HTTPResponse(
+            contentType: "text/csv; charset=utf-8", body: Array(text.utf8),
+            headers: [("Content-Disposition", "inline; filename=\"\(filename.isEmpty ? "records" : filename).csv\"")])
     }
 
     private func json(_ result: RecordQuery.Result, request: Request, columns: [String]) -> HTTPResponse {
@@ -91,11 +97,12 @@ struct EntityTablePage {
             "page": .int(Int64(request.page)), "pageSize": .int(Int64(request.size)), "pages": .int(Int64(pages)),
             "where": .array(request.filterTexts.map { .string($0) }), "columns": .array(columns.map { .string($0) }),
             "csv": .string(link(request, format: .csv)),
-            "records": .array(result.records.map { record in
-                var shown = record
-                if request.fieldsText != nil { shown.values = record.values.filter { columns.contains($0) } }
-                return ValueFormatting.recordJSON(shown)
-            }),
+            "records": .array(
+                result.records.map { record in
+                    var shown = record
+                    if request.fieldsText != nil { shown.values = record.values.filter { columns.contains($0) } }
+                    return ValueFormatting.recordJSON(shown)
+                }),
         ]
         if let sort = request.sortText { object["sort"] = .string(sort) }
         if request.page < pages { object["next"] = .string(link(request, page: request.page + 1, format: .json)) }
@@ -108,7 +115,8 @@ struct EntityTablePage {
         let first = (request.page - 1) * request.size
         var body = "<h1>\(HTMLEscaping.escape(entity))</h1>\n" + form(request, problem: nil)
         body += "<p class=\"dim\">"
-        body += result.records.isEmpty
+        body +=
+            result.records.isEmpty
             ? "No records on this page; \(Numbers.grouped(result.matched)) match."
             : "Records \(Numbers.grouped(first + 1))–\(Numbers.grouped(first + result.records.count)) of \(Numbers.grouped(result.matched))."
         body += " " + PageLayout.link(link(request, format: .csv), "CSV") + " · " + PageLayout.link(link(request, format: .json), "JSON") + "</p>\n"
@@ -120,7 +128,9 @@ struct EntityTablePage {
         body += "</tr></thead><tbody>\n"
         let values = context.values
         for record in result.records {
-            body += "<tr><td class=\"num\">" + PageLayout.link(ServeRoute.record(store: context.storeName, entity: record.entity, id: record.id).path, String(record.id)) + "</td>"
+            body +=
+                "<tr><td class=\"num\">"
+                + PageLayout.link(ServeRoute.record(store: context.storeName, entity: record.entity, id: record.id).path, String(record.id)) + "</td>"
             if showEntity { body += "<td>\(HTMLEscaping.escape(record.entity))</td>" }
             for column in columns {
                 let cell = values.render(record.values[column], field: column, entity: record.entity, id: record.id, limit: Self.cellLimit)
@@ -130,8 +140,10 @@ struct EntityTablePage {
         }
         body += "</tbody></table></div>\n"
         body += Pager.html(page: request.page, pages: pages, path: { link(request, page: $0) })
-        return .html(PageLayout.page(title: entity, crumbs: context.storeCrumbs + [PageLayout.Crumb(text: entity)],
-                                     alternates: [("JSON", link(request, format: .json)), ("CSV", link(request, format: .csv))], body: body))
+        return .html(
+            PageLayout.page(
+                title: entity, crumbs: context.storeCrumbs + [PageLayout.Crumb(text: entity)],
+                alternates: [("JSON", link(request, format: .json)), ("CSV", link(request, format: .csv))], body: body))
     }
 
     /// A column header that sorts by the column, ascending first, descending when it already sorts so.
@@ -147,8 +159,10 @@ struct EntityTablePage {
     private func form(_ request: Request, problem: String?) -> String {
         let combined = request.filterTexts.count == 1 ? request.filterTexts[0] : request.filterTexts.map { "(\($0))" }.joined(separator: " and ")
         var html = "<form class=\"filter\" method=\"get\" action=\"\(PageLayout.attribute(route.path))\">"
-        html += "<input type=\"text\" name=\"where\" aria-label=\"Filter\" placeholder=\"Filter, e.g. price &lt; 100 and name contains tart\" value=\"\(PageLayout.attribute(combined))\">"
-        html += "<input type=\"text\" name=\"fields\" aria-label=\"Columns\" placeholder=\"Columns, e.g. name,price\" value=\"\(PageLayout.attribute(request.fieldsText ?? ""))\" style=\"flex:0 1 14rem\">"
+        html +=
+            "<input type=\"text\" name=\"where\" aria-label=\"Filter\" placeholder=\"Filter, e.g. price &lt; 100 and name contains tart\" value=\"\(PageLayout.attribute(combined))\">"
+        html +=
+            "<input type=\"text\" name=\"fields\" aria-label=\"Columns\" placeholder=\"Columns, e.g. name,price\" value=\"\(PageLayout.attribute(request.fieldsText ?? ""))\" style=\"flex:0 1 14rem\">"
         if let sort = request.sortText { html += "<input type=\"hidden\" name=\"sort\" value=\"\(PageLayout.attribute(sort))\">" }
         if request.exact { html += "<input type=\"hidden\" name=\"exact\" value=\"1\">" }
         html += "<input type=\"hidden\" name=\"size\" value=\"\(request.size)\">"

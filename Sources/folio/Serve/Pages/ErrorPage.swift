@@ -6,9 +6,11 @@ enum ErrorPage {
         let refusal = (error as? HTTPError) ?? HTTPError(.internalServerError, "The page failed: \(error)")
         var response: HTTPResponse
         if json {
-            let object: JSONValue = .object(["error": .object([
-                "status": .int(Int64(refusal.status.rawValue)), "message": .string(refusal.message),
-            ])])
+            let object: JSONValue = .object([
+                "error": .object([
+                    "status": .int(Int64(refusal.status.rawValue)), "message": .string(refusal.message),
+                ])
+            ])
             response = .json(ValueFormatting.json(object), status: refusal.status)
         } else {
             let title = "\(refusal.status.rawValue) \(refusal.status.reason)"

@@ -35,10 +35,13 @@ struct IndexPage {
                 var object: [String: JSONValue] = [
                     "name": .string(summary.name), "path": .string(summary.path), "url": .string(ServeRoute.store(summary.name).path),
                     "lastSequence": .int(Int64(clamping: summary.lastSequence)),
-                    "entities": .array(summary.entities.map { entity in
-                        .object(["name": .string(entity.name), "records": .int(Int64(entity.records)),
-                                 "url": .string(ServeRoute.entity(store: summary.name, entity: entity.name).path)])
-                    }),
+                    "entities": .array(
+                        summary.entities.map { entity in
+                            .object([
+                                "name": .string(entity.name), "records": .int(Int64(entity.records)),
+                                "url": .string(ServeRoute.entity(store: summary.name, entity: entity.name).path),
+                            ])
+                        }),
                 ]
                 if let problem = summary.problem { object["error"] = .string(problem) }
                 return .object(object)
@@ -64,8 +67,10 @@ struct IndexPage {
             body += "</section>\n"
         }
         body += "</div>"
-        return .html(PageLayout.page(title: "Stores", crumbs: [PageLayout.Crumb(text: "Stores")],
-                                     alternates: [("JSON", ServeRoute.index.path(.json))], body: body))
+        return .html(
+            PageLayout.page(
+                title: "Stores", crumbs: [PageLayout.Crumb(text: "Stores")],
+                alternates: [("JSON", ServeRoute.index.path(.json))], body: body))
     }
 }
 

@@ -21,25 +21,34 @@ struct LogPage {
             let object: JSONValue = .object([
                 "store": .string(context.storeName), "total": .int(Int64(all.count)), "page": .int(Int64(page)),
                 "pageSize": .int(Int64(size)), "pages": .int(Int64(pages)),
-                "transactions": .array(shown.map { transaction in
-                    var summary = LogCommand.summaryJSON(transaction).objectValue ?? [:]
-                    summary["changes"] = .array(LogCommand.changes(of: transaction).map { change in
-                        .object(["kind": .string(change.kind), "entity": .string(change.entity), "id": .int(change.id), "values": .object(change.values)])
-                    })
-                    return .object(summary)
-                }),
+                "transactions": .array(
+                    shown.map { transaction in
+                        var summary = LogCommand.summaryJSON(transaction).objectValue ?? [:]
+                        summary["changes"] = .array(
+                            LogCommand.changes(of: transaction).map { change in
+                                .object([
+                                    "kind": .string(change.kind), "entity": .string(change.entity), "id": .int(change.id),
+                                    "values": .object(change.values),
+                                ])
+                            })
+                        return .object(summary)
+                    }),
             ])
             return .json(ValueFormatting.json(object))
         }
         var body = "<h1>Transaction log</h1>\n"
         body += "<p class=\"dim\">\(Numbers.grouped(all.count)) retained transaction\(all.count == 1 ? "" : "s"), newest first.</p>"
         body += Self.table(shown, context: context, withChanges: true)
-        body += Pager.html(page: page, pages: pages, path: { number in
-            route.path + "?" + PercentEncoding.query([("page", String(number)), ("size", String(size))])
-        })
-        return .html(PageLayout.page(title: "Log of \(context.storeName)", crumbs: context.storeCrumbs + [PageLayout.Crumb(text: "Log")],
-                                     alternates: [("JSON", route.path(.json) + "?" + PercentEncoding.query([("page", String(page)), ("size", String(size))]))],
-                                     body: body))
+        body += Pager.html(
+            page: page, pages: pages,
+            path: { number in
+                route.path + "?" + PercentEncoding.query([("page", String(number)), ("size", String(size))])
+            })
+        return .html(
+            PageLayout.page(
+                title: "Log of \(context.storeName)", crumbs: context.storeCrumbs + [PageLayout.Crumb(text: "Log")],
+                alternates: [("JSON", route.path(.json) + "?" + PercentEncoding.query([("page", String(page)), ("size", String(size))]))],
+                body: body))
     }
 
     /// A table of transactions: sequence, time, author, summary and, if asked, each change.
@@ -51,7 +60,9 @@ struct LogPage {
             html += "<td>\(context.values.time(transaction.timestamp))</td>"
             html += "<td>\(transaction.author.map(HTMLEscaping.escape) ?? "<span class=\"nil\">nil</span>")</td>"
             html += "<td>\(HTMLEscaping.escape(LogCommand.summary(of: transaction)))"
-            for migration in transaction.migrations { html += "<br><span class=\"dim\">\(HTMLEscaping.escape(LogCommand.migrationText(migration)))</span>" }
+            for migration in transaction.migrations {
+                html += "<br><span class=\"dim\">\(HTMLEscaping.escape(LogCommand.migrationText(migration)))</span>"
+            }
             if withChanges { html += changeList(transaction, context: context) }
             html += "</td></tr>"
         }
@@ -66,10 +77,12 @@ struct LogPage {
         var html = "<ul>"
         for change in changes.prefix(changesShown) {
             let mark = change.kind == "insert" ? "+" : change.kind == "update" ? "~" : "−"
-            let link = PageLayout.link(ServeRoute.record(store: context.storeName, entity: change.entity, id: change.id).path, "\(change.entity) \(change.id)")
+            let link = PageLayout.link(
+                ServeRoute.record(store: context.storeName, entity: change.entity, id: change.id).path, "\(change.entity) \(change.id)")
             var line = "<li>\(mark) \(link)"
             if !change.values.isEmpty {
-                line += " <code>" + HTMLEscaping.escape(HTMLEscaping.truncated(ValueFormatting.json(.object(change.values)), to: 200).text) + "</code>"
+                line +=
+                    " <code>" + HTMLEscaping.escape(HTMLEscaping.truncated(ValueFormatting.json(.object(change.values)), to: 200).text) + "</code>"
             }
             html += line + "</li>"
         }

@@ -10,10 +10,13 @@ enum PageLayout {
     /// A whole page; `body` is HTML the caller escaped.
     static func page(title: String, crumbs: [Crumb], alternates: [(label: String, path: String)] = [], body: String) -> String {
         var navigation = crumbs.map { crumb in
-            crumb.path.map { "<a href=\"\(attribute($0))\">\(HTMLEscaping.escape(crumb.text))</a>" } ?? "<span>\(HTMLEscaping.escape(crumb.text))</span>"
+            crumb.path.map { "<a href=\"\(attribute($0))\">\(HTMLEscaping.escape(crumb.text))</a>" }
+                ?? "<span>\(HTMLEscaping.escape(crumb.text))</span>"
         }.joined(separator: " <span class=\"sep\">/</span> ")
         if !alternates.isEmpty {
-            navigation += "<span class=\"alt\">" + alternates.map { "<a href=\"\(attribute($0.path))\">\(HTMLEscaping.escape($0.label))</a>" }.joined(separator: " ") + "</span>"
+            navigation +=
+                "<span class=\"alt\">"
+                + alternates.map { "<a href=\"\(attribute($0.path))\">\(HTMLEscaping.escape($0.label))</a>" }.joined(separator: " ") + "</span>"
         }
         return """
             <!DOCTYPE html>
@@ -47,9 +50,11 @@ enum PageLayout {
     }
 
     /// A folio leaf on a page, as an SVG data URL.
-    static let favicon = "data:image/svg+xml,"
+    static let favicon =
+        "data:image/svg+xml,"
         + PercentEncoding.encode(
-            "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><rect x='2' y='1' width='12' height='14' rx='2' fill='#4a6fa5'/><path d='M5 5h6M5 8h6M5 11h4' stroke='white' stroke-width='1.5'/></svg>")
+            "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><rect x='2' y='1' width='12' height='14' rx='2' fill='#4a6fa5'/><path d='M5 5h6M5 8h6M5 11h4' stroke='white' stroke-width='1.5'/></svg>"
+        )
 
     static let stylesheet = """
         :root{--bg:#fff;--fg:#1d1f23;--dim:#6b7280;--line:#e3e5e8;--head:#f5f6f8;--link:#2456a6;--accent:#4a6fa5;--bad:#b42318}

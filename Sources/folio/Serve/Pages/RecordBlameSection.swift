@@ -28,7 +28,7 @@ struct RecordBlameSection {
             throw HTTPError(.serviceUnavailable, "The history of '\(context.storeName)' cannot be read: \(error)")
         }
         guard let blame = section.blame,
-              let repository = TransactionCommits.findInWorkTree(storeDirectory: URL(fileURLWithPath: context.directory))
+            let repository = TransactionCommits.findInWorkTree(storeDirectory: URL(fileURLWithPath: context.directory))
         else { return section }
         do {
             section.commits = try BlameCommand.findCommits(for: blame, in: repository)
@@ -62,12 +62,15 @@ struct RecordBlameSection {
             switch member.origin {
             case .set(let setter):
                 html += "<td class=\"num\">\(logLinks.link(setter.sequence))</td>"
-                html += "<td>\(setter.author.map(HTMLEscaping.escape) ?? "<span class=\"nil\">nil</span>")</td><td>\(context.values.time(setter.timestamp))</td>"
+                html +=
+                    "<td>\(setter.author.map(HTMLEscaping.escape) ?? "<span class=\"nil\">nil</span>")</td><td>\(context.values.time(setter.timestamp))</td>"
                 if let commits { html += Self.commitCells(commits[setter.transactionID]) }
             case .beforeRetainedHistory(let sequence):
-                html += "<td class=\"num\">≤\(sequence)</td><td colspan=\"\(commits == nil ? 2 : 6)\" class=\"dim\">set at or before transaction \(sequence); older history is not retained</td>"
+                html +=
+                    "<td class=\"num\">≤\(sequence)</td><td colspan=\"\(commits == nil ? 2 : 6)\" class=\"dim\">set at or before transaction \(sequence); older history is not retained</td>"
             case .notInHistory:
-                html += "<td class=\"num\">-</td><td colspan=\"\(commits == nil ? 2 : 6)\" class=\"dim\">not written by a retained transaction (a merge mended it)</td>"
+                html +=
+                    "<td class=\"num\">-</td><td colspan=\"\(commits == nil ? 2 : 6)\" class=\"dim\">not written by a retained transaction (a merge mended it)</td>"
             }
             html += "</tr>"
         }

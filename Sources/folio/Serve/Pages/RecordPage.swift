@@ -19,15 +19,20 @@ struct RecordPage {
             throw HTTPError(.notFound, "No record with identifier \(id) in the store '\(context.storeName)'.")
         }
         guard details.entity == entity || (context.schema?.isKind(details.entity, of: entity) ?? false) else {
-            throw HTTPError(.notFound, "Record \(id) is a \(details.entity), not a \(entity): see \(ServeRoute.record(store: context.storeName, entity: details.entity, id: id).path).")
+            throw HTTPError(
+                .notFound,
+                "Record \(id) is a \(details.entity), not a \(entity): see \(ServeRoute.record(store: context.storeName, entity: details.entity, id: id).path)."
+            )
         }
         let blame = try RecordBlameSection.load(id: id, context: context)
         if format != .html {
             var object = details.json.objectValue ?? [:]
             object["blame"] = blame.json
-            object["relationships"] = .object(Dictionary(uniqueKeysWithValues: details.outgoing.map { outgoing in
-                (outgoing.name, JSONValue.array(outgoing.targets.map { .int($0) }))
-            }))
+            object["relationships"] = .object(
+                Dictionary(
+                    uniqueKeysWithValues: details.outgoing.map { outgoing in
+                        (outgoing.name, JSONValue.array(outgoing.targets.map { .int($0) }))
+                    }))
             return .json(ValueFormatting.json(.object(object)))
         }
         var title = "\(details.entity) \(id)"
@@ -40,11 +45,15 @@ struct RecordPage {
         body += incoming(details)
         body += history(details)
         body += blame.html(context: context)
-        let crumbs = context.storeCrumbs + [
-            PageLayout.Crumb(text: entity, path: ServeRoute.entity(store: context.storeName, entity: entity).path), PageLayout.Crumb(text: String(id)),
-        ]
-        return .html(PageLayout.page(title: title, crumbs: crumbs,
-                                     alternates: [("JSON", ServeRoute.record(store: context.storeName, entity: entity, id: id).path(.json))], body: body))
+        let crumbs =
+            context.storeCrumbs + [
+                PageLayout.Crumb(text: entity, path: ServeRoute.entity(store: context.storeName, entity: entity).path),
+                PageLayout.Crumb(text: String(id)),
+            ]
+        return .html(
+            PageLayout.page(
+                title: title, crumbs: crumbs,
+                alternates: [("JSON", ServeRoute.record(store: context.storeName, entity: entity, id: id).path(.json))], body: body))
     }
 
     private func attributes(_ record: StoredRecord, details: RecordDetails) -> String {
@@ -54,7 +63,8 @@ struct RecordPage {
         let values = context.values
         var html = "<table id=\"attributes\"><thead><tr><th>Attribute</th><th>Value</th></tr></thead><tbody>"
         for name in names {
-            let cell = record.values[name].map { values.render($0, field: name, entity: record.entity, id: record.id, limit: Self.valueLimit).html }
+            let cell =
+                record.values[name].map { values.render($0, field: name, entity: record.entity, id: record.id, limit: Self.valueLimit).html }
                 ?? "<span class=\"dim\">(not stored)</span>"
             html += "<tr><th scope=\"row\">\(HTMLEscaping.escape(name))</th><td>\(cell)</td></tr>"
         }
@@ -63,7 +73,8 @@ struct RecordPage {
             html += "<h2>Relationships</h2><table id=\"relationships\"><tbody>"
             for outgoing in details.outgoing {
                 let destination = outgoing.destination.map { " <span class=\"dim\">(\(HTMLEscaping.escape($0)))</span>" } ?? ""
-                let targets = outgoing.targets.isEmpty ? "<span class=\"dim\">none</span>" : outgoing.targets.map(values.recordLink).joined(separator: ", ")
+                let targets =
+                    outgoing.targets.isEmpty ? "<span class=\"dim\">none</span>" : outgoing.targets.map(values.recordLink).joined(separator: ", ")
                 html += "<tr><th scope=\"row\">\(HTMLEscaping.escape(outgoing.name))\(destination)</th><td>\(targets)</td></tr>"
             }
             html += "</tbody></table>"
@@ -75,7 +86,8 @@ struct RecordPage {
         guard !details.incoming.isEmpty else { return "" }
         var html = "<h2>Referred to by</h2><ul id=\"incoming\">"
         for incoming in details.incoming.prefix(Self.incomingShown) {
-            html += "<li>\(context.values.recordLink(incoming.record)) <span class=\"dim\">via \(HTMLEscaping.escape(incoming.relationship))</span></li>"
+            html +=
+                "<li>\(context.values.recordLink(incoming.record)) <span class=\"dim\">via \(HTMLEscaping.escape(incoming.relationship))</span></li>"
         }
         if details.incoming.count > Self.incomingShown { html += "<li class=\"dim\">and \(details.incoming.count - Self.incomingShown) more</li>" }
         return html + "</ul>"
@@ -88,9 +100,12 @@ struct RecordPage {
         for entry in details.history.reversed() {
             let transaction = entry.transaction
             let verb = ["insert": "inserted", "update": "updated", "delete": "deleted"][entry.change.kind] ?? entry.change.kind
-            let changed = entry.change.values.isEmpty ? "" : HTMLEscaping.escape(HTMLEscaping.truncated(ValueFormatting.json(.object(entry.change.values)), to: 300).text)
+            let changed =
+                entry.change.values.isEmpty
+                ? "" : HTMLEscaping.escape(HTMLEscaping.truncated(ValueFormatting.json(.object(entry.change.values)), to: 300).text)
             html += "<tr><td class=\"num\">\(transaction.sequence)</td><td>\(context.values.time(transaction.timestamp))</td>"
-            html += "<td>\(transaction.author.map(HTMLEscaping.escape) ?? "<span class=\"nil\">nil</span>")</td><td>\(verb)</td><td><code>\(changed)</code></td></tr>"
+            html +=
+                "<td>\(transaction.author.map(HTMLEscaping.escape) ?? "<span class=\"nil\">nil</span>")</td><td>\(verb)</td><td><code>\(changed)</code></td></tr>"
         }
         return html + "</tbody></table>"
     }
@@ -99,7 +114,8 @@ struct RecordPage {
 /// `/STORE/ENTITY/ID/ATTRIBUTE`: one whole value as plain text (text as it is, other values as JSON).
 enum ValuePage {
     static func response(context: PageContext, entity: String, id: Int64, attribute: String) throws(HTTPError) -> HTTPResponse {
-        guard let record = context.store.record(id: id), record.entity == entity || (context.schema?.isKind(record.entity, of: entity) ?? false) else {
+        guard let record = context.store.record(id: id), record.entity == entity || (context.schema?.isKind(record.entity, of: entity) ?? false)
+        else {
             throw HTTPError(.notFound, "No \(entity) with identifier \(id) in the store '\(context.storeName)'.")
         }
         guard let value = record.values[attribute] else {

@@ -13,12 +13,15 @@ struct StorePage {
         if format != .html {
             let object: JSONValue = .object([
                 "name": .string(context.storeName), "lastSequence": .int(Int64(clamping: store.lastSequence)),
-                "entities": .array(entities.map { name in
-                    var entity: [String: JSONValue] = ["name": .string(name), "records": .int(Int64(store.count(of: name))),
-                                                       "url": .string(ServeRoute.entity(store: context.storeName, entity: name).path)]
-                    if let superentity = context.schema?.entities[name]?.superentity { entity["superentity"] = .string(superentity) }
-                    return .object(entity)
-                }),
+                "entities": .array(
+                    entities.map { name in
+                        var entity: [String: JSONValue] = [
+                            "name": .string(name), "records": .int(Int64(store.count(of: name))),
+                            "url": .string(ServeRoute.entity(store: context.storeName, entity: name).path),
+                        ]
+                        if let superentity = context.schema?.entities[name]?.superentity { entity["superentity"] = .string(superentity) }
+                        return .object(entity)
+                    }),
                 "schema": store.schema ?? .null,
                 "recentTransactions": .array(recent.map(LogCommand.summaryJSON)),
             ])
@@ -38,8 +41,10 @@ struct StorePage {
         body += "</table>\n"
         body += schemaHTML(entities)
         body += "<h2>Recent transactions</h2>\n" + LogPage.table(Array(recent), context: context)
-        return .html(PageLayout.page(title: context.storeName, crumbs: [PageLayout.Crumb(text: "Stores", path: "/"), PageLayout.Crumb(text: context.storeName)],
-                                     alternates: [("JSON", ServeRoute.store(context.storeName).path(.json))], body: body))
+        return .html(
+            PageLayout.page(
+                title: context.storeName, crumbs: [PageLayout.Crumb(text: "Stores", path: "/"), PageLayout.Crumb(text: context.storeName)],
+                alternates: [("JSON", ServeRoute.store(context.storeName).path(.json))], body: body))
     }
 
     /// Each entity's properties (kind, type, options, relationship details), uniqueness and indexes.

@@ -23,7 +23,8 @@ struct IncomingReferences: Sendable {
             for record in store.records(of: entity) {
                 for relationship in relationships {
                     for target in Set(RelationshipValue.identifiers(record.values[relationship.name])) {
-                        references[target, default: []].append(Reference(record: record, relationship: relationship.name, destination: relationship.destination))
+                        references[target, default: []].append(
+                            Reference(record: record, relationship: relationship.name, destination: relationship.destination))
                     }
                 }
             }

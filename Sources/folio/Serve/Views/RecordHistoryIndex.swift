@@ -18,7 +18,8 @@ struct RecordHistoryIndex: Sendable {
         let last = store.lastSequence
         if covered == last { return }
         if let covered, let first = transactions.first, first.sequence >= store.oldestRetainedSequence,
-            let newer = try? store.history(after: covered) {
+            let newer = try? store.history(after: covered)
+        {
             append(newer)
         } else {
             self = RecordHistoryIndex()

@@ -73,7 +73,8 @@ final class StoreViews: RecordSource {
             making.enter()
             state.beingMade[key] = making
             let base = state.orders[OrderKey(entities: entities, keys: [])]?.base
-            let ascending = keys.count == 1 && keys[0].descending
+            let ascending =
+                keys.count == 1 && keys[0].descending
                 ? state.orders[OrderKey(entities: entities, keys: [RecordQuery.SortKey(field: keys[0].field, descending: false)])] : nil
             return .toMake(making, base: base, ascending: ascending)
         }
@@ -132,7 +133,9 @@ final class StoreViews: RecordSource {
         if let kept = state.withLock({ state -> IncomingReferences? in
             state.align(to: sequence)
             return state.incoming
-        }) { return kept }
+        }) {
+            return kept
+        }
         let made = IncomingReferences(store: store, schema: schema)
         state.withLock { state in
             state.align(to: store.lastSequence)
@@ -147,10 +150,12 @@ final class StoreViews: RecordSource {
     /// the store moves on.
     func prepareAhead(schema: SchemaInfo?) {
         let sequence = store.lastSequence
-        guard state.withLock({ state in
-            defer { state.preparedSequence = sequence }
-            return state.preparedSequence != sequence
-        }) else { return }
+        guard
+            state.withLock({ state in
+                defer { state.preparedSequence = sequence }
+                return state.preparedSequence != sequence
+            })
+        else { return }
         guard isPreparing.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
             defer { isPreparing.store(false, ordering: .releasing) }
