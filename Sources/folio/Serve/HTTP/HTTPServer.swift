@@ -1,5 +1,5 @@
+import FolioStorage
 import Foundation
-import Synchronization
 
 /// What answers the requests of an ``HTTPServer``; called from many connection threads at once.
 protocol HTTPHandler: Sendable {
@@ -19,7 +19,7 @@ final class HTTPServer: Sendable {
     let port: UInt16
     private let listener: Socket
     private let handler: any HTTPHandler
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     private struct State {
         var connections = 0
