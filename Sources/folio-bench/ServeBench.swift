@@ -1,3 +1,4 @@
+import FolioStorage
 import Foundation
 #if canImport(Glibc)
     import Glibc
@@ -73,33 +74,24 @@ enum ServeBench {
                 ])
         }
         let loadedRSS = statusKiB(server.processIdentifier, "VmRSS")
-        let errors = Atomic(0)
+        let errors = LockedState(0)
         let begin = now()
         DispatchQueue.concurrentPerform(iterations: clients) { client in
             var random = SystemRandomNumberGenerator()
             for _ in 0..<perClient {
                 let (_, path) = kinds[Int.random(in: 0..<kinds.count, using: &random)]
-                if get(port, path(&random)) != 200 { errors.add(1) }
+                if get(port, path(&random)) != 200 { errors.withLock { $0 += 1 } }
             }
             _ = client
         }
         row(
             "concurrent",
             [
-                "clients": Double(clients), "requests": Double(clients * perClient), "errors": Double(errors.value),
+                "clients": Double(clients), "requests": Double(clients * perClient), "errors": Double(errors.withLock { $0 }),
                 "seconds": now() - begin, "loaded_rss_mib": Double(loadedRSS) / 1024,
                 "rss_mib": Double(statusKiB(server.processIdentifier, "VmRSS")) / 1024,
                 "peak_rss_mib": Double(statusKiB(server.processIdentifier, "VmHWM")) / 1024,
             ])
-    }
-
-    /// A counter shared by the concurrent clients.
-    final class Atomic: @unchecked Sendable {
-        private let lock = NSLock()
-        private var count: Int
-        init(_ count: Int) { self.count = count }
-        func add(_ amount: Int) { lock.withLock { count += amount } }
-        var value: Int { lock.withLock { count } }
     }
 
     static func row(_ step: String, _ values: [String: Any]) {

@@ -25,7 +25,7 @@ package struct GitStoreRevision: Sendable, Hashable, CustomStringConvertible {
 
     /// Checks a revision before it is given to git: not empty, not an option (`-h`, `--output=x`), no
     /// control characters. Anything else is a revision for git to look up, never for a shell.
-    static func checkRevision(_ revision: String) throws {
+    package static func checkRevision(_ revision: String) throws {
         let usable =
             !revision.isEmpty && revision.utf8.count <= 4096 && !revision.hasPrefix("-")
             && !revision.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }

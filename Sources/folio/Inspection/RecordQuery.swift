@@ -218,10 +218,4 @@ struct RecordQuery {
         }
         return keys
     }
-
-    /// Orders stored values: null first, then Booleans, numbers, dates or text, other values by their JSON
-    /// (see ``SortValue``).
-    static func compareValues(_ a: JSONValue, _ b: JSONValue, date: Bool) -> ComparisonResult {
-        SortValue.compare(SortValue(a, date: date), SortValue(b, date: date))
-    }
 }

@@ -8,7 +8,7 @@ import FolioStorage
 /// field of dates, every value that reads as a date (a stored date string, or a number of seconds)
 /// takes the numbers' place, ordered by its date. Numbers order NaN last. The order is total, so a
 /// sort's result does not depend on the algorithm, and the runs of equal values in an ascending order
-/// are those of the descending one.
+/// are those of the descending one. ``SortColumn`` compares them.
 struct SortValue: Sendable {
     /// The order of kinds: null, Booleans, numbers (or dates), text, anything else.
     let rank: UInt8
@@ -35,28 +35,6 @@ struct SortValue: Sendable {
             }
         }
         (self.bool, self.number, self.text) = (bool, number, text)
-    }
-
-    /// The order of two values (see the type's description).
-    static func compare(_ a: SortValue, _ b: SortValue) -> ComparisonResult {
-        if a.rank != b.rank { return a.rank < b.rank ? .orderedAscending : .orderedDescending }
-        switch a.rank {
-        case 0: return .orderedSame
-        case 1: return a.bool == b.bool ? .orderedSame : (!a.bool ? .orderedAscending : .orderedDescending)
-        case 2: return order(a.number, b.number)
-        default: return order(a.text, b.text)
-        }
-    }
-
-    /// Numbers in order, NaN after every other number and the same as NaN: a total order, so that a
-    /// sort's result does not depend on the algorithm.
-    private static func order(_ x: Double, _ y: Double) -> ComparisonResult {
-        if x.isNaN || y.isNaN { return x.isNaN == y.isNaN ? .orderedSame : (x.isNaN ? .orderedDescending : .orderedAscending) }
-        return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
-    }
-
-    private static func order(_ x: String, _ y: String) -> ComparisonResult {
-        x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
     }
 }
 
@@ -85,7 +63,7 @@ struct SortColumn: Sendable {
         }
     }
 
-    /// The order of the values at positions `a` and `b`: ``SortValue/compare(_:_:)`` of them.
+    /// The order of the values at positions `a` and `b`, as ``SortValue`` describes it.
     func compare(_ a: Int, _ b: Int) -> ComparisonResult {
         let (x, y) = (ranks[a], ranks[b])
         if x != y { return x < y ? .orderedAscending : .orderedDescending }

@@ -46,15 +46,11 @@ struct CommitsPage {
         body += "<p class=\"dim\">\(Numbers.grouped(total)) commit\(total == 1 ? "" : "s") touched the store's folder, newest first. "
         body += "A commit links to what it changed since its first parent.</p>"
         body += table(commits)
-        body += Pager.html(
-            page: page, pages: pages,
-            path: { number in
-                route.path + "?" + PercentEncoding.query([("page", String(number)), ("size", String(size))])
-            })
+        body += Pager.html(page: page, pages: pages, path: { Pager.path(route.path, page: $0, size: size) })
         return .html(
             PageLayout.page(
                 title: "Commits of \(context.storeName)", crumbs: context.storeCrumbs + [PageLayout.Crumb(text: "Commits")],
-                alternates: [("JSON", route.path(.json) + "?" + PercentEncoding.query([("page", String(page)), ("size", String(size))]))],
+                alternates: [("JSON", Pager.path(route.path(.json), page: page, size: size))],
                 body: body))
     }
 

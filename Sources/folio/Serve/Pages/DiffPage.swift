@@ -58,7 +58,7 @@ struct DiffPage {
     /// A point as a query names it. A revision that git would read as an option, or with control
     /// characters, is refused here, before any git runs.
     static func point(_ text: String, parameter: String) throws(HTTPError) -> StorePoint {
-        guard text.utf8.count <= 1024, !text.hasPrefix("-"), !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+        do { try GitStoreRevision.checkRevision(text) } catch {
             throw HTTPError(
                 .badRequest,
                 "\(parameter)=\(text.prefix(200)) is not a point of the store's past: name a transaction (12 or #12) or a git revision (HEAD~2, a commit); a revision cannot start with '-' or hold control characters."

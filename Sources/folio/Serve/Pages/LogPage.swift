@@ -39,15 +39,11 @@ struct LogPage {
         var body = "<h1>Transaction log</h1>\n"
         body += "<p class=\"dim\">\(Numbers.grouped(all.count)) retained transaction\(all.count == 1 ? "" : "s"), newest first.</p>"
         body += Self.table(shown, context: context, withChanges: true)
-        body += Pager.html(
-            page: page, pages: pages,
-            path: { number in
-                route.path + "?" + PercentEncoding.query([("page", String(number)), ("size", String(size))])
-            })
+        body += Pager.html(page: page, pages: pages, path: { Pager.path(route.path, page: $0, size: size) })
         return .html(
             PageLayout.page(
                 title: "Log of \(context.storeName)", crumbs: context.storeCrumbs + [PageLayout.Crumb(text: "Log")],
-                alternates: [("JSON", route.path(.json) + "?" + PercentEncoding.query([("page", String(page)), ("size", String(size))]))],
+                alternates: [("JSON", Pager.path(route.path(.json), page: page, size: size))],
                 body: body))
     }
 
@@ -93,6 +89,11 @@ struct LogPage {
 
 /// Previous and next links with the page number.
 enum Pager {
+    /// `path` asking for page `page` of `size` rows.
+    static func path(_ path: String, page: Int, size: Int) -> String {
+        path + "?" + PercentEncoding.query([("page", String(page)), ("size", String(size))])
+    }
+
     static func html(page: Int, pages: Int, path: (Int) -> String) -> String {
         var html = "<div class=\"pager\">"
         html += page > 1 ? PageLayout.link(path(page - 1), "← Previous") + " " : "<span class=\"dim\">← Previous</span>"
