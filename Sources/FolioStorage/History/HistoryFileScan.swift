@@ -32,15 +32,7 @@ struct HistoryFileScan {
             let isFirst = result.firstSequence == nil
             guard isFirst || contains(needle, in: line.bytes, followedByDigit: false) || contains(migrations, in: line.bytes, followedByDigit: nil)
             else { return }
-            let transaction: JournalTransaction
-            do {
-                transaction = try JournalTransaction(members: try LineFraming.decode(line.bytes, reader: reader))
-            } catch var error as StorageError {
-                error.file = paths.history
-                error.line = line.number
-                error.offset = line.offset + (error.offset ?? 0)
-                throw error
-            }
+            let transaction = try JournalReader.decode(line, in: paths.history, reader: reader)
             if isFirst { result.firstSequence = transaction.sequence }
             result.transactions.append(transaction)
         }

@@ -13,15 +13,26 @@ enum JournalReader {
         return try LineScanner.scan(fs, file, from: start, firstLineNumber: firstLineNumber, maximumLineBytes: maximumLineBytes) { line in
             let transaction: JournalTransaction
             do {
-                transaction = try JournalTransaction(members: try LineFraming.decode(line.bytes, reader: reader))
-            } catch var error as StorageError {
-                error.file = file.path
-                error.line = line.number
-                error.offset = line.offset + (error.offset ?? 0)
+                transaction = try decode(line, in: file.path, reader: reader)
+            } catch let error as StorageError {
                 try report(error)
                 return
             }
             try each(transaction, line)
+        }
+    }
+
+    /// The transaction of one scanned line of the file at `path`.
+    ///
+    /// - Throws: ``StorageError`` naming the file, line and offset.
+    static func decode(_ line: ScannedLine, in path: String?, reader: JSONReader) throws -> JournalTransaction {
+        do {
+            return try JournalTransaction(members: try LineFraming.decode(line.bytes, reader: reader))
+        } catch var error as StorageError {
+            error.file = path
+            error.line = line.number
+            error.offset = line.offset + (error.offset ?? 0)
+            throw error
         }
     }
 }
