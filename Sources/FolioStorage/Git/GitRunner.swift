@@ -87,8 +87,9 @@ package struct GitRunner: Sendable {
         process.standardOutput = outputPipe
         process.standardError = errorPipe
         process.standardInput = inputPipe ?? FileHandle.nullDevice
+        let exited: ProcessExit
         do {
-            try process.run()
+            exited = try ProcessExit(running: process)
         } catch {
             throw StorageError(.gitNotFound, "\(executable.path) could not be started (\(error)); install git or name the one to use")
         }
@@ -116,7 +117,7 @@ package struct GitRunner: Sendable {
         }
         let read = readOutput(outputPipe.fileHandleForReading, limit: outputLimit)
         if read == nil, process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        exited.wait()
         background.wait()
         let message = String(decoding: errors.withLock { $0 }, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard let output = read else {

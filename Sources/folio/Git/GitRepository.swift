@@ -204,7 +204,7 @@ struct GitRepository {
         process.standardOutput = output
         process.standardError = error
         process.standardInput = standardInput
-        try process.run()
+        let exited = try ProcessExit(running: process)
         // Both pipes are read at once, and the input written beside them, so that no full pipe blocks git.
         let errorOutput = LockedState(Data())
         let group = DispatchGroup()
@@ -223,7 +223,7 @@ struct GitRepository {
         }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         group.wait()
-        process.waitUntilExit()
+        exited.wait()
         return Output(status: process.terminationStatus, stdout: data, stderr: String(decoding: errorOutput.withLock { $0 }, as: UTF8.self))
     }
 }
