@@ -105,6 +105,33 @@ struct BlameCommandTests {
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git"), "needs git at /usr/bin/git"))
+    func aTransactionCompactedBeforeAnyCommitIsBlamedOnTheCommitThatBroughtItsHistoryLine() throws {
+        let remote = try Git.Remote()
+        defer { remote.scratch.remove() }
+        let trips = try Git.seed(remote)
+        let a = try remote.clone("a")
+        try Git.write(a) { try $0.update(entity: "Trip", id: trips[0], values: ["price": .double(1)]) }
+        try Git.compact(a)
+        try Git.git("add", "-A", in: a)
+        try Git.git("commit", "-q", "-m", "price, compacted", in: a)
+        let priceCommit = try Self.hash("HEAD", in: a)
+        #expect(try Self.blame(a, trips[0])["price"]?.hash == priceCommit, "the line came in history.jsonl, in one commit")
+
+        // A later save compacted and not committed: its history line is in no commit, and the history
+        // file differs from HEAD's, so the one commit that changed it is not taken for the answer.
+        try Git.write(a) { try $0.update(entity: "Trip", id: trips[0], values: ["nights": .int(4)]) }
+        try Git.compact(a)
+        let run = try folio("blame", a.appendingPathComponent("Trips.folio").path, String(trips[0]), "--json")
+        try #require(run.status == 0, "\(run)")
+        let members = try JSONReader().parse(run.stdout)["members"]?.arrayValue ?? []
+        func commit(of name: String) -> JSONValue? {
+            members.first { $0["name"] == .string(name) }?["transaction"]?["commit"]
+        }
+        #expect(commit(of: "nights") == .null, "an uncommitted transaction has no commit: \(run.stdout)")
+        #expect(commit(of: "price")?["hash"] == .string(priceCommit), "\(run.stdout)")
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git"), "needs git at /usr/bin/git"))
     func aRecordBothSidesInsertedWithTheSameUniqueValueIsBlamedOnBothSidesCommits() throws {
         let remote = try Git.Remote()
         defer { remote.scratch.remove() }

@@ -1,63 +1,74 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The transactions of `history.jsonl` that can matter to one record: those whose line names its
-/// identifier (`"id":N` followed by a non-digit) or migrates an entity. Every other line is only
-/// searched, not decoded, so a history of large transactions costs a scan of its bytes. Blame's reading
-/// of a store whose records are not loaded (``Store/blame(id:)``).
+/// identifier or migrates an entity (``RecordMention``). Every other line is only searched, not decoded,
+/// and a line that matches keeps of its record lists only the record's entries (``RecordLineFilter``),
+/// so a history of large transactions costs a scan of its bytes. Blame's reading of a store whose
+/// records are not loaded (``Store/blame(id:)``).
 struct HistoryFileScan {
     /// The sequence of the file's first transaction; nil for an empty or missing file.
     var firstSequence: UInt64?
-    /// The transactions found, in file order.
+    /// The transactions found, in file order, each holding only the record's entries.
     var transactions: [JournalTransaction] = []
 
     /// Scans the history file in `paths` for record `id`.
     ///
-    /// - Complexity: O(bytes of the file), decoding the first line and the lines that match.
-    /// - Throws: ``StorageError`` for a line that matches and does not decode (naming file, line and
-    ///   offset), or a line longer than the configuration allows.
+    /// - Complexity: O(bytes of the file), decoding the entries of the record and the lines' other members.
+    /// - Throws: ``StorageError`` for a line that matches (or the first line) and does not decode, naming
+    ///   file, line and offset, or a line longer than the configuration allows.
     static func scan(for id: Int64, in paths: StorePaths, configuration: StoreConfiguration) throws -> HistoryFileScan {
         let fs = configuration.fileSystem
         var result = HistoryFileScan()
         guard try fs.status(atPath: paths.history) != nil else { return result }
         let file = try fs.open(paths.history, .read)
         defer { fs.close(file) }
-        let needle = Array("\"id\":\(id)".utf8)
-        let migrations = Array("\"migrate\":".utf8)
+        let mention = RecordMention(id: id)
         let reader = JSONReader()
         _ = try LineScanner.scan(fs, file, maximumLineBytes: configuration.maximumLineBytes) { line in
             let isFirst = result.firstSequence == nil
-            guard isFirst || contains(needle, in: line.bytes, followedByDigit: false) || contains(migrations, in: line.bytes, followedByDigit: nil)
-            else { return }
-            let transaction = try JournalReader.decode(line, in: paths.history, reader: reader)
+            guard mention.mayMatter(line.bytes) else {
+                if isFirst { result.firstSequence = try firstSequence(of: line, in: paths.history, reader: reader) }
+                return
+            }
+            let transaction = try RecordLineFilter.transaction(of: line, keepingRecord: id, in: paths.history, reader: reader)
             if isFirst { result.firstSequence = transaction.sequence }
             result.transactions.append(transaction)
         }
         return result
     }
 
-    /// Whether `needle` occurs in `bytes`; when `followedByDigit` is false, only where no digit follows
-    /// it (so that `"id":5` does not match `"id":51`).
+    /// The sequence of the file's first line, skimmed; the line is decoded whole when the skim finds none.
+    private static func firstSequence(of line: ScannedLine, in path: String, reader: JSONReader) throws -> UInt64 {
+        if let sequence = try RecordLineFilter.sequence(of: line, in: path, reader: reader) { return sequence }
+        return try JournalReader.decode(line, in: path, reader: reader).sequence
+    }
+}
+
+/// How a journal or history line that concerns one record can be told from the others by its bytes:
+/// it holds `"id":N` followed by a non-digit (an entry of the record; other matches, such as a value
+/// of a member named `id`, only cost a decoding), or it migrates entities (`"migrate":[`), which can
+/// rename the record's members.
+struct RecordMention {
+    /// The identifier's needle, `"id":N`, and a migration's, `"migrate":[`.
+    private let search: ByteSearch?
+    /// The length of the identifier's needle.
+    private let identifierLength: Int
+
+    init(id: Int64) {
+        let identifier = Array("\"id\":\(id)".utf8)
+        identifierLength = identifier.count
+        search = ByteSearch(identifier, Array(#""migrate":["#.utf8))
+    }
+
+    /// Whether `line` may name the record or migrate an entity: one pass over its bytes.
     ///
-    /// - Complexity: O(*n*): `memchr` finds each occurrence of the needle's second byte (a letter after a
-    ///   quote, rarer in JSON than the quote), where the whole needle is then compared.
-    static func contains(_ needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, followedByDigit: Bool?) -> Bool {
-        let m = needle.count
-        guard m >= 2, bytes.count >= m, let base = bytes.baseAddress else { return false }
-        let probe = Int32(needle[1])
-        var position = 1
-        while position < bytes.count,
-            let found = memchr(base + position, probe, bytes.count - position)?.assumingMemoryBound(to: UInt8.self)
-        {
-            let start = UnsafePointer(found) - base - 1
-            position = start + 2
-            guard start + m <= bytes.count, bytes[start..<(start + m)].elementsEqual(needle) else { continue }
-            let next = start + m
-            let isDigit = next < bytes.count && bytes[next] >= 0x30 && bytes[next] <= 0x39
-            if followedByDigit == nil || followedByDigit == isDigit { return true }
+    /// - Complexity: O(bytes of the line).
+    func mayMatter(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let search else { return true }
+        var start = 0
+        while let match = search.firstMatch(in: line, from: start) {
+            guard match.isFirst else { return true }
+            let next = match.offset + identifierLength
+            if next >= line.count || !(line[next] >= UInt8(ascii: "0") && line[next] <= UInt8(ascii: "9")) { return true }
+            start = match.offset + 1
         }
         return false
     }

@@ -17,36 +17,13 @@ extension Store {
             guard deferred else { return nil }
             try journal.takeFileLock(fs, exclusive: false)
             defer { journal.releaseFileLock(fs) }
-            guard let record = try currentRecord(id, bases: bases, journal: journalTransactions, paths: paths) else { return nil }
+            guard let record = try CurrentRecord.find(id, bases: bases, journal: journalTransactions, paths: paths, configuration: configuration)
+            else { return nil }
             let scan = try HistoryFileScan.scan(for: id, in: paths, configuration: configuration)
             let history = HistoryPhase.combining(history: scan.transactions, journal: journalTransactions)
             let firstInJournal = journalTransactions.first { !$0.isCompactionMark }?.sequence
             let oldest = [scan.firstSequence, firstInJournal].compactMap { $0 }.min() ?? last + 1
             return RecordBlame(record: record, history: history, oldestRetainedSequence: oldest)
         }
-    }
-
-    /// Record `id` as the store holds it now: its snapshot line (of whichever entity has it), with the
-    /// journal's later transactions applied; nil when neither holds it.
-    private func currentRecord(_ id: Int64, bases: [String: UInt64], journal: [JournalTransaction], paths: StorePaths) throws -> StoredRecord? {
-        var record: StoredRecord?
-        var after: UInt64 = 0
-        for (entity, base) in bases.sorted(by: { $0.key < $1.key }) {
-            let search = SnapshotRecordSearch(path: paths.snapshot(entity), fileSystem: fs, maximumLineBytes: configuration.maximumLineBytes)
-            if let values = try search.values(of: id) {
-                record = StoredRecord(entity: entity, id: id, values: values)
-                after = base
-                break
-            }
-        }
-        for transaction in journal where transaction.sequence > after && !transaction.isCompactionMark {
-            if transaction.deleted.contains(where: { $0.id == id }) { record = nil }
-            if let inserted = transaction.inserted.first(where: { $0.id == id }) { record = inserted }
-            if let updated = transaction.updated.first(where: { $0.id == id }), var current = record, current.entity == updated.entity {
-                current.values = current.values.merging(updated.values)
-                record = current
-            }
-        }
-        return record
     }
 }

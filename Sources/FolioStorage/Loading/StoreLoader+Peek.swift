@@ -45,7 +45,7 @@ extension StoreLoader {
             let entity = String(name.dropLast(6))
             let path = "\(paths.snapshots)/\(name)"
             guard isKnown(entity), let size = try fs.status(atPath: path)?.size, manifest.snapshotBytes[entity] == size else { return nil }
-            let header = try readHeader(path, fileSystem: fs)
+            let header = try readSnapshotHeader(path, fileSystem: fs)
             // Conflicts a merge recorded in a header are read with the records.
             guard header.entity == entity, header.sequence <= manifest.sequence, header.conflicts.isEmpty else { return nil }
             counts[entity] = header.records
@@ -111,7 +111,7 @@ extension StoreLoader {
     }
 
     /// The header of a snapshot file, read from its first line only.
-    private static func readHeader(_ path: String, fileSystem fs: any FileSystem) throws -> SnapshotFile.Header {
+    static func readSnapshotHeader(_ path: String, fileSystem fs: any FileSystem) throws -> SnapshotFile.Header {
         let file = try fs.open(path, .read)
         defer { fs.close(file) }
         var buffer = [UInt8](repeating: 0, count: 4096)

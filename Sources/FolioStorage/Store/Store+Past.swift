@@ -62,7 +62,7 @@ extension Store {
     /// Runs `body` holding the store's lock file shared, when there is one, as a read-only open does: a
     /// compaction in another process, which replaces files, waits until the files are read. Opens or
     /// creates nothing else.
-    private static func readingShared<T>(_ paths: StorePaths, _ configuration: StoreConfiguration, _ body: () throws -> T) throws -> T {
+    static func readingShared<T>(_ paths: StorePaths, _ configuration: StoreConfiguration, _ body: () throws -> T) throws -> T {
         let fs = configuration.fileSystem
         try StoreFileSafety.check(paths, fileSystem: fs)
         guard try fs.status(atPath: paths.lock) != nil, let lockFile = try? fs.open(paths.lock, .read) else { return try body() }

@@ -31,13 +31,9 @@ enum BlameCommand: FolioSubcommand {
                 help: "Give a record identifier, a whole number (see 'folio cat').", command: spec.name)
         }
         let point = arguments.value("--at").map(StorePoint.init)
-        // Blame reads one record and the history's lines that name it, not every record.
-        let store = try StoreAccess.openReadOnly(path, at: point, defersLoadingRecords: true)
-        defer { store.close() }
-        let blame = try blameRecord(id, in: store, path: path)
-        if let entity = arguments.value("--entity") { try check(blame, isA: entity, store: store, path: path) }
+        let (blame, revision) = try blameRecord(id, at: point, path: path, entity: arguments.value("--entity"))
         let repository =
-            if let revision = store.gitRevision {
+            if let revision {
                 TransactionCommits.find(revision: revision)
             } else {
                 TransactionCommits.find(storeDirectory: try StoreAccess.directory(path))
@@ -49,6 +45,24 @@ enum BlameCommand: FolioSubcommand {
             printTable(blame, commits: commits, console: console)
         }
         return ExitCode.success
+    }
+
+    /// The record's blame and, for a store read from git, the revision. A store in a directory is first
+    /// read from its files without opening it (``Store/blame(id:inStoreAt:configuration:)``); a store
+    /// that needs a full open, or a point in its past, is opened read-only, without its records.
+    static func blameRecord(_ id: Int64, at point: StorePoint?, path: String, entity: String?) throws -> (RecordBlame, GitStoreRevision?) {
+        if point == nil, entity == nil {
+            do {
+                if let blame = try Store.blame(id: id, inStoreAt: try StoreAccess.directory(path)) { return (blame, nil) }
+            } catch let error as StorageError {
+                throw StoreAccess.failure(error, path: path)
+            }
+        }
+        let store = try StoreAccess.openReadOnly(path, at: point, defersLoadingRecords: true)
+        defer { store.close() }
+        let blame = try blameRecord(id, in: store, path: path)
+        if let entity { try check(blame, isA: entity, store: store, path: path) }
+        return (blame, store.gitRevision)
     }
 
     /// The blame of record `id`, its errors as command failures.

@@ -45,21 +45,57 @@ struct TransactionCommits {
     /// The commit that brought the transaction with journal identifier `transactionID`; nil when no
     /// commit holds it (written since the last commit).
     ///
+    /// A transaction's line is committed first in `journal.jsonl`, unless the store compacted before the
+    /// commit, and moves only later (to `history.jsonl`): the journal's versions, small, are searched
+    /// first. A transaction found only in `history.jsonl` came by the one commit that changed that file,
+    /// when only one did and the store's journal and history are those of the starting commit; otherwise
+    /// every version of the store's files is searched.
+    ///
     /// - Throws: ``GitSetupError/gitFailed(arguments:status:message:)`` when git fails.
     func commit(bringing transactionID: String) throws(GitSetupError) -> Commit? {
         // The needle is the identifier as a journal line spells it; one that JSON would escape is not looked for.
         guard !transactionID.isEmpty, !transactionID.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" || $0.value < 0x20 })
         else { return nil }
+        if let commit = try oldestCommit(changingCountOf: transactionID, in: file("journal.jsonl")) { return commit }
+        if let commit = try onlyCommitChangingHistory() { return commit }
+        return try oldestCommit(changingCountOf: transactionID, in: storePath)
+    }
+
+    /// The oldest commit whose diff of `path` changes how many lines carry the identifier; nil for none.
+    private func oldestCommit(changingCountOf transactionID: String, in path: String) throws(GitSetupError) -> Commit? {
         // `--topo-order` puts every parent after its children, so that `--reverse` puts the commit that
         // brought the line before those that moved it, even when both have the same date. Textconv is
         // off so that the pickaxe counts the identifier in the files' own bytes.
         let arguments =
             [
                 "-c", "log.showSignature=false", "log", "--reverse", "--topo-order", "--no-textconv", "--no-ext-diff", "--no-color",
-                "--format=%H%x00%an%x00%aI%x00%s%x00", "-S\"id\":\"\(transactionID)\"",
-            ] + (start.map { [$0] } ?? []) + ["--", storePath]
-        let output = try repository.checked(arguments)
-        let fields = GitRepository.fields(output.stdout)
+                "--format=\(Self.format)", "-S\"id\":\"\(transactionID)\"",
+            ] + (start.map { [$0] } ?? []) + ["--", path]
+        return Self.firstCommit(in: try repository.checked(arguments).stdout)
+    }
+
+    /// The commit that changed `history.jsonl`, when exactly one in the starting commit's past did and
+    /// the work tree's journal and history (for a store read from the work tree) are the starting
+    /// commit's: then a transaction no committed journal held came with that commit.
+    private func onlyCommitChangingHistory() throws(GitSetupError) -> Commit? {
+        let listed = try repository.checked(
+            ["-c", "log.showSignature=false", "log", "--format=\(Self.format)", "-n", "2", start ?? "HEAD", "--", file("history.jsonl")])
+        guard GitRepository.fields(listed.stdout).count / 4 == 1, let commit = Self.firstCommit(in: listed.stdout) else { return nil }
+        guard start == nil else { return commit }
+        let unchanged = try repository.checked(
+            ["diff", "--quiet", "--no-ext-diff", "--no-textconv", "HEAD", "--", file("journal.jsonl"), file("history.jsonl")], statuses: [0, 1])
+        return unchanged.status == 0 ? commit : nil
+    }
+
+    /// The path of a store file relative to the work tree's top.
+    private func file(_ name: String) -> String { storePath == "." ? name : "\(storePath)/\(name)" }
+
+    /// Four fields per commit, each ended by a NUL.
+    private static let format = "%H%x00%an%x00%aI%x00%s%x00"
+
+    /// The first commit of `git log` output in ``format``.
+    private static func firstCommit(in output: Data) -> Commit? {
+        let fields = GitRepository.fields(output)
         guard fields.count >= 4 else { return nil }
         // Each record ends in a NUL then git's newline, which starts the next record's first field.
         func field(_ index: Int) -> String { fields[index].trimmingCharacters(in: .newlines) }
