@@ -25,17 +25,41 @@ struct OrderedRecords: RandomAccessCollection, Sendable {
     /// - Complexity: O(*n* log *n*) comparisons of values each read once (``SortColumn``).
     static func sorted(_ base: [StoredRecord], by keys: [RecordQuery.SortKey], isDate: (String) -> Bool) -> OrderedRecords {
         guard !keys.isEmpty else { return OrderedRecords(base: base, order: nil) }
+        var order = Array(base.indices)
+        order.sort(by: precedes(in: base, by: keys, isDate: isDate))
+        return OrderedRecords(base: base, order: order)
+    }
+
+    /// The records a sort of `base` by `keys` puts at `positions`, without sorting the rest: a page of a
+    /// large table whose order is not made yet.
+    ///
+    /// - Complexity: O(*n*) comparisons on average (two selections, at most O(*n* log *n*) when their
+    ///   pivots keep failing), plus O(*w* log *w*) for a window of *w* positions.
+    static func window(of base: [StoredRecord], by keys: [RecordQuery.SortKey], positions: Range<Int>, isDate: (String) -> Bool) -> [StoredRecord] {
+        let window = Swift.max(0, Swift.min(positions.lowerBound, base.count))..<Swift.max(0, Swift.min(positions.upperBound, base.count))
+        guard !window.isEmpty else { return [] }
+        let precedes = precedes(in: base, by: keys, isDate: isDate)
+        var order = Array(base.indices)
+        // Everything before the window's first position precedes it; then, of the rest, everything
+        // before its last position precedes that one: the window holds its records, unsorted.
+        OrderSelection.select(window.lowerBound, in: &order, within: order.indices, by: precedes)
+        OrderSelection.select(window.upperBound - 1, in: &order, within: window.lowerBound..<order.count, by: precedes)
+        order[window].sort(by: precedes)
+        return order[window].map { base[$0] }
+    }
+
+    /// Whether the record at one position of `base` comes before the one at another when sorted by
+    /// `keys`, then by identifier (the position in `base`): a strict total order.
+    private static func precedes(in base: [StoredRecord], by keys: [RecordQuery.SortKey], isDate: (String) -> Bool) -> (Int, Int) -> Bool {
         let columns = keys.map { sortColumn(of: base, field: $0.field, isDate: isDate($0.field)) }
         let descending = keys.map(\.descending)
-        var order = Array(base.indices)
-        order.sort { a, b in
+        return { a, b in
             for index in columns.indices {
                 let comparison = columns[index].compare(a, b)
                 if comparison != .orderedSame { return descending[index] ? comparison == .orderedDescending : comparison == .orderedAscending }
             }
             return a < b
         }
-        return OrderedRecords(base: base, order: order)
     }
 
     /// Each record's value of `field`, read for sorting.

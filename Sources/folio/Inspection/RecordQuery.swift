@@ -5,6 +5,28 @@ import FolioStorage
 protocol RecordSource: Sendable {
     /// The records of `entities`, sorted by `keys` and then by identifier.
     func records(of entities: [String], sortedBy keys: [RecordQuery.SortKey], isDate: @escaping (String) -> Bool) -> OrderedRecords
+
+    /// The records at `positions` of those ``records(of:sortedBy:isDate:)`` gives (positions past the
+    /// end left out), and how many records there are in all.
+    func window(
+        of entities: [String], sortedBy keys: [RecordQuery.SortKey], positions: Range<Int>, isDate: @escaping (String) -> Bool
+    ) -> (records: [StoredRecord], count: Int)
+}
+
+extension RecordSource {
+    func window(
+        of entities: [String], sortedBy keys: [RecordQuery.SortKey], positions: Range<Int>, isDate: @escaping (String) -> Bool
+    ) -> (records: [StoredRecord], count: Int) {
+        let ordered = records(of: entities, sortedBy: keys, isDate: isDate)
+        return (Array(ordered[ordered.clamped(positions)]), ordered.count)
+    }
+}
+
+extension OrderedRecords {
+    /// `positions` within the collection's bounds.
+    func clamped(_ positions: Range<Int>) -> Range<Int> {
+        Swift.max(0, Swift.min(positions.lowerBound, count))..<Swift.max(0, Swift.min(positions.upperBound, count))
+    }
 }
 
 /// An entity's records selected the way `folio cat` and `folio serve` select them: the entity and its
@@ -103,6 +125,11 @@ struct RecordQuery {
         // sorted, the window's otherwise.
         let namedBySchema = !fieldNames.isEmpty && schema != nil
         if schema != nil, namedBySchema || sortKeys.isEmpty { try checkFields(fieldNames) }
+        if let source, filters.isEmpty, namedBySchema {
+            // Only the window is needed: a source that has no order made yet selects it.
+            let (records, count) = source.window(of: entities, sortedBy: sortKeys, positions: windowPositions, isDate: isDate)
+            return Result(entities: entities, fieldNames: fieldNames, matched: count, records: records, isDate: isDate)
+        }
         let ordered =
             source?.records(of: entities, sortedBy: sortKeys, isDate: isDate)
             ?? OrderedRecords.sorted(OrderedRecords.base(of: entities, in: store), by: sortKeys, isDate: isDate)
@@ -119,12 +146,7 @@ struct RecordQuery {
     ///
     /// - Complexity: O(window) without filters; otherwise one pass over `ordered`.
     private func window(of ordered: OrderedRecords, entities: [String], fieldNames: [String], isDate: @escaping (String) -> Bool) -> Result {
-        let start = max(0, offset)
-        let end =
-            limit.map { limit in
-                let (sum, overflow) = start.addingReportingOverflow(max(0, limit))
-                return overflow ? Int.max : sum
-            } ?? Int.max
+        let (start, end) = (windowPositions.lowerBound, windowPositions.upperBound)
         guard !filters.isEmpty else {
             let range = min(start, ordered.count)..<min(end, ordered.count)
             return Result(entities: entities, fieldNames: fieldNames, matched: ordered.count, records: Array(ordered[range]), isDate: isDate)
@@ -137,6 +159,17 @@ struct RecordQuery {
             matched += 1
         }
         return Result(entities: entities, fieldNames: fieldNames, matched: matched, records: records, isDate: isDate)
+    }
+
+    /// The positions `offset` and `limit` select, of the records the filters keep.
+    private var windowPositions: Range<Int> {
+        let start = max(0, offset)
+        let end =
+            limit.map { limit in
+                let (sum, overflow) = start.addingReportingOverflow(max(0, limit))
+                return overflow ? Int.max : sum
+            } ?? Int.max
+        return start..<end
     }
 
     /// Whether a record passes every filter, with whether each field holds dates worked out once, not

@@ -10,6 +10,7 @@ import Synchronization
 /// (another process wrote) starts afresh, except the history, which reads only the newer transactions.
 /// Orders are made outside the lock, so that a long sort holds up no other page, and for each entity of
 /// many records every single-column order is made ahead, on a background thread, once the store opens.
+/// A page of such an entity asking for an order not kept selects its window instead of waiting.
 final class StoreViews: RecordSource {
     let store: Store
     private let state = LockedState<State>(State())
@@ -49,8 +50,37 @@ final class StoreViews: RecordSource {
         }
     }
 
-    init(store: Store) {
+    /// Tables of at least this many records whose order is not kept answer a page by selecting it
+    /// (``OrderedRecords/window(of:by:positions:isDate:)``), in time linear in the records, rather than
+    /// wait for a sort: ``prepareAhead(schema:)`` makes the single-column orders meanwhile.
+    let selectionRecordCount: Int
+    /// The widest window selected; a wider one (a whole table's CSV) waits for the order.
+    static let selectedPositions = 10_000
+
+    init(store: Store, selectionRecordCount: Int = StoreViews.preparedRecordCount) {
         self.store = store
+        self.selectionRecordCount = selectionRecordCount
+    }
+
+    func window(
+        of entities: [String], sortedBy keys: [RecordQuery.SortKey], positions: Range<Int>, isDate: @escaping (String) -> Bool
+    ) -> (records: [StoredRecord], count: Int) {
+        func fromOrder() -> (records: [StoredRecord], count: Int) {
+            let ordered = records(of: entities, sortedBy: keys, isDate: isDate)
+            return (Array(ordered[ordered.clamped(positions)]), ordered.count)
+        }
+        guard !keys.isEmpty, positions.count <= Self.selectedPositions else { return fromOrder() }
+        let sequence = store.lastSequence
+        let baseKey = OrderKey(entities: entities, keys: [])
+        let (kept, keptBase) = state.withLock { state -> (OrderedRecords?, [StoredRecord]?) in
+            state.align(to: sequence)
+            return (state.orders[OrderKey(entities: entities, keys: keys)], state.orders[baseKey]?.base)
+        }
+        if let kept { return (Array(kept[kept.clamped(positions)]), kept.count) }
+        let base = keptBase ?? OrderedRecords.base(of: entities, in: store)
+        guard base.count >= selectionRecordCount else { return fromOrder() }
+        if keptBase == nil { keep(OrderedRecords(base: base, order: nil), as: baseKey, at: sequence) }
+        return (OrderedRecords.window(of: base, by: keys, positions: positions, isDate: isDate), base.count)
     }
 
     func records(of entities: [String], sortedBy keys: [RecordQuery.SortKey], isDate: @escaping (String) -> Bool) -> OrderedRecords {
