@@ -103,6 +103,67 @@ struct DiffCommandTests {
         #expect(back.stdout.contains("  - 12  name \"Lisbon\"  price 120.0\n"), "--all shows every value of a deleted record: \(back)")
     }
 
+    @Test func markdownShowsATablePerEntityForAPullRequest() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let (a, b) = try TripStores.make(scratch)
+        let run = try folio("diff", a.path, b.path, "--markdown")
+        #expect(run.status == 1, "\(run)")
+        #expect(
+            run.stdout == """
+                ### Folio: `\(a.path) → \(b.path)`
+
+                1 inserted, 2 changed, 1 deleted in 2 entities; schema unchanged.
+
+                #### City: 1 changed
+
+                | | id | attributes |
+                |---|--:|---|
+                | changed | 9 | `name` `"Lima"` → `"Cusco"` |
+
+                #### Trip: 1 inserted, 1 changed, 1 deleted
+
+                | | id | attributes |
+                |---|--:|---|
+                | deleted | 3 | `name` `"Oslo"`<br>`price` `80.0` |
+                | changed | 7 | `nights` _(none)_ → `3`<br>`price` `99.0` → `120.0` |
+                | inserted | 12 | `name` `"Lisbon"`<br>`price` `120.0` |
+
+                """, "\(run)")
+        let both = try folio("diff", a.path, b.path, "--markdown", "--json")
+        #expect(both.status == 64 && both.stderr.contains("not both"), "\(both)")
+    }
+
+    @Test func markdownIsBoundedAndShowsHostileValuesAsText() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let a = scratch.appending("a"), b = scratch.appending("b")
+        try TripStores.writeA(to: a)
+        try FileManager.default.copyItem(at: a, to: b)
+        let hostile = "a|b `code` <script>alert(1)</script>\nnext line"
+        try TripStores.write(to: b) { t in
+            try t.update(entity: "Trip", id: 7, values: ["name": .string(hostile), "price": .string(String(repeating: "x", count: 500))])
+            for index in 0..<30 { try t.insert(entity: "City", id: t.allocateID(), values: ["name": .string("City \(index)")]) }
+        }
+        let run = try folio("diff", a.path, b.path, "--markdown", "--max-rows", "10")
+        #expect(run.status == 1, "\(run)")
+        let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let rows = lines.filter { $0.hasPrefix("| inserted") || $0.hasPrefix("| changed") || $0.hasPrefix("| deleted") }
+        #expect(rows.count == 10, "\(run.stdout)")
+        #expect(lines.contains("_20 more records of City not shown._"), "\(run.stdout)")
+        #expect(lines.contains("_1 record of Trip not shown._") && !lines.contains("#### Trip: 1 changed\n\n| | id | attributes |"), "\(run.stdout)")
+        #expect(lines.contains("_Showing 10 of 31 changed records: run `folio diff` for all of them._"), "\(run.stdout)")
+
+        let wide = try folio("diff", a.path, b.path, "--markdown", "--max-rows", "100")
+        let trip = try #require(wide.stdout.split(separator: "\n").first { $0.hasPrefix("| changed | 7 |") }, "\(wide)")
+        // Every cell separator is one the table put there: the value's own bar is escaped, its HTML and
+        // line break stay inside a code span, and the long value is cut with its length said.
+        #expect(trip.replacingOccurrences(of: "\\|", with: "").filter { $0 == "|" }.count == 4, "\(trip)")
+        #expect(trip.contains(#"→ ``"a\|b `code` <script>alert(1)</script>\nnext line"``<br>"#), "\(trip)")
+        #expect(trip.contains("… _(502 characters)_"), "\(trip)")
+        #expect(!trip.contains(String(repeating: "x", count: 81)), "\(trip)")
+    }
+
     @Test func identicalStoresExit0EvenWhenOneIsCompacted() throws {
         let scratch = ScratchDirectory()
         defer { scratch.remove() }

@@ -14,7 +14,9 @@ enum DiffCommand: FolioSubcommand {
             With --from and --to, a side is read as it was at a point of its past: a transaction of its retained
             history, or a git revision of the repository it is in (read from git's objects; the work tree is
             not touched). With one STORE, both sides are that store: 'folio diff Store --from HEAD~1' shows
-            what changed since the previous commit.
+            what changed since the previous commit. With --markdown the changes are printed as a Markdown
+            heading and a table per entity, at most --max-rows records (each value cut to 80 characters),
+            for a pull request's description or a CI comment.
             Exits with 0 when the stores hold the same records and schema, 1 when they differ, 2 when a store
             cannot be read (like diff).
             """,
@@ -28,10 +30,13 @@ enum DiffCommand: FolioSubcommand {
             .option("--entity", value: "ENTITY", help: "Only records of this entity and its subentities."),
             .flag("--all", help: "Show every value of a deleted record, not only its first text value."),
             .flag("--json", help: "Print one JSON object with every change and the summary."),
+            .flag("--markdown", help: "Print Markdown for a pull request or a CI comment: a table per entity, bounded in length."),
+            .option("--max-rows", value: "N", help: "With --markdown: list at most N records in all (default 100)."),
         ],
         examples: [
             "folio diff Store.backup Store", "folio diff old new --entity Trip", "folio diff old new --json | jq '.changes[]'",
             "folio diff Store --from HEAD~3 --to HEAD", "folio diff Store --from 120",
+            "folio diff Store --from origin/main --markdown > changes.md",
         ])
 
     /// The exit code for a store that cannot be read: 1 means "they differ", as for diff(1).
@@ -109,7 +114,22 @@ enum DiffCommand: FolioSubcommand {
             selected = Set([entity] + schemas.flatMap { $0.selfAndDescendants(entity) })
         }
         let comparison = compare(old, new, entities: selected)
-        if arguments.flag("--json") {
+        if arguments.flag("--markdown") {
+            guard !arguments.flag("--json") else {
+                throw UsageError("Give --json or --markdown, not both.", help: "folio diff A B --markdown", command: spec.name)
+            }
+            var markdown = DiffMarkdown()
+            if let text = arguments.value("--max-rows") {
+                guard let rows = Int(text), rows >= 0 else {
+                    throw UsageError(
+                        "The value '\(text)' is invalid for '--max-rows'.", help: "Give a whole number of records, such as 100.", command: spec.name)
+                }
+                markdown.maximumRows = rows
+            }
+            let label = { (path: String, point: String?) in point.map { "\(path) at \($0)" } ?? path }
+            let title = "\(label(oldPath, arguments.value("--from"))) → \(label(newPath, arguments.value("--to")))"
+            console.write(markdown.render(comparison, title: title))
+        } else if arguments.flag("--json") {
             console.print(ValueFormatting.json(json(comparison)))
         } else {
             printText(comparison, all: arguments.flag("--all"), console: console)
