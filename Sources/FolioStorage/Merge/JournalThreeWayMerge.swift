@@ -315,14 +315,9 @@ package enum JournalThreeWayMerge {
     static func resolve(_ sided: [(side: Int, transaction: JournalTransaction)], schema baseSchema: MergeSchema?) throws(Refusal)
         -> [JournalTransaction]
     {
-        var merged = sided
-        let schema = lastSchema(of: sided.map(\.transaction)) ?? baseSchema
-        var conflicts: [Int: [MergeConflict]] = [:]
         // Identifiers both sides inserted: only stores that allocate sequentially do that.
         var insertedBy: [Int64: Int] = [:]
-        var migratingSides = Set<Int>()
-        for (side, transaction) in merged {
-            if !transaction.migrations.isEmpty { migratingSides.insert(side) }
+        for (side, transaction) in sided {
             for record in transaction.inserted {
                 if let other = insertedBy[record.id], other != side {
                     throw Refusal(
@@ -336,9 +331,11 @@ package enum JournalThreeWayMerge {
                 insertedBy[record.id] = side
             }
         }
-        if migratingSides.count == 2 {
-            throw Refusal(message: "both sides migrated the store's schema: merge before migrating, or migrate once after the merge")
-        }
+        // Transactions written with an older schema than a migration placed before them are carried through it.
+        let carried = try MigrationCarry.carry(sided)
+        var merged = carried.transactions
+        var conflicts = carried.conflicts
+        let schema = lastSchema(of: merged.map(\.transaction)) ?? baseSchema
         if let schema { mergeUniqueInserts(&merged, schema: schema, conflicts: &conflicts) }
         var transactions = merged.map(\.transaction)
 
@@ -347,7 +344,8 @@ package enum JournalThreeWayMerge {
         var lastWrite: [[RecordAttribute: Write]] = [[:], [:]]
         var deletion: [Int64: (position: Int, side: Int)] = [:]
         for (position, (side, transaction)) in merged.enumerated() {
-            for record in transaction.updated {
+            // By the names the writes end with: a migration placed after a write renames it at replay.
+            for record in carried.finalShape(transaction, at: position).updated {
                 for (member, value) in record.values.dictionary {
                     lastWrite[side][RecordAttribute(entity: record.entity, id: record.id, member: member)] = Write(position: position, value: value)
                 }
