@@ -138,6 +138,33 @@ struct GitMergeAcrossMigrationTests {
         #expect(notes.map(\.heading) == ["One, edited on b", "Three"], "the compacted V1 records, carried by the migration line")
     }
 
+    @Test func aCloneThatCompactedAfterMigratingHasTheV1ClonesChangesCarriedThroughTheFoldedMigration() throws {
+        let (scratch, a, b) = try Self.clones("git-migration-merge-folded")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        do {
+            let container = try Self.container(a, MergeNotesV2.self)
+            let context = ModelContext(container)
+            let one = try #require(try context.fetch(FetchDescriptor<MergeNotesV2.Note>()).first { $0.heading == "One" })
+            one.body = "first, edited on a"
+            try context.save()
+            try container.compact()
+        }
+        let journal = try String(contentsOf: a.appendingPathComponent(Self.store).appendingPathComponent("journal.jsonl"), encoding: .utf8)
+        #expect(journal.contains("\"foldedMigrations\":"), "the mark names the migration it folded: \(journal)")
+        try Self.saveWithV1(in: b)
+        let (merged, _) = try Self.mergeBothWays(a: a, b: b)
+
+        let verify = try Self.folio("verify", merged.path)
+        #expect(verify.status == 0, "\(verify.output)")
+        let context = ModelContext(try Self.container(a, MergeNotesV2.self))
+        let notes = try context.fetch(FetchDescriptor<MergeNotesV2.Note>(sortBy: [SortDescriptor(\.heading)]))
+        #expect(notes.map(\.heading) == ["One, edited on b", "Three"])
+        #expect(notes.map(\.body) == ["first, edited on a", "third from b"])
+        #expect(try context.fetch(FetchDescriptor<MergeNotesV2.Tag>()).map(\.name) == ["Home"])
+        let conflicts = try Self.folio("conflicts", merged.path)
+        #expect(conflicts.output.contains("\"odd\"") && conflicts.output.contains("\"Work\""), "\(conflicts.output)")
+    }
+
     @Test func twoDifferentMigrationsAreRefusedAndGitReportsAConflict() throws {
         let (scratch, a, b) = try Self.clones("git-migration-merge-refused")
         defer { try? FileManager.default.removeItem(at: scratch) }

@@ -149,7 +149,8 @@ package enum JournalThreeWayMerge {
                 }
             }
         }
-        var transactions = kept.map(\.transaction) + (try resolve(merged, schema: schema))
+        let migrationsFolded = try foldedMigrations(since: o, ours: compacted(a) ? a : nil, theirs: compacted(b) ? b : nil)
+        var transactions = kept.map(\.transaction) + (try resolve(merged, schema: schema, folded: migrationsFolded))
         // The mark names the later of the sides' marks, at the merged point.
         let marks = [a, b].filter(compacted).compactMap(\.mark?.transaction)
         guard var mark = marks.max(by: { precedes($0, $1) }) else { throw Refusal(message: "no side's compaction mark was found") }
@@ -157,6 +158,7 @@ package enum JournalThreeWayMerge {
         if compacted(a) && compacted(b), let ours = a.mark?.transaction, let theirs = b.mark?.transaction {
             // The merged history keeps what both sides still hold of the base's, then all they added.
             if let x = ours.historyFrom, let y = theirs.historyFrom { mark.historyFrom = max(x, y) } else { mark.historyFrom = nil }
+            mark.foldedMigrations = FoldedMigration.list(earlier: ours.foldedMigrations + theirs.foldedMigrations, transactions: [])
             mark.mergedBase =
                 folded.isEmpty
                 ? nil
@@ -312,9 +314,10 @@ package enum JournalThreeWayMerge {
     /// The merged transactions with the losing changes dropped and the conflicts recorded.
     /// - Parameter baseSchema: the schema before the new transactions; one that records a schema
     ///   changes it for the relationship and uniqueness merges.
-    static func resolve(_ sided: [(side: Int, transaction: JournalTransaction)], schema baseSchema: MergeSchema?) throws(Refusal)
-        -> [JournalTransaction]
-    {
+    /// - Parameter folded: the migrations each side folded into its snapshots since the base.
+    static func resolve(
+        _ sided: [(side: Int, transaction: JournalTransaction)], schema baseSchema: MergeSchema?, folded: [[FoldedMigration]] = [[], []]
+    ) throws(Refusal) -> [JournalTransaction] {
         // Identifiers both sides inserted: only stores that allocate sequentially do that.
         var insertedBy: [Int64: Int] = [:]
         for (side, transaction) in sided {
@@ -332,7 +335,7 @@ package enum JournalThreeWayMerge {
             }
         }
         // Transactions written with an older schema than a migration placed before them are carried through it.
-        let carried = try MigrationCarry.carry(sided)
+        let carried = try MigrationCarry.carry(sided, folded: folded)
         var merged = carried.transactions
         var conflicts = carried.conflicts
         let schema = lastSchema(of: merged.map(\.transaction)) ?? baseSchema

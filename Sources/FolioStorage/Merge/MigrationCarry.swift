@@ -46,21 +46,49 @@ enum MigrationCarry {
         }
     }
 
-    /// One migration line's content, as two lines of the same plan have it.
+    /// One migration line's content, as two lines of the same plan have it: what it does to records and
+    /// the checksum of the schema it leads to.
     struct Migration: Equatable {
         var migrations: [RecordMigration]
-        var schema: JSONValue?
+        var schemaChecksum: String?
+        /// The line, for messages.
+        var label: String
+
+        init(_ line: JournalTransaction) {
+            migrations = line.writtenMigrations
+            schemaChecksum = FoldedMigration.checksum(of: line.schema)
+            let version = line.schema.flatMap { MergeSchema.version(of: $0) }.map { "to version \($0)" } ?? "to an unnamed version"
+            label = "\(version) (transaction \(line.transactionID), \(line.author ?? "no author"))"
+        }
+
+        init(_ folded: FoldedMigration) {
+            migrations = folded.migrations
+            schemaChecksum = folded.schemaChecksum
+            label = "to the schema with checksum \(folded.schemaChecksum?.prefix(12) ?? "(none)") (transaction \(folded.transactionID), folded by a compaction)"
+        }
+
+        static func == (a: Migration, b: Migration) -> Bool { a.migrations == b.migrations && a.schemaChecksum == b.schemaChecksum }
     }
 
-    static func carry(_ sided: [SidedTransaction]) throws(JournalThreeWayMerge.Refusal) -> Carried {
+    /// Carries `sided`, the merged transactions in merge order, through the migrations; `folded[side]`
+    /// are the migrations that side folded into its snapshots since the base (see ``FoldedMigration``),
+    /// which come before every transaction of the merged journal.
+    static func carry(_ sided: [SidedTransaction], folded: [[FoldedMigration]] = [[], []]) throws(JournalThreeWayMerge.Refusal) -> Carried {
         let lists = (0...1).map { side in
-            sided.filter { $0.side == side && !$0.transaction.writtenMigrations.isEmpty }.map(\.transaction)
+            folded[side].map(Migration.init)
+                + sided.filter { $0.side == side && !$0.transaction.writtenMigrations.isEmpty }.map { Migration($0.transaction) }
         }
         guard lists.contains(where: { !$0.isEmpty }) else { return Carried(transactions: sided, conflicts: [:]) }
-        let migrations = lists.map { $0.map { Migration(migrations: $0.writtenMigrations, schema: $0.schema) } }
-        let (shorter, longer) = migrations[0].count <= migrations[1].count ? (migrations[0], migrations[1]) : (migrations[1], migrations[0])
+        let (shorter, longer) = lists[0].count <= lists[1].count ? (lists[0], lists[1]) : (lists[1], lists[0])
         if let differing = shorter.indices.first(where: { shorter[$0] != longer[$0] }) {
-            throw JournalThreeWayMerge.Refusal(message: refusal(differing, lists))
+            throw JournalThreeWayMerge.Refusal(
+                message: """
+                    both sides migrated the store's schema, differently: ours \(lists[0][differing].label), theirs \
+                    \(lists[1][differing].label). A merge carries one side's changes through the other's migration, or merges \
+                    two runs of one migration, not two migrations. Keep the side whose migration the app ships \
+                    ('git checkout --ours' or '--theirs'), then re-add the other side's records with 'folio export' and \
+                    'folio import' (see docs/git.md)
+                    """)
         }
         let ran = lists.map(\.count)
 
@@ -68,23 +96,30 @@ enum MigrationCarry {
         var conflicts: [Int: [MergeConflict]] = [:]
         // Conflicts for migration lines not yet placed, by their index in `longer`.
         var pending: [Int: [MergeConflict]] = [:]
-        var placed: [Int] = []  // the position of each migration line placed so far
-        var seen = [0, 0]
+        // Each migration placed so far: its line's position, or nil for one a side folded, which is in
+        // the snapshots and not in the merged journal.
+        var placed: [Int?] = Array(repeating: nil, count: folded.map(\.count).max() ?? 0)
+        var seen = folded.map(\.count)
         var duplicates = DuplicateStageInserts()
 
-        /// Carries `transaction`, written by `side` having run `from` migrations, through the
-        /// migrations `range`, noting the values dropped by those its side never ran.
-        func carried(_ transaction: JournalTransaction, side: Int, through range: Range<Int>, notingDrops: Bool) -> JournalTransaction {
+        /// Carries the transaction at `position`, written by `side`, through the migrations `range`,
+        /// noting the values dropped by those its side never ran: on the migration's line, or on the
+        /// transaction itself when the migration was folded.
+        func carried(_ transaction: JournalTransaction, at position: Int, side: Int, through range: Range<Int>) -> JournalTransaction {
             var transaction = transaction
             for index in range {
                 let dropped = RecordMigrationCarry.carry(&transaction, through: longer[index].migrations)
-                guard notingDrops, index >= ran[side] else { continue }
+                guard index >= ran[side] else { continue }
                 let lost = dropped.map { drop in
                     MergeConflict(
                         entity: drop.entity, id: drop.id, member: drop.member, kept: nil, lost: drop.value,
                         lostTransaction: transaction.transactionID)
                 }
-                if index < placed.count { conflicts[placed[index], default: []] += lost } else { pending[index, default: []] += lost }
+                if index >= placed.count {
+                    pending[index, default: []] += lost
+                } else {
+                    conflicts[placed[index] ?? position, default: []] += lost
+                }
             }
             return transaction
         }
@@ -100,7 +135,17 @@ enum MigrationCarry {
                     // The other side ran this migration earlier: only what its stage saved is kept.
                     transaction.migrations = []
                     transaction.schema = nil
-                    duplicates.drop(from: &transaction, side: side, sameAs: result[placed[index]].transaction)
+                    if let earlier = placed[index] {
+                        duplicates.drop(from: &transaction, side: side, sameAs: result[earlier].transaction)
+                    } else if !transaction.inserted.isEmpty {
+                        throw JournalThreeWayMerge.Refusal(
+                            message: """
+                                both sides ran the migration \(longer[index].label), and the other side has compacted since: \
+                                the records this side's custom stage inserted cannot be matched with those the other's \
+                                inserted, which are in its snapshots. Merge before compacting a migrated store, or keep one \
+                                side (see docs/git.md)
+                                """)
+                    }
                 } else {
                     placed.append(position)
                     conflicts[position, default: []] += pending.removeValue(forKey: index) ?? []
@@ -110,28 +155,13 @@ enum MigrationCarry {
                 }
             }
             duplicates.rewrite(&transaction, side: side)
-            transaction = carried(transaction, side: side, through: seen[side]..<placed.count, notingDrops: true)
+            transaction = carried(transaction, at: position, side: side, through: seen[side]..<placed.count)
             result[position].transaction = transaction
             // Noted now: the values the migrations placed later drop when the journal is replayed.
-            _ = carried(transaction, side: side, through: placed.count..<longer.count, notingDrops: true)
+            _ = carried(transaction, at: position, side: side, through: placed.count..<longer.count)
             later.append(placed.count..<longer.count)
         }
         return Carried(transactions: result, conflicts: conflicts.filter { !$0.value.isEmpty }, migrations: longer, later: later)
-    }
-
-    /// Why two sides' migrations cannot be merged: at `index`, their lines differ.
-    private static func refusal(_ index: Int, _ lists: [[JournalTransaction]]) -> String {
-        let ours = lists[0][index], theirs = lists[1][index]
-        func describe(_ line: JournalTransaction) -> String {
-            let version = line.schema.flatMap { MergeSchema.version(of: $0) }.map { "to version \($0)" } ?? "to an unnamed version"
-            return "\(version) (transaction \(line.transactionID), \(line.author ?? "no author"))"
-        }
-        return """
-            both sides migrated the store's schema, differently: ours \(describe(ours)), theirs \(describe(theirs)). \
-            A merge carries one side's changes through the other's migration, or merges two runs of one migration, \
-            not two migrations. Keep the side whose migration the app ships ('git checkout --ours' or '--theirs'), \
-            then re-add the other side's records with 'folio export' and 'folio import' (see docs/git.md)
-            """
     }
 }
 
@@ -140,5 +170,33 @@ extension MergeSchema {
     static func version(of description: JSONValue) -> String? {
         guard case .object(let root) = description, case .string(let version)? = root["version"] else { return nil }
         return version
+    }
+}
+
+extension JournalThreeWayMerge {
+    /// The migrations each side that compacted since the base `o` folded into its snapshots since then,
+    /// as its mark names them: those the base neither holds in its journal nor names on its mark, after
+    /// the base's compaction point.
+    ///
+    /// - Throws: ``Refusal`` when both sides compacted and one folded a migration: git merges their
+    ///   snapshots file by file, which cannot carry one side's records through the other's migration.
+    static func foldedMigrations(since o: Version, ours: Version?, theirs: Version?) throws(Refusal) -> [[FoldedMigration]] {
+        let known = Set(o.lines.map(\.transaction.transactionID)).union(o.mark?.transaction.foldedMigrations.map(\.transactionID) ?? [])
+        let point = o.compactionPoint ?? 0
+        let folded = [ours, theirs].map { side in
+            (side?.mark?.transaction.foldedMigrations ?? []).filter { !known.contains($0.transactionID) && $0.sequence > point }
+        }
+        if let ours, let theirs, let side = [ours, theirs].indices.first(where: { !folded[$0].isEmpty }) {
+            let name = [ours, theirs][side].name
+            throw Refusal(
+                message: """
+                    both sides compacted since the merge base, and \(name) had migrated the schema before it compacted: \
+                    the snapshots, which git merges file by file, hold one side's records in the old shape and the other's \
+                    in the new. Merge before compacting a migrated store: keep one side, then re-add the other's records \
+                    with 'folio export' and 'folio import' (see docs/git.md)
+                    """,
+                file: name, line: [ours, theirs][side].mark?.number)
+        }
+        return folded
     }
 }

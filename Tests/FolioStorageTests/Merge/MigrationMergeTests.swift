@@ -155,4 +155,49 @@ struct MigrationMergeTests {
         #expect(lines.first { $0.transactionID == "b3" }?.updated.map(\.values) == [["heading": .string("one (b)")]])
         #expect(forward.conflicts.contains(MergeConflict(entity: "Note", id: 1, member: "mood", kept: nil, lost: .string("odd"), lostTransaction: "b3")))
     }
+    /// The migrating clone after it compacted: a mark naming the migration it folded, then a V2 write.
+    static func migratedAndCompacted() -> [JournalTransaction] {
+        var mark = Base.transaction(3, "a2", at: 20, nextID: 0)
+        mark.isCompactionMark = true
+        mark.historyFrom = 1
+        mark.foldedMigrations = [FoldedMigration(transactionID: "a2", sequence: 3, migrations: toV2, schemaChecksum: "c2")]
+        return [mark, migrated[2]]
+    }
+
+    @Test func aSideThatCompactedAfterMigratingHasTheOthersChangesCarriedThroughTheMigrationItsMarkNames() throws {
+        let base = try Base.file([Self.base])
+        let compacted = try Base.file(Self.migratedAndCompacted()), unmigrated = try Base.file([Self.base] + Self.unmigrated)
+        let forward = try JournalThreeWayMerge.merge(base: base, ours: compacted, theirs: unmigrated)
+        #expect(forward.bytes == (try JournalThreeWayMerge.merge(base: base, ours: unmigrated, theirs: compacted)).bytes)
+        let lines = try JournalThreeWayMerge.read(forward.bytes, name: "merged").map(\.transaction)
+        #expect(lines.first?.foldedMigrations.map(\.transactionID) == ["a2"], "the merged mark still names the migration")
+        let b1 = try #require(lines.first { $0.transactionID == "b1" })
+        #expect(b1.updated.map(\.values) == [["heading": .string("one (b, early)")]], "every V1 line follows the folded migration")
+        let b2 = try #require(lines.first { $0.transactionID == "b2" })
+        #expect(b2.inserted.map(\.values) == [["heading": .string("b")]] && b2.updated.isEmpty)
+        #expect(
+            Set(b2.conflicts) == [
+                MergeConflict(entity: "Note", id: Self.blockB, member: "mood", kept: nil, lost: .string("keen"), lostTransaction: "b2"),
+                MergeConflict(entity: "Label", id: 3, member: "name", kept: nil, lost: .string("work"), lostTransaction: "b2"),
+            ], "a folded migration's drops are listed on the line that lost them")
+    }
+
+    @Test func twoCompactedSidesOfWhichOneFoldedAMigrationAreRefused() throws {
+        var mark = Base.transaction(3, "b2", at: 30, nextID: 0)
+        mark.isCompactionMark = true
+        mark.historyFrom = 1
+        let refusal = #expect(throws: JournalThreeWayMerge.Refusal.self) {
+            try JournalThreeWayMerge.merge(base: Base.file([Self.base]), ours: Base.file([mark]), theirs: Base.file(Self.migratedAndCompacted()))
+        }
+        #expect(refusal?.file == "theirs" && refusal?.message.contains("Merge before compacting a migrated store") == true)
+    }
+
+    @Test func aMarkNamesFoldedMigrationsOnlyOnAMark() throws {
+        var line = Base.transaction(2, "x", at: 1, nextID: 4)
+        line.foldedMigrations = [FoldedMigration(transactionID: "m", sequence: 1, migrations: Self.toV2, schemaChecksum: nil)]
+        let refusal = #expect(throws: JournalThreeWayMerge.Refusal.self) {
+            try JournalThreeWayMerge.read(Base.file([Self.base, line]), name: "ours")
+        }
+        #expect(refusal?.message.contains("foldedMigrations") == true && refusal?.line == 2)
+    }
 }
