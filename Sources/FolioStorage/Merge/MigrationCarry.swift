@@ -3,12 +3,14 @@
 /// merged journal is the migrated store's history with the other side's changes in the new shape.
 ///
 /// A migration is a journal line with a `migrate` member (``RecordMigration``: members removed and
-/// renamed, entities removed) and the new `schema`. The rules, which give the same result whichever side
-/// is ours:
+/// renamed, entities removed) and the new `schema`, or, once a compaction folded it, an entry of the
+/// compaction mark's `foldedMigrations` (``FoldedMigration``). The rules, which give the same result
+/// whichever side is ours:
 ///
-/// - Each side's migration lines, in its own order, are its *migrations*. One side's must be the start
-///   of the other's (each line equal in `migrate` and `schema`: the same plan ran); otherwise the merge
-///   is refused. The longer list is the merged store's.
+/// - Each side's migrations since the base, folded ones first, then its lines in its own order, must
+///   be the start of the other side's (each equal in `migrate` and in its schema's checksum: the same
+///   plan ran); otherwise the merge is refused. The longer list is the merged store's. A folded
+///   migration comes before every transaction of the merged journal, which replays over its snapshots.
 /// - Walking the merged order, a migration line whose place in that list is already taken (the other
 ///   side ran the same migration earlier) loses its `migrate` and `schema`: the merged journal migrates
 ///   once. What its custom stage saved stays, as an ordinary change, except records it inserted with the
@@ -17,8 +19,10 @@
 ///   run (``RecordMigrationCarry``): renamed members renamed, removed members and records of removed
 ///   entities dropped. An added property is left out, so the record reads the declared default, as the
 ///   records the migration carried do.
-/// - A value dropped on the way by a migration its side never ran (the other side's alone) is listed as
-///   a ``MergeConflict`` on that migration's line, `kept` absent. Such a value is lost to the merged
+/// - A value dropped by a migration its side never ran (the other side's alone), whether the merge drops
+///   it or the replay of a migration line placed after it does, is listed as a ``MergeConflict`` on that
+///   migration's line (on the transaction itself when the migration was folded), `kept` null for a
+///   removed property and absent for a record of a removed entity. Such a value is lost to the merged
 ///   store: a removed property's, a removed entity's record's (a custom stage that copied the entity
 ///   under a new name copied only the records its side had), or a property whose stored type a custom
 ///   stage changed.
@@ -112,7 +116,7 @@ enum MigrationCarry {
                 guard index >= ran[side] else { continue }
                 let lost = dropped.map { drop in
                     MergeConflict(
-                        entity: drop.entity, id: drop.id, member: drop.member, kept: nil, lost: drop.value,
+                        entity: drop.entity, id: drop.id, member: drop.member, kept: drop.withRecord ? nil : .null, lost: drop.value,
                         lostTransaction: transaction.transactionID)
                 }
                 if index >= placed.count {

@@ -8,6 +8,8 @@ enum RecordMigrationCarry {
         var id: Int64
         var member: String
         var value: JSONValue
+        /// Whether the record went with its entity (rather than only the member).
+        var withRecord: Bool
     }
 
     /// The member name a conflict uses for a delete that a migration dropped with its entity (the
@@ -26,10 +28,10 @@ enum RecordMigrationCarry {
             guard transaction.entities.contains(entity) else { continue }
             if migration.removesEntity {
                 for record in transaction.inserted + transaction.updated where record.entity == entity {
-                    dropped += record.values.dictionary.sorted { $0.key < $1.key }.map { Drop(entity: entity, id: record.id, member: $0.key, value: $0.value) }
+                    dropped += record.values.dictionary.sorted { $0.key < $1.key }.map { Drop(entity: entity, id: record.id, member: $0.key, value: $0.value, withRecord: true) }
                 }
                 for record in transaction.deleted where record.entity == entity {
-                    dropped.append(Drop(entity: entity, id: record.id, member: deletedMember, value: .object(record.tombstone)))
+                    dropped.append(Drop(entity: entity, id: record.id, member: deletedMember, value: .object(record.tombstone), withRecord: true))
                 }
                 transaction.inserted.removeAll { $0.entity == entity }
                 transaction.updated.removeAll { $0.entity == entity }
@@ -42,7 +44,7 @@ enum RecordMigrationCarry {
                 var renamed: [String: JSONValue] = [:]
                 for (member, value) in values.sorted(by: { $0.key < $1.key }) {
                     if removed.contains(member) {
-                        if noting { dropped.append(Drop(entity: entity, id: id, member: member, value: value)) }
+                        if noting { dropped.append(Drop(entity: entity, id: id, member: member, value: value, withRecord: false)) }
                     } else if let new = renames[member] {
                         // As a replay does: the first old name (in sorted order) renamed onto a name wins.
                         if renamed[new] == nil { renamed[new] = value }

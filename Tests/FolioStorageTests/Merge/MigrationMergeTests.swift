@@ -89,9 +89,9 @@ struct MigrationMergeTests {
         let onMigration = Set(try #require(lines.first { $0.transactionID == "a2" }).conflicts)
         #expect(
             onMigration == [
-                MergeConflict(entity: "Note", id: Self.blockB, member: "mood", kept: nil, lost: .string("keen"), lostTransaction: "b2"),
+                MergeConflict(entity: "Note", id: Self.blockB, member: "mood", kept: .null, lost: .string("keen"), lostTransaction: "b2"),
                 MergeConflict(entity: "Label", id: 3, member: "name", kept: nil, lost: .string("work"), lostTransaction: "b2"),
-                MergeConflict(entity: "Note", id: 1, member: "mood", kept: nil, lost: .string("odd"), lostTransaction: "b3"),
+                MergeConflict(entity: "Note", id: 1, member: "mood", kept: .null, lost: .string("odd"), lostTransaction: "b3"),
             ])
         // `title` (b1, before the migration) and `heading` (a3) are one attribute: the later write wins.
         #expect(
@@ -153,7 +153,7 @@ struct MigrationMergeTests {
         let lines = try JournalThreeWayMerge.read(forward.bytes, name: "merged").map(\.transaction)
         #expect(lines.map(\.transactionID) == ["b2", "a1", "a2", "a3", "b3"])
         #expect(lines.first { $0.transactionID == "b3" }?.updated.map(\.values) == [["heading": .string("one (b)")]])
-        #expect(forward.conflicts.contains(MergeConflict(entity: "Note", id: 1, member: "mood", kept: nil, lost: .string("odd"), lostTransaction: "b3")))
+        #expect(forward.conflicts.contains(MergeConflict(entity: "Note", id: 1, member: "mood", kept: .null, lost: .string("odd"), lostTransaction: "b3")))
     }
     /// The migrating clone after it compacted: a mark naming the migration it folded, then a V2 write.
     static func migratedAndCompacted() -> [JournalTransaction] {
@@ -177,7 +177,7 @@ struct MigrationMergeTests {
         #expect(b2.inserted.map(\.values) == [["heading": .string("b")]] && b2.updated.isEmpty)
         #expect(
             Set(b2.conflicts) == [
-                MergeConflict(entity: "Note", id: Self.blockB, member: "mood", kept: nil, lost: .string("keen"), lostTransaction: "b2"),
+                MergeConflict(entity: "Note", id: Self.blockB, member: "mood", kept: .null, lost: .string("keen"), lostTransaction: "b2"),
                 MergeConflict(entity: "Label", id: 3, member: "name", kept: nil, lost: .string("work"), lostTransaction: "b2"),
             ], "a folded migration's drops are listed on the line that lost them")
     }
