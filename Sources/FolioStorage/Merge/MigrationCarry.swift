@@ -95,6 +95,20 @@ enum MigrationCarry {
                     """)
         }
         let ran = lists.map(\.count)
+        // A side that did not run every migration and recorded another schema (models changed without a
+        // `migrate`, such as an added optional property) took a way of its own: its schema cannot follow
+        // the migration.
+        for side in 0...1 where ran[side] < longer.count {
+            if let line = sided.first(where: { $0.side == side && $0.transaction.writtenMigrations.isEmpty && $0.transaction.schema != nil }) {
+                throw JournalThreeWayMerge.Refusal(
+                    message: """
+                        both sides changed the store's schema: \(side == 0 ? "ours" : "theirs") recorded another schema in \
+                        transaction \(line.transaction.transactionID) (\(line.transaction.author ?? "no author")), and the other \
+                        side migrated \(longer[ran[side]].label). Open that side with the migrated app version before \
+                        merging, or keep one side (see docs/git.md)
+                        """)
+            }
+        }
 
         var result = sided
         var conflicts: [Int: [MergeConflict]] = [:]

@@ -200,4 +200,10 @@ struct MigrationMergeTests {
         }
         #expect(refusal?.message.contains("foldedMigrations") == true && refusal?.line == 2)
     }
+    @Test func aSchemaTheUnmigratedSideRecordedIsRefusedRatherThanLeftLast() throws {
+        var recorded = Base.transaction(2, "b1", at: 90, nextID: Self.blockB)
+        recorded.schema = Self.schema(version: "1.1.0")
+        let refusal = #expect(throws: JournalThreeWayMerge.Refusal.self) { try Self.merge(Self.migrated, [recorded]) }
+        #expect(refusal?.message.contains("both sides changed the store's schema") == true, "\(String(describing: refusal))")
+    }
 }
