@@ -95,7 +95,9 @@ struct GitMergeAcrossMigrationTests {
         let conflicts = try Self.folio("conflicts", merged.path)
         #expect(conflicts.output.contains("mood") && conflicts.output.contains("\"odd\""), "b's value of the removed mood: \(conflicts.output)")
         #expect(conflicts.output.contains("\"keen\""), "\(conflicts.output)")
-        #expect(conflicts.output.contains("Label") && conflicts.output.contains("\"Work\""), "b's label, which only the stage could carry: \(conflicts.output)")
+        #expect(
+            conflicts.output.contains("Label") && conflicts.output.contains("\"Work\""),
+            "b's label, which only the stage could carry: \(conflicts.output)")
     }
 
     @Test func clonesThatBothRanTheMigrationMergeWithOneMigrationAndOneCopyOfEachTag() throws {
@@ -176,7 +178,8 @@ struct GitMergeAcrossMigrationTests {
         try Git.git("fetch", "-q", "origin", in: a)
         let merge = try Git.run(
             URL(fileURLWithPath: "/usr/bin/git"), ["merge", "--no-edit", "origin/b"], in: a,
-            environment: ["GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": a.path, "GIT_MERGE_AUTOEDIT": "no",
+            environment: [
+                "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "HOME": a.path, "GIT_MERGE_AUTOEDIT": "no",
                 "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "Test",
                 "GIT_COMMITTER_EMAIL": "t@example.com",
             ])

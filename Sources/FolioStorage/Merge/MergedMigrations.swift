@@ -19,7 +19,8 @@ extension MigrationCarry {
         init(_ folded: FoldedMigration) {
             migrations = folded.migrations
             schemaChecksum = folded.schemaChecksum
-            label = "to the schema with checksum \(folded.schemaChecksum?.prefix(12) ?? "(none)") (transaction \(folded.transactionID), folded by a compaction)"
+            label =
+                "to the schema with checksum \(folded.schemaChecksum?.prefix(12) ?? "(none)") (transaction \(folded.transactionID), folded by a compaction)"
         }
 
         static func == (a: Migration, b: Migration) -> Bool { a.migrations == b.migrations && a.schemaChecksum == b.schemaChecksum }

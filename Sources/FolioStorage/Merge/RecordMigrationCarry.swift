@@ -28,7 +28,9 @@ enum RecordMigrationCarry {
             guard transaction.entities.contains(entity) else { continue }
             if migration.removesEntity {
                 for record in transaction.inserted + transaction.updated where record.entity == entity {
-                    dropped += record.values.dictionary.sorted { $0.key < $1.key }.map { Drop(entity: entity, id: record.id, member: $0.key, value: $0.value, withRecord: true) }
+                    dropped += record.values.dictionary.sorted { $0.key < $1.key }.map {
+                        Drop(entity: entity, id: record.id, member: $0.key, value: $0.value, withRecord: true)
+                    }
                 }
                 for record in transaction.deleted where record.entity == entity {
                     dropped.append(Drop(entity: entity, id: record.id, member: deletedMember, value: .object(record.tombstone), withRecord: true))
@@ -64,7 +66,8 @@ enum RecordMigrationCarry {
             // An update left with no values changes nothing.
             transaction.updated.removeAll { $0.entity == entity && $0.values.isEmpty }
             for index in transaction.deleted.indices where transaction.deleted[index].entity == entity {
-                transaction.deleted[index].tombstone = rewritten(transaction.deleted[index].tombstone, id: transaction.deleted[index].id, noting: false)
+                transaction.deleted[index].tombstone = rewritten(
+                    transaction.deleted[index].tombstone, id: transaction.deleted[index].id, noting: false)
             }
         }
         return dropped

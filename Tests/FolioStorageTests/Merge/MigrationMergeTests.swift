@@ -51,11 +51,14 @@ struct MigrationMergeTests {
 
     /// The clone that went on with V1: one write before the other's migration, three after it.
     static let unmigrated = [
-        Base.transaction(2, "b1", at: 15, updated: [StoredRecord(entity: "Note", id: 1, values: ["title": .string("one (b, early)")])], nextID: blockB),
+        Base.transaction(
+            2, "b1", at: 15, updated: [StoredRecord(entity: "Note", id: 1, values: ["title": .string("one (b, early)")])], nextID: blockB),
         Base.transaction(
             3, "b2", at: 30, inserted: [StoredRecord(entity: "Note", id: blockB, values: ["title": .string("b"), "mood": .string("keen")])],
             updated: [StoredRecord(entity: "Label", id: 3, values: ["name": .string("work")])], nextID: blockB + 1),
-        Base.transaction(4, "b3", at: 50, updated: [StoredRecord(entity: "Note", id: 1, values: ["title": .string("one (b)"), "mood": .string("odd")])], nextID: blockB + 1),
+        Base.transaction(
+            4, "b3", at: 50, updated: [StoredRecord(entity: "Note", id: 1, values: ["title": .string("one (b)"), "mood": .string("odd")])],
+            nextID: blockB + 1),
         Base.transaction(5, "b4", at: 60, deleted: [DeletedRecord(entity: "Note", id: 2, tombstone: ["title": .string("two")])], nextID: blockB + 1),
     ]
 
@@ -107,15 +110,23 @@ struct MigrationMergeTests {
             Self.migration(
                 2, "a1", at: 10, labelToTag, inserted: [StoredRecord(entity: "Tag", id: Self.blockA, values: ["name": .string("home")])],
                 updated: [StoredRecord(entity: "Note", id: 1, values: ["words": .int(1)])], nextID: Self.blockA + 1),
-            Base.transaction(3, "a2", at: 40, updated: [StoredRecord(entity: "Tag", id: Self.blockA, values: ["name": .string("house")])], nextID: Self.blockA + 1),
+            Base.transaction(
+                3, "a2", at: 40, updated: [StoredRecord(entity: "Tag", id: Self.blockA, values: ["name": .string("house")])], nextID: Self.blockA + 1),
         ]
         let theirs = [
-            Base.transaction(2, "b1", at: 15, inserted: [StoredRecord(entity: "Note", id: Self.blockB, values: ["title": .string("b"), "mood": .string("keen")])], nextID: Self.blockB + 1),
+            Base.transaction(
+                2, "b1", at: 15, inserted: [StoredRecord(entity: "Note", id: Self.blockB, values: ["title": .string("b"), "mood": .string("keen")])],
+                nextID: Self.blockB + 1),
             Self.migration(
                 3, "b2", at: 20, labelToTag, inserted: [StoredRecord(entity: "Tag", id: Self.blockB + 1, values: ["name": .string("home")])],
-                updated: [StoredRecord(entity: "Note", id: 1, values: ["words": .int(1)]), StoredRecord(entity: "Note", id: Self.blockB, values: ["words": .int(1)])],
+                updated: [
+                    StoredRecord(entity: "Note", id: 1, values: ["words": .int(1)]),
+                    StoredRecord(entity: "Note", id: Self.blockB, values: ["words": .int(1)]),
+                ],
                 nextID: Self.blockB + 2),
-            Base.transaction(4, "b3", at: 50, updated: [StoredRecord(entity: "Tag", id: Self.blockB + 1, values: ["color": .string("red")])], nextID: Self.blockB + 2),
+            Base.transaction(
+                4, "b3", at: 50, updated: [StoredRecord(entity: "Tag", id: Self.blockB + 1, values: ["color": .string("red")])],
+                nextID: Self.blockB + 2),
         ]
         let forward = try Self.merge(ours, theirs)
         #expect(forward.bytes == (try Self.merge(theirs, ours)).bytes)
@@ -132,7 +143,9 @@ struct MigrationMergeTests {
     @Test func twoDifferentMigrationsAreRefusedNamingBothVersions() throws {
         let other = Self.schema(version: "2.1.0")
         let ours = [Self.migration(2, "a1", at: 10, nextID: Self.blockA)]
-        let theirs = [Self.migration(2, "b1", at: 20, [RecordMigration(entity: "Note", removedMembers: ["title"])], schema: other, nextID: Self.blockB)]
+        let theirs = [
+            Self.migration(2, "b1", at: 20, [RecordMigration(entity: "Note", removedMembers: ["title"])], schema: other, nextID: Self.blockB)
+        ]
         let refusal = #expect(throws: JournalThreeWayMerge.Refusal.self) { try Self.merge(ours, theirs) }
         #expect(refusal?.message.contains("migrated the store's schema, differently") == true)
         #expect(refusal?.message.contains("2.0.0") == true && refusal?.message.contains("2.1.0") == true, "\(String(describing: refusal))")
@@ -144,7 +157,8 @@ struct MigrationMergeTests {
         mark.isCompactionMark = true
         mark.historyFrom = 1
         let later = Base.transaction(
-            4, "b3", at: 50, updated: [StoredRecord(entity: "Note", id: 1, values: ["title": .string("one (b)"), "mood": .string("odd")])], nextID: Self.blockB + 1)
+            4, "b3", at: 50, updated: [StoredRecord(entity: "Note", id: 1, values: ["title": .string("one (b)"), "mood": .string("odd")])],
+            nextID: Self.blockB + 1)
         let forward = try JournalThreeWayMerge.merge(
             base: Base.file([Self.base]), ours: Base.file([mark, later]), theirs: Base.file([Self.base] + Self.migrated))
         let backward = try JournalThreeWayMerge.merge(
@@ -153,7 +167,9 @@ struct MigrationMergeTests {
         let lines = try JournalThreeWayMerge.read(forward.bytes, name: "merged").map(\.transaction)
         #expect(lines.map(\.transactionID) == ["b2", "a1", "a2", "a3", "b3"])
         #expect(lines.first { $0.transactionID == "b3" }?.updated.map(\.values) == [["heading": .string("one (b)")]])
-        #expect(forward.conflicts.contains(MergeConflict(entity: "Note", id: 1, member: "mood", kept: .null, lost: .string("odd"), lostTransaction: "b3")))
+        #expect(
+            forward.conflicts.contains(MergeConflict(entity: "Note", id: 1, member: "mood", kept: .null, lost: .string("odd"), lostTransaction: "b3"))
+        )
     }
     /// The migrating clone after it compacted: a mark naming the migration it folded, then a V2 write.
     static func migratedAndCompacted() -> [JournalTransaction] {

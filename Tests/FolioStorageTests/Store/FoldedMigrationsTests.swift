@@ -16,10 +16,11 @@ struct FoldedMigrationsTests {
             defer { store.close() }
             try store.write { try $0.insert(entity: "Trip", id: 1, values: ["n": .int(1)]) }
             let migration = RecordMigration(entity: "Trip", renamedMembers: ["n": "m"])
-            let migrating = try #require(try store.write { tx in
-                try tx.migrate(migration)
-                tx.setSchema(.object(["checksum": .string("c2"), "entities": .object([:])]))
-            })
+            let migrating = try #require(
+                try store.write { tx in
+                    try tx.migrate(migration)
+                    tx.setSchema(.object(["checksum": .string("c2"), "entities": .object([:])]))
+                })
             try store.compact()
             let expected = FoldedMigration(
                 transactionID: migrating.transactionID, sequence: migrating.sequence, migrations: [migration], schemaChecksum: "c2")
