@@ -15,7 +15,7 @@ import zlib
 
 SUPPORTED_VERSION = 1
 LINE_MEMBERS = {"seq", "id", "time", "nextID", "author", "migrate", "inserted", "updated", "deleted", "schema",
-                "conflicts", "clearsConflicts", "compacted", "folded", "foldedBy", "historyFrom", "mergedBase"}
+                "conflicts", "clearsConflicts", "compacted", "folded", "foldedBy", "foldedMigrations", "historyFrom", "mergedBase"}
 
 
 class StoreError(Exception):

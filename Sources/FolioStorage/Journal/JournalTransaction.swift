@@ -45,6 +45,9 @@ public struct JournalTransaction: Hashable, Sendable {
     /// On the compaction mark of a journal git merged from two copies that both compacted a base whose
     /// journal held transactions: which retained transactions those were (see ``MergedBase``).
     public var mergedBase: MergedBase?
+    /// Only on a compaction mark: the migration lines the compaction had folded (or the previous mark
+    /// named), so that git's merge driver can carry another clone's changes through them.
+    public var foldedMigrations: [FoldedMigration] = []
 
     /// Creates a transaction value.
     public init(
@@ -101,6 +104,7 @@ extension JournalTransaction {
         if !conflicts.isEmpty { members["conflicts"] = .array(conflicts.map { $0.jsonValue() }) }
         if let folded { members["folded"] = folded.jsonValue() }
         if let foldedBy { members["foldedBy"] = .string(foldedBy) }
+        if !foldedMigrations.isEmpty { members["foldedMigrations"] = .array(foldedMigrations.map { $0.jsonValue() }) }
         if let historyFrom { members["historyFrom"] = .int(Int64(clamping: historyFrom)) }
         if let mergedBase { members["mergedBase"] = mergedBase.jsonValue() }
         let written = writtenMigrations
@@ -190,7 +194,7 @@ extension JournalTransaction {
                 body.append(UInt8(ascii: "]"))
             }
             // Members in byte order: author, clearsConflicts, compacted, conflicts, deleted, folded, foldedBy,
-            // historyFrom, id, inserted, mergedBase, migrate, nextID, schema, seq, time, updated.
+            // foldedMigrations, historyFrom, id, inserted, mergedBase, migrate, nextID, schema, seq, time, updated.
             if let author {
                 member("author")
                 CanonicalJSONWriter.writeString(author, into: &body)
@@ -218,6 +222,10 @@ extension JournalTransaction {
             if let foldedBy {
                 member("foldedBy")
                 CanonicalJSONWriter.writeString(foldedBy, into: &body)
+            }
+            if !foldedMigrations.isEmpty {
+                member("foldedMigrations")
+                try writer.write(.array(foldedMigrations.map { $0.jsonValue() }), into: &body)
             }
             if let historyFrom {
                 member("historyFrom")
@@ -420,8 +428,12 @@ extension JournalTransaction {
             historyFrom = UInt64(from)
         }
         if let value = members["mergedBase"] { mergedBase = try MergedBase(jsonValue: value) }
-        if historyFrom != nil || mergedBase != nil, members["compacted"] == nil {
-            throw bad("\"historyFrom\" and \"mergedBase\" belong on a compaction mark (\"compacted\":true)")
+        if let value = members["foldedMigrations"] {
+            guard case .array(let elements) = value, !elements.isEmpty else { throw bad("\"foldedMigrations\" must be a non-empty array") }
+            foldedMigrations = try elements.map { try FoldedMigration(jsonValue: $0) }
+        }
+        if historyFrom != nil || mergedBase != nil || !foldedMigrations.isEmpty, members["compacted"] == nil {
+            throw bad("\"historyFrom\", \"mergedBase\" and \"foldedMigrations\" belong on a compaction mark (\"compacted\":true)")
         }
         if let value = members["compacted"] {
             guard case .bool(true) = value else { throw bad("\"compacted\" must be true when present") }
@@ -454,7 +466,7 @@ extension JournalTransaction {
     /// The members a journal line may have besides `$crc` (which framing removes).
     static let lineMembers: Set<String> = [
         "seq", "id", "time", "nextID", "author", "migrate", "inserted", "updated", "deleted", "schema", "conflicts", "clearsConflicts",
-        "compacted", "folded", "foldedBy", "historyFrom", "mergedBase",
+        "compacted", "folded", "foldedBy", "foldedMigrations", "historyFrom", "mergedBase",
     ]
 }
 

@@ -45,7 +45,7 @@ struct IdentifierRenumbering {
         }.sorted { $0.id < $1.id }
     }
 
-    private func rewritten(_ record: StoredRecord, schema: MergeSchema?) -> StoredRecord {
+    func rewritten(_ record: StoredRecord, schema: MergeSchema?) -> StoredRecord {
         var record = record
         record.id = mapping[record.id] ?? record.id
         for name in schema?.relationships(of: record.entity) ?? [] {

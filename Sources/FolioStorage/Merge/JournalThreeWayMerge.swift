@@ -149,7 +149,8 @@ package enum JournalThreeWayMerge {
                 }
             }
         }
-        var transactions = kept.map(\.transaction) + (try resolve(merged, schema: schema))
+        let migrationsFolded = try foldedMigrations(since: o, ours: compacted(a) ? a : nil, theirs: compacted(b) ? b : nil)
+        var transactions = kept.map(\.transaction) + (try resolve(merged, schema: schema, folded: migrationsFolded))
         // The mark names the later of the sides' marks, at the merged point.
         let marks = [a, b].filter(compacted).compactMap(\.mark?.transaction)
         guard var mark = marks.max(by: { precedes($0, $1) }) else { throw Refusal(message: "no side's compaction mark was found") }
@@ -157,6 +158,7 @@ package enum JournalThreeWayMerge {
         if compacted(a) && compacted(b), let ours = a.mark?.transaction, let theirs = b.mark?.transaction {
             // The merged history keeps what both sides still hold of the base's, then all they added.
             if let x = ours.historyFrom, let y = theirs.historyFrom { mark.historyFrom = max(x, y) } else { mark.historyFrom = nil }
+            mark.foldedMigrations = FoldedMigration.list(earlier: ours.foldedMigrations + theirs.foldedMigrations, transactions: [])
             mark.mergedBase =
                 folded.isEmpty
                 ? nil
@@ -312,17 +314,13 @@ package enum JournalThreeWayMerge {
     /// The merged transactions with the losing changes dropped and the conflicts recorded.
     /// - Parameter baseSchema: the schema before the new transactions; one that records a schema
     ///   changes it for the relationship and uniqueness merges.
-    static func resolve(_ sided: [(side: Int, transaction: JournalTransaction)], schema baseSchema: MergeSchema?) throws(Refusal)
-        -> [JournalTransaction]
-    {
-        var merged = sided
-        let schema = lastSchema(of: sided.map(\.transaction)) ?? baseSchema
-        var conflicts: [Int: [MergeConflict]] = [:]
+    /// - Parameter folded: the migrations each side folded into its snapshots since the base.
+    static func resolve(
+        _ sided: [(side: Int, transaction: JournalTransaction)], schema baseSchema: MergeSchema?, folded: [[FoldedMigration]] = [[], []]
+    ) throws(Refusal) -> [JournalTransaction] {
         // Identifiers both sides inserted: only stores that allocate sequentially do that.
         var insertedBy: [Int64: Int] = [:]
-        var migratingSides = Set<Int>()
-        for (side, transaction) in merged {
-            if !transaction.migrations.isEmpty { migratingSides.insert(side) }
+        for (side, transaction) in sided {
             for record in transaction.inserted {
                 if let other = insertedBy[record.id], other != side {
                     throw Refusal(
@@ -336,9 +334,11 @@ package enum JournalThreeWayMerge {
                 insertedBy[record.id] = side
             }
         }
-        if migratingSides.count == 2 {
-            throw Refusal(message: "both sides migrated the store's schema: merge before migrating, or migrate once after the merge")
-        }
+        // Transactions written with an older schema than a migration placed before them are carried through it.
+        let carried = try MigrationCarry.carry(sided, folded: folded)
+        var merged = carried.transactions
+        var conflicts = carried.conflicts
+        let schema = lastSchema(of: merged.map(\.transaction)) ?? baseSchema
         if let schema { mergeUniqueInserts(&merged, schema: schema, conflicts: &conflicts) }
         var transactions = merged.map(\.transaction)
 
@@ -347,7 +347,8 @@ package enum JournalThreeWayMerge {
         var lastWrite: [[RecordAttribute: Write]] = [[:], [:]]
         var deletion: [Int64: (position: Int, side: Int)] = [:]
         for (position, (side, transaction)) in merged.enumerated() {
-            for record in transaction.updated {
+            // By the names the writes end with: a migration placed after a write renames it at replay.
+            for record in carried.finalShape(transaction, at: position).updated {
                 for (member, value) in record.values.dictionary {
                     lastWrite[side][RecordAttribute(entity: record.entity, id: record.id, member: member)] = Write(position: position, value: value)
                 }

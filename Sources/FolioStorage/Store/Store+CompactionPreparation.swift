@@ -30,6 +30,7 @@ extension Store {
             prepared.mark = transactions.last { $0.sequence == plan.sequence }.map { last in
                 var mark = JournalTransaction.compactionMark(for: last)
                 mark.historyFrom = history.kept.first?.sequence ?? plan.sequence + 1
+                mark.foldedMigrations = foldedMigrations(transactions, through: plan.sequence, paths: paths)
                 return mark
             }
         } catch {
