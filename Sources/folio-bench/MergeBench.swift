@@ -1,5 +1,6 @@
 import Foundation
 import Folio
+import FolioStorage
 
 // The git-merge measurement of issue "Git-native collaboration": two copies of a loaded store that
 // each changed 1 % of the trips, merged file by file with `folio merge-driver` as git would run it,
@@ -105,8 +106,8 @@ enum MergeBench {
             process.executableURL = folio
             process.arguments = ["merge-driver"] + files.map(\.path) + ["Trips.folio/\(relative)"]
             process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
+            // Not waitUntilExit(): on Linux it polls in 50 ms slices, which would round every time up.
+            try ProcessExit(running: process).wait()
             guard process.terminationStatus == 0 else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "folio merge-driver failed on \(relative)"])
             }

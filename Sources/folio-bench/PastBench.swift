@@ -1,5 +1,6 @@
 import Foundation
 import Folio
+import FolioStorage
 
 // P1: a store's past (issue "A store's past"). `prepare` makes DIR a git repository holding a store of N
 // trips followed by TRANSACTIONS single-trip saves, committed; each other step is a process of its own
@@ -121,8 +122,8 @@ enum PastBench {
             process.arguments = ["blame", storeURL(directory).path, String(id), "--json"]
             process.standardOutput = FileHandle.nullDevice
             do {
-                try process.run()
-                process.waitUntilExit()
+                // Not waitUntilExit(): on Linux it polls in 50 ms slices, which would round every time up.
+                try ProcessExit(running: process).wait()
             } catch {
                 fail("blame", error)
             }
@@ -159,7 +160,7 @@ enum PastBench {
         let stdin = Pipe()
         process.standardInput = stdin
         do {
-            try process.run()
+            let exited = try ProcessExit(running: process)
             if let input {
                 DispatchQueue.global().async {
                     stdin.fileHandleForWriting.write(input)
@@ -169,7 +170,7 @@ enum PastBench {
                 try? stdin.fileHandleForWriting.close()
             }
             let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            exited.wait()
             return data
         } catch {
             fail("git \(arguments.joined(separator: " "))", error)
