@@ -52,7 +52,7 @@ final class StoreViews: RecordSource {
 
     /// Tables of at least this many records whose order is not kept answer a page by selecting it
     /// (``OrderedRecords/window(of:by:positions:isDate:)``), in time linear in the records, rather than
-    /// wait for a sort: ``prepareAhead(schema:)`` makes the single-column orders meanwhile.
+    /// wait for a sort; the order is made meanwhile on a background thread, for the pages after it.
     let selectionRecordCount: Int
     /// The widest window selected; a wider one (a whole table's CSV) waits for the order.
     static let selectedPositions = 10_000
@@ -80,6 +80,7 @@ final class StoreViews: RecordSource {
         let base = keptBase ?? OrderedRecords.base(of: entities, in: store)
         guard base.count >= selectionRecordCount else { return fromOrder() }
         if keptBase == nil { keep(OrderedRecords(base: base, order: nil), as: baseKey, at: sequence) }
+        makeInBackground(entities: entities, keys: keys, dateFields: Set(keys.map(\.field).filter(isDate)))
         return (OrderedRecords.window(of: base, by: keys, positions: positions, isDate: isDate), base.count)
     }
 
@@ -131,6 +132,16 @@ final class StoreViews: RecordSource {
         keep(ordered, as: key, at: sequence)
         if base == nil, !keys.isEmpty { keep(OrderedRecords(base: records, order: nil), as: OrderKey(entities: entities, keys: []), at: sequence) }
         return ordered
+    }
+
+    /// Makes an order on a background thread for the pages after this one, unless a page or
+    /// ``prepareAhead(schema:)`` is making it.
+    private func makeInBackground(entities: [String], keys: [RecordQuery.SortKey], dateFields: Set<String>) {
+        let key = OrderKey(entities: entities, keys: keys)
+        guard state.withLock({ $0.beingMade[key] == nil }) else { return }
+        DispatchQueue.global(qos: .utility).async { [self] in
+            _ = records(of: entities, sortedBy: keys, isDate: { dateFields.contains($0) })
+        }
     }
 
     /// Keeps `ordered` if the store is still at `sequence`, dropping the least recently used beyond
