@@ -187,6 +187,18 @@ struct OutputTests {
         #expect(StoreAccess.parseDate("2d", now: now) == now.addingTimeInterval(-172_800))
     }
 
+    @Test(arguments: 1...4 as ClosedRange<UInt64>)
+    func aDatesFractionIsTheDoubleItsDigitsSpell(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        for _ in 0..<2_000 {
+            let digits = String((0..<Int(random.next() % 20 + 1)).map { _ in Character(String(random.next() % 10)) })
+            let parsed = try #require(DateText.parse("2026-03-01T09:30:07.\(digits)Z"), "seed \(seed): \(digits)")
+            let fraction = try #require(Double("0." + digits))
+            // The parser's own sum: the day's seconds, then the time of day, then the fraction.
+            #expect(parsed == Date(timeIntervalSince1970: 1_772_323_200 + ((34_200 + 7) + fraction)), "seed \(seed): .\(digits)")
+        }
+    }
+
     @Test func csvQuotesOnlyWhatNeedsItAndParsesBack() throws {
         #expect(CSV.field("plain") == "plain")
         #expect(CSV.field("a,b") == "\"a,b\"")

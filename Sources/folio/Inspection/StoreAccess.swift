@@ -94,7 +94,12 @@ enum StoreAccess {
 /// (`2026-03-01`, `2026-03-01T09:30`), always UTC; also the journal's `…00.000Z`.
 enum DateText {
     static func parse(_ text: String) -> Date? {
-        let bytes = Array(text.utf8)
+        var text = text
+        // A native string is read in place: sorting a million dates parses each one.
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         func number(_ from: Int, _ count: Int) -> Int64? {
             guard from + count <= bytes.count else { return nil }
             var value: Int64 = 0
@@ -122,8 +127,7 @@ enum DateText {
                 if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
                     var end = position + 1
                     while end < bytes.count, bytes[end] >= 0x30, bytes[end] <= 0x39 { end += 1 }
-                    guard end > position + 1, let fraction = Double("0" + String(decoding: bytes[position..<end], as: UTF8.self))
-                    else { return nil }
+                    guard end > position + 1, let fraction = fraction(bytes[(position + 1)..<end]) else { return nil }
                     seconds += fraction
                     position = end
                 }
@@ -133,6 +137,17 @@ enum DateText {
         guard position == bytes.count else { return nil }
         let days = CivilDate.days(year: year, month: month, day: day)
         return Date(timeIntervalSince1970: Double(days * 86400) + seconds)
+    }
+
+    /// The value of the decimal fraction `0.DIGITS`, as `Double("0.DIGITS")` gives it: up to 15 digits the
+    /// numerator and the power of ten are exact doubles, so their quotient is the correctly rounded value.
+    private static func fraction(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Double? {
+        guard digits.count > 15 else {
+            var numerator: Int64 = 0
+            for digit in digits { numerator = numerator * 10 + Int64(digit - 0x30) }
+            return Double(numerator) / [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15][digits.count]
+        }
+        return Double("0." + String(decoding: digits, as: UTF8.self))
     }
 
     /// A stored date value (canonical string, or seconds since 2001 as a number) as a `Date`.
