@@ -52,14 +52,27 @@ struct SortColumn: Sendable {
     private var prefixes: [UInt64] = []
 
     init(_ values: some Sequence<SortValue>) {
+        let count = values.underestimatedCount
+        ranks.reserveCapacity(count)
+        bools.reserveCapacity(count)
+        numbers.reserveCapacity(count)
+        texts.reserveCapacity(count)
+        isASCII.reserveCapacity(count)
+        prefixes.reserveCapacity(count)
         for value in values {
             ranks.append(value.rank)
             bools.append(value.bool)
             numbers.append(value.number)
             texts.append(value.text)
-            let ascii = value.text.utf8.allSatisfy { $0 < 0x80 }
+            var text = value.text
+            // One pass over the UTF-8 in place: a table of a million texts is read for every order.
+            let (ascii, prefix) = text.withUTF8 { bytes -> (Bool, UInt64) in
+                var prefix: UInt64 = 0
+                for offset in 0..<Swift.min(8, bytes.count) { prefix |= UInt64(bytes[offset]) << (56 - 8 * UInt64(offset)) }
+                return (bytes.allSatisfy { $0 < 0x80 }, prefix)
+            }
             isASCII.append(ascii)
-            prefixes.append(ascii ? value.text.utf8.prefix(8).enumerated().reduce(0) { $0 | UInt64($1.element) << (56 - 8 * UInt64($1.offset)) } : 0)
+            prefixes.append(ascii ? prefix : 0)
         }
     }
 
