@@ -9,29 +9,63 @@ struct HistoryFileScan {
     /// The transactions found, in file order, each holding only the record's entries.
     var transactions: [JournalTransaction] = []
 
-    /// Scans the history file in `paths` for record `id`.
+    /// Scans the history file in `paths` for record `id`, in parts of the file read on as many threads
+    /// as the process may use. Every line's checksum is verified, so that damage that hid the record's
+    /// identifier is reported, not taken for a line without it.
     ///
     /// - Complexity: O(bytes of the file), decoding the entries of the record and the lines' other members.
-    /// - Throws: ``StorageError`` for a line that matches (or the first line) and does not decode, naming
-    ///   file, line and offset, or a line longer than the configuration allows.
+    /// - Throws: ``StorageError`` for a damaged line (the first in the file), naming file, line and
+    ///   offset, or a line longer than the configuration allows.
     static func scan(for id: Int64, in paths: StorePaths, configuration: StoreConfiguration) throws -> HistoryFileScan {
         let fs = configuration.fileSystem
-        var result = HistoryFileScan()
-        guard try fs.status(atPath: paths.history) != nil else { return result }
+        guard try fs.status(atPath: paths.history) != nil else { return HistoryFileScan() }
         let file = try fs.open(paths.history, .read)
         defer { fs.close(file) }
+        let size = try fs.status(file).size
         let mention = RecordMention(id: id)
-        let reader = JSONReader()
-        _ = try LineScanner.scan(fs, file, maximumLineBytes: configuration.maximumLineBytes) { line in
-            let isFirst = result.firstSequence == nil
-            guard mention.mayMatter(line.bytes) else {
-                if isFirst { result.firstSequence = try firstSequence(of: line, in: paths.history, reader: reader) }
-                return
+        do {
+            let parts = try ParallelRuns.runs(count: Int(clamping: size)) { range in
+                try scanPart(Int64(range.lowerBound)..<Int64(range.upperBound), of: file, for: id, mention: mention, paths: paths, configuration: configuration)
             }
-            let transaction = try RecordLineFilter.transaction(of: line, keepingRecord: id, in: paths.history, reader: reader)
-            if isFirst { result.firstSequence = transaction.sequence }
-            result.transactions.append(transaction)
+            var result = parts.first ?? HistoryFileScan()
+            for part in parts.dropFirst() { result.transactions += part.transactions }
+            return result
+        } catch var error as StorageError where error.offset != nil {
+            // A part after the first counted its lines from 1: count them from the file's start.
+            if let offset = error.offset { error.line = try LineCount.lines(before: offset, in: file, fileSystem: fs) + 1 }
+            throw error
         }
+    }
+
+    /// The lines that start in `range` of the file: a part of ``scan(for:in:configuration:)``. Only the
+    /// part at the file's start reads the first sequence.
+    private static func scanPart(
+        _ range: Range<Int64>, of file: FileDescriptor, for id: Int64, mention: RecordMention, paths: StorePaths, configuration: StoreConfiguration
+    ) throws -> HistoryFileScan {
+        let fs = configuration.fileSystem
+        var result = HistoryFileScan()
+        let start = try LineCount.lineStart(atOrAfter: range.lowerBound, in: file, fileSystem: fs)
+        guard start < range.upperBound else { return result }
+        let reader = JSONReader()
+        struct PartEnd: Error {}
+        do {
+            _ = try LineScanner.scan(fs, file, from: start, maximumLineBytes: configuration.maximumLineBytes) { line in
+                guard line.offset < range.upperBound else { throw PartEnd() }
+                let isFirst = line.offset == 0
+                guard mention.mayMatter(line.bytes) else {
+                    if isFirst {
+                        result.firstSequence = try firstSequence(of: line, in: paths.history, reader: reader)
+                    } else {
+                        // Checked, not decoded: damage that hid the record's identifier must not pass for a line without it.
+                        try RecordLineFilter.verify(line, in: paths.history, reader: reader)
+                    }
+                    return
+                }
+                let transaction = try RecordLineFilter.transaction(of: line, keepingRecord: id, in: paths.history, reader: reader)
+                if isFirst { result.firstSequence = transaction.sequence }
+                result.transactions.append(transaction)
+            }
+        } catch is PartEnd {}
         return result
     }
 

@@ -70,7 +70,11 @@ struct JournalMentions {
                     try RecordLineFilter.sequence(of: line, in: paths.journal, reader: reader)
                     ?? JournalReader.decode(line, in: paths.journal, reader: reader).sequence
             }
-            guard !isMark, mention.mayMatter(line.bytes) else { return }
+            guard !isMark, mention.mayMatter(line.bytes) else {
+                // Checked, not decoded: damage that hid the record's identifier must not pass for a line without it.
+                try RecordLineFilter.verify(line, in: paths.journal, reader: reader)
+                return
+            }
             let transaction = try RecordLineFilter.transaction(of: line, keepingRecord: id, in: paths.journal, reader: reader)
             if !transaction.writtenMigrations.isEmpty { migrates = true }
             if result.firstSequence == nil { result.firstSequence = transaction.sequence }

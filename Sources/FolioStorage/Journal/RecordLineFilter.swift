@@ -24,9 +24,11 @@ enum RecordLineFilter {
         }
     }
 
-    /// The sequence (`seq`) of a line, read without decoding the rest; nil when the line has none
-    /// that the skim finds. The checksum is verified first.
-    static func sequence(of line: ScannedLine, in path: String?, reader: JSONReader) throws -> UInt64? {
+    /// Checks a line's framing and checksum without decoding it.
+    ///
+    /// - Complexity: O(bytes of the line).
+    /// - Throws: ``StorageError`` naming `path`, the line and the offset.
+    static func verify(_ line: ScannedLine, in path: String?, reader: JSONReader) throws {
         do {
             try LineFraming.verify(line.bytes, reader: reader)
         } catch var error as StorageError {
@@ -35,6 +37,12 @@ enum RecordLineFilter {
             error.offset = line.offset + (error.offset ?? 0)
             throw error
         }
+    }
+
+    /// The sequence (`seq`) of a line, read without decoding the rest; nil when the line has none
+    /// that the skim finds. The checksum is verified first.
+    static func sequence(of line: ScannedLine, in path: String?, reader: JSONReader) throws -> UInt64? {
+        try verify(line, in: path, reader: reader)
         let bytes = line.bytes
         var sequence: UInt64?
         let walked = JSONSkim.members(of: bytes, in: 0..<bytes.count) { key, value in

@@ -165,6 +165,39 @@ struct RecordBlameTests {
         }
     }
 
+    @Test func aDamagedHistoryLineAnywhereIsReportedWithItsLineNumber() throws {
+        try withTemporaryDirectory { url in
+            let store = try Store.open(at: url, configuration: StoreConfiguration(compactionThreshold: nil))
+            var id: Int64 = 0
+            _ = try store.write { t in
+                id = t.allocateID()
+                try t.insert(entity: "Item", id: id, values: ["a": .int(0)])
+            }
+            for round in 1...200 {
+                _ = try store.write { t in try t.insert(entity: "Item", id: t.allocateID(), values: ["a": .int(Int64(round)), "b": .string("filler")]) }
+            }
+            try store.compact()
+            store.close()
+            let history = url.appendingPathComponent("history.jsonl")
+            let original = try Data(contentsOf: history)
+            let starts = [0] + original.indices.filter { original[$0] == 0x0A }.map { $0 + 1 }.dropLast()
+            // Lines in every part the file is read in: the first, one in the middle, the last.
+            for line in [1, starts.count / 2, starts.count - 3, starts.count] {
+                var damaged = original
+                damaged[starts[line - 1] + 30] ^= 0x01
+                try damaged.write(to: history)
+                #expect(throws: StorageError.self, "line \(line)") {
+                    do {
+                        _ = try Store.blame(id: id, inStoreAt: url)
+                    } catch let error as StorageError {
+                        #expect(error.file == history.path && error.line == line && error.offset == Int64(starts[line - 1]), "\(error)")
+                        throw error
+                    }
+                }
+            }
+        }
+    }
+
     @Test func aJournalThatMigratesIsLeftToAFullOpen() throws {
         try withTemporaryDirectory { url in
             let store = try Store.open(at: url, configuration: StoreConfiguration(compactionThreshold: nil))

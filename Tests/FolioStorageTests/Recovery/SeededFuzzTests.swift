@@ -85,6 +85,9 @@ struct SeededFuzzTests {
                 store.close()
             }
             let original = prefixStates[journalLines.count]
+            // Blame read from the files reads less than an open: of a damaged store it may answer or
+            // refuse, but where the opened store answers, it answers the same.
+            let blamed = original.records.map(\.id) + [original.nextID + 5]
             let seed = ProcessInfo.processInfo.environment["FOLIO_FUZZ_SEED"].flatMap { UInt64($0) } ?? 2026_12_01
             var random = SeededGenerator(seed: seed)
             var outcomes = (original: 0, prefix: 0, refused: 0, edited: 0)
@@ -127,6 +130,19 @@ struct SeededFuzzTests {
                     #expect(!verification.problems.isEmpty, "\(context): open failed (\(error)) but verify found nothing")
                 } catch {
                     Issue.record("\(context): untyped error \(error)")
+                }
+                let opened = try? Store.open(at: work, configuration: Self.configuration(posix))
+                defer { opened?.close() }
+                for id in [blamed.randomElement(using: &random), blamed.last].compactMap({ $0 }) {
+                    do {
+                        let blame = try Store.blame(id: id, inStoreAt: work, configuration: Self.configuration(fs))
+                        if let blame, let full = try? opened?.blame(id: id) {
+                            #expect(blame == full, "\(context): blame of \(id) from the files and from the opened store")
+                        }
+                    } catch is StorageError {
+                    } catch {
+                        Issue.record("\(context): blame of \(id): untyped error \(error)")
+                    }
                 }
                 // The scanner's buffer is at most max(chunk, limit + 2) bytes, whatever the file holds.
                 #expect(fs.largestRead <= max(LineScanner.chunkSize, Self.limit + 2), "\(context): a read of \(fs.largestRead) bytes")
