@@ -8,7 +8,8 @@ import Testing
 /// tags), merged by real `git` into a clone that migrated: the merge keeps them, and the next open with
 /// the plan runs the stage over them, once.
 @MainActor
-@Suite("git merge across a migration: the next open runs the custom stage", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git")))
+@Suite(
+    "git merge across a migration: the next open runs the custom stage", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git")))
 struct GitMergeStageCarryTests {
     typealias Across = GitMergeAcrossMigrationTests
 

@@ -451,7 +451,9 @@ extension JournalTransaction {
         }
         if let value = members["awaitingStage"] { awaitingStage = try AwaitingStage(jsonValue: value) }
         if let value = members["stageCarried"] {
-            guard case .array(let elements) = value, !elements.isEmpty else { throw bad("\"stageCarried\" must be a non-empty array of transaction ids") }
+            guard case .array(let elements) = value, !elements.isEmpty else {
+                throw bad("\"stageCarried\" must be a non-empty array of transaction ids")
+            }
             stageCarried = try elements.map { element in
                 guard case .string(let id) = element, !id.isEmpty else { throw bad("\"stageCarried\" must be a non-empty array of transaction ids") }
                 return id

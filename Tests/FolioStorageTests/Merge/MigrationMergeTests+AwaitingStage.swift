@@ -40,8 +40,10 @@ extension MigrationMergeTests {
                     StoredRecord(entity: "Label", id: blockB + 1, values: ["name": .string("work")]),
                     StoredRecord(entity: "Label", id: blockB + 2, values: ["name": .string("gone")]),
                 ], nextID: blockB + 3),
-            Base.transaction(3, "b2", at: 30, updated: [StoredRecord(entity: "Label", id: blockB + 1, values: ["name": .string("office")])], nextID: blockB + 3),
-            Base.transaction(4, "b3", at: 40, deleted: [DeletedRecord(entity: "Label", id: blockB + 2, tombstone: ["name": .string("gone")])], nextID: blockB + 3),
+            Base.transaction(
+                3, "b2", at: 30, updated: [StoredRecord(entity: "Label", id: blockB + 1, values: ["name": .string("office")])], nextID: blockB + 3),
+            Base.transaction(
+                4, "b3", at: 40, deleted: [DeletedRecord(entity: "Label", id: blockB + 2, tombstone: ["name": .string("gone")])], nextID: blockB + 3),
         ]
         return (ours, theirs)
     }
@@ -69,7 +71,11 @@ extension MigrationMergeTests {
     @Test func anInsertHoldingAValueOfAPropertyAStageConvertedIsKeptAndOneWithoutItIsNot() throws {
         // V2 converts `mood` (removed from the records, declared anew with another type by the stage).
         let v2 = Self.schema(version: "2.0.0", checksum: "c2", noteProperties: ["heading", "mood"])
-        let ours = [Self.migration(2, "a1", at: 10, [RecordMigration(entity: "Note", renamedMembers: ["title": "heading"], removedMembers: ["mood"])], schema: v2, nextID: Self.blockA)]
+        let ours = [
+            Self.migration(
+                2, "a1", at: 10, [RecordMigration(entity: "Note", renamedMembers: ["title": "heading"], removedMembers: ["mood"])], schema: v2,
+                nextID: Self.blockA)
+        ]
         let withMood = StoredRecord(entity: "Note", id: Self.blockB, values: ["title": .string("b"), "mood": .string("keen")])
         let without = StoredRecord(entity: "Note", id: Self.blockB + 1, values: ["title": .string("c")])
         let theirs = [Base.transaction(2, "b1", at: 20, inserted: [withMood, without], nextID: Self.blockB + 2)]
@@ -90,8 +96,12 @@ extension MigrationMergeTests {
         let v2 = Self.schema(version: "2.0.0", checksum: "c2", noteProperties: ["heading"])
         let ours = [Self.migration(2, "a1", at: 10, schema: v2, nextID: Self.blockA)]
         let theirs = [
-            Base.transaction(2, "b1", at: 5, inserted: [StoredRecord(entity: "Label", id: Self.blockB, values: ["name": .string("work")])], nextID: Self.blockB + 1),
-            Self.migration(3, "b2", at: 20, schema: v2, inserted: [StoredRecord(entity: "Tag", id: Self.blockB + 1, values: ["name": .string("work")])], nextID: Self.blockB + 2),
+            Base.transaction(
+                2, "b1", at: 5, inserted: [StoredRecord(entity: "Label", id: Self.blockB, values: ["name": .string("work")])], nextID: Self.blockB + 1
+            ),
+            Self.migration(
+                3, "b2", at: 20, schema: v2, inserted: [StoredRecord(entity: "Tag", id: Self.blockB + 1, values: ["name": .string("work")])],
+                nextID: Self.blockB + 2),
         ]
         let lines = try JournalThreeWayMerge.read(try Self.mergeWithSchema(ours, theirs).bytes, name: "merged").map(\.transaction)
         #expect(lines.allSatisfy { $0.awaitingStage == nil }, "b's own stage copied its label")
@@ -99,7 +109,8 @@ extension MigrationMergeTests {
 
     @Test func theAwaitingAndCarriedMembersReadBackAndAMarkHoldsNeither() throws {
         var line = Base.transaction(2, "x", at: 1, nextID: 4)
-        line.awaitingStage = AwaitingStage(fromChecksum: "c1", toChecksum: "c2", inserted: [StoredRecord(entity: "Label", id: 3, values: ["name": .string("a")])])
+        line.awaitingStage = AwaitingStage(
+            fromChecksum: "c1", toChecksum: "c2", inserted: [StoredRecord(entity: "Label", id: 3, values: ["name": .string("a")])])
         line.stageCarried = ["m"]
         let read = try JournalThreeWayMerge.read(Base.file([Self.base, line]), name: "ours").map(\.transaction)
         #expect(read.last == line)
