@@ -341,7 +341,8 @@ package enum JournalThreeWayMerge {
             }
         }
         // Transactions written with an older schema than a migration placed before them are carried through it.
-        let carried = try MigrationCarry.carry(sided, folded: folded, baseChecksum: baseChecksum)
+        // Both clones carried the same records awaiting a stage: once is enough.
+        let carried = try MigrationCarry.carry(DuplicateStageCarries.merge(sided), folded: folded, baseChecksum: baseChecksum)
         var merged = carried.transactions
         var conflicts = carried.conflicts
         let schema = lastSchema(of: merged.map(\.transaction)) ?? baseSchema

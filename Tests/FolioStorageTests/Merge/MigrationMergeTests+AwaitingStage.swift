@@ -121,3 +121,40 @@ extension MigrationMergeTests {
         #expect(refusal?.message.contains("compaction mark") == true, "\(String(describing: refusal))")
     }
 }
+
+extension MigrationMergeTests {
+    @Test func twoClonesThatBothCarriedTheSameAwaitingRecordsMergeWithOneCopy() throws {
+        // The merged store of `labelsAfterTheMigration` is the base; each clone opened it with the plan.
+        let (ours, theirs) = Self.labelsAfterTheMigration
+        let merged = try JournalThreeWayMerge.read(try Self.mergeWithSchema(ours, theirs).bytes, name: "merged").map(\.transaction)
+        let last = try #require(merged.last)
+        func carry(_ id: String, at millisecond: Int, tag: Int64) -> JournalTransaction {
+            var line = Base.transaction(
+                last.sequence + 1, id, at: millisecond, inserted: [StoredRecord(entity: "Tag", id: tag, values: ["name": .string("office")])],
+                nextID: tag + 1)
+            line.stageCarried = ["b1"]
+            return line
+        }
+        let ours2 = [
+            carry("a9", at: 100, tag: Self.blockA + 5),
+            Base.transaction(
+                last.sequence + 2, "a10", at: 300, updated: [StoredRecord(entity: "Tag", id: Self.blockA + 5, values: ["name": .string("desk")])],
+                nextID: Self.blockA + 6),
+        ]
+        let theirs2 = [
+            carry("b9", at: 200, tag: Self.blockB + 5),
+            Base.transaction(
+                last.sequence + 2, "b10", at: 400, updated: [StoredRecord(entity: "Tag", id: Self.blockB + 5, values: ["color": .string("red")])],
+                nextID: Self.blockB + 6),
+        ]
+        let base = try Base.file(merged)
+        let forward = try JournalThreeWayMerge.merge(base: base, ours: base + Base.file(ours2), theirs: base + Base.file(theirs2))
+        #expect(forward.bytes == (try JournalThreeWayMerge.merge(base: base, ours: base + Base.file(theirs2), theirs: base + Base.file(ours2))).bytes)
+        let lines = try JournalThreeWayMerge.read(forward.bytes, name: "merged").map(\.transaction)
+        #expect(lines.first { $0.transactionID == "b9" }?.inserted.isEmpty == true, "the later carry's copy is the earlier's")
+        #expect(lines.first { $0.transactionID == "b9" }?.stageCarried.isEmpty == true)
+        let records = try Base.replay(forward.bytes)
+        #expect(records[Self.blockA + 5] == ["name": .string("desk"), "color": .string("red")], "both clones' later changes apply to one tag")
+        #expect(records[Self.blockB + 5] == nil)
+    }
+}
