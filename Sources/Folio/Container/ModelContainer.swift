@@ -162,13 +162,18 @@ public final class ModelContainer: Sendable {
         self.schemaState = Mutex(SchemaState(schema: schema, description: description))
         // Records written with this very schema need no check before they are used: read them when a
         // fetch or save first needs them. Any other store is read and checked now.
-        if !store.hasLoadedRecords && store.schema == description { return }
+        if !store.hasLoadedRecords && store.schema == description {
+            try carryRecordsAwaitingStage(description)
+            return
+        }
         if let token = configuration.historyToken { try preparePast(description: description, token: token); return }
         try migrateStoreUnlessReadFromGit(to: description)
         try loadRecords()
         if configuration.allowsSave {
             try recordSchema(description, storeName: "The store at \(configuration.url.path)")
         }
+        // Records a git merge kept for the plan's custom stage (see `ModelContainer+AwaitingStage.swift`).
+        try carryRecordsAwaitingStage(description)
     }
 
     /// A container over `store`, an in-memory staging copy (``Store/stagingCopy(of:)``) on which a

@@ -110,6 +110,9 @@ extension StorageError {
         public static let filesReplaced = Code(rawValue: "filesReplaced")
         /// A transaction refers to a record that does not exist, or inserts one that does.
         public static let invalidTransaction = Code(rawValue: "invalidTransaction")
+        /// A compaction was asked of a store that holds records a git merge kept for a migration's custom
+        /// stage (see ``AwaitingStage``): open it with the migration plan first.
+        public static let recordsAwaitingStage = Code(rawValue: "recordsAwaitingStage")
         /// An insert used an identifier that was not allocated for it (identifiers are never reused).
         public static let identifierNotAllocated = Code(rawValue: "identifierNotAllocated")
         /// An entity name cannot be used as a snapshot file name.

@@ -48,6 +48,12 @@ public struct JournalTransaction: Hashable, Sendable {
     /// Only on a compaction mark: the migration lines the compaction had folded (or the previous mark
     /// named), so that git's merge driver can carry another clone's changes through them.
     public var foldedMigrations: [FoldedMigration] = []
+    /// Set by a merge across a schema migration: inserts of this line's writer that only a custom
+    /// stage can carry into the new schema, kept for the next open with the plan (see ``AwaitingStage``).
+    public var awaitingStage: AwaitingStage?
+    /// The lines whose ``awaitingStage`` records this transaction carried through the plan's stages:
+    /// their identifiers, sorted.
+    public var stageCarried: [String] = []
 
     /// Creates a transaction value.
     public init(
@@ -99,6 +105,8 @@ extension JournalTransaction {
             "nextID": .int(nextID),
         ]
         if let author { members["author"] = .string(author) }
+        if let awaitingStage { members["awaitingStage"] = awaitingStage.jsonValue() }
+        if !stageCarried.isEmpty { members["stageCarried"] = .array(stageCarried.map { .string($0) }) }
         if clearsConflicts { members["clearsConflicts"] = .bool(true) }
         if isCompactionMark { members["compacted"] = .bool(true) }
         if !conflicts.isEmpty { members["conflicts"] = .array(conflicts.map { $0.jsonValue() }) }
@@ -193,11 +201,16 @@ extension JournalTransaction {
                 }
                 body.append(UInt8(ascii: "]"))
             }
-            // Members in byte order: author, clearsConflicts, compacted, conflicts, deleted, folded, foldedBy,
-            // foldedMigrations, historyFrom, id, inserted, mergedBase, migrate, nextID, schema, seq, time, updated.
+            // Members in byte order: author, awaitingStage, clearsConflicts, compacted, conflicts, deleted, folded,
+            // foldedBy, foldedMigrations, historyFrom, id, inserted, mergedBase, migrate, nextID, schema, seq,
+            // stageCarried, time, updated.
             if let author {
                 member("author")
                 CanonicalJSONWriter.writeString(author, into: &body)
+            }
+            if let awaitingStage {
+                member("awaitingStage")
+                try writer.write(awaitingStage.jsonValue(), into: &body)
             }
             if clearsConflicts {
                 member("clearsConflicts")
@@ -257,6 +270,10 @@ extension JournalTransaction {
                 throw StorageError(.unencodableValue, "sequence \(sequence) is past the largest sequence number, \(SequenceLimits.maximum)")
             }
             CanonicalJSONWriter.writeInteger(Int64(sequence), into: &body)
+            if !stageCarried.isEmpty {
+                member("stageCarried")
+                try writer.write(.array(stageCarried.map { .string($0) }), into: &body)
+            }
             member("time")
             CanonicalJSONWriter.writeString(Timestamp.format(timestamp), into: &body)
             if !updated.isEmpty {
@@ -432,12 +449,23 @@ extension JournalTransaction {
             guard case .array(let elements) = value, !elements.isEmpty else { throw bad("\"foldedMigrations\" must be a non-empty array") }
             foldedMigrations = try elements.map { try FoldedMigration(jsonValue: $0) }
         }
+        if let value = members["awaitingStage"] { awaitingStage = try AwaitingStage(jsonValue: value) }
+        if let value = members["stageCarried"] {
+            guard case .array(let elements) = value, !elements.isEmpty else {
+                throw bad("\"stageCarried\" must be a non-empty array of transaction ids")
+            }
+            stageCarried = try elements.map { element in
+                guard case .string(let id) = element, !id.isEmpty else { throw bad("\"stageCarried\" must be a non-empty array of transaction ids") }
+                return id
+            }
+        }
         if historyFrom != nil || mergedBase != nil || !foldedMigrations.isEmpty, members["compacted"] == nil {
             throw bad("\"historyFrom\", \"mergedBase\" and \"foldedMigrations\" belong on a compaction mark (\"compacted\":true)")
         }
         if let value = members["compacted"] {
             guard case .bool(true) = value else { throw bad("\"compacted\" must be true when present") }
-            guard changedRecordCount == 0, migrations.isEmpty, schema == nil, conflicts.isEmpty, !clearsConflicts, folded == nil, foldedBy == nil
+            guard changedRecordCount == 0, migrations.isEmpty, schema == nil, conflicts.isEmpty, !clearsConflicts, folded == nil, foldedBy == nil,
+                awaitingStage == nil, stageCarried.isEmpty
             else {
                 throw bad("a compaction mark (\"compacted\":true) holds no changes")
             }
@@ -466,7 +494,7 @@ extension JournalTransaction {
     /// The members a journal line may have besides `$crc` (which framing removes).
     static let lineMembers: Set<String> = [
         "seq", "id", "time", "nextID", "author", "migrate", "inserted", "updated", "deleted", "schema", "conflicts", "clearsConflicts",
-        "compacted", "folded", "foldedBy", "foldedMigrations", "historyFrom", "mergedBase",
+        "compacted", "folded", "foldedBy", "foldedMigrations", "historyFrom", "mergedBase", "awaitingStage", "stageCarried",
     ]
 }
 

@@ -71,12 +71,14 @@ package enum JournalThreeWayMerge {
         let b = Version(try read(theirs, name: names.theirs), name: names.theirs)
         // The base's last recorded schema; a new line's, in merge order, takes over in `resolve`.
         let schema = lastSchema(of: o.lines.map(\.transaction)) ?? MergeSchema(fallbackSchema)
+        // The schema a side that ran no migration since the base wrote with, for inserts kept for a stage.
+        let baseChecksum = FoldedMigration.checksum(of: o.lines.reversed().lazy.compactMap(\.transaction.schema).first ?? fallbackSchema)
         let baseIDs = Set(o.lines.map(\.transaction.transactionID))
         func compacted(_ side: Version) -> Bool {
             !baseIDs.isSubset(of: side.lines.map(\.transaction.transactionID))
                 || (side.mark.map { mark in o.mark.map { mark.transaction.sequence > $0.transaction.sequence } ?? true } ?? false)
         }
-        if !compacted(a) && !compacted(b) { return try mergeUncompacted(o, a, b, schema: schema) }
+        if !compacted(a) && !compacted(b) { return try mergeUncompacted(o, a, b, schema: schema, baseChecksum: baseChecksum) }
 
         // A side compacted since the base: its snapshots hold transactions this file no longer shows.
         // The merged store's compaction point is the base's plus what each side compacted, as the
@@ -150,7 +152,7 @@ package enum JournalThreeWayMerge {
             }
         }
         let migrationsFolded = try foldedMigrations(since: o, ours: compacted(a) ? a : nil, theirs: compacted(b) ? b : nil)
-        var transactions = kept.map(\.transaction) + (try resolve(merged, schema: schema, folded: migrationsFolded))
+        var transactions = kept.map(\.transaction) + (try resolve(merged, schema: schema, folded: migrationsFolded, baseChecksum: baseChecksum))
         // The mark names the later of the sides' marks, at the merged point.
         let marks = [a, b].filter(compacted).compactMap(\.mark?.transaction)
         guard var mark = marks.max(by: { precedes($0, $1) }) else { throw Refusal(message: "no side's compaction mark was found") }
@@ -177,7 +179,9 @@ package enum JournalThreeWayMerge {
     }
 
     /// Neither side compacted since the base: the base's lines, as they are, then the new ones.
-    private static func mergeUncompacted(_ o: Version, _ a: Version, _ b: Version, schema: MergeSchema?) throws(Refusal) -> Result {
+    private static func mergeUncompacted(
+        _ o: Version, _ a: Version, _ b: Version, schema: MergeSchema?, baseChecksum: String?
+    ) throws(Refusal) -> Result {
         for side in [a, b] {
             for (position, line) in o.lines.enumerated()
             where position >= side.lines.count || side.lines[position].transaction.transactionID != line.transaction.transactionID {
@@ -189,7 +193,7 @@ package enum JournalThreeWayMerge {
         let newOurs = Array(a.lines[o.lines.count...])
         let newTheirs = Array(b.lines[o.lines.count...])
         let merged = interleave(newOurs, newTheirs)
-        var transactions = try resolve(merged, schema: schema)
+        var transactions = try resolve(merged, schema: schema, baseChecksum: baseChecksum)
 
         var output: [UInt8] = []
         for line in (o.mark.map { [$0] } ?? []) + o.lines {
@@ -315,8 +319,10 @@ package enum JournalThreeWayMerge {
     /// - Parameter baseSchema: the schema before the new transactions; one that records a schema
     ///   changes it for the relationship and uniqueness merges.
     /// - Parameter folded: the migrations each side folded into its snapshots since the base.
+    /// - Parameter baseChecksum: the checksum of the base's schema (see ``MigrationCarry``).
     static func resolve(
-        _ sided: [(side: Int, transaction: JournalTransaction)], schema baseSchema: MergeSchema?, folded: [[FoldedMigration]] = [[], []]
+        _ sided: [(side: Int, transaction: JournalTransaction)], schema baseSchema: MergeSchema?, folded: [[FoldedMigration]] = [[], []],
+        baseChecksum: String? = nil
     ) throws(Refusal) -> [JournalTransaction] {
         // Identifiers both sides inserted: only stores that allocate sequentially do that.
         var insertedBy: [Int64: Int] = [:]
@@ -335,7 +341,8 @@ package enum JournalThreeWayMerge {
             }
         }
         // Transactions written with an older schema than a migration placed before them are carried through it.
-        let carried = try MigrationCarry.carry(sided, folded: folded)
+        // Both clones carried the same records awaiting a stage: once is enough.
+        let carried = try MigrationCarry.carry(DuplicateStageCarries.merge(sided), folded: folded, baseChecksum: baseChecksum)
         var merged = carried.transactions
         var conflicts = carried.conflicts
         let schema = lastSchema(of: merged.map(\.transaction)) ?? baseSchema

@@ -6,12 +6,15 @@ extension MigrationCarry {
     struct Migration: Equatable {
         var migrations: [RecordMigration]
         var schemaChecksum: String?
+        /// The new schema's description, when the line is in a journal (a folded one keeps its checksum only).
+        var schema: JSONValue?
         /// The line, for messages.
         var label: String
 
         init(_ line: JournalTransaction) {
             migrations = line.writtenMigrations
             schemaChecksum = FoldedMigration.checksum(of: line.schema)
+            schema = line.schema
             let version = line.schema.flatMap { MergeSchema.version(of: $0) }.map { "to version \($0)" } ?? "to an unnamed version"
             label = "\(version) (transaction \(line.transactionID), \(line.author ?? "no author"))"
         }

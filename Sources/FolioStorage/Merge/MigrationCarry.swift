@@ -26,6 +26,12 @@
 ///   store: a removed property's, a removed entity's record's (a custom stage that copied the entity
 ///   under a new name copied only the records its side had), or a property whose stored type a custom
 ///   stage changed.
+/// - An insert of the side that never ran a migration which only a custom stage can carry (a record of
+///   a removed entity, or holding a value of a property a stage converted) is also kept, in its writer's
+///   shape, on its own line (``AwaitingStageInserts``), for the next open with the plan to run the stage
+///   over it. Updates and deletes of records the stage converted on the migrating side are conflicts
+///   only: the stage ran over those records there, and its code cannot be asked what an old-shape
+///   change of one becomes.
 enum MigrationCarry {
     typealias SidedTransaction = JournalThreeWayMerge.SidedTransaction
 
@@ -53,7 +59,11 @@ enum MigrationCarry {
     /// Carries `sided`, the merged transactions in merge order, through the migrations; `folded[side]`
     /// are the migrations that side folded into its snapshots since the base (see ``FoldedMigration``),
     /// which come before every transaction of the merged journal.
-    static func carry(_ sided: [SidedTransaction], folded: [[FoldedMigration]] = [[], []]) throws(JournalThreeWayMerge.Refusal) -> Carried {
+    /// `baseChecksum` is the checksum of the base's schema, which a side that ran no migration wrote
+    /// with: without it, no insert is kept for a stage.
+    static func carry(
+        _ sided: [SidedTransaction], folded: [[FoldedMigration]] = [[], []], baseChecksum: String? = nil
+    ) throws(JournalThreeWayMerge.Refusal) -> Carried {
         let (ran, longer) = try agreedMigrations(sided, folded: folded)
         guard !longer.isEmpty else { return Carried(transactions: sided, conflicts: [:]) }
 
@@ -66,6 +76,16 @@ enum MigrationCarry {
         var placed: [Int?] = Array(repeating: nil, count: folded.map(\.count).max() ?? 0)
         var seen = folded.map(\.count)
         var duplicates = DuplicateStageInserts()
+        var awaiting = AwaitingStageInserts()
+        /// Notes the inserts of `transaction` (in its writer's shape) that only a stage carries through
+        /// the migrations its side never ran.
+        func noteAwaiting(_ transaction: JournalTransaction, at position: Int, side: Int) {
+            let first = max(seen[side], ran[side])
+            let migrations = longer[min(first, longer.count)...].map { ($0.migrations, $0.schema) }
+            let from = ran[side] == 0 ? baseChecksum : longer[ran[side] - 1].schemaChecksum
+            let to = ran[side] < longer.count ? longer[ran[side]].schemaChecksum : nil
+            awaiting.note(transaction, at: position, side: side, migrations: migrations, from: from, to: to)
+        }
 
         /// Carries the transaction at `position`, written by `side`, through the migrations `range`,
         /// noting the values dropped by those its side never ran: on the migration's line, or on the
@@ -120,12 +140,14 @@ enum MigrationCarry {
                 }
             }
             duplicates.rewrite(&transaction, side: side)
+            noteAwaiting(transaction, at: position, side: side)
             transaction = carried(transaction, at: position, side: side, through: seen[side]..<placed.count)
             result[position].transaction = transaction
             // Noted now: the values the migrations placed later drop when the journal is replayed.
             _ = carried(transaction, at: position, side: side, through: placed.count..<longer.count)
             later.append(placed.count..<longer.count)
         }
+        for (position, kept) in awaiting.byPosition { result[position].transaction.awaitingStage = kept }
         return Carried(transactions: result, conflicts: conflicts.filter { !$0.value.isEmpty }, migrations: longer, later: later)
     }
 }

@@ -18,6 +18,17 @@ extension Store {
         public var sequence: UInt64
         /// Its identifier.
         public var transactionID: String
+        /// For a value of a record a merge kept for a migration's custom stage (``AwaitingStage``):
+        /// whether the record still awaits it or which transaction carried it; nil for any other.
+        public var stage: StageState? = nil
+    }
+
+    /// Where a record a merge kept for a migration's custom stage stands.
+    public enum StageState: Hashable, Sendable {
+        /// It awaits an open with the migration plan.
+        case awaiting
+        /// The transaction with this identifier carried it through the plan's stages.
+        case carried(by: String)
     }
 
     /// The conflicts that merges of this store resolved, oldest first: those recorded in the retained
@@ -56,7 +67,29 @@ extension Store {
             conflict.lostTransaction = Self.writer(of: conflict, in: transactions) ?? ""
             return ResolvedConflict(conflict: conflict, sequence: last, transactionID: "")
         }
-        return found + inHeaders + mended
+        return Self.markingStage(found + inHeaders + mended, in: transactions)
+    }
+
+    /// `conflicts` with the records merges kept for a custom stage marked as awaiting it or carried.
+    private static func markingStage(_ conflicts: [ResolvedConflict], in transactions: [JournalTransaction]) -> [ResolvedConflict] {
+        guard transactions.contains(where: { $0.awaitingStage != nil }) else { return conflicts }
+        var carriedBy: [String: String] = [:]
+        for transaction in transactions { for line in transaction.stageCarried { carriedBy[line] = transaction.transactionID } }
+        struct Key: Hashable {
+            var entity: String
+            var id: Int64
+        }
+        var states: [Key: StageState] = [:]
+        for transaction in transactions {
+            guard let awaiting = transaction.awaitingStage else { continue }
+            let state = carriedBy[transaction.transactionID].map { StageState.carried(by: $0) } ?? .awaiting
+            for record in awaiting.inserted { states[Key(entity: record.entity, id: record.id)] = state }
+        }
+        return conflicts.map { resolved in
+            var resolved = resolved
+            resolved.stage = states[Key(entity: resolved.conflict.entity, id: resolved.conflict.id)]
+            return resolved
+        }
     }
 
     /// The conflicts the snapshot headers record, each at its header's sequence, by sequence, entity,

@@ -17,6 +17,7 @@ extension Store {
         try withWriter("Store.compact()") { journal in
             try journal.checkWritable(readOnly: configuration.readOnly)
             try loadDeferredRecordsLocked(&journal)
+            try checkNoRecordsAwaitingStage()
             guard paths != nil else {
                 let kept = try retainedHistory(withReadState { $0.retained })
                 withReadState { $0.retained = kept.map(\.transaction) }

@@ -16,7 +16,9 @@ extension Store {
         let snapshots = snapshotBytes(paths)
         // Most writes past the threshold stop here, without looking at the history file.
         guard journalEnd >= snapshots else { return false }
-        return journalEnd >= [snapshots, min(retainedHistoryBytes(paths), snapshots)].saturatingSum()
+        guard journalEnd >= [snapshots, min(retainedHistoryBytes(paths), snapshots)].saturatingSum() else { return false }
+        // Lines holding records that await a migration's stage stay in the journal until it carries them.
+        return !hasRecordsAwaitingStage()
     }
 
     /// The total size of the snapshot files, held at Int64.max: a sparse file may claim any size.

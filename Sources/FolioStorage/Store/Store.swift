@@ -154,10 +154,13 @@ public final class Store: Sendable {
 
     // MARK: Reading
 
-    /// Warnings from opening: for example a torn last journal line that was ignored.
+    /// Warnings from opening: for example a torn last journal line that was ignored, or records a git
+    /// merge kept for a migration's custom stage (``recordsAwaitingStage()``).
     public var warnings: [String] {
         loadRecordsIfDeferred()
-        return withReadState { $0.warnings }
+        return withReadState { read in
+            read.warnings + [Self.awaitingStageWarning(Self.awaitingStage(in: read.retained))].compactMap { $0 }
+        }
     }
 
     /// The record with this identifier, whatever its entity.

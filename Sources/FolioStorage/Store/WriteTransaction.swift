@@ -273,7 +273,7 @@ public struct WriteTransaction {
     /// Whether the transaction changes nothing (no migrations, no records, no schema, no identifiers allocated).
     public var isEmpty: Bool {
         migrations.isEmpty && inserted.isEmpty && updated.isEmpty && deleted.isEmpty && schemaChange == nil && allocatedCount == 0
-            && !clearsConflicts && recordedConflicts.isEmpty && adoptedState == nil && bulkUpdated == nil
+            && !clearsConflicts && recordedConflicts.isEmpty && adoptedState == nil && bulkUpdated == nil && stageCarried.isEmpty
     }
 
     /// The updates ``updateInBulk(_:)`` took, sorted by identifier; nil when there are none.
@@ -285,6 +285,10 @@ public struct WriteTransaction {
     /// The values a merge's reconciliation did not keep, recorded on the committed line (see
     /// ``JournalTransaction/conflicts``).
     package var recordedConflicts: [MergeConflict] = []
+
+    /// The merged lines whose records awaiting a custom stage this transaction carries (see
+    /// ``JournalTransaction/stageCarried``).
+    package var stageCarried: [String] = []
 
     /// A staging copy's state that holds this transaction's effect (see ``takeCommits(of:after:)``):
     /// reads see it, and committing makes it the store's.
@@ -313,6 +317,7 @@ public struct WriteTransaction {
             schema: schemaChange.map { $0 ?? .null }, nextID: nextID)
         committed.clearsConflicts = clearsConflicts
         committed.conflicts = recordedConflicts
+        committed.stageCarried = stageCarried.sorted()
         return committed
     }
 

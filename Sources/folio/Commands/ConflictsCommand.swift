@@ -8,7 +8,9 @@ enum ConflictsCommand: FolioSubcommand {
         discussion: """
             When both sides of a git merge changed the same attribute of a record, 'folio merge-driver' keeps the
             later value and records the other here; when one side deleted a record the other changed, the record
-            stays deleted and the other side's values are recorded. Each conflict shows the record, the
+            stays deleted and the other side's values are recorded. A record of a clone that had not run a schema
+            migration, which only the migration's custom stage can carry, is marked as awaiting that stage (the
+            next open with the migration plan runs it) or carried by it. Each conflict shows the record, the
             attribute, the value kept, the value lost and the transaction that wrote it. --clear commits one
             transaction that forgets the conflicts listed (they stay readable in 'folio log -p').
             """,
@@ -43,6 +45,13 @@ enum ConflictsCommand: FolioSubcommand {
                 ]
                 object["kept"] = conflict.kept ?? .null
                 object["deleted"] = .bool(conflict.kept == nil)
+                switch resolved.stage {
+                case .awaiting?: object["stage"] = .string("awaiting")
+                case .carried(let by)?:
+                    object["stage"] = .string("carried")
+                    object["carriedBy"] = .string(by)
+                case nil: break
+                }
                 console.write(ValueFormatting.json(.object(object)) + "\n")
             }
             return ExitCode.success
@@ -56,10 +65,16 @@ enum ConflictsCommand: FolioSubcommand {
             let kept = conflict.kept.map(ValueFormatting.json) ?? "(record deleted)"
             // A merge of compacted snapshots names no transaction when the history no longer holds it.
             let writer = conflict.lostTransaction.isEmpty ? "a transaction no longer in the history" : "transaction \(conflict.lostTransaction)"
+            let stage: String
+            switch resolved.stage {
+            case .awaiting?: stage = "; the record awaits the migration's custom stage (open the store with the migration plan)"
+            case .carried(let by)?: stage = "; the migration's custom stage carried the record (transaction \(by))"
+            case nil: stage = ""
+            }
             console.write(
                 """
                 \(conflict.entity) \(conflict.id) \(conflict.member): kept \(kept) (transaction \(resolved.sequence)), \
-                lost \(ValueFormatting.json(conflict.lost)) (\(writer))
+                lost \(ValueFormatting.json(conflict.lost)) (\(writer))\(stage)
 
                 """)
         }
