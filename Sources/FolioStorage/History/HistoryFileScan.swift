@@ -25,7 +25,9 @@ struct HistoryFileScan {
         let mention = RecordMention(id: id)
         do {
             let parts = try ParallelRuns.runs(count: Int(clamping: size)) { range in
-                try scanPart(Int64(range.lowerBound)..<Int64(range.upperBound), of: file, for: id, mention: mention, paths: paths, configuration: configuration)
+                try scanPart(
+                    Int64(range.lowerBound)..<Int64(range.upperBound), of: file, for: id, mention: mention, paths: paths, configuration: configuration
+                )
             }
             var result = parts.first ?? HistoryFileScan()
             for part in parts.dropFirst() { result.transactions += part.transactions }

@@ -45,7 +45,9 @@ enum LineCount {
     }
 
     /// Calls `body` with each chunk read from `start` until the file ends or `body` returns false.
-    private static func chunks(of file: FileDescriptor, from start: Int64, fileSystem: any FileSystem, _ body: (UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
+    private static func chunks(
+        of file: FileDescriptor, from start: Int64, fileSystem: any FileSystem, _ body: (UnsafeBufferPointer<UInt8>) throws -> Bool
+    ) throws {
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         var position = start
         while true {

@@ -174,7 +174,9 @@ struct RecordBlameTests {
                 try t.insert(entity: "Item", id: id, values: ["a": .int(0)])
             }
             for round in 1...200 {
-                _ = try store.write { t in try t.insert(entity: "Item", id: t.allocateID(), values: ["a": .int(Int64(round)), "b": .string("filler")]) }
+                _ = try store.write { t in
+                    try t.insert(entity: "Item", id: t.allocateID(), values: ["a": .int(Int64(round)), "b": .string("filler")])
+                }
             }
             try store.compact()
             store.close()
