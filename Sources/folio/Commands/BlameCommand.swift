@@ -36,7 +36,7 @@ enum BlameCommand: FolioSubcommand {
             if let revision {
                 TransactionCommits.find(revision: revision)
             } else {
-                TransactionCommits.find(storeDirectory: try StoreAccess.directory(path))
+                TransactionCommits.findInWorkTree(storeDirectory: try StoreAccess.directory(path))
             }
         let commits = try findCommits(for: blame, in: repository)
         if arguments.flag("--json") {

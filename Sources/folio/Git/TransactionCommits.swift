@@ -105,8 +105,12 @@ struct TransactionCommits {
     /// The commit that brought each of `transactionIDs`, by identifier; identifiers no commit holds are left out.
     func commits(bringing transactionIDs: Set<String>) throws(GitSetupError) -> [String: Commit] {
         var result: [String: Commit] = [:]
-        // A repository without commits yet has nothing to search (and `git log` fails in it).
-        guard try repository.checked(["rev-parse", "--verify", "--quiet", "HEAD"], statuses: [0, 1, 128]).status == 0 else { return result }
+        guard !transactionIDs.isEmpty else { return result }
+        // A repository without commits yet has nothing to search (and `git log` fails in it); a
+        // starting revision was resolved to a commit already.
+        if start == nil {
+            guard try repository.checked(["rev-parse", "--verify", "--quiet", "HEAD"], statuses: [0, 1, 128]).status == 0 else { return result }
+        }
         for identifier in transactionIDs.sorted() {
             if let commit = try commit(bringing: identifier) { result[identifier] = commit }
         }

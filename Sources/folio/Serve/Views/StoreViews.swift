@@ -16,6 +16,9 @@ final class StoreViews: RecordSource {
     private let state = LockedState<State>(State())
     /// Whether a background thread is making orders ahead.
     private let isPreparing = Atomic<Bool>(false)
+    /// Where the orders pages selected from are made, one at a time: a burst of pages asking for many
+    /// orders holds one sort's memory at once, not one per order.
+    private let orderMaker = DispatchQueue(label: "folio.serve.orders", qos: .utility)
     /// How many orders are kept at most; the least recently used goes first.
     static let keptOrders = 64
     /// Entities with at least this many records get their single-column orders made ahead.
@@ -135,11 +138,11 @@ final class StoreViews: RecordSource {
     }
 
     /// Makes an order on a background thread for the pages after this one, unless a page or
-    /// ``prepareAhead(schema:)`` is making it.
+    /// ``prepareAhead(schema:)`` is making it (or it is kept by the time its turn comes).
     private func makeInBackground(entities: [String], keys: [RecordQuery.SortKey], dateFields: Set<String>) {
         let key = OrderKey(entities: entities, keys: keys)
         guard state.withLock({ $0.beingMade[key] == nil }) else { return }
-        DispatchQueue.global(qos: .utility).async { [self] in
+        orderMaker.async { [self] in
             _ = records(of: entities, sortedBy: keys, isDate: { dateFields.contains($0) })
         }
     }
