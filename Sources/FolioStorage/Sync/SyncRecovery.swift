@@ -1,0 +1,79 @@
+import Foundation
+
+/// Mends what a killed sync left, before a sync starts, and refuses to start over another operation.
+///
+/// Only what the state file proves was the killed sync's is touched: its `MERGE_HEAD` (the merge is
+/// aborted: the sync's own commit holds the store's saves, and the next attempt merges again), an
+/// `index.lock` it held itself, or one whose git it started is no longer running. A lock or a merge
+/// that is anyone else's is left for its owner.
+enum SyncRecovery {
+    /// Mends a killed sync's leftovers (see the type's description), returning a note for each.
+    static func recover(_ git: SyncGit, state: SyncState, wait: TimeInterval) throws(GitSyncError) -> [String] {
+        var notes: [String] = []
+        if let leftover = state.leftover() {
+            notes += try removeStaleIndexLock(git, leftover: leftover, wait: wait)
+            if leftover.merging, let head = leftover.mergeHead {
+                notes += try abortMerge(git, of: head)
+            }
+        }
+        try refuseOperationInProgress(git)
+        try waitForIndexLock(git, wait: wait)
+        return notes
+    }
+
+    /// The path of git's index lock.
+    static func indexLock(_ git: SyncGit) -> String { git.gitDirectory.appendingPathComponent("index.lock").path }
+
+    /// Removes an `index.lock` the killed sync held, or its git left when it was killed too.
+    private static func removeStaleIndexLock(_ git: SyncGit, leftover: SyncState.Record, wait: TimeInterval) throws(GitSyncError) -> [String] {
+        let path = indexLock(git)
+        let fs = PosixFileSystem()
+        guard let status = (try? fs.status(atPath: path)) ?? nil else { return [] }
+        let ownLock = leftover.heldIndexLock == status.inode
+        // A lock made after the killed sync started its last git, which no longer runs, is that git's.
+        let madeByDeadGit =
+            leftover.gitProcess.map { !SyncState.isRunning($0) } == true
+            && leftover.gitStarted.map { Double(status.modificationTime) / 1e9 >= $0 - 1 } == true
+        guard ownLock || madeByDeadGit else { return [] }
+        do { try fs.unlink(path) } catch {
+            throw git.failure(.gitLocked, "the index lock \(path) a killed sync left cannot be removed: \(error)")
+        }
+        return ["removed \(path), left by a killed sync\(ownLock ? "" : "'s git")"]
+    }
+
+    /// Aborts the merge of `head` a killed sync started, when it is still in progress.
+    private static func abortMerge(_ git: SyncGit, of head: String) throws(GitSyncError) -> [String] {
+        let mergeHead = git.gitDirectory.appendingPathComponent("MERGE_HEAD").path
+        guard let bytes = try? PosixFileSystem().readSmallFile(mergeHead, limit: 4096) else { return [] }
+        let inProgress = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard inProgress == head else { return [] }
+        try git.checked(["merge", "--abort"], code: .operationInProgress)
+        return ["undid the merge of \(head) a killed sync left unfinished"]
+    }
+
+    /// Throws when a merge, rebase, cherry-pick or revert is in progress: a sync never commits into one.
+    static func refuseOperationInProgress(_ git: SyncGit) throws(GitSyncError) {
+        let markers = [
+            ("MERGE_HEAD", "a merge"), ("rebase-merge", "a rebase"), ("rebase-apply", "a rebase or 'git am'"),
+            ("CHERRY_PICK_HEAD", "a cherry-pick"), ("REVERT_HEAD", "a revert"),
+        ]
+        for (name, what) in markers where FileManager.default.fileExists(atPath: git.gitDirectory.appendingPathComponent(name).path) {
+            throw git.failure(
+                .operationInProgress,
+                "\(what) is in progress in \(git.top.path) (\(name)): finish it or abort it, then sync again")
+        }
+    }
+
+    /// Waits up to `wait` seconds for another git's `index.lock` to go.
+    static func waitForIndexLock(_ git: SyncGit, wait: TimeInterval) throws(GitSyncError) {
+        let path = indexLock(git)
+        let deadline = Date().addingTimeInterval(wait.isNaN ? 0 : min(max(wait, 0), 86_400))
+        while FileManager.default.fileExists(atPath: path) {
+            guard Date() < deadline else {
+                throw git.failure(
+                    .gitLocked, "git's \(path) was still there after \(wait) s: another git command runs, or one was killed (then remove the file)")
+            }
+            usleep(20_000)
+        }
+    }
+}
