@@ -10,7 +10,7 @@ enum SyncRecovery {
     /// Mends a killed sync's leftovers (see the type's description), returning a note for each.
     static func recover(_ git: SyncGit, state: SyncState, wait: TimeInterval) throws(GitSyncError) -> [String] {
         var notes: [String] = []
-        if let leftover = state.leftover() {
+        if let leftover = state.previous {
             notes += try removeStaleIndexLock(git, leftover: leftover, wait: wait)
             if leftover.merging, let head = leftover.mergeHead {
                 notes += try abortMerge(git, of: head)

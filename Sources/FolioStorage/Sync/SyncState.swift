@@ -30,6 +30,9 @@ final class SyncState: @unchecked Sendable {
     let statePath: String
     private let fs = PosixFileSystem()
     private var lockFile: FileDescriptor?
+    /// What a killed sync left in the state file, read once the lock is taken and before this sync
+    /// writes its own; nil when it finished.
+    private(set) var previous: Record?
     private let record = LockedState(Record())
 
     init(gitDirectory: URL) {
@@ -50,6 +53,7 @@ final class SyncState: @unchecked Sendable {
                 usleep(20_000)
             }
             lockFile = file
+            previous = leftover()
         } catch let error as GitSyncError {
             throw error
         } catch {
@@ -67,8 +71,8 @@ final class SyncState: @unchecked Sendable {
         lockFile = nil
     }
 
-    /// What a killed sync left in the state file, or nil when there is none.
-    func leftover() -> Record? {
+    /// What the state file records, or nil when there is none.
+    private func leftover() -> Record? {
         guard let bytes = try? fs.readSmallFile(statePath, limit: 64 << 10) else { return nil }
         var found = Record()
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
