@@ -285,6 +285,8 @@ struct SyncCommandTests {
         usleep(100_000)
         #expect(FileManager.default.fileExists(atPath: a.appendingPathComponent(".git/MERGE_HEAD").path))
 
+        // The app saves again before the next sync: undoing the killed sync's merge must keep it.
+        let afterKill = try Self.insert(a, "Lima", price: 60)
         try FileManager.default.removeItem(at: flag)
         let next = try Self.sync(a)
         #expect(next.status == 0, "\(next)")
@@ -292,6 +294,7 @@ struct SyncCommandTests {
         #expect(try Self.sync(b).status == 0)
         let stateA = try Self.state(a)
         #expect(stateA == (try Self.state(b)))
-        #expect(stateA.keys.contains(fromA) && stateA.keys.contains(fromB))
+        #expect(stateA.keys.contains(fromA) && stateA.keys.contains(fromB) && stateA.keys.contains(afterKill))
+        #expect(!FileManager.default.fileExists(atPath: a.appendingPathComponent(".git/folio-sync-rescue").path))
     }
 }

@@ -60,7 +60,8 @@ struct ContainerSyncTests {
 
         let report = try await containerA.sync()
         #expect(report.received.map(\.author) == ["b"], "\(report)")
-        #expect(report.mergedFiles.contains { $0.hasPrefix("Trips.folio/journal.jsonl: merged 1 transaction(s) of ours and 1 of theirs") }, "\(report)")
+        #expect(
+            report.mergedFiles.contains { $0.hasPrefix("Trips.folio/journal.jsonl: merged 1 transaction(s) of ours and 1 of theirs") }, "\(report)")
         #expect(report.pushed && report.sent.map(\.author) == ["a"], "\(report)")
         // The next fetch sees what came in, and the observers report it.
         #expect(try Self.names(containerA) == ["from a", "from b", "second from a"])

@@ -5,8 +5,12 @@ import Foundation
 /// What ``ModelContainer/sync(remote:branch:)`` did: the transactions sent and received, the
 /// conflicting values the merge resolved, the attempts it took.
 public typealias SyncReport = GitSyncReport
-/// Why ``ModelContainer/sync(remote:branch:)`` stopped; its ``GitSyncError/code`` says why.
+/// Why ``ModelContainer/sync(remote:branch:)`` stopped; its `code` says why, and it names the remote
+/// and branch.
 public typealias SyncError = GitSyncError
+/// How ``ModelContainer/sync(options:)`` runs: the remote and branch, the attempts, the delay between
+/// them, the `git` to run.
+public typealias SyncOptions = GitSyncOptions
 
 extension ModelContainer {
     /// Shares the container's store through git: commits the store's own files, fetches `branch` of
@@ -31,13 +35,13 @@ extension ModelContainer {
     /// - Throws: ``SyncError``: the remote cannot be reached or refused the push, `HEAD` is detached,
     ///   there is no upstream, a name is refused, a merge is in progress, files outside the store are
     ///   staged, or the merge stopped (and was undone). Nothing is lost: the saves stay committed
-    ///   locally. A container over a git revision or in memory throws ``SyncError/Code/notInWorkTree``.
+    ///   locally. A container over a git revision or in memory throws `notInWorkTree`.
     public func sync(remote: String? = nil, branch: String? = nil) async throws -> SyncReport {
         try await sync(options: GitSyncOptions(remote: remote, branch: branch))
     }
 
-    /// ``sync(remote:branch:)`` with every option of ``GitSyncOptions``: attempts, delays, the `git`.
-    public func sync(options: GitSyncOptions) async throws -> SyncReport {
+    /// ``sync(remote:branch:)`` with every option of ``SyncOptions``: attempts, delays, the `git`.
+    public func sync(options: SyncOptions) async throws -> SyncReport {
         guard configuration.gitSource == nil, !configuration.isStoredInMemoryOnly else {
             throw SyncError(.notInWorkTree, "only a store on disk is synced, not one read from a git revision or kept in memory")
         }

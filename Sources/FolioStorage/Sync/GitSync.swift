@@ -46,7 +46,8 @@ public enum GitSync {
                 guard attempt < attempts else {
                     throw git.failure(
                         .pushRejected,
-                        "the remote's \(target.branch) moved on before each of \(attempts) pushes (\(reason)); the store's saves are committed locally: sync again")
+                        "the remote's \(target.branch) moved on before each of \(attempts) pushes (\(reason)); the store's saves are committed locally: sync again"
+                    )
                 }
                 Thread.sleep(forTimeInterval: delay * Double.random(in: 1...1.5))
                 delay = min(delay * 2, 8)

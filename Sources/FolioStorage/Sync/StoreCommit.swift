@@ -72,7 +72,8 @@ enum StoreCommit {
             let shown = staged.prefix(5).joined(separator: ", ") + (staged.count > 5 ? ", …" : "")
             throw git.failure(
                 .stagedChanges,
-                "files outside the store are staged (\(shown)): commit them or unstage them ('git restore --staged'); a sync commits only the store's files")
+                "files outside the store are staged (\(shown)): commit them or unstage them ('git restore --staged'); a sync commits only the store's files"
+            )
         }
     }
 }

@@ -36,7 +36,8 @@ struct SyncGit {
         do {
             runner = try GitRunner(executable: options.gitExecutable, keeping: Self.keptVariables)
         } catch {
-            throw GitSyncError(.gitNotFound, "no git to run: \((error as? StorageError)?.message ?? "\(error)")", remote: options.remote, branch: options.branch)
+            throw GitSyncError(
+                .gitNotFound, "no git to run: \((error as? StorageError)?.message ?? "\(error)")", remote: options.remote, branch: options.branch)
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: store.path, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -70,7 +71,8 @@ struct SyncGit {
     /// Runs `git arguments` in the top directory and returns what it did, whatever its status.
     func run(_ arguments: [String], input: [UInt8]? = nil, outputLimit: Int = SyncGit.outputLimit) throws(GitSyncError) -> GitRunner.Output {
         do {
-            return try runner.run(arguments, in: top, input: input, outputLimit: outputLimit) { pid in state?.noteGit(pid: pid, arguments: arguments) }
+            return try runner.run(arguments, in: top, input: input, outputLimit: outputLimit) { pid in state?.noteGit(pid: pid, arguments: arguments)
+            }
         } catch {
             throw failure(.gitFailed, "git \(arguments.first ?? "") could not run: \(error)")
         }

@@ -32,7 +32,8 @@ enum SyncMerge {
         guard missing.isEmpty else {
             throw git.failure(
                 .notSetUp,
-                "git would not merge \(missing.joined(separator: ", ")) with Folio's rules (no 'merge=folio' in .gitattributes): run 'folio git-setup' and commit .gitattributes and .gitignore")
+                "git would not merge \(missing.joined(separator: ", ")) with Folio's rules (no 'merge=folio' in .gitattributes): run 'folio git-setup' and commit .gitattributes and .gitignore"
+            )
         }
     }
 
@@ -90,7 +91,9 @@ enum SyncMerge {
             throw git.failure(.mergeFailed, "git could not merge \(target.remote)/\(target.branch); nothing was changed", git: mergeErrors)
         }
         let attributes = try mergeAttributes(git, files.map(\.path))
-        let refused = files.filter { attributes[$0.path] != "folio" || StoreFileMerge.kind(ofPath: $0.path) == nil || $0.stages[2] == nil || $0.stages[3] == nil }
+        let refused = files.filter {
+            attributes[$0.path] != "folio" || StoreFileMerge.kind(ofPath: $0.path) == nil || $0.stages[2] == nil || $0.stages[3] == nil
+        }
         guard refused.isEmpty else {
             try abort(git)
             throw git.failure(
@@ -99,7 +102,11 @@ enum SyncMerge {
                 git: mergeErrors)
         }
         // Manifests last: the other files' merges read the schema of our manifest in the work tree.
-        let ordered = files.sorted { (StoreFileMerge.kind(ofPath: $0.path) == .manifest ? 1 : 0, $0.path) < (StoreFileMerge.kind(ofPath: $1.path) == .manifest ? 1 : 0, $1.path) }
+        let ordered = files.sorted {
+            (StoreFileMerge.kind(ofPath: $0.path) == .manifest ? 1 : 0, $0.path) < (
+                StoreFileMerge.kind(ofPath: $1.path) == .manifest ? 1 : 0, $1.path
+            )
+        }
         var versions: [(Unmerged, [[UInt8]])] = []
         for file in ordered {
             versions.append((file, try [1, 2, 3].map { stage throws(GitSyncError) in try blob(git, file.stages[stage]) }))
@@ -117,7 +124,8 @@ enum SyncMerge {
                         let location = [refusal.file, refusal.line.map { "line \($0)" }].compactMap { $0 }.joined(separator: " ")
                         throw git.failure(
                             .mergeFailed,
-                            "\(file.path) cannot be merged (\(location.isEmpty ? "" : "\(location): ")\(refusal.message)); the merge was undone: see 'What the driver refuses' in docs/git.md")
+                            "\(file.path) cannot be merged (\(location.isEmpty ? "" : "\(location): ")\(refusal.message)); the merge was undone: see 'What the driver refuses' in docs/git.md"
+                        )
                     } catch {
                         throw git.failure(.mergeFailed, "the merged \(file.path) cannot be written: \(error); the merge was undone")
                     }

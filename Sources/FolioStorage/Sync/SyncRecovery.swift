@@ -3,13 +3,14 @@ import Foundation
 /// Mends what a killed sync left, before a sync starts, and refuses to start over another operation.
 ///
 /// Only what the state file proves was the killed sync's is touched: its `MERGE_HEAD` (the merge is
-/// aborted: the sync's own commit holds the store's saves, and the next attempt merges again), an
+/// aborted, the store's files kept as they are, see ``StoreFileRescue``; the next attempt merges again), an
 /// `index.lock` it held itself, or one whose git it started is no longer running. A lock or a merge
 /// that is anyone else's is left for its owner.
 enum SyncRecovery {
     /// Mends a killed sync's leftovers (see the type's description), returning a note for each.
     static func recover(_ git: SyncGit, state: SyncState, wait: TimeInterval) throws(GitSyncError) -> [String] {
         var notes: [String] = []
+        if try StoreFileRescue.restore(git) { notes.append("put back the store's files a killed sync had kept aside") }
         if let leftover = state.previous {
             notes += try removeStaleIndexLock(git, leftover: leftover, wait: wait)
             if leftover.merging, let head = leftover.mergeHead {
@@ -47,8 +48,14 @@ enum SyncRecovery {
         guard let bytes = try? PosixFileSystem().readSmallFile(mergeHead, limit: 4096) else { return [] }
         let inProgress = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard inProgress == head else { return [] }
+        // The abort puts back every file the merge touched, the store's too: what was saved since is kept aside.
+        try StoreFileRescue.save(git)
+        // git refuses to abort over a resolved file changed since; the rescue holds those changes.
+        let resolved = try StoreFileRescue.resolvedStoreFiles(git)
+        if !resolved.isEmpty { try git.checked(["checkout", "-q", "--"] + resolved) }
         try git.checked(["merge", "--abort"], code: .operationInProgress)
-        return ["undid the merge of \(head) a killed sync left unfinished"]
+        try StoreFileRescue.restore(git)
+        return ["undid the merge of \(head) a killed sync left unfinished, keeping the store's files as they were"]
     }
 
     /// Throws when a merge, rebase, cherry-pick or revert is in progress: a sync never commits into one.

@@ -54,6 +54,8 @@ final class SyncState: @unchecked Sendable {
             }
             lockFile = file
             previous = leftover()
+            // Kept until the recovery is done: a sync killed while recovering leaves the same note.
+            if let previous { record.withLock { $0 = previous } }
         } catch let error as GitSyncError {
             throw error
         } catch {

@@ -27,7 +27,8 @@ struct SyncTarget: Equatable {
         guard head.status == 0, head.text.hasPrefix("refs/heads/") else {
             throw git.failure(
                 .detachedHead,
-                "HEAD in \(git.top.path) is detached (it names a commit, not a branch): 'git switch BRANCH' first, since a sync commits to the current branch")
+                "HEAD in \(git.top.path) is detached (it names a commit, not a branch): 'git switch BRANCH' first, since a sync commits to the current branch"
+            )
         }
         let local = head.text
         let localName = String(local.dropFirst("refs/heads/".count))
@@ -36,7 +37,8 @@ struct SyncTarget: Equatable {
         guard let remote = options.remote ?? upstreamRemote else {
             throw git.failure(
                 .noUpstream,
-                "the branch \(localName) has no upstream, and no remote was named: name one (folio sync STORE --remote origin), or set it with 'git branch --set-upstream-to'")
+                "the branch \(localName) has no upstream, and no remote was named: name one (folio sync STORE --remote origin), or set it with 'git branch --set-upstream-to'"
+            )
         }
         let upstreamBranch = upstreamRemote == remote ? upstreamMerge.map { $0.hasPrefix("refs/heads/") ? String($0.dropFirst(11)) : $0 } : nil
         let branch = options.branch ?? upstreamBranch ?? localName
@@ -47,7 +49,8 @@ struct SyncTarget: Equatable {
         guard remotes.contains(remote) else {
             throw named.failure(
                 .unknownRemote,
-                "the repository at \(git.top.path) has no remote named '\(remote)' (it has: \(remotes.isEmpty ? "none" : remotes.joined(separator: ", "))); add it with 'git remote add'")
+                "the repository at \(git.top.path) has no remote named '\(remote)' (it has: \(remotes.isEmpty ? "none" : remotes.joined(separator: ", "))); add it with 'git remote add'"
+            )
         }
         try checkName(branch, kind: "branch", named)
         guard try named.run(["check-ref-format", "refs/heads/\(branch)"]).status == 0 else {

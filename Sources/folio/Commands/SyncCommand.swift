@@ -50,7 +50,8 @@ enum SyncCommand: FolioSubcommand {
         console.print("Received \(describe(report.received, direction: "from \(target)")).")
         for line in report.mergedFiles { console.print("  merged \(line)") }
         if report.pushed {
-            console.print("Sent \(describe(report.sent, direction: "to \(target)"))\(report.attempts > 1 ? " (pushed at attempt \(report.attempts))" : "").")
+            console.print(
+                "Sent \(describe(report.sent, direction: "to \(target)"))\(report.attempts > 1 ? " (pushed at attempt \(report.attempts))" : "").")
         } else {
             console.print("Nothing to send: \(target) has every commit of this branch.")
         }
@@ -58,7 +59,9 @@ enum SyncCommand: FolioSubcommand {
         console.print("\(report.conflictCount) conflicting value(s) resolved:")
         for conflict in report.conflicts {
             let kept = conflict.kept.map(ValueFormatting.json) ?? "(record deleted)"
-            console.print("  \(conflict.entity) \(conflict.id) \(conflict.member): kept \(kept), lost \(ValueFormatting.json(conflict.lost)) (transaction \(conflict.lostTransaction))")
+            console.print(
+                "  \(conflict.entity) \(conflict.id) \(conflict.member): kept \(kept), lost \(ValueFormatting.json(conflict.lost)) (transaction \(conflict.lostTransaction))"
+            )
         }
         console.print("'folio conflicts \(path)' lists them; '--clear' forgets them.")
     }
