@@ -18,12 +18,14 @@ public enum GitSync {
         try state.lock(wait: options.lockWait) { git.failure(.gitLocked, $0) }
         defer { state.finish() }
         git.state = state
+        // Before any git of this sync runs: the state file names the killed sync's last git.
+        let recovered = try SyncRecovery.recover(git, state: state, wait: options.lockWait)
+        state.update { $0 = SyncState.Record() }
         let target = try SyncTarget.resolve(git, options: options)
         git.remote = target.remote
         git.branch = target.branch
         var report = GitSyncReport(remote: target.remote, branch: target.branch)
-        report.recovered = try SyncRecovery.recover(git, state: state, wait: options.lockWait)
-        state.update { $0 = SyncState.Record() }
+        report.recovered = recovered
         try SyncMerge.requireFolioMerge(git)
         try StoreCommit.refuseOtherStagedFiles(git)
         let attempts = max(1, options.maximumAttempts)

@@ -12,6 +12,7 @@ enum SyncRecovery {
         var notes: [String] = []
         if try StoreFileRescue.restore(git) { notes.append("put back the store's files a killed sync had kept aside") }
         if let leftover = state.previous {
+            try waitForKilledSyncsGit(git, leftover: leftover, wait: wait)
             notes += try removeStaleIndexLock(git, leftover: leftover, wait: wait)
             if leftover.merging, let head = leftover.mergeHead {
                 notes += try abortMerge(git, of: head)
@@ -20,6 +21,20 @@ enum SyncRecovery {
         try refuseOperationInProgress(git)
         try waitForIndexLock(git, wait: wait)
         return notes
+    }
+
+    /// Waits for the git the killed sync started last to end (it outlives the sync, and may be
+    /// finishing a merge): only then does the repository say what the killed sync left.
+    private static func waitForKilledSyncsGit(_ git: SyncGit, leftover: SyncState.Record, wait: TimeInterval) throws(GitSyncError) {
+        guard let pid = leftover.gitProcess else { return }
+        let deadline = Date().addingTimeInterval(wait.isNaN ? 0 : min(max(wait, 0), 86_400))
+        while SyncState.isRunning(pid) {
+            guard Date() < deadline else {
+                throw git.failure(
+                    .gitLocked, "git (process \(pid)), started by a sync that was killed, still runs after \(wait) s; sync again once it has ended")
+            }
+            usleep(20_000)
+        }
     }
 
     /// The path of git's index lock.

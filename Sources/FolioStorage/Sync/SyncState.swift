@@ -115,9 +115,16 @@ final class SyncState: @unchecked Sendable {
         try? StoreFileMerge.writeFile(at: statePath) { output in try Array(text.utf8).withUnsafeBufferPointer(output) }
     }
 
-    /// Whether a process `pid` runs (or exists: one of another user's answers `EPERM`).
+    /// Whether a process `pid` runs (one of another user's answers `EPERM`); a zombie, which a parent
+    /// that does not reap its orphans keeps, does not.
     static func isRunning(_ pid: Int32) -> Bool {
-        guard pid > 0 else { return false }
-        return kill(pid, 0) == 0 || errno == EPERM
+        guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
+        #if os(Linux)
+            // /proc/PID/stat: `PID (COMMAND) STATE …`; the command may hold spaces and parentheses.
+            if let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") {
+                return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z"
+            }
+        #endif
+        return true
     }
 }
