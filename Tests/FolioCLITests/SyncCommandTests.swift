@@ -297,4 +297,36 @@ struct SyncCommandTests {
         #expect(stateA.keys.contains(fromA) && stateA.keys.contains(fromB) && stateA.keys.contains(afterKill))
         #expect(!FileManager.default.fileExists(atPath: a.appendingPathComponent(".git/folio-sync-rescue").path))
     }
+    /// Clones that merge one another's work in turns: b's merge places its own save before a save of
+    /// a's that the next merge's base already held right after its predecessors. The merge of c, whose
+    /// base is that commit, starts from the transactions both sides begin with instead of refusing.
+    @Test func clonesMergingInTurnsStillMergeWhenTheBaseIsNoPrefixOfASide() throws {
+        let remote = try Remote()
+        defer { remote.scratch.remove() }
+        _ = try GitMergeDriverTests.seed(remote)
+        let a = try remote.clone("a"), b = try remote.clone("b"), c = try remote.clone("c"), d = try remote.clone("d")
+        _ = try Self.insert(a, "t1", price: 1)
+        #expect(try Self.sync(a).status == 0)
+        for clone in [b, c, d] { #expect(try Self.sync(clone).status == 0) }
+        _ = try Self.insert(b, "u", price: 2)  // saved before t2, merged after it
+        _ = try Self.insert(a, "t2", price: 3)
+        #expect(try Self.sync(a).status == 0)
+        for clone in [c, d] {
+            #expect(try Self.sync(clone).status == 0)
+            _ = try Self.insert(clone, "v of \(clone.lastPathComponent)", price: 4)
+            _ = try Self.git("commit", "-q", "-am", "v", in: clone)
+        }
+        #expect(try Self.sync(b).status == 0)
+
+        // With git merge and the registered driver, as with a sync.
+        _ = try Self.git("fetch", "-q", "origin", in: d)
+        let merged = try GitMergeDriverTests.git(arguments: ["merge", "--no-edit", "origin/main"], in: d, check: false)
+        #expect(merged.status == 0, "\(merged)")
+        let synced = try Self.sync(c)
+        #expect(synced.status == 0, "\(synced)")
+        for clone in [a, b, c, d, a, b, c] { #expect(try Self.sync(clone).status == 0) }
+        let state = try Self.state(a)
+        #expect(state.count == 3 + 5)
+        for clone in [b, c, d] { #expect(try Self.state(clone) == state, "\(clone.lastPathComponent)") }
+    }
 }

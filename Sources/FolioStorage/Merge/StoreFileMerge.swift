@@ -58,7 +58,9 @@ package enum StoreFileMerge {
         let storeDirectory = URL(fileURLWithPath: path).deletingLastPathComponent()
         switch kind {
         case .journal:
-            let result = try JournalThreeWayMerge.merge(base: base, ours: ours, theirs: theirs, schema: recordedSchema(inStore: storeDirectory))
+            let result = try JournalThreeWayMerge.merge(
+                base: JournalMergeBaseChoice.base(base, ours: ours, theirs: theirs), ours: ours, theirs: theirs,
+                schema: recordedSchema(inStore: storeDirectory))
             try result.bytes.withUnsafeBufferPointer(write)
             var summary = "merged \(result.added.ours) transaction(s) of ours and \(result.added.theirs) of theirs"
             if !result.conflicts.isEmpty {
