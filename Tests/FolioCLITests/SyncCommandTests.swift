@@ -329,4 +329,75 @@ struct SyncCommandTests {
         #expect(state.count == 3 + 5)
         for clone in [b, c, d] { #expect(try Self.state(clone) == state, "\(clone.lastPathComponent)") }
     }
+    @Test func aSyncKilledWithItsGitHoldingTheIndexLockLeavesNoLockBehind() throws {
+        let remote = try Remote()
+        defer { remote.scratch.remove() }
+        _ = try GitMergeDriverTests.seed(remote)
+        let a = try remote.clone("a")
+        let kyoto = try Self.insert(a, "Kyoto", price: 120)
+        // A commit of named paths holds index.lock while its pre-commit hook runs: the hook says where it
+        // is and waits, and everything is killed then.
+        let flag = remote.scratch.appending("hold"), pids = remote.scratch.appending("pids")
+        try Data().write(to: flag)
+        let hook = a.appendingPathComponent(".git/hooks/pre-commit")
+        try Data(
+            """
+            #!/bin/sh
+            if [ -f '\(flag.path)' ]; then echo "$$ $PPID" > '\(pids.path).tmp'; mv '\(pids.path).tmp' '\(pids.path)'; sleep 60; fi
+            exit 0
+
+            """.utf8
+        ).write(to: hook)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook.path)
+        let process = Process()
+        process.executableURL = try #require(folioExecutable())
+        process.arguments = ["sync", "Trips.folio"]
+        process.currentDirectoryURL = a
+        process.environment = ProcessInfo.processInfo.environment.merging(Self.environment(a)) { _, new in new }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: pids.path), Date() < deadline { usleep(20_000) }
+        let hookAndGit = try String(contentsOf: pids, encoding: .utf8).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }
+        try #require(hookAndGit.count == 2)
+        for pid in [process.processIdentifier] + hookAndGit { kill(pid, SIGKILL) }
+        process.waitUntilExit()
+        usleep(100_000)
+        let lock = a.appendingPathComponent(".git/index.lock")
+        #expect(FileManager.default.fileExists(atPath: lock.path), "git was killed holding its lock")
+
+        try FileManager.default.removeItem(at: flag)
+        let next = try Self.sync(a)
+        #expect(next.status == 0, "\(next)")
+        #expect(next.stderr.contains("left by a killed sync's git"), "\(next)")
+        #expect(!FileManager.default.fileExists(atPath: lock.path))
+        #expect(next.stdout.contains("Sent 1 transaction(s) to origin/main"), "\(next)")
+        #expect(try Self.state(a).keys.contains(kyoto))
+    }
+
+    @Test func aStoreAtTheTopOfItsWorkTreeSyncs() throws {
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let origin = scratch.appending("origin.git")
+        _ = try Self.git("init", "-q", "--bare", "-b", "main", origin.path, in: scratch.url)
+        let a = scratch.appending("a")
+        _ = try Self.git("clone", "-q", origin.path, "a", in: scratch.url)
+        var configuration = StoreConfiguration(compactionThreshold: nil)
+        configuration.clock = { WriteClock.shared.next() }
+        do {
+            let store = try Store.open(at: a, configuration: configuration)
+            defer { store.close() }
+            try store.write(author: "top") { t in try t.insert(entity: "Trip", id: t.allocateID(), values: ["name": .string("Oslo")]) }
+        }
+        let setup = try folio("git-setup", directory: a)
+        try #require(setup.status == 0, "\(setup)")
+        _ = try Self.git("add", ".gitattributes", ".gitignore", in: a)
+        _ = try Self.git("commit", "-q", "-m", "setup", in: a)
+        let result = try folio(arguments: ["sync", ".", "--remote", "origin"], environment: Self.environment(a), directory: a)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("Committed store: 1 transaction by top"), "\(result)")
+        let committed = try Self.git("show", "--name-only", "--format=", "HEAD", in: a)
+        #expect(committed.contains("journal.jsonl") && !committed.contains("lock") && !committed.contains("cache/"), "\(committed)")
+    }
 }

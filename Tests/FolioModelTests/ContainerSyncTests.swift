@@ -97,4 +97,19 @@ struct ContainerSyncTests {
         }
         #expect(!FileManager.default.fileExists(atPath: a.appendingPathComponent("pwned").path))
     }
+    @Test func aLockThatIsNotASyncsOwnIsWaitedForAndLeftInPlace() async throws {
+        let (scratch, _, a) = try Live.remote("container-sync-lock", store: "Trips.folio")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: a.appendingPathComponent("Trips.folio")))
+        let lock = a.appendingPathComponent(".git/index.lock")
+        try Data().write(to: lock)
+        var options = SyncOptions(remote: "origin")
+        options.lockWait = 0.3
+        await #expect {
+            _ = try await container.sync(options: options)
+        } throws: { error in
+            (error as? SyncError)?.code == .gitLocked && "\(error)".contains("index.lock")
+        }
+        #expect(FileManager.default.fileExists(atPath: lock.path), "another git's lock is its own to remove")
+    }
 }
