@@ -400,4 +400,26 @@ struct SyncCommandTests {
         let committed = try Self.git("show", "--name-only", "--format=", "HEAD", in: a)
         #expect(committed.contains("journal.jsonl") && !committed.contains("lock") && !committed.contains("cache/"), "\(committed)")
     }
+    @Test func aHookThatRefusesTheMergeCommitLeavesNoMergeInProgress() throws {
+        let remote = try Remote()
+        defer { remote.scratch.remove() }
+        _ = try GitMergeDriverTests.seed(remote)
+        let a = try remote.clone("a"), b = try remote.clone("b")
+        let fromB = try Self.insert(b, "Quito", price: 70)
+        #expect(try Self.sync(b).status == 0)
+        let fromA = try Self.insert(a, "Kyoto", price: 120)
+        let hook = a.appendingPathComponent(".git/hooks/pre-commit")
+        try Data("#!/bin/sh\nif [ -f .git/MERGE_HEAD ]; then echo 'no merges here' >&2; exit 1; fi\nexit 0\n".utf8).write(to: hook)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook.path)
+
+        let refused = try Self.sync(a)
+        #expect(refused.status == 1 && refused.stderr.contains("no merges here"), "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: a.appendingPathComponent(".git/MERGE_HEAD").path))
+        #expect(try Self.state(a).keys.contains(fromA))
+
+        try FileManager.default.removeItem(at: hook)
+        let next = try Self.sync(a)
+        #expect(next.status == 0, "\(next)")
+        #expect(try Self.state(a).keys.contains(fromB))
+    }
 }

@@ -64,7 +64,13 @@ enum SyncMerge {
             "-c", "merge.folio.driver=false", "-c", "rerere.enabled=false", "merge", "--no-edit", "--no-stat", "-q", "-m", message, theirs,
         ])
         if merge.status != 0 {
-            try resolve(git, target, mergeErrors: merge.errors, state: state, report: &report)
+            do {
+                try resolve(git, target, mergeErrors: merge.errors, state: state, report: &report)
+            } catch {
+                // A merge left in progress (a hook refused its commit, git failed) would stop every later sync.
+                if FileManager.default.fileExists(atPath: git.gitDirectory.appendingPathComponent("MERGE_HEAD").path) { try? abort(git) }
+                throw error
+            }
         }
         state.update {
             $0.merging = false
@@ -111,29 +117,24 @@ enum SyncMerge {
         for file in ordered {
             versions.append((file, try [1, 2, 3].map { stage throws(GitSyncError) in try blob(git, file.stages[stage]) }))
         }
-        do {
-            try withIndexLock(git, state: state) { () throws(GitSyncError) in
-                for (file, blobs) in versions {
-                    let path = git.top.appendingPathComponent(file.path).path
-                    do {
-                        let outcome = try StoreFileMerge.merge(path: path, base: blobs[0], ours: blobs[1], theirs: blobs[2])
-                        report.mergedFiles.append("\(file.path): \(outcome.summary)")
-                        report.conflicts += outcome.conflicts
-                        report.conflictCount += outcome.conflictCount
-                    } catch let refusal as JournalThreeWayMerge.Refusal {
-                        let location = [refusal.file, refusal.line.map { "line \($0)" }].compactMap { $0 }.joined(separator: " ")
-                        throw git.failure(
-                            .mergeFailed,
-                            "\(file.path) cannot be merged (\(location.isEmpty ? "" : "\(location): ")\(refusal.message)); the merge was undone: see 'What the driver refuses' in docs/git.md"
-                        )
-                    } catch {
-                        throw git.failure(.mergeFailed, "the merged \(file.path) cannot be written: \(error); the merge was undone")
-                    }
+        try withIndexLock(git, state: state) { () throws(GitSyncError) in
+            for (file, blobs) in versions {
+                let path = git.top.appendingPathComponent(file.path).path
+                do {
+                    let outcome = try StoreFileMerge.merge(path: path, base: blobs[0], ours: blobs[1], theirs: blobs[2])
+                    report.mergedFiles.append("\(file.path): \(outcome.summary)")
+                    report.conflicts += outcome.conflicts
+                    report.conflictCount += outcome.conflictCount
+                } catch let refusal as JournalThreeWayMerge.Refusal {
+                    let location = [refusal.file, refusal.line.map { "line \($0)" }].compactMap { $0 }.joined(separator: " ")
+                    throw git.failure(
+                        .mergeFailed,
+                        "\(file.path) cannot be merged (\(location.isEmpty ? "" : "\(location): ")\(refusal.message)); the merge was undone: see 'What the driver refuses' in docs/git.md"
+                    )
+                } catch {
+                    throw git.failure(.mergeFailed, "the merged \(file.path) cannot be written: \(error); the merge was undone")
                 }
             }
-        } catch {
-            try? abort(git)
-            throw error
         }
         try git.checked(["add", "--"] + ordered.map(\.path))
         try git.checked(["commit", "-q", "--no-edit"])
