@@ -279,8 +279,9 @@ struct SyncCommandTests {
         let text = try String(contentsOf: pids, encoding: .utf8)
         let hookAndGit = text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }
         try #require(hookAndGit.count == 2, "\(text)")
-        // Everything dies at once, as when a machine's cron kills the job: the sync, its git, the hook.
-        for pid in [process.processIdentifier] + hookAndGit { kill(pid, SIGKILL) }
+        // Everything dies at once, as when a machine's cron kills the job: git first, so that it cannot
+        // clean up after a hook that died before it.
+        for pid in hookAndGit.reversed() + [process.processIdentifier] { kill(pid, SIGKILL) }
         process.waitUntilExit()
         usleep(100_000)
         #expect(FileManager.default.fileExists(atPath: a.appendingPathComponent(".git/MERGE_HEAD").path))
@@ -361,7 +362,7 @@ struct SyncCommandTests {
         while !FileManager.default.fileExists(atPath: pids.path), Date() < deadline { usleep(20_000) }
         let hookAndGit = try String(contentsOf: pids, encoding: .utf8).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }
         try #require(hookAndGit.count == 2)
-        for pid in [process.processIdentifier] + hookAndGit { kill(pid, SIGKILL) }
+        for pid in hookAndGit.reversed() + [process.processIdentifier] { kill(pid, SIGKILL) }
         process.waitUntilExit()
         usleep(100_000)
         let lock = a.appendingPathComponent(".git/index.lock")
@@ -421,5 +422,58 @@ struct SyncCommandTests {
         let next = try Self.sync(a)
         #expect(next.status == 0, "\(next)")
         #expect(try Self.state(a).keys.contains(fromB))
+    }
+    /// A git merge killed while it writes the work tree leaves files it wrote from the other side, no
+    /// `MERGE_HEAD` and its index lock; without the recovery, the next merge would refuse to write over
+    /// those files. A smudge filter on a file the merge brings stops git there.
+    @Test func aSyncWhoseGitMergeWasKilledMidWayPutsBackWhatItHadWritten() throws {
+        let remote = try Remote()
+        defer { remote.scratch.remove() }
+        _ = try GitMergeDriverTests.seed(remote)
+        let a = try remote.clone("a"), b = try remote.clone("b")
+        try Data("from b\n".utf8).write(to: b.appendingPathComponent("a-notes.txt"))
+        try Data("slow\n".utf8).write(to: b.appendingPathComponent("zz-slow.txt"))
+        _ = try Self.git("add", "a-notes.txt", "zz-slow.txt", in: b)
+        _ = try Self.git("commit", "-q", "-m", "notes", in: b)
+        let fromB = try Self.insert(b, "Quito", price: 70)
+        #expect(try Self.sync(b).status == 0)
+        let fromA = try Self.insert(a, "Kyoto", price: 120)
+
+        let flag = remote.scratch.appending("hold"), pids = remote.scratch.appending("pids")
+        try Data().write(to: flag)
+        try Data("zz-slow.txt filter=slow\n".utf8).write(to: a.appendingPathComponent(".git/info/attributes"))
+        _ = try Self.git(
+            "config", "filter.slow.smudge",
+            "if [ -f '\(flag.path)' ]; then echo $$ $PPID > '\(pids.path).tmp'; mv '\(pids.path).tmp' '\(pids.path)'; sleep 60; fi; cat",
+            in: a)
+        let process = Process()
+        process.executableURL = try #require(folioExecutable())
+        process.arguments = ["sync", "Trips.folio"]
+        process.currentDirectoryURL = a
+        process.environment = ProcessInfo.processInfo.environment.merging(Self.environment(a)) { _, new in new }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: pids.path), Date() < deadline { usleep(20_000) }
+        let filterAndGit = try String(contentsOf: pids, encoding: .utf8).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap {
+            Int32($0)
+        }
+        try #require(filterAndGit.count == 2)
+        for pid in filterAndGit.reversed() + [process.processIdentifier] { kill(pid, SIGKILL) }
+        process.waitUntilExit()
+        usleep(100_000)
+        #expect(!FileManager.default.fileExists(atPath: a.appendingPathComponent(".git/MERGE_HEAD").path))
+        #expect(FileManager.default.fileExists(atPath: a.appendingPathComponent("a-notes.txt").path), "git wrote it before it was killed")
+
+        try FileManager.default.removeItem(at: flag)
+        let next = try Self.sync(a)
+        #expect(next.status == 0, "\(next)")
+        #expect(next.stderr.contains("a killed git merge had half written: a-notes.txt"), "\(next)")
+        #expect(try String(contentsOf: a.appendingPathComponent("a-notes.txt"), encoding: .utf8) == "from b\n")
+        #expect(try Self.git("status", "--porcelain", "--untracked-files=no", in: a).isEmpty)
+        #expect(try Self.sync(b).status == 0)
+        let state = try Self.state(a)
+        #expect(state == (try Self.state(b)) && state.keys.contains(fromA) && state.keys.contains(fromB))
     }
 }

@@ -53,10 +53,11 @@ enum SyncMerge {
     static func merge(_ git: SyncGit, _ target: SyncTarget, theirs: String, state: SyncState, report: inout GitSyncReport) throws(GitSyncError) {
         let ancestor = try git.run(["merge-base", "--is-ancestor", theirs, "HEAD"])
         if ancestor.status == 0 { return }
-        let hasHead = try git.commit("HEAD") != nil
-        let before = try TransactionCensus(git, revision: hasHead ? "HEAD" : nil)
+        let head = try git.commit("HEAD")
+        let before = try TransactionCensus(git, revision: head == nil ? nil : "HEAD")
         state.update {
             $0.mergeHead = theirs
+            $0.headBefore = head
             $0.merging = true
         }
         let message = "Merge \(target.remote)/\(target.branch) (folio sync)"
@@ -75,6 +76,7 @@ enum SyncMerge {
         state.update {
             $0.merging = false
             $0.mergeHead = nil
+            $0.headBefore = nil
         }
         let after = try TransactionCensus(git, revision: "HEAD")
         report.received += after.missing(from: before)

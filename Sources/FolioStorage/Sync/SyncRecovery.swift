@@ -15,7 +15,12 @@ enum SyncRecovery {
             try waitForKilledSyncsGit(git, leftover: leftover, wait: wait)
             notes += try removeStaleIndexLock(git, leftover: leftover, wait: wait)
             if leftover.merging, let head = leftover.mergeHead {
-                notes += try abortMerge(git, of: head)
+                let mergeHead = git.gitDirectory.appendingPathComponent("MERGE_HEAD").path
+                if FileManager.default.fileExists(atPath: mergeHead) {
+                    notes += try abortMerge(git, of: head)
+                } else {
+                    notes += try restoreInterruptedMerge(git, leftover: leftover)
+                }
             }
         }
         try refuseOperationInProgress(git)
@@ -71,6 +76,35 @@ enum SyncRecovery {
         try git.checked(["merge", "--abort"], code: .operationInProgress)
         try StoreFileRescue.restore(git)
         return ["undid the merge of \(head) a killed sync left unfinished, keeping the store's files as they were"]
+    }
+
+    /// Puts back the files a `git merge` killed while it wrote the work tree (before it wrote
+    /// `MERGE_HEAD` or a commit) had replaced: each file the merged commit changes, other than a store's
+    /// own, back as `HEAD` has it (one it added, removed). Store files stay as they are: a save may have
+    /// gone into one since, and what git wrote there is the other side's whole file, which the next
+    /// merge holds anyway.
+    private static func restoreInterruptedMerge(_ git: SyncGit, leftover: SyncState.Record) throws(GitSyncError) -> [String] {
+        guard let theirs = leftover.mergeHead, let before = leftover.headBefore, try git.commit("HEAD") == before,
+            !FileManager.default.fileExists(atPath: git.gitDirectory.appendingPathComponent("MERGE_HEAD").path)
+        else { return [] }
+        let changed = SyncGit.fields(try git.checked(["diff", "--name-only", "-z", "--no-renames", before, theirs]).output)
+        let modified = Set(SyncGit.fields(try git.checked(["ls-files", "-m", "-o", "--exclude-standard", "-z", "--"] + changed).output))
+        var restored: [String] = []
+        for path in changed where modified.contains(path) {
+            // Any store's files, not only this one's: a journal, a history, a manifest, a snapshot, a blob.
+            let parts = path.split(separator: "/").map(String.init)
+            if StoreFileMerge.kind(ofPath: path) != nil || (parts.count >= 3 && StoreCommit.isOwnFile(parts.suffix(3).joined(separator: "/"))) {
+                continue
+            }
+            let inHead = try git.run(["cat-file", "-e", "\(before):\(path)"]).status == 0
+            if inHead {
+                try git.checked(["checkout", "-q", before, "--", path])
+            } else {
+                try? FileManager.default.removeItem(at: git.top.appendingPathComponent(path))
+            }
+            restored.append(path)
+        }
+        return restored.isEmpty ? [] : ["put back \(restored.count) file(s) a killed git merge had half written: \(restored.joined(separator: ", "))"]
     }
 
     /// Throws when a merge, rebase, cherry-pick or revert is in progress: a sync never commits into one.

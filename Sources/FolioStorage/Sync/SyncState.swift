@@ -19,6 +19,8 @@ final class SyncState: @unchecked Sendable {
         var mergeHead: String?
         /// Whether that merge was started (it may have been killed before `MERGE_HEAD` was written).
         var merging = false
+        /// The commit `HEAD` named when the merge started.
+        var headBefore: String?
         /// The last git the sync started: its process identifier and when (seconds since 1970).
         var gitProcess: Int32?
         var gitStarted: Double?
@@ -83,6 +85,7 @@ final class SyncState: @unchecked Sendable {
             switch parts[0] {
             case "merge-head": found.mergeHead = parts[1]
             case "merging": found.merging = parts[1] == "yes"
+            case "head-before": found.headBefore = parts[1]
             case "git-pid": found.gitProcess = Int32(parts[1])
             case "git-started": found.gitStarted = Double(parts[1]).flatMap { $0.isFinite ? $0 : nil }
             case "index-lock-inode": found.heldIndexLock = UInt64(parts[1])
@@ -107,6 +110,7 @@ final class SyncState: @unchecked Sendable {
             var lines = ["pid \(getpid())"]
             if let head = record.mergeHead { lines.append("merge-head \(head)") }
             if record.merging { lines.append("merging yes") }
+            if let head = record.headBefore { lines.append("head-before \(head)") }
             if let pid = record.gitProcess { lines.append("git-pid \(pid)") }
             if let started = record.gitStarted { lines.append("git-started \(started)") }
             if let inode = record.heldIndexLock { lines.append("index-lock-inode \(inode)") }
