@@ -5,6 +5,9 @@
 //   folio-storage-worker increment DIR COUNT NAME per transaction: insert a Log record and add 1 to the
 //                                                 shared Counter record (read-modify-write)
 //   folio-storage-worker compact DIR COUNT        compact COUNT times (0 = forever)
+//   folio-storage-worker sync-churn DIR COUNT NAME SEED
+//                                                 COUNT random saves by NAME to a store in a git clone,
+//                                                 syncing with its upstream at random (see SyncChurn)
 //   folio-storage-worker append-compacting DIR COUNT
 //                                                 as append, with automatic compaction in the background
 //                                                 past 4 KiB and no fsync (SIGKILL loses nothing in the
@@ -30,9 +33,14 @@ func fail(_ message: String) -> Never {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 4, let count = Int(arguments[3]) else {
-    fail("usage: folio-storage-worker append|append-compacting|increment|compact DIR COUNT [NAME]")
+    fail("usage: folio-storage-worker append|append-compacting|increment|compact|sync-churn DIR COUNT [NAME [SEED]]")
 }
 let directory = URL(fileURLWithPath: arguments[2])
+if arguments[1] == "sync-churn" {
+    guard arguments.count >= 6, let seed = UInt64(arguments[5]) else { fail("sync-churn needs a NAME and a SEED") }
+    do { try SyncChurn.run(directory: directory, count: count, name: arguments[4], seed: seed) } catch { fail("\(error)") }
+    exit(0)
+}
 var configuration = StoreConfiguration()
 configuration.compactionThreshold = nil
 if arguments[1] == "append-compacting" {

@@ -20,8 +20,12 @@ package struct GitRunner: Sendable {
     /// A runner for the `git` at `executable`, or, when it is nil, the first `git` on the `PATH` of
     /// `environment`.
     ///
+    /// - Parameter keeping: `GIT_*` variables of `environment` to pass on all the same (a sync keeps
+    ///   those that say how to reach a remote and who commits).
     /// - Throws: ``StorageError/Code/gitNotFound`` when there is none.
-    package init(executable: URL? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    package init(
+        executable: URL? = nil, environment: [String: String] = ProcessInfo.processInfo.environment, keeping: Set<String> = []
+    ) throws {
         if let executable {
             guard FileManager.default.isExecutableFile(atPath: executable.path) else {
                 throw StorageError(.gitNotFound, "\(executable.path) is not an executable git; install git or name the one to use")
@@ -38,7 +42,7 @@ package struct GitRunner: Sendable {
             }
             self.executable = found
         }
-        var kept = environment.filter { !$0.key.hasPrefix("GIT_") }
+        var kept = environment.filter { !$0.key.hasPrefix("GIT_") || keeping.contains($0.key) }
         kept["LC_ALL"] = "C"
         kept["GIT_TERMINAL_PROMPT"] = "0"
         kept["GIT_OPTIONAL_LOCKS"] = "0"
@@ -70,7 +74,11 @@ package struct GitRunner: Sendable {
     /// - Throws: ``StorageError/Code/gitNotFound`` when git cannot be started,
     ///   ``StorageError/Code/notAGitRepository`` when `directory` does not exist,
     ///   ``StorageError/Code/gitFailed`` when the output is longer than `outputLimit`.
-    func run(_ arguments: [String], in directory: URL, input: [UInt8]? = nil, outputLimit: Int, ceiling: Bool = false) throws -> Output {
+    /// - Parameter started: called with git's process identifier once it runs.
+    func run(
+        _ arguments: [String], in directory: URL, input: [UInt8]? = nil, outputLimit: Int, ceiling: Bool = false,
+        started: (Int32) -> Void = { _ in }
+    ) throws -> Output {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw StorageError(.notAGitRepository, "\(directory.path) is not a directory, so not a git repository")
@@ -93,6 +101,7 @@ package struct GitRunner: Sendable {
         } catch {
             throw StorageError(.gitNotFound, "\(executable.path) could not be started (\(error)); install git or name the one to use")
         }
+        started(process.processIdentifier)
         let background = DispatchGroup()
         let errors = LockedState([UInt8]())
         let errorHandle = errorPipe.fileHandleForReading

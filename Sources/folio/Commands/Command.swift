@@ -28,7 +28,7 @@ enum FolioCommand {
         DemoCommand.self, InfoCommand.self, SchemaCommand.self, LogCommand.self, CatCommand.self, ShowCommand.self, BlameCommand.self,
         DiffCommand.self, ServeCommand.self,
         VerifyCommand.self, CompactCommand.self, RepairCommand.self, ExportCommand.self, ImportCommand.self, TextconvCommand.self,
-        GitSetupCommand.self, MergeDriverCommand.self, ConflictsCommand.self, CompletionsCommand.self, HelpCommand.self,
+        GitSetupCommand.self, SyncCommand.self, MergeDriverCommand.self, ConflictsCommand.self, CompletionsCommand.self, HelpCommand.self,
     ]
 
     static func subcommand(named name: String) -> (any FolioSubcommand.Type)? {
@@ -40,7 +40,7 @@ enum FolioCommand {
             OVERVIEW: Look inside, check, repair and query Folio stores from their files alone, and tour Folio with a demo.
 
             A Folio store is a directory of JSON-lines files. These commands need no model types: they read the
-            schema the store records in its manifest. Only 'compact', 'repair' and 'import' change a store.
+            schema the store records in its manifest. Only 'compact', 'repair', 'import' and 'sync' change a store.
 
             USAGE: folio <subcommand> [arguments] [options]
 
