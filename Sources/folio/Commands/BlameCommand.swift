@@ -31,14 +31,17 @@ enum BlameCommand: FolioSubcommand {
                 help: "Give a record identifier, a whole number (see 'folio cat').", command: spec.name)
         }
         let point = arguments.value("--at").map(StorePoint.init)
+        // The work tree, and what the search of every transaction needs, are found while the record is read.
+        let lookup = point == nil ? WorkTreeSearch.start(storeDirectory: try StoreAccess.directory(path)) : nil
         let (blame, revision) = try blameRecord(id, at: point, path: path, entity: arguments.value("--entity"))
-        let repository =
-            if let revision {
-                TransactionCommits.find(revision: revision)
-            } else {
-                TransactionCommits.findInWorkTree(storeDirectory: try StoreAccess.directory(path))
-            }
-        let commits = try findCommits(for: blame, in: repository)
+        let commits: [String: TransactionCommits.Commit]?
+        if let revision {
+            commits = try findCommits(for: blame, in: TransactionCommits.find(revision: revision))
+        } else if let found = lookup?.wait() {
+            commits = try findCommits(for: blame, in: found.repository, prepared: try found.prepared.mapError(\.failure).get())
+        } else {
+            commits = nil
+        }
         if arguments.flag("--json") {
             console.print(ValueFormatting.json(json(blame, commits: commits)))
         } else {
@@ -102,12 +105,14 @@ enum BlameCommand: FolioSubcommand {
     }
 
     /// The commits that brought the setting transactions; nil outside a git work tree.
-    static func findCommits(for blame: RecordBlame, in repository: TransactionCommits?) throws -> [String: TransactionCommits.Commit]? {
+    static func findCommits(
+        for blame: RecordBlame, in repository: TransactionCommits?, prepared: TransactionCommits.Preparation? = nil
+    ) throws -> [String: TransactionCommits.Commit]? {
         guard let repository else { return nil }
         var identifiers = Set(blame.members.compactMap(\.origin.setter?.transactionID))
         if let insertion = blame.insertion { identifiers.insert(insertion.transactionID) }
         do {
-            return try repository.commits(bringing: identifiers)
+            return try repository.commits(bringing: identifiers, prepared: prepared)
         } catch {
             throw error.failure
         }

@@ -52,13 +52,34 @@ struct TransactionCommits {
     /// every version of the store's files is searched.
     ///
     /// - Throws: ``GitSetupError/gitFailed(arguments:status:message:)`` when git fails.
-    func commit(bringing transactionID: String) throws(GitSetupError) -> Commit? {
+    func commit(bringing transactionID: String, prepared: Preparation) throws(GitSetupError) -> Commit? {
         // The needle is the identifier as a journal line spells it; one that JSON would escape is not looked for.
-        guard !transactionID.isEmpty, !transactionID.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" || $0.value < 0x20 })
+        guard prepared.hasCommits, !transactionID.isEmpty,
+            !transactionID.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" || $0.value < 0x20 })
         else { return nil }
         if let commit = try oldestCommit(changingCountOf: transactionID, in: file("journal.jsonl")) { return commit }
-        if let commit = try onlyCommitChangingHistory() { return commit }
+        if let commit = prepared.historyCommit { return commit }
         return try oldestCommit(changingCountOf: transactionID, in: storePath)
+    }
+
+    /// What the search of every transaction needs, found once, and so (by blame) while the store is read:
+    /// whether there is a commit to search from, and the one commit that changed `history.jsonl`.
+    struct Preparation: Sendable {
+        /// Whether the starting commit exists (a repository without commits has nothing to search).
+        var hasCommits: Bool
+        /// ``onlyCommitChangingHistory()``'s commit, when there is one.
+        var historyCommit: Commit?
+    }
+
+    /// Finds what ``Preparation`` holds.
+    ///
+    /// - Throws: ``GitSetupError/gitFailed(arguments:status:message:)`` when git fails.
+    func prepare() throws(GitSetupError) -> Preparation {
+        // A starting revision was resolved to a commit already; `git log` fails in a repository without one.
+        if start == nil, try repository.checked(["rev-parse", "--verify", "--quiet", "HEAD"], statuses: [0, 1, 128]).status != 0 {
+            return Preparation(hasCommits: false)
+        }
+        return Preparation(hasCommits: true, historyCommit: try onlyCommitChangingHistory())
     }
 
     /// The oldest commit whose diff of `path` changes how many lines carry the identifier; nil for none.
@@ -102,17 +123,15 @@ struct TransactionCommits {
         return Commit(hash: field(0), author: field(1), date: field(2), subject: field(3))
     }
 
-    /// The commit that brought each of `transactionIDs`, by identifier; identifiers no commit holds are left out.
-    func commits(bringing transactionIDs: Set<String>) throws(GitSetupError) -> [String: Commit] {
+    /// The commit that brought each of `transactionIDs`, by identifier; identifiers no commit holds are
+    /// left out. `prepared` is what ``prepare()`` found, when it ran already.
+    func commits(bringing transactionIDs: Set<String>, prepared: Preparation? = nil) throws(GitSetupError) -> [String: Commit] {
         var result: [String: Commit] = [:]
         guard !transactionIDs.isEmpty else { return result }
-        // A repository without commits yet has nothing to search (and `git log` fails in it); a
-        // starting revision was resolved to a commit already.
-        if start == nil {
-            guard try repository.checked(["rev-parse", "--verify", "--quiet", "HEAD"], statuses: [0, 1, 128]).status == 0 else { return result }
-        }
+        let ready: Preparation
+        if let prepared { ready = prepared } else { ready = try prepare() }
         for identifier in transactionIDs.sorted() {
-            if let commit = try commit(bringing: identifier) { result[identifier] = commit }
+            if let commit = try commit(bringing: identifier, prepared: ready) { result[identifier] = commit }
         }
         return result
     }

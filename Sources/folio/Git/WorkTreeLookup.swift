@@ -1,4 +1,5 @@
 import Foundation
+import FolioStorage
 
 extension TransactionCommits {
     /// The work tree holding the store at `directory`, as ``find(storeDirectory:)`` finds it, but without
@@ -20,5 +21,36 @@ extension TransactionCommits {
             guard path != "/", let slash = path.lastIndex(of: "/") else { return false }
             path = slash == path.startIndex ? "/" : String(path[..<slash])
         }
+    }
+}
+
+/// The work tree holding a store and ``TransactionCommits/prepare()``'s answer, found on another thread
+/// while the caller reads the store: the git processes they run overlap the reading.
+final class WorkTreeSearch: Sendable {
+    /// What was found: nil outside a work tree.
+    typealias Found = (repository: TransactionCommits, prepared: Result<TransactionCommits.Preparation, GitSetupError>)
+
+    private let done = DispatchGroup()
+    private let found = LockedState<Found?>(nil)
+
+    private init() {}
+
+    /// Starts looking for the work tree holding the store at `directory`.
+    static func start(storeDirectory directory: URL) -> WorkTreeSearch {
+        let search = WorkTreeSearch()
+        search.done.enter()
+        DispatchQueue.global().async {
+            defer { search.done.leave() }
+            guard let repository = TransactionCommits.findInWorkTree(storeDirectory: directory) else { return }
+            let prepared = Result { () throws(GitSetupError) in try repository.prepare() }
+            search.found.withLock { $0 = (repository, prepared) }
+        }
+        return search
+    }
+
+    /// Waits for the search; nil when the store is in no work tree.
+    func wait() -> Found? {
+        done.wait()
+        return found.withLock { $0 }
     }
 }
