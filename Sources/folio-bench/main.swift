@@ -23,6 +23,8 @@ let usage = """
                                                                 (P1: a store's past, in a git repository DIR)
            folio-bench serve STORE FOLIO [REQUESTS=200] [CLIENTS=50] [PER_CLIENT=1000]
                                                                 (S1: folio serve's pages of a loaded store, FOLIO the binary)
+           folio-bench sync STORE prepare | open | git | sync   (Y1: two clones of STORE that each changed 1 %, synced
+                                                                 through a bare remote; folio beside folio-bench)
     STORE is a directory. FULL = durability .always; NORMAL = .batched(1 s) (FOLIO_BENCH_RELAXED=none: .none).
 
     """
@@ -73,6 +75,8 @@ case "serve" where arguments.count >= 4:
         store: arguments[2], folio: arguments[3], entity: "Trip",
         requests: arguments.count > 4 ? number(arguments[4]) : 200, clients: arguments.count > 5 ? number(arguments[5]) : 50,
         perClient: arguments.count > 6 ? number(arguments[6]) : 1000)
+case "sync" where arguments.count >= 4:
+    SyncBench.run(arguments[2], step: arguments[3])
 case "modify":
     Workloads.modify(arguments[2], sync: arguments.count > 3 ? arguments[3] : "FULL")
 default:

@@ -1,26 +1,34 @@
-/// Selection in an array of positions under a strict total order (introselect): what a full sort would
-/// put at one position, without sorting the rest.
+/// Selection in an array of positions under a strict total order: what a full sort would put in a window
+/// of positions, without sorting the rest (a quicksort that leaves the parts outside the window alone,
+/// falling back to a sort where pivots keep failing, as introselect does).
 enum OrderSelection {
-    /// Rearranges `order[range]` so that position `k` holds what sorting `range` by `precedes` would put
-    /// there, every element before it preceding it and every element after it following it.
+    /// Rearranges `order` so that positions `window` hold, in order, what sorting all of `order` by
+    /// `precedes` would put there: a quicksort that only goes on into the parts that overlap the window.
     ///
-    /// - Precondition: `range` lies within `order` and holds `k`; `precedes` is a strict total order.
-    /// - Complexity: O(*n*) comparisons on average for *n* elements in `range`; a range whose pivots keep
-    ///   failing is sorted instead, so at most O(*n* log *n*).
-    static func select(_ k: Int, in order: inout [Int], within range: Range<Int>, by precedes: (Int, Int) -> Bool) {
-        guard range.contains(k) else { return }
-        var (low, high) = (range.lowerBound, range.upperBound)
-        // Each partition should halve the range on average; twice the halvings a balanced one needs
-        // before giving up on pivots is the introselect bound.
-        var budget = 2 * (Int.bitWidth - range.count.leadingZeroBitCount) + 4
-        while high - low > 16 {
-            guard budget > 0 else { break }
-            budget -= 1
-            let pivot = partition(&order, low..<high, by: precedes)
-            if k == pivot { return }
-            if k < pivot { high = pivot } else { low = pivot + 1 }
+    /// - Precondition: `window` lies within `order`; `precedes` is a strict total order.
+    /// - Complexity: O(*n* + *w* log *w*) comparisons on average for *n* elements and *w* positions in
+    ///   the window; a part whose pivots keep failing is sorted whole, so at most O(*n* log *n*).
+    static func sort(_ window: Range<Int>, in order: inout [Int], by precedes: (Int, Int) -> Bool) {
+        guard !window.isEmpty else { return }
+        // Parts still to partition, each overlapping the window, with the pivots each may still try.
+        var parts = [(range: order.indices, budget: 2 * (Int.bitWidth - order.count.leadingZeroBitCount) + 4)]
+        while var (range, budget) = parts.popLast() {
+            while range.count > 16, budget > 0 {
+                budget -= 1
+                let pivot = partition(&order, range, by: precedes)
+                let (left, right) = (range.lowerBound..<pivot, (pivot + 1)..<range.upperBound)
+                let (needsLeft, needsRight) = (left.overlaps(window), right.overlaps(window))
+                if needsLeft && needsRight { parts.append((right, budget)) }
+                if needsLeft {
+                    range = left
+                } else if needsRight {
+                    range = right
+                } else {
+                    range = pivot..<pivot
+                }
+            }
+            order[range].sort(by: precedes)
         }
-        order[low..<high].sort(by: precedes)
     }
 
     /// Partitions `order[range]` around the median of its first, middle and last elements; the pivot's

@@ -33,18 +33,14 @@ struct OrderedRecords: RandomAccessCollection, Sendable {
     /// The records a sort of `base` by `keys` puts at `positions`, without sorting the rest: a page of a
     /// large table whose order is not made yet.
     ///
-    /// - Complexity: O(*n*) comparisons on average (two selections, at most O(*n* log *n*) when their
-    ///   pivots keep failing), plus O(*w* log *w*) for a window of *w* positions.
+    /// - Complexity: O(*n* + *w* log *w*) comparisons on average for *n* records and a window of *w*
+    ///   positions (``OrderSelection/sort(_:in:by:)``).
     static func window(of base: [StoredRecord], by keys: [RecordQuery.SortKey], positions: Range<Int>, isDate: (String) -> Bool) -> [StoredRecord] {
         let window = Swift.max(0, Swift.min(positions.lowerBound, base.count))..<Swift.max(0, Swift.min(positions.upperBound, base.count))
         guard !window.isEmpty else { return [] }
         let precedes = precedes(in: base, by: keys, isDate: isDate)
         var order = Array(base.indices)
-        // Everything before the window's first position precedes it; then, of the rest, everything
-        // before its last position precedes that one: the window holds its records, unsorted.
-        OrderSelection.select(window.lowerBound, in: &order, within: order.indices, by: precedes)
-        OrderSelection.select(window.upperBound - 1, in: &order, within: window.lowerBound..<order.count, by: precedes)
-        order[window].sort(by: precedes)
+        OrderSelection.sort(window, in: &order, by: precedes)
         return order[window].map { base[$0] }
     }
 

@@ -83,8 +83,10 @@ final class StoreViews: RecordSource {
         let base = keptBase ?? OrderedRecords.base(of: entities, in: store)
         guard base.count >= selectionRecordCount else { return fromOrder() }
         if keptBase == nil { keep(OrderedRecords(base: base, order: nil), as: baseKey, at: sequence) }
+        let window = OrderedRecords.window(of: base, by: keys, positions: positions, isDate: isDate)
+        // After the selection, so that the sort does not compete with it for the cores.
         makeInBackground(entities: entities, keys: keys, dateFields: Set(keys.map(\.field).filter(isDate)))
-        return (OrderedRecords.window(of: base, by: keys, positions: positions, isDate: isDate), base.count)
+        return (window, base.count)
     }
 
     func records(of entities: [String], sortedBy keys: [RecordQuery.SortKey], isDate: @escaping (String) -> Bool) -> OrderedRecords {
