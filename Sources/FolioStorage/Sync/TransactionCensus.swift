@@ -36,8 +36,14 @@ struct TransactionCensus {
     }
 
     private mutating func add(_ bytes: [UInt8]) {
-        for (_, line) in JournalThreeWayMerge.completeLines(of: bytes) {
-            let decoded = Array(line).withUnsafeBufferPointer { buffer in try? JournalTransaction(members: LineFraming.decode(buffer)) }
+        let reader = JSONReader()
+        for (number, line) in JournalThreeWayMerge.completeLines(of: bytes) {
+            // Only the line's own members are decoded: its record lists are skimmed past (no record has
+            // identifier 0), which in a history of large transactions is nearly all of its bytes.
+            let decoded = line.withUnsafeBufferPointer { buffer in
+                try? RecordLineFilter.transaction(
+                    of: ScannedLine(bytes: buffer, number: number, offset: 0, end: Int64(buffer.count)), keepingRecord: 0, in: nil, reader: reader)
+            }
             guard let transaction = decoded, !transaction.isCompactionMark else { continue }
             transactions[transaction.transactionID] = GitSyncReport.Transaction(
                 id: transaction.transactionID, author: transaction.author, timestamp: transaction.timestamp)
