@@ -45,6 +45,39 @@ struct SyncCommandTests {
         return id
     }
 
+    /// Starts `folio sync Trips.folio` in `clone` with a pre-commit hook (of every commit, or only of a
+    /// merge's) that writes its own and its parent git's process identifiers and waits while the `flag`
+    /// file exists; returns once the hook is waiting.
+    static func syncHeldInPreCommit(
+        _ clone: URL, remote: Remote, onlyWhileMerging: Bool
+    ) throws -> (process: Process, hookAndGit: [Int32], flag: URL) {
+        let flag = remote.scratch.appending("hold"), pids = remote.scratch.appending("pids")
+        try Data().write(to: flag)
+        let hook = clone.appendingPathComponent(".git/hooks/pre-commit")
+        let condition = (onlyWhileMerging ? "[ -f .git/MERGE_HEAD ] && " : "") + "[ -f '\(flag.path)' ]"
+        try Data(
+            """
+            #!/bin/sh
+            if \(condition); then echo "$$ $PPID" > '\(pids.path).tmp'; mv '\(pids.path).tmp' '\(pids.path)'; sleep 60; fi
+            exit 0
+
+            """.utf8
+        ).write(to: hook)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook.path)
+        let process = Process()
+        process.executableURL = try #require(folioExecutable())
+        process.arguments = ["sync", "Trips.folio"]
+        process.currentDirectoryURL = clone
+        process.environment = ProcessInfo.processInfo.environment.merging(Self.environment(clone)) { _, new in new }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: pids.path), Date() < deadline { usleep(20_000) }
+        let text = try String(contentsOf: pids, encoding: .utf8)
+        return (process, text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }, flag)
+    }
+
     @Test func twoClonesSyncingBothWaysEndWithTheSameStoreAndListTheConflict() throws {
         let remote = try Remote()
         defer { remote.scratch.remove() }
@@ -253,32 +286,8 @@ struct SyncCommandTests {
         #expect(try Self.sync(b).status == 0)
         let fromA = try Self.insert(a, "Kyoto", price: 120)
         // The merge commit's pre-commit hook says where it is and waits.
-        let flag = remote.scratch.appending("hold"), pids = remote.scratch.appending("pids")
-        try Data().write(to: flag)
-        let hook = a.appendingPathComponent(".git/hooks/pre-commit")
-        try Data(
-            """
-            #!/bin/sh
-            if [ -f .git/MERGE_HEAD ] && [ -f '\(flag.path)' ]; then echo "$$ $PPID" > '\(pids.path).tmp'; mv '\(pids.path).tmp' '\(pids.path)'; sleep 60; fi
-            exit 0
-
-            """.utf8
-        ).write(to: hook)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook.path)
-
-        let process = Process()
-        process.executableURL = try #require(folioExecutable())
-        process.arguments = ["sync", "Trips.folio"]
-        process.currentDirectoryURL = a
-        process.environment = ProcessInfo.processInfo.environment.merging(Self.environment(a)) { _, new in new }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while !FileManager.default.fileExists(atPath: pids.path), Date() < deadline { usleep(20_000) }
-        let text = try String(contentsOf: pids, encoding: .utf8)
-        let hookAndGit = text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }
-        try #require(hookAndGit.count == 2, "\(text)")
+        let (process, hookAndGit, flag) = try Self.syncHeldInPreCommit(a, remote: remote, onlyWhileMerging: true)
+        try #require(hookAndGit.count == 2, "\(hookAndGit)")
         // Everything dies at once, as when a machine's cron kills the job: git first, so that it cannot
         // clean up after a hook that died before it.
         for pid in hookAndGit.reversed() + [process.processIdentifier] { kill(pid, SIGKILL) }
@@ -338,29 +347,7 @@ struct SyncCommandTests {
         let kyoto = try Self.insert(a, "Kyoto", price: 120)
         // A commit of named paths holds index.lock while its pre-commit hook runs: the hook says where it
         // is and waits, and everything is killed then.
-        let flag = remote.scratch.appending("hold"), pids = remote.scratch.appending("pids")
-        try Data().write(to: flag)
-        let hook = a.appendingPathComponent(".git/hooks/pre-commit")
-        try Data(
-            """
-            #!/bin/sh
-            if [ -f '\(flag.path)' ]; then echo "$$ $PPID" > '\(pids.path).tmp'; mv '\(pids.path).tmp' '\(pids.path)'; sleep 60; fi
-            exit 0
-
-            """.utf8
-        ).write(to: hook)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook.path)
-        let process = Process()
-        process.executableURL = try #require(folioExecutable())
-        process.arguments = ["sync", "Trips.folio"]
-        process.currentDirectoryURL = a
-        process.environment = ProcessInfo.processInfo.environment.merging(Self.environment(a)) { _, new in new }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while !FileManager.default.fileExists(atPath: pids.path), Date() < deadline { usleep(20_000) }
-        let hookAndGit = try String(contentsOf: pids, encoding: .utf8).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }
+        let (process, hookAndGit, flag) = try Self.syncHeldInPreCommit(a, remote: remote, onlyWhileMerging: false)
         try #require(hookAndGit.count == 2)
         for pid in hookAndGit.reversed() + [process.processIdentifier] { kill(pid, SIGKILL) }
         process.waitUntilExit()

@@ -65,7 +65,7 @@ struct SyncConvergenceTests {
         _ = try GitMergeDriverTests.seed(remote)
         let clones = try (0..<4).map { try remote.clone("c\($0)") }
         let (count, killsPerClone) = Self.long ? (300, 4) : (30, 1)
-        var generator = SyncChurnGenerator(state: seed)
+        var generator = SplitMix64(seed: seed)  // SplitMix64, as the worker's: the same sequence from the seed
         // Each clone: its kills (seconds after its worker started), then one worker left to finish.
         let plans = clones.indices.map { _ in (0..<killsPerClone).map { _ in Double.random(in: 0.3...2.5, using: &generator) } }
         let transcripts = clones.map { _ in Transcript() }
@@ -117,16 +117,4 @@ struct SyncConvergenceTests {
     }
 
     typealias Remote = GitMergeDriverTests.Remote
-}
-
-/// SplitMix64, as the worker's: the test's own choices from the seed.
-struct SyncChurnGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
