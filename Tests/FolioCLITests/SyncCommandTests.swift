@@ -64,6 +64,13 @@ struct SyncCommandTests {
             """.utf8
         ).write(to: hook)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook.path)
+        let (process, hookAndGit) = try startSync(clone, heldUntil: pids)
+        return (process, hookAndGit, flag)
+    }
+
+    /// Starts `folio sync Trips.folio` in `clone` and returns once what holds it (a hook or a filter that
+    /// writes its own and its parent git's process identifiers to `pids`, then waits) has written them.
+    static func startSync(_ clone: URL, heldUntil pids: URL) throws -> (process: Process, holderAndGit: [Int32]) {
         let process = Process()
         process.executableURL = try #require(folioExecutable())
         process.arguments = ["sync", "Trips.folio"]
@@ -75,7 +82,7 @@ struct SyncCommandTests {
         let deadline = Date().addingTimeInterval(60)
         while !FileManager.default.fileExists(atPath: pids.path), Date() < deadline { usleep(20_000) }
         let text = try String(contentsOf: pids, encoding: .utf8)
-        return (process, text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }, flag)
+        return (process, text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) })
     }
 
     @Test func twoClonesSyncingBothWaysEndWithTheSameStoreAndListTheConflict() throws {
@@ -433,19 +440,7 @@ struct SyncCommandTests {
             "config", "filter.slow.smudge",
             "if [ -f '\(flag.path)' ]; then echo $$ $PPID > '\(pids.path).tmp'; mv '\(pids.path).tmp' '\(pids.path)'; sleep 60; fi; cat",
             in: a)
-        let process = Process()
-        process.executableURL = try #require(folioExecutable())
-        process.arguments = ["sync", "Trips.folio"]
-        process.currentDirectoryURL = a
-        process.environment = ProcessInfo.processInfo.environment.merging(Self.environment(a)) { _, new in new }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while !FileManager.default.fileExists(atPath: pids.path), Date() < deadline { usleep(20_000) }
-        let filterAndGit = try String(contentsOf: pids, encoding: .utf8).split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap {
-            Int32($0)
-        }
+        let (process, filterAndGit) = try Self.startSync(a, heldUntil: pids)
         try #require(filterAndGit.count == 2)
         for pid in filterAndGit.reversed() + [process.processIdentifier] { kill(pid, SIGKILL) }
         process.waitUntilExit()
