@@ -60,7 +60,9 @@ struct OrderedRecords: RandomAccessCollection, Sendable {
 
     /// Each record's value of `field`, read for sorting.
     static func sortColumn(of base: [StoredRecord], field: String, isDate: Bool) -> SortColumn {
-        SortColumn(base.lazy.map { SortValue(Filter.value(at: [field], in: $0), date: isDate) })
+        // One path for every record, not an array made for each.
+        let path = [field]
+        return SortColumn(base.lazy.map { SortValue(Filter.value(at: path, in: $0), date: isDate) })
     }
 
     /// The descending order of one field, from its ascending order and values: the runs of equal
