@@ -45,6 +45,17 @@ struct SyncCommandTests {
         return id
     }
 
+    /// Clones `a` and `b` of the seeded `remote`: `b` inserted a trip and synced, `a` inserted another
+    /// and has not, so that `a`'s next sync merges.
+    static func clonesWithAMergeToCome(_ remote: Remote) throws -> (a: URL, b: URL, fromA: Int64, fromB: Int64) {
+        _ = try GitMergeDriverTests.seed(remote)
+        let a = try remote.clone("a"), b = try remote.clone("b")
+        let fromB = try Self.insert(b, "Quito", price: 70)
+        #expect(try Self.sync(b).status == 0)
+        let fromA = try Self.insert(a, "Kyoto", price: 120)
+        return (a, b, fromA, fromB)
+    }
+
     /// Starts `folio sync Trips.folio` in `clone` with a pre-commit hook (of every commit, or only of a
     /// merge's) that writes its own and its parent git's process identifiers and waits while the `flag`
     /// file exists; returns once the hook is waiting.
@@ -287,11 +298,7 @@ struct SyncCommandTests {
     @Test func aSyncKilledWhileCommittingItsMergeIsMendedByTheNext() throws {
         let remote = try Remote()
         defer { remote.scratch.remove() }
-        _ = try GitMergeDriverTests.seed(remote)
-        let a = try remote.clone("a"), b = try remote.clone("b")
-        let fromB = try Self.insert(b, "Quito", price: 70)
-        #expect(try Self.sync(b).status == 0)
-        let fromA = try Self.insert(a, "Kyoto", price: 120)
+        let (a, b, fromA, fromB) = try Self.clonesWithAMergeToCome(remote)
         // The merge commit's pre-commit hook says where it is and waits.
         let (process, hookAndGit, flag) = try Self.syncHeldInPreCommit(a, remote: remote, onlyWhileMerging: true)
         try #require(hookAndGit.count == 2, "\(hookAndGit)")
@@ -395,14 +402,11 @@ struct SyncCommandTests {
         let committed = try Self.git("show", "--name-only", "--format=", "HEAD", in: a)
         #expect(committed.contains("journal.jsonl") && !committed.contains("lock") && !committed.contains("cache/"), "\(committed)")
     }
+
     @Test func aHookThatRefusesTheMergeCommitLeavesNoMergeInProgress() throws {
         let remote = try Remote()
         defer { remote.scratch.remove() }
-        _ = try GitMergeDriverTests.seed(remote)
-        let a = try remote.clone("a"), b = try remote.clone("b")
-        let fromB = try Self.insert(b, "Quito", price: 70)
-        #expect(try Self.sync(b).status == 0)
-        let fromA = try Self.insert(a, "Kyoto", price: 120)
+        let (a, _, fromA, fromB) = try Self.clonesWithAMergeToCome(remote)
         let hook = a.appendingPathComponent(".git/hooks/pre-commit")
         try Data("#!/bin/sh\nif [ -f .git/MERGE_HEAD ]; then echo 'no merges here' >&2; exit 1; fi\nexit 0\n".utf8).write(to: hook)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook.path)
