@@ -19,12 +19,10 @@ struct SyncConvergenceTests {
     static let long = ProcessInfo.processInfo.environment["FOLIO_LONG_TESTS"] == "1"
 
     /// What one clone's workers printed: the saves that returned, and the syncs that ran.
-    final class Transcript: @unchecked Sendable {
-        // Sendable: `lines` is read and written only while holding `lock`.
-        private let lock = NSLock()
-        private var lines: [String] = []
-        func append(_ text: String) { lock.withLock { lines += text.split(separator: "\n").map(String.init) } }
-        var all: [String] { lock.withLock { lines } }
+    final class Transcript: Sendable {
+        private let lines = LockedState<[String]>([])
+        func append(_ text: String) { lines.withLock { $0 += text.split(separator: "\n").map(String.init) } }
+        var all: [String] { lines.withLock { $0 } }
     }
 
     /// Runs one worker on `clone` until it exits or, when `killAfter` is set, until it is killed then.

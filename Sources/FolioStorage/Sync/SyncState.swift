@@ -12,7 +12,7 @@ import Foundation
 /// The state file exists only while a sync runs: a sync that finds it while holding the lock knows
 /// that the sync that wrote it was killed, and what it left (``SyncRecovery``). Every line is
 /// `key value`; a line it does not know is ignored.
-final class SyncState: @unchecked Sendable {
+final class SyncState: Sendable {
     /// What the file records. All optional: a killed sync may have written part of it.
     struct Record: Equatable {
         /// The commit a `git merge` the sync started merges (its `MERGE_HEAD`).
@@ -31,11 +31,15 @@ final class SyncState: @unchecked Sendable {
     let lockPath: String
     let statePath: String
     private let fs = PosixFileSystem()
-    private var lockFile: FileDescriptor?
+    /// The lock file while this sync holds it.
+    private let lockFile = LockedState<FileDescriptor?>(nil)
     /// What a killed sync left in the state file, read once the lock is taken and before this sync
     /// writes its own; nil when it finished.
-    private(set) var previous: Record?
+    private let left = LockedState<Record?>(nil)
     private let record = LockedState(Record())
+
+    /// What a killed sync left in the state file, read once the lock is taken; nil when it finished.
+    var previous: Record? { left.withLock { $0 } }
 
     init(gitDirectory: URL) {
         lockPath = gitDirectory.appendingPathComponent("folio-sync.lock").path
@@ -54,8 +58,9 @@ final class SyncState: @unchecked Sendable {
                 }
                 usleep(20_000)
             }
-            lockFile = file
-            previous = leftover()
+            lockFile.withLock { $0 = file }
+            let previous = leftover()
+            left.withLock { $0 = previous }
             // Kept until the recovery is done: a sync killed while recovering leaves the same note.
             if let previous { record.withLock { $0 = previous } }
         } catch let error as GitSyncError {
@@ -68,11 +73,13 @@ final class SyncState: @unchecked Sendable {
     /// Removes the state file (the sync finished, whatever its outcome) and releases the lock.
     func finish() {
         try? fs.unlink(statePath)
-        if let lockFile {
-            fs.unlock(lockFile)
-            fs.close(lockFile)
+        if let file = lockFile.withLock({ held -> FileDescriptor? in
+            defer { held = nil }
+            return held
+        }) {
+            fs.unlock(file)
+            fs.close(file)
         }
-        lockFile = nil
     }
 
     /// What the state file records, or nil when there is none.
