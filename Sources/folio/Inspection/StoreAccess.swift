@@ -141,11 +141,13 @@ enum DateText {
 
     /// The value of the decimal fraction `0.DIGITS`, as `Double("0.DIGITS")` gives it: up to 15 digits the
     /// numerator and the power of ten are exact doubles, so their quotient is the correctly rounded value.
+    private static let powersOfTen: [Double] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15]
+
     private static func fraction(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Double? {
         guard digits.count > 15 else {
             var numerator: Int64 = 0
             for digit in digits { numerator = numerator * 10 + Int64(digit - 0x30) }
-            return Double(numerator) / [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15][digits.count]
+            return Double(numerator) / powersOfTen[digits.count]
         }
         return Double("0." + String(decoding: digits, as: UTF8.self))
     }
