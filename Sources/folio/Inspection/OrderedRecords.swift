@@ -1,3 +1,4 @@
+import Foundation
 import FolioStorage
 
 /// Records of some entities in a query's order, as positions into the records in identifier order.
@@ -47,22 +48,23 @@ struct OrderedRecords: RandomAccessCollection, Sendable {
     /// Whether the record at one position of `base` comes before the one at another when sorted by
     /// `keys`, then by identifier (the position in `base`): a strict total order.
     private static func precedes(in base: [StoredRecord], by keys: [RecordQuery.SortKey], isDate: (String) -> Bool) -> (Int, Int) -> Bool {
-        let columns = keys.map { sortColumn(of: base, field: $0.field, isDate: isDate($0.field)) }
-        let descending = keys.map(\.descending)
-        return { a, b in
-            for index in columns.indices {
-                let comparison = columns[index].compare(a, b)
-                if comparison != .orderedSame { return descending[index] ? comparison == .orderedDescending : comparison == .orderedAscending }
+        // A chain of closures, each holding its column: indexing an array of columns at every
+        // comparison would copy a column's arrays' references.
+        var compare: (Int, Int) -> ComparisonResult = { a, b in a < b ? .orderedAscending : (a > b ? .orderedDescending : .orderedSame) }
+        for key in keys.reversed() {
+            let (column, next, isDescending) = (sortColumn(of: base, field: key.field, isDate: isDate(key.field)), compare, key.descending)
+            compare = { a, b in
+                let comparison = column.compare(a, b)
+                if comparison == .orderedSame { return next(a, b) }
+                return isDescending ? (comparison == .orderedAscending ? .orderedDescending : .orderedAscending) : comparison
             }
-            return a < b
         }
+        return { [compare] a, b in compare(a, b) == .orderedAscending }
     }
 
     /// Each record's value of `field`, read for sorting.
     static func sortColumn(of base: [StoredRecord], field: String, isDate: Bool) -> SortColumn {
-        // One path for every record, not an array made for each.
-        let path = [field]
-        return SortColumn(base.lazy.map { SortValue(Filter.value(at: path, in: $0), date: isDate) })
+        SortColumn(of: base, field: field, isDate: isDate)
     }
 
     /// The descending order of one field, from its ascending order and values: the runs of equal

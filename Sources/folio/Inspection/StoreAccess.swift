@@ -99,7 +99,8 @@ enum DateText {
         return text.withUTF8 { parse(bytes: $0) }
     }
 
-    private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+    /// The date `bytes` spell, read as ``parse(_:)`` reads text.
+    static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         func number(_ from: Int, _ count: Int) -> Int64? {
             guard from + count <= bytes.count else { return nil }
             var value: Int64 = 0

@@ -219,6 +219,55 @@ struct PackedRecordValuesTests {
         #expect(nan != ["v": .double(1)])
     }
 
+    /// What ``PackedValues/withScalar(atSlot:_:)`` reads in place, as the decoded value it stands for:
+    /// a container reads as the empty array, which it is not decoded into.
+    private static func scalarValue(_ values: PackedValues, slot: Int) -> JSONValue {
+        var read: JSONValue?
+        values.withScalar(atSlot: slot) { scalar in
+            switch scalar {
+            case .null: read = .null
+            case .bool(let value): read = .bool(value)
+            case .int(let value): read = .int(value)
+            case .double(let value): read = .double(value)
+            case .text(let utf8, let isASCII):
+                #expect(isASCII == utf8.allSatisfy { $0 < 0x80 })
+                read = .string(String(decoding: utf8, as: UTF8.self))
+            case .container: read = .array([])
+            }
+        }
+        return read ?? .string("no call")
+    }
+
+    /// Whether reading in place agrees with decoding: the same value, but for arrays and objects, which
+    /// read as containers (even broken ones, which decode as null).
+    private static func scalarAgrees(_ values: PackedValues, slot: Int) -> Bool {
+        let (decoded, scalar) = (values.value(atSlot: slot), scalarValue(values, slot: slot))
+        switch decoded {
+        case .array, .object: return scalar == .array([])
+        default: return identical(decoded, scalar) || (decoded == .null && scalar == .array([]))
+        }
+    }
+
+    @Test func aValueReadInPlaceIsTheDecodedValue() throws {
+        let record = try #require(RecordValues(names: sampleValues.indices.map { "v\($0)" }, values: ContiguousArray(sampleValues)))
+        for (slot, value) in sampleValues.enumerated() {
+            #expect(Self.scalarAgrees(record.values, slot: slot), "\(String(describing: value).prefix(80))")
+        }
+        #expect(Self.scalarValue(record.values, slot: sampleValues.count) == .null)
+        #expect(Self.scalarValue(record.values, slot: -1) == .null)
+        // By name, with the slot of the last layout kept: a record of another layout looks again.
+        var cache: (layout: RecordLayout, slot: Int?)?
+        var seen: [JSONValue] = []
+        for values in [RecordValues(["a": .int(1), "b": .string("x")]), RecordValues(["b": .bool(true)]), RecordValues(["c": .null])] {
+            let held = values.withScalar(named: "b", slotCache: &cache) { scalar in
+                if case .text(let utf8, _) = scalar { seen.append(.string(String(decoding: utf8, as: UTF8.self))) }
+                if case .bool(let value) = scalar { seen.append(.bool(value)) }
+            }
+            if !held { seen.append(.null) }
+        }
+        #expect(seen == [.string("x"), .bool(true), .null])
+    }
+
     @Test func brokenBytesDecodeAsNullAndStayInBounds() throws {
         let record = RecordValues(
             names: ["a", "b", "c", "d"],
@@ -230,7 +279,7 @@ struct PackedRecordValuesTests {
         // Every truncation and every single-byte change of a valid buffer must decode without trapping.
         for length in 0..<bytes.count {
             let broken = PackedValues(unvalidatedBytes: ContiguousArray(bytes.prefix(length)))
-            for slot in -1...4 { _ = broken.value(atSlot: slot) }
+            for slot in -1...4 { #expect(Self.scalarAgrees(broken, slot: slot), "truncated to \(length), slot \(slot)") }
             _ = broken.count
         }
         for position in bytes.indices {
@@ -238,7 +287,9 @@ struct PackedRecordValuesTests {
                 var changed = bytes
                 changed[position] = replacement
                 let broken = PackedValues(unvalidatedBytes: changed)
-                for slot in 0..<4 { _ = broken.value(atSlot: slot) }
+                for slot in 0..<4 {
+                    #expect(Self.scalarAgrees(broken, slot: slot), "byte \(position) set to \(replacement), slot \(slot)")
+                }
                 guard broken.count == 4 else { continue }
                 var output: [UInt8] = []
                 try? CanonicalJSONWriter().write(
