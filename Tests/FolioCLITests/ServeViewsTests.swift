@@ -13,8 +13,8 @@ struct ServeViewsTests {
     }
 
     /// The order the served tables document, written plainly: null, Booleans (false first), numbers
-    /// (NaN last), text, other values by their JSON; in a field of dates, values that read as dates in
-    /// the numbers' place, by date.
+    /// (exactly, NaN last), text, other values by their JSON; in a field of dates, values that read as
+    /// dates in the numbers' place, by date.
     static func referenceOrder(_ a: JSONValue, _ b: JSONValue, date: Bool) -> ComparisonResult {
         func asNumber(_ value: JSONValue) -> JSONValue {
             guard date, let seconds = DateText.stored(value)?.timeIntervalSinceReferenceDate else { return value }
@@ -35,13 +35,27 @@ struct ServeViewsTests {
         case (.bool(let x), .bool(let y)): return x == y ? .orderedSame : (x ? .orderedDescending : .orderedAscending)
         case (.string(let x), .string(let y)): return composedOrder(x, y)
         case (.null, .null): return .orderedSame
+        case (.int(let x), .int(let y)): return x == y ? .orderedSame : (x < y ? .orderedAscending : .orderedDescending)
+        case (.int(let x), .double(let y)): return integerOrder(x, y)
+        case (.double(let x), .int(let y)):
+            let order = integerOrder(y, x)
+            return order == .orderedSame ? order : (order == .orderedAscending ? .orderedDescending : .orderedAscending)
+        case (.double(let x), .double(let y)):
+            if x.isNaN || y.isNaN { return x.isNaN && y.isNaN ? .orderedSame : (x.isNaN ? .orderedDescending : .orderedAscending) }
+            return x == y ? .orderedSame : (x < y ? .orderedAscending : .orderedDescending)
         default:
-            if let x = a.doubleValue, let y = b.doubleValue {
-                if x.isNaN || y.isNaN { return x.isNaN && y.isNaN ? .orderedSame : (x.isNaN ? .orderedDescending : .orderedAscending) }
-                return x == y ? .orderedSame : (x < y ? .orderedAscending : .orderedDescending)
-            }
             return composedOrder(ValueFormatting.json(a), ValueFormatting.json(b))
         }
+    }
+
+    /// An integer against a double, exactly: by the double's floor, then its fraction. NaN last.
+    static func integerOrder(_ x: Int64, _ y: Double) -> ComparisonResult {
+        if y.isNaN { return .orderedAscending }
+        if y >= 0x1p63 { return .orderedAscending }
+        if y < -0x1p63 { return .orderedDescending }
+        let floor = Int64(y.rounded(.down))
+        if x != floor { return x < floor ? .orderedAscending : .orderedDescending }
+        return y == y.rounded(.down) ? .orderedSame : .orderedAscending
     }
 
     /// Texts by the scalars of their canonical composition, checked against Swift's `==` and `<`
@@ -62,8 +76,8 @@ struct ServeViewsTests {
         case 0: return .null
         case 1: return .bool(random.next() % 2 == 0)
         case 2: return .int(Int64(bitPattern: random.next()) >> Int64(random.next() % 64))
-        case 3: return .int(Int64(random.next() % 5))
-        case 4: return .double([Double.nan, .infinity, -.infinity, -0.0, 0.0, 1.5, 2.0, 1e300][Int(random.next() % 8)])
+        case 3: return .int([0, 1, 2, 3, 4, 1 << 53, (1 << 53) + 1, .max, .min][Int(random.next() % 9)])
+        case 4: return .double([Double.nan, .infinity, -.infinity, -0.0, 0.0, 1.5, 2.0, 1e300, 0x1p53, 0x1p63, -0x1p63][Int(random.next() % 11)])
         case 5: return .string(["a", "B", "é", "e\u{301}", "", "ab", "a\u{0}", "garbage-10", "1968-11-01T00:00:00Z"][Int(random.next() % 9)])
         case 6: return .string("19\(60 + random.next() % 10)-0\(1 + random.next() % 9)-01T00:00:00Z")
         case 7: return .double(Double(random.next() % 1000) * 86400 - 1e9)

@@ -3,9 +3,9 @@
 /// An integer and a double compare exactly, as numbers: converting the integer to `Double` would round
 /// integers beyond 2^53 and make distinct values equal. Sorting places NaN after every other number
 /// (before them in a descending sort), and `-0.0` with `0.0`, where Swift's `<` leaves NaN unordered.
-enum NumberOrder {
+package enum NumberOrder {
     /// How the integer `a` compares with `b`, exactly; nil when `b` is NaN.
-    static func compare(_ a: Int64, _ b: Double) -> ComparisonResult? {
+    package static func compare(_ a: Int64, _ b: Double) -> ComparisonResult? {
         if b.isNaN { return nil }
         // 2^63 is the first double above every Int64; -2^63 is Int64.min itself.
         if b >= 9_223_372_036_854_775_808.0 { return .orderedAscending }
@@ -19,20 +19,20 @@ enum NumberOrder {
     }
 
     /// How `a` compares with the integer `b`, exactly; nil when `a` is NaN.
-    static func compare(_ a: Double, _ b: Int64) -> ComparisonResult? {
+    package static func compare(_ a: Double, _ b: Int64) -> ComparisonResult? {
         compare(b, a).map { $0 == .orderedAscending ? .orderedDescending : $0 == .orderedDescending ? .orderedAscending : .orderedSame }
     }
 
     /// Whether `a` sorts before `b`: numerically, with NaN after every other number.
     @inline(__always)
-    static func sortsBefore(_ a: Double, _ b: Double) -> Bool {
+    package static func sortsBefore(_ a: Double, _ b: Double) -> Bool {
         if a < b { return true }
         return b.isNaN && !a.isNaN
     }
 
     /// Whether `a` and `b` sort together: equal numbers (`-0.0` with `0.0`), or both NaN.
     @inline(__always)
-    static func sortTogether(_ a: Double, _ b: Double) -> Bool {
+    package static func sortTogether(_ a: Double, _ b: Double) -> Bool {
         a == b || (a.isNaN && b.isNaN)
     }
 }

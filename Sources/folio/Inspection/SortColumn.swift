@@ -1,3 +1,4 @@
+import Folio
 import Foundation
 import FolioStorage
 
@@ -5,15 +6,16 @@ import FolioStorage
 /// that a sort compares them without a `String`.
 ///
 /// A value is read from the record's packed bytes in place (``RecordValues/withScalar(named:slotCache:_:)``):
-/// numbers and dates become a `Double`; a text keeps the first 16 bytes of its canonical composition as
+/// integers stay `Int64`, other numbers and dates become a `Double`; a text keeps the first 16 bytes of its canonical composition as
 /// two big-endian words, and its length, which decide almost every comparison. Two ASCII texts those
 /// leave tied are read again from their records: ASCII text is its own composition. Only the
 /// compositions of texts beyond ASCII and the JSON of arrays and objects are kept as strings.
 ///
 /// The order: null, then Booleans (false first), numbers, text, and other values by their JSON. In a
 /// field of dates, every value that reads as a date (a stored date string, or a number of seconds)
-/// takes the numbers' place, ordered by its date. Numbers order NaN last. Texts (and the JSON of other values) are in the order of the scalars of their
-/// canonical composition (NFC), the order Folio's queries sort strings in: Swift's `<` wherever that
+/// takes the numbers' place, ordered by its date. Numbers compare exactly, integers with doubles too
+/// (as Folio's queries compare them: an integer beyond 2^53 is not rounded), and order NaN last. Texts
+/// (and the JSON of other values) are in the order of the scalars of their canonical composition (NFC), the order Folio's queries sort strings in: Swift's `<` wherever that
 /// is a strict weak order, and equal exactly when `==` holds. (On decomposed spellings `<` is not
 /// one: `"cafe\u{301}"` and `"café9"` are neither less than the other nor equal.) The order is total,
 /// so a sort's result does not depend on the algorithm, and the runs of equal values in an ascending
@@ -23,7 +25,8 @@ struct SortColumn: Sendable {
     private let records: [StoredRecord]
     private let field: String
     private var kinds: [Kind] = []
-    /// A Boolean as 0 or 1, a number's bits, or a text's bytes 0..<8, big-endian, zero-padded.
+    /// A Boolean as 0 or 1, an integer's or a double's bits, or a text's bytes 0..<8, big-endian,
+    /// zero-padded.
     private var firstWords: [UInt64] = []
     /// A text's bytes 8..<16, big-endian, zero-padded.
     private var secondWords: [UInt64] = []
@@ -36,9 +39,12 @@ struct SortColumn: Sendable {
     /// -1; empty while ``composedBytes`` is.
     private var composedStarts: [Int] = []
 
-    /// The kinds of value, in their order.
+    /// The kinds of value, in their order; integers and doubles are both numbers.
     private enum Kind: UInt8 {
-        case null, bool, number, text, other
+        case null, bool, integer, double, text, other
+
+        /// The kinds' order, with numbers as one.
+        var rank: UInt8 { self == .double ? Kind.integer.rawValue : rawValue }
     }
 
     /// The value of `field` in each of `records`, as `Filter.value(at:in:)` reads it (an `id` or
@@ -66,11 +72,13 @@ struct SortColumn: Sendable {
         switch scalar {
         case .null: append(.null)
         case .bool(let value): append(.bool, first: value ? 1 : 0)
-        case .int(let value): append(.number, first: Double(value).bitPattern)
-        case .double(let value): append(.number, first: value.bitPattern)
+        // A date field's number is its seconds, read as a `Double`, like its dates' seconds.
+        case .int(let value) where isDate: append(.double, first: Double(value).bitPattern)
+        case .int(let value): append(.integer, first: UInt64(bitPattern: value))
+        case .double(let value): append(.double, first: value.bitPattern)
         case .text(let utf8, let isASCII):
             if isDate, let date = DateText.parse(bytes: utf8) {
-                append(.number, first: date.timeIntervalSinceReferenceDate.bitPattern)
+                append(.double, first: date.timeIntervalSinceReferenceDate.bitPattern)
             } else if isASCII {
                 append(.text, first: Self.word(utf8, from: 0), second: Self.word(utf8, from: 8), length: utf8.count)
             } else {
@@ -123,20 +131,30 @@ struct SortColumn: Sendable {
     /// The order of the values at positions `a` and `b`, as the type's summary describes it.
     func compare(_ a: Int, _ b: Int) -> ComparisonResult {
         let (x, y) = (kinds[a], kinds[b])
-        if x != y { return x.rawValue < y.rawValue ? .orderedAscending : .orderedDescending }
+        if x.rank != y.rank { return x.rank < y.rank ? .orderedAscending : .orderedDescending }
         switch x {
         case .null: return .orderedSame
         case .bool: return Self.order(firstWords[a], firstWords[b])
-        case .number:
-            let (p, q) = (Double(bitPattern: firstWords[a]), Double(bitPattern: firstWords[b]))
-            if p.isNaN || q.isNaN { return p.isNaN == q.isNaN ? .orderedSame : (p.isNaN ? .orderedDescending : .orderedAscending) }
-            return p < q ? .orderedAscending : (p > q ? .orderedDescending : .orderedSame)
+        case .integer, .double: return numberOrder(x, firstWords[a], y, firstWords[b])
         case .text, .other:
             // Composed texts are in the order of their bytes, which the words and lengths hold up to 16.
             if firstWords[a] != firstWords[b] { return Self.order(firstWords[a], firstWords[b]) }
             if secondWords[a] != secondWords[b] { return Self.order(secondWords[a], secondWords[b]) }
             if lengths[a] <= 16, lengths[b] <= 16 { return Self.order(lengths[a], lengths[b]) }
             return withComposedText(at: a) { first in withComposedText(at: b) { second in Self.byteOrder(first, second) } }
+        }
+    }
+
+    /// Two numbers' order, from their kinds and bits: exact, NaN last.
+    private func numberOrder(_ x: Kind, _ p: UInt64, _ y: Kind, _ q: UInt64) -> ComparisonResult {
+        switch (x, y) {
+        case (.integer, .integer): return Self.order(Int64(bitPattern: p), Int64(bitPattern: q))
+        case (.integer, _): return NumberOrder.compare(Int64(bitPattern: p), Double(bitPattern: q)) ?? .orderedAscending
+        case (_, .integer): return NumberOrder.compare(Double(bitPattern: p), Int64(bitPattern: q)) ?? .orderedDescending
+        default:
+            let (p, q) = (Double(bitPattern: p), Double(bitPattern: q))
+            if NumberOrder.sortTogether(p, q) { return .orderedSame }
+            return NumberOrder.sortsBefore(p, q) ? .orderedAscending : .orderedDescending
         }
     }
 
