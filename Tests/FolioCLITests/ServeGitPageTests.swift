@@ -182,6 +182,45 @@ struct ServeGitPageTests {
         #expect(revision.status == 404 && revision.body.contains("git"), "\(revision)")
     }
 
+    @Test func aStoreGitChecksOutWhileServedShowsEachRevisionAndNeverFails() throws {
+        let served = try ServedClone()
+        defer { served.stop() }
+        let hashes = try served.gitLog()
+        // What the store's files hold now, read without the server.
+        func expected() throws -> (total: Int, price: JSONValue?) {
+            let store = try StoreAccess.openReadOnly(served.store)
+            defer { store.close() }
+            return (store.records(of: "Trip").count, store.record(id: served.trips[0])?.values["price"])
+        }
+        // Pages asked for all along, while git replaces the store's files under the server.
+        let statuses = LockedState<[Int]>([])
+        let stop = LockedState(false)
+        let asking = DispatchGroup()
+        DispatchQueue.global().async(group: asking) { [client = served.client, trip = served.trips[0]] in
+            while !stop.withLock({ $0 }) {
+                for path in ["/Trips.folio/Trip.json", "/Trips.folio/Trip/\(trip).json", "/Trips.folio"] {
+                    let status = (try? client.get(path).status) ?? 0
+                    statuses.withLock { $0.append(status) }
+                }
+            }
+        }
+        for round in 0..<10 {
+            try ServedClone.Git.git("checkout", "-q", hashes[round % 2 == 0 ? 1 : 0], in: served.clone)
+            let want = try expected()
+            let table = try served.json("/Trips.folio/Trip.json")
+            #expect(table["total"] == .int(Int64(want.total)), "round \(round): \(table)")
+            let record = try served.json("/Trips.folio/Trip/\(served.trips[0]).json")
+            #expect(record["values"]?["price"] == want.price, "round \(round): \(record)")
+        }
+        stop.withLock { $0 = true }
+        asking.wait()
+        let seen = statuses.withLock { $0 }
+        #expect(seen.count >= 6)
+        // A page reading the files while git writes them may find them half replaced: a 503, never
+        // another failure.
+        #expect(seen.allSatisfy { $0 == 200 || $0 == 503 }, "\(Dictionary(grouping: seen, by: { $0 }).mapValues(\.count))")
+    }
+
     @Test func aRepositoryWithoutCommitsListsNoneAndBlamesNoCommit() throws {
         let served = try ServedLibrary { url in
             try LibraryStore.write(to: url)

@@ -29,6 +29,19 @@ struct GitWorkTree: Sendable, Equatable {
         }
     }
 
+    /// Polls the lock at `lock`, found `held`, until it goes or `seconds` pass (at most a day; NaN or a
+    /// negative wait is none, and does not trap); its status if it is still there.
+    static func wait(for lock: String, held: FileStatus, seconds: Double, fileSystem fs: any FileSystem) -> FileStatus? {
+        let limit = seconds.isNaN ? 0 : min(max(seconds, 0), 86_400)
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(limit * 1e9)
+        var current: FileStatus? = held
+        while current != nil, DispatchTime.now().uptimeNanoseconds < deadline {
+            usleep(5_000)
+            current = (try? fs.status(atPath: lock)) ?? nil
+        }
+        return current
+    }
+
     /// The git directory a `.git` file names (`gitdir: PATH`, relative to the file's folder or absolute).
     private static func gitDirectory(namedIn file: String, fileSystem fs: any FileSystem) -> String? {
         guard let bytes = try? fs.readSmallFile(file, limit: 4096) else { return nil }
@@ -41,6 +54,20 @@ struct GitWorkTree: Sendable, Equatable {
 }
 
 extension Store {
+    /// Waits while git holds the index lock of the work tree that holds the store at `directory`, up
+    /// to `seconds`: for a reader about to open the store, so that it does not read files git is
+    /// replacing one by one (an open does not wait; a store's refresh and writes do).
+    ///
+    /// - Returns: whether the lock is still held after the wait (left behind by a killed git, or git is
+    ///   slower than the wait); false when the store is in no work tree.
+    package static func waitForGitBeforeReading(at directory: URL, seconds: Double) -> Bool {
+        let fs = PosixFileSystem()
+        guard let lock = GitWorkTree.containing(directory.path, fileSystem: fs)?.indexLock,
+            let held = (try? fs.status(atPath: lock)) ?? nil
+        else { return false }
+        return GitWorkTree.wait(for: lock, held: held, seconds: seconds, fileSystem: fs) != nil
+    }
+
     /// The git work tree the store's directory is in, looked up once.
     func gitWorkTree(_ journal: inout JournalWriter) -> GitWorkTree? {
         guard let paths else { return nil }
@@ -58,16 +85,7 @@ extension Store {
         guard let lock = gitWorkTree(&journal)?.indexLock, let held = (try? fs.status(atPath: lock)) ?? nil,
             held != journal.abandonedGitLock
         else { return false }
-        // Bounded to a day; a caller's NaN or negative wait is none, and must not trap.
-        let asked = configuration.gitLockWait
-        let limit = asked.isNaN ? 0 : min(max(asked, 0), 86_400)
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(limit * 1e9)
-        var current: FileStatus? = held
-        while current != nil, DispatchTime.now().uptimeNanoseconds < deadline {
-            usleep(5_000)
-            current = (try? fs.status(atPath: lock)) ?? nil
-        }
-        if let current {
+        if let current = GitWorkTree.wait(for: lock, held: held, seconds: configuration.gitLockWait, fileSystem: fs) {
             journal.abandonedGitLock = current
             withReadState {
                 $0.warnings.append(

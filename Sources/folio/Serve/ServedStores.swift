@@ -1,3 +1,4 @@
+import Foundation
 import FolioStorage
 
 /// The stores a server shows, by the name their URLs use. Each is opened read-only on first use and
@@ -19,6 +20,9 @@ final class ServedStores: Sendable {
     private final class Slot: Sendable {
         let store = LockedState<StoreViews?>(nil)
     }
+
+    /// How long opening a store waits for git to finish replacing its files.
+    static let gitLockWait = 5.0
 
     /// Names that would collide with the server's own URLs: a store named so gets a suffix.
     static let reservedNames: Set<String> = ["", "-", ".", "..", "index.json", "favicon.ico"]
@@ -66,7 +70,14 @@ final class ServedStores: Sendable {
                     open = nil
                 }
             }
-            let views = StoreViews(store: try StoreAccess.openReadOnly(entry.path))
+            // Git replacing the store's files (a checkout, merge or reset) holds its index lock: open
+            // the store once git is done, not half replaced. A lock a killed git left is waited for
+            // only so long; then the page reads the files as they are. A git that started while the
+            // store was read replaced its journal: the refresh waits for it and reads the files again.
+            _ = Store.waitForGitBeforeReading(at: URL(fileURLWithPath: entry.path), seconds: Self.gitLockWait)
+            let store = try StoreAccess.openReadOnly(entry.path)
+            try store.refresh()
+            let views = StoreViews(store: store)
             open = views
             return views
         }
