@@ -220,7 +220,11 @@ struct ServeViewsTests {
         query.sortKeys = (0..<Int(random.next() % 3)).map { _ in
             RecordQuery.SortKey(field: fields[Int(random.next() % UInt64(fields.count))], descending: random.next() % 2 == 0)
         }
-        if query.entity == "Book", random.next() % 3 == 0, let filter = try? Filter.parse("pages > \(random.next() % 400)") {
+        let filters = [
+            "pages > \(random.next() % 400)", "price < \(random.next() % 5)", "title contains \(random.next() % 10)",
+            "not pages > \(random.next() % 400) or price == null",
+        ]
+        if query.entity == "Book", random.next() % 2 == 0, let filter = try? Filter.parse(filters[Int(random.next() % 4)]) {
             query.filters = [filter]
         }
         query.offset = Int(random.next() % 20)

@@ -32,16 +32,19 @@ struct OrderedRecords: RandomAccessCollection, Sendable {
     }
 
     /// The records a sort of `base` by `keys` puts at `positions`, without sorting the rest: a page of a
-    /// large table whose order is not made yet.
+    /// large table whose order is not made yet. With `candidates` (positions in `base`, ascending), only
+    /// those records are sorted; the values of every record of `base` are read.
     ///
     /// - Complexity: O(*n* + *w* log *w*) comparisons on average for *n* records and a window of *w*
     ///   positions (``OrderSelection/sort(_:in:by:)``).
-    static func window(of base: [StoredRecord], by keys: [RecordQuery.SortKey], positions: Range<Int>, isDate: (String) -> Bool) -> [StoredRecord] {
-        let window = Swift.max(0, Swift.min(positions.lowerBound, base.count))..<Swift.max(0, Swift.min(positions.upperBound, base.count))
+    static func window(
+        of base: [StoredRecord], among candidates: [Int]? = nil, by keys: [RecordQuery.SortKey], positions: Range<Int>,
+        isDate: (String) -> Bool
+    ) -> [StoredRecord] {
+        var order = candidates ?? Array(base.indices)
+        let window = Swift.max(0, Swift.min(positions.lowerBound, order.count))..<Swift.max(0, Swift.min(positions.upperBound, order.count))
         guard !window.isEmpty else { return [] }
-        let precedes = precedes(in: base, by: keys, isDate: isDate)
-        var order = Array(base.indices)
-        OrderSelection.sort(window, in: &order, by: precedes)
+        OrderSelection.sort(window, in: &order, by: precedes(in: base, by: keys, isDate: isDate))
         return order[window].map { base[$0] }
     }
 

@@ -6,19 +6,22 @@ protocol RecordSource: Sendable {
     /// The records of `entities`, sorted by `keys` and then by identifier.
     func records(of entities: [String], sortedBy keys: [RecordQuery.SortKey], isDate: @escaping (String) -> Bool) -> OrderedRecords
 
-    /// The records at `positions` of those ``records(of:sortedBy:isDate:)`` gives (positions past the
-    /// end left out), and how many records there are in all.
+    /// The records at `positions` of those ``records(of:sortedBy:isDate:)`` gives that `matches` keeps
+    /// (all of them when it is nil; positions past the end left out), and how many it keeps in all.
     func window(
-        of entities: [String], sortedBy keys: [RecordQuery.SortKey], positions: Range<Int>, isDate: @escaping (String) -> Bool
+        of entities: [String], sortedBy keys: [RecordQuery.SortKey], positions: Range<Int>, isDate: @escaping (String) -> Bool,
+        matching matches: ((StoredRecord) -> Bool)?
     ) -> (records: [StoredRecord], count: Int)
 }
 
 extension RecordSource {
     func window(
-        of entities: [String], sortedBy keys: [RecordQuery.SortKey], positions: Range<Int>, isDate: @escaping (String) -> Bool
+        of entities: [String], sortedBy keys: [RecordQuery.SortKey], positions: Range<Int>, isDate: @escaping (String) -> Bool,
+        matching matches: ((StoredRecord) -> Bool)?
     ) -> (records: [StoredRecord], count: Int) {
         let ordered = records(of: entities, sortedBy: keys, isDate: isDate)
-        return (Array(ordered[ordered.clamped(positions)]), ordered.count)
+        guard let matches else { return (Array(ordered[ordered.clamped(positions)]), ordered.count) }
+        return ordered.window(positions, keeping: { matches(ordered[$0]) })
     }
 }
 
@@ -26,6 +29,20 @@ extension OrderedRecords {
     /// `positions` within the collection's bounds.
     func clamped(_ positions: Range<Int>) -> Range<Int> {
         Swift.max(0, Swift.min(positions.lowerBound, count))..<Swift.max(0, Swift.min(positions.upperBound, count))
+    }
+
+    /// The records at `positions` among those whose position `keeps` keeps, in order, and how many it
+    /// keeps in all.
+    ///
+    /// - Complexity: O(*n*) calls of `keeps`; only the window's records are read.
+    func window(_ positions: Range<Int>, keeping keeps: (Int) -> Bool) -> (records: [StoredRecord], count: Int) {
+        var kept = 0
+        var records: [StoredRecord] = []
+        for position in indices where keeps(position) {
+            if positions.contains(kept) { records.append(self[position]) }
+            kept += 1
+        }
+        return (records, kept)
     }
 }
 
@@ -125,9 +142,11 @@ struct RecordQuery {
         // sorted, the window's otherwise.
         let namedBySchema = !fieldNames.isEmpty && schema != nil
         if schema != nil, namedBySchema || sortKeys.isEmpty { try checkFields(fieldNames) }
-        if let source, filters.isEmpty, namedBySchema {
+        if let source, namedBySchema {
             // Only the window is needed: a source that has no order made yet selects it.
-            let (records, count) = source.window(of: entities, sortedBy: sortKeys, positions: windowPositions, isDate: isDate)
+            let (records, count) = source.window(
+                of: entities, sortedBy: sortKeys, positions: windowPositions, isDate: isDate,
+                matching: filters.isEmpty ? nil : matcher(isDate: isDate))
             return Result(entities: entities, fieldNames: fieldNames, matched: count, records: records, isDate: isDate)
         }
         let ordered =
@@ -152,12 +171,7 @@ struct RecordQuery {
             return Result(entities: entities, fieldNames: fieldNames, matched: ordered.count, records: Array(ordered[range]), isDate: isDate)
         }
         let matches = matcher(isDate: isDate)
-        var matched = 0
-        var records: [StoredRecord] = []
-        for record in ordered where matches(record) {
-            if matched >= start, matched < end { records.append(record) }
-            matched += 1
-        }
+        let (records, matched) = ordered.window(windowPositions, keeping: { matches(ordered[$0]) })
         return Result(entities: entities, fieldNames: fieldNames, matched: matched, records: records, isDate: isDate)
     }
 
@@ -172,12 +186,11 @@ struct RecordQuery {
         return start..<end
     }
 
-    /// Whether a record passes every filter, with whether each field holds dates worked out once, not
-    /// for every record.
+    /// Whether a record passes every filter (``Filter/matcher(isDate:)``: each filter's literals and
+    /// fields worked out once, not for every record).
     private func matcher(isDate: (String) -> Bool) -> (StoredRecord) -> Bool {
-        let dateFields = filters.flatMap(\.fields).filter(isDate)
-        let isDateField: (String) -> Bool = { field in dateFields.contains(field) }
-        return { record in filters.allSatisfy { $0.matches(record, isDate: isDateField) } }
+        let matchers = filters.map { $0.matcher(isDate: isDate) }
+        return { record in matchers.allSatisfy { $0(record) } }
     }
 
     /// Refuses a filter, sort or wanted field that none of `fieldNames`, `id` or `entity` is, to catch typos.

@@ -66,27 +66,54 @@ final class StoreViews: RecordSource {
     }
 
     func window(
-        of entities: [String], sortedBy keys: [RecordQuery.SortKey], positions: Range<Int>, isDate: @escaping (String) -> Bool
+        of entities: [String], sortedBy keys: [RecordQuery.SortKey], positions: Range<Int>, isDate: @escaping (String) -> Bool,
+        matching matches: ((StoredRecord) -> Bool)?
     ) -> (records: [StoredRecord], count: Int) {
         func fromOrder() -> (records: [StoredRecord], count: Int) {
             let ordered = records(of: entities, sortedBy: keys, isDate: isDate)
-            return (Array(ordered[ordered.clamped(positions)]), ordered.count)
+            guard let matches else { return (Array(ordered[ordered.clamped(positions)]), ordered.count) }
+            return ordered.window(positions, keeping: { matches(ordered[$0]) })
         }
-        guard !keys.isEmpty, positions.count <= Self.selectedPositions else { return fromOrder() }
+        guard !keys.isEmpty || matches != nil, positions.count <= Self.selectedPositions else { return fromOrder() }
         let sequence = store.lastSequence
         let baseKey = OrderKey(entities: entities, keys: [])
         let (kept, keptBase) = state.withLock { state -> (OrderedRecords?, [StoredRecord]?) in
             state.align(to: sequence)
             return (state.orders[OrderKey(entities: entities, keys: keys)], state.orders[baseKey]?.base)
         }
-        if let kept { return (Array(kept[kept.clamped(positions)]), kept.count) }
-        let base = keptBase ?? OrderedRecords.base(of: entities, in: store)
+        let base = kept?.base ?? keptBase ?? OrderedRecords.base(of: entities, in: store)
         guard base.count >= selectionRecordCount else { return fromOrder() }
-        if keptBase == nil { keep(OrderedRecords(base: base, order: nil), as: baseKey, at: sequence) }
-        let window = OrderedRecords.window(of: base, by: keys, positions: positions, isDate: isDate)
+        if kept == nil, keptBase == nil { keep(OrderedRecords(base: base, order: nil), as: baseKey, at: sequence) }
+        guard let matches else {
+            if let kept { return (Array(kept[kept.clamped(positions)]), kept.count) }
+            return selectWindow(of: base, entities: entities, keys: keys, positions: positions, isDate: isDate)
+        }
+        // The filters run over the records in identifier order, the order they lie in memory, not in a
+        // sort's order, which would visit them at random: then only the window's records are read.
+        let keeps = base.map(matches)
+        if let kept = kept ?? (keys.isEmpty ? OrderedRecords(base: base, order: nil) : nil) {
+            let order = kept.order
+            return kept.window(positions, keeping: { keeps[order?[$0] ?? $0] })
+        }
+        let candidates = keeps.indices.filter { keeps[$0] }
+        // Reading the sort's values of every record costs less than copying most of them out; a few
+        // are copied, and only their values read.
+        if candidates.count >= base.count / 4 {
+            return selectWindow(of: base, among: candidates, entities: entities, keys: keys, positions: positions, isDate: isDate)
+        }
+        return selectWindow(of: candidates.map { base[$0] }, entities: entities, keys: keys, positions: positions, isDate: isDate)
+    }
+
+    /// The window of `base` (or of its `candidates`) sorted by `keys`, selected, with the order made
+    /// afterwards on the background queue; and how many records were sorted.
+    private func selectWindow(
+        of base: [StoredRecord], among candidates: [Int]? = nil, entities: [String], keys: [RecordQuery.SortKey], positions: Range<Int>,
+        isDate: @escaping (String) -> Bool
+    ) -> (records: [StoredRecord], count: Int) {
+        let window = OrderedRecords.window(of: base, among: candidates, by: keys, positions: positions, isDate: isDate)
         // After the selection, so that the sort does not compete with it for the cores.
         makeInBackground(entities: entities, keys: keys, dateFields: Set(keys.map(\.field).filter(isDate)))
-        return (window, base.count)
+        return (window, candidates?.count ?? base.count)
     }
 
     func records(of entities: [String], sortedBy keys: [RecordQuery.SortKey], isDate: @escaping (String) -> Bool) -> OrderedRecords {
