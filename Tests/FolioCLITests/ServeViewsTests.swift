@@ -232,6 +232,39 @@ struct ServeViewsTests {
         return query
     }
 
+    @Test func aFilteredPageOfATableLargeEnoughToSplitIsWhatFolioCatReads() throws {
+        let seed = Self.seed()
+        var random = SplitMix64(seed: seed)
+        let scratch = ScratchDirectory()
+        defer { scratch.remove() }
+        let url = scratch.appending("store")
+        let store = try Store.open(at: url, configuration: StoreConfiguration(compactionThreshold: nil))
+        try store.write(author: "setup") { t in
+            t.setSchema(LibraryStore.schema)
+            // More records than ParallelRuns splits from: the filters run on several threads.
+            for _ in 0..<(3 * ParallelRuns.minimumCount) {
+                try t.insert(
+                    entity: "Book", id: t.allocateID(),
+                    values: ["title": Self.randomValue(&random, storable: true), "pages": .int(Int64(random.next() % 400))])
+            }
+        }
+        store.close()
+        let served = try StoreAccess.openReadOnly(url.path)
+        defer { served.close() }
+        let schema = SchemaInfo(served.schema)
+        let selecting = StoreViews(store: served, selectionRecordCount: 0)
+        for step in 0..<20 {
+            var query = Self.randomQuery(&random)
+            while query.entity != "Book" { query = Self.randomQuery(&random) }
+            query.filters = [try Filter.parse(["pages > \(random.next() % 400)", "title contains \(random.next() % 10)"][step % 2])]
+            let expected = try query.run(on: served, schema: schema)
+            let selected = try query.run(on: served, schema: schema, source: selecting)
+            #expect(
+                selected.records == expected.records && selected.matched == expected.matched,
+                "seed \(seed) step \(step): \(query.filters) sort \(query.sortKeys) offset \(query.offset)")
+        }
+    }
+
     @Test func aServedTableIsWhatFolioCatReadsForAnyQueryAfterAnyWrite() throws {
         let seed = Self.seed()
         var random = SplitMix64(seed: seed)

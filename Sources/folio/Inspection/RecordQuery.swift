@@ -6,21 +6,24 @@ protocol RecordSource: Sendable {
     /// The records of `entities`, sorted by `keys` and then by identifier.
     func records(of entities: [String], sortedBy keys: [RecordQuery.SortKey], isDate: @escaping (String) -> Bool) -> OrderedRecords
 
-    /// The records at `positions` of those ``records(of:sortedBy:isDate:)`` gives that `matches` keeps
-    /// (all of them when it is nil; positions past the end left out), and how many it keeps in all.
+    /// The records at `positions` of those ``records(of:sortedBy:isDate:)`` gives that the filters keep
+    /// (all of them when `makeMatcher` is nil; positions past the end left out), and how many they keep.
+    ///
+    /// - Parameter makeMatcher: makes a test of records, for one thread: a source may test records on
+    ///   several threads at once, each with a test of its own.
     func window(
         of entities: [String], sortedBy keys: [RecordQuery.SortKey], positions: Range<Int>, isDate: @escaping (String) -> Bool,
-        matching matches: ((StoredRecord) -> Bool)?
+        matching makeMatcher: (() -> (StoredRecord) -> Bool)?
     ) -> (records: [StoredRecord], count: Int)
 }
 
 extension RecordSource {
     func window(
         of entities: [String], sortedBy keys: [RecordQuery.SortKey], positions: Range<Int>, isDate: @escaping (String) -> Bool,
-        matching matches: ((StoredRecord) -> Bool)?
+        matching makeMatcher: (() -> (StoredRecord) -> Bool)?
     ) -> (records: [StoredRecord], count: Int) {
         let ordered = records(of: entities, sortedBy: keys, isDate: isDate)
-        guard let matches else { return (Array(ordered[ordered.clamped(positions)]), ordered.count) }
+        guard let matches = makeMatcher?() else { return (Array(ordered[ordered.clamped(positions)]), ordered.count) }
         return ordered.window(positions, keeping: { matches(ordered[$0]) })
     }
 }
@@ -146,7 +149,7 @@ struct RecordQuery {
             // Only the window is needed: a source that has no order made yet selects it.
             let (records, count) = source.window(
                 of: entities, sortedBy: sortKeys, positions: windowPositions, isDate: isDate,
-                matching: filters.isEmpty ? nil : matcher(isDate: isDate))
+                matching: filters.isEmpty ? nil : { matcher(isDate: isDate) })
             return Result(entities: entities, fieldNames: fieldNames, matched: count, records: records, isDate: isDate)
         }
         let ordered =

@@ -67,14 +67,14 @@ final class StoreViews: RecordSource {
 
     func window(
         of entities: [String], sortedBy keys: [RecordQuery.SortKey], positions: Range<Int>, isDate: @escaping (String) -> Bool,
-        matching matches: ((StoredRecord) -> Bool)?
+        matching makeMatcher: (() -> (StoredRecord) -> Bool)?
     ) -> (records: [StoredRecord], count: Int) {
         func fromOrder() -> (records: [StoredRecord], count: Int) {
             let ordered = records(of: entities, sortedBy: keys, isDate: isDate)
-            guard let matches else { return (Array(ordered[ordered.clamped(positions)]), ordered.count) }
+            guard let matches = makeMatcher?() else { return (Array(ordered[ordered.clamped(positions)]), ordered.count) }
             return ordered.window(positions, keeping: { matches(ordered[$0]) })
         }
-        guard !keys.isEmpty || matches != nil, positions.count <= Self.selectedPositions else { return fromOrder() }
+        guard !keys.isEmpty || makeMatcher != nil, positions.count <= Self.selectedPositions else { return fromOrder() }
         let sequence = store.lastSequence
         let baseKey = OrderKey(entities: entities, keys: [])
         let (kept, keptBase) = state.withLock { state -> (OrderedRecords?, [StoredRecord]?) in
@@ -84,13 +84,15 @@ final class StoreViews: RecordSource {
         let base = kept?.base ?? keptBase ?? OrderedRecords.base(of: entities, in: store)
         guard base.count >= selectionRecordCount else { return fromOrder() }
         if kept == nil, keptBase == nil { keep(OrderedRecords(base: base, order: nil), as: baseKey, at: sequence) }
-        guard let matches else {
+        guard let makeMatcher else {
             if let kept { return (Array(kept[kept.clamped(positions)]), kept.count) }
             return selectWindow(of: base, entities: entities, keys: keys, positions: positions, isDate: isDate)
         }
         // The filters run over the records in identifier order, the order they lie in memory, not in a
-        // sort's order, which would visit them at random: then only the window's records are read.
-        let keeps = base.map(matches)
+        // sort's order, which would visit them at random, and on every core, each part with a test of
+        // its own: then only the window's records are read.
+        let parts = try? ParallelRuns.runs(count: base.count) { part in base[part].map(makeMatcher()) }
+        let keeps = parts.map { Array($0.joined()) } ?? base.map(makeMatcher())
         if let kept = kept ?? (keys.isEmpty ? OrderedRecords(base: base, order: nil) : nil) {
             let order = kept.order
             return kept.window(positions, keeping: { keeps[order?[$0] ?? $0] })
