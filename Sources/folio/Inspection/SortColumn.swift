@@ -5,21 +5,23 @@ import FolioStorage
 /// One field's values of many records, read once for sorting, each kept in a few fixed-size words so
 /// that a sort compares them without a `String`.
 ///
-/// A value is read from the record's packed bytes in place (``RecordValues/withScalar(named:slotCache:_:)``):
-/// integers stay `Int64`, other numbers and dates become a `Double`; a text keeps the first 16 bytes of its canonical composition as
-/// two big-endian words, and its length, which decide almost every comparison. Two ASCII texts those
-/// leave tied are read again from their records: ASCII text is its own composition. Only the
-/// compositions of texts beyond ASCII and the JSON of arrays and objects are kept as strings.
+/// A value is read from the record's packed bytes in place
+/// (``RecordValues/withScalar(named:slotCache:_:)``): integers stay `Int64`, other numbers and dates
+/// become a `Double`; a text keeps the first 16 bytes of its canonical composition as two big-endian
+/// words, and its length, which decide almost every comparison. Two ASCII texts those leave tied are
+/// read again from their records: ASCII text is its own composition. Only the compositions of texts
+/// beyond ASCII and the JSON of arrays and objects are kept as strings.
 ///
 /// The order: null, then Booleans (false first), numbers, text, and other values by their JSON. In a
 /// field of dates, every value that reads as a date (a stored date string, or a number of seconds)
 /// takes the numbers' place, ordered by its date. Numbers compare exactly, integers with doubles too
 /// (as Folio's queries compare them: an integer beyond 2^53 is not rounded), and order NaN last. Texts
-/// (and the JSON of other values) are in the order of the scalars of their canonical composition (NFC), the order Folio's queries sort strings in: Swift's `<` wherever that
-/// is a strict weak order, and equal exactly when `==` holds. (On decomposed spellings `<` is not
-/// one: `"cafe\u{301}"` and `"café9"` are neither less than the other nor equal.) The order is total,
-/// so a sort's result does not depend on the algorithm, and the runs of equal values in an ascending
-/// order are those of the descending one.
+/// (and the JSON of other values) are in the order of the scalars of their canonical composition
+/// (NFC), the order Folio's queries sort strings in: Swift's `<` wherever that is a strict weak order,
+/// and equal exactly when `==` holds. (On decomposed spellings `<` is not one: `"cafe\u{301}"` and
+/// `"café9"` are neither less than the other nor equal.) The order is total, so a sort's result does
+/// not depend on the algorithm, and the runs of equal values in an ascending order are those of the
+/// descending one.
 struct SortColumn: Sendable {
     /// The records the values are of, to read a text again when its first 16 bytes tie.
     private let records: [StoredRecord]

@@ -18,7 +18,9 @@ final class StoreViews: RecordSource {
     private let isPreparing = Atomic<Bool>(false)
     /// Where the orders pages selected from are made, one at a time: a burst of pages asking for many
     /// orders holds one sort's memory at once, not one per order.
-    private let orderMaker = DispatchQueue(label: "folio.serve.orders", qos: .utility)
+    private static let orderMaker = BackgroundWork(name: "folio.serve.orders")
+    /// Where ``prepareAhead(schema:)`` makes the indexes and orders of stores just opened.
+    private static let preparer = BackgroundWork(name: "folio.serve.ahead")
     /// How many orders are kept at most; the least recently used goes first.
     static let keptOrders = 64
     /// Entities with at least this many records get their single-column orders made ahead.
@@ -173,7 +175,7 @@ final class StoreViews: RecordSource {
     private func makeInBackground(entities: [String], keys: [RecordQuery.SortKey], dateFields: Set<String>) {
         let key = OrderKey(entities: entities, keys: keys)
         guard state.withLock({ $0.beingMade[key] == nil }) else { return }
-        orderMaker.async { [self] in
+        Self.orderMaker.submit { [self] in
             _ = records(of: entities, sortedBy: keys, isDate: { dateFields.contains($0) })
         }
     }
@@ -232,7 +234,7 @@ final class StoreViews: RecordSource {
             })
         else { return }
         guard isPreparing.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
-        DispatchQueue.global(qos: .utility).async { [self] in
+        Self.preparer.submit { [self] in
             defer { isPreparing.store(false, ordering: .releasing) }
             _ = try? history()
             if let schema { _ = incoming(schema: schema) }
