@@ -139,7 +139,7 @@ struct ServeViewsTests {
                 }
             }
             let ascending = OrderedRecords.sorted(records, by: [RecordQuery.SortKey(field: "a", descending: false)], isDate: { _ in date })
-            let derived = OrderedRecords.descending(ascending, values: OrderedRecords.sortColumn(of: records, field: "a", isDate: date))
+            let derived = OrderedRecords.descending(ascending, values: SortColumn(of: records, field: "a", isDate: date))
             let direct = OrderedRecords.sorted(records, by: [RecordQuery.SortKey(field: "a", descending: true)], isDate: { _ in date })
             #expect(derived.map(\.id) == direct.map(\.id), "seed \(seed) round \(round): descending from ascending")
         }

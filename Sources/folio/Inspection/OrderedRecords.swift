@@ -55,7 +55,7 @@ struct OrderedRecords: RandomAccessCollection, Sendable {
         // comparison would copy a column's arrays' references.
         var compare: (Int, Int) -> ComparisonResult = { a, b in a < b ? .orderedAscending : (a > b ? .orderedDescending : .orderedSame) }
         for key in keys.reversed() {
-            let (column, next, isDescending) = (sortColumn(of: base, field: key.field, isDate: isDate(key.field)), compare, key.descending)
+            let (column, next, isDescending) = (SortColumn(of: base, field: key.field, isDate: isDate(key.field)), compare, key.descending)
             compare = { a, b in
                 let comparison = column.compare(a, b)
                 if comparison == .orderedSame { return next(a, b) }
@@ -63,11 +63,6 @@ struct OrderedRecords: RandomAccessCollection, Sendable {
             }
         }
         return { [compare] a, b in compare(a, b) == .orderedAscending }
-    }
-
-    /// Each record's value of `field`, read for sorting.
-    static func sortColumn(of base: [StoredRecord], field: String, isDate: Bool) -> SortColumn {
-        SortColumn(of: base, field: field, isDate: isDate)
     }
 
     /// The descending order of one field, from its ascending order and values: the runs of equal

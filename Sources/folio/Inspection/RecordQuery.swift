@@ -22,9 +22,7 @@ extension RecordSource {
         of entities: [String], sortedBy keys: [RecordQuery.SortKey], positions: Range<Int>, isDate: @escaping (String) -> Bool,
         matching makeMatcher: (() -> (StoredRecord) -> Bool)?
     ) -> (records: [StoredRecord], count: Int) {
-        let ordered = records(of: entities, sortedBy: keys, isDate: isDate)
-        guard let matches = makeMatcher?() else { return (Array(ordered[ordered.clamped(positions)]), ordered.count) }
-        return ordered.window(positions, keeping: { matches(ordered[$0]) })
+        records(of: entities, sortedBy: keys, isDate: isDate).window(positions, matching: makeMatcher)
     }
 }
 
@@ -32,6 +30,13 @@ extension OrderedRecords {
     /// `positions` within the collection's bounds.
     func clamped(_ positions: Range<Int>) -> Range<Int> {
         Swift.max(0, Swift.min(positions.lowerBound, count))..<Swift.max(0, Swift.min(positions.upperBound, count))
+    }
+
+    /// The records at `positions` among those a test `makeMatcher` makes keeps (all of them when it is
+    /// nil), in order, and how many it keeps in all.
+    func window(_ positions: Range<Int>, matching makeMatcher: (() -> (StoredRecord) -> Bool)?) -> (records: [StoredRecord], count: Int) {
+        guard let matches = makeMatcher?() else { return (Array(self[clamped(positions)]), count) }
+        return window(positions, keeping: { matches(self[$0]) })
     }
 
     /// The records at `positions` among those whose position `keeps` keeps, in order, and how many it

@@ -72,9 +72,7 @@ final class StoreViews: RecordSource {
         matching makeMatcher: (() -> (StoredRecord) -> Bool)?
     ) -> (records: [StoredRecord], count: Int) {
         func fromOrder() -> (records: [StoredRecord], count: Int) {
-            let ordered = records(of: entities, sortedBy: keys, isDate: isDate)
-            guard let matches = makeMatcher?() else { return (Array(ordered[ordered.clamped(positions)]), ordered.count) }
-            return ordered.window(positions, keeping: { matches(ordered[$0]) })
+            records(of: entities, sortedBy: keys, isDate: isDate).window(positions, matching: makeMatcher)
         }
         guard !keys.isEmpty || makeMatcher != nil, positions.count <= Self.selectedPositions else { return fromOrder() }
         let sequence = store.lastSequence
@@ -87,7 +85,7 @@ final class StoreViews: RecordSource {
         guard base.count >= selectionRecordCount else { return fromOrder() }
         if kept == nil, keptBase == nil { keep(OrderedRecords(base: base, order: nil), as: baseKey, at: sequence) }
         guard let makeMatcher else {
-            if let kept { return (Array(kept[kept.clamped(positions)]), kept.count) }
+            if let kept { return kept.window(positions, matching: nil) }
             return selectWindow(of: base, entities: entities, keys: keys, positions: positions, isDate: isDate)
         }
         // The filters run over the records in identifier order, the order they lie in memory, not in a
@@ -161,7 +159,7 @@ final class StoreViews: RecordSource {
         let records = base ?? OrderedRecords.base(of: entities, in: store)
         let ordered: OrderedRecords
         if let ascending, let field = keys.first?.field {
-            ordered = OrderedRecords.descending(ascending, values: OrderedRecords.sortColumn(of: records, field: field, isDate: isDate(field)))
+            ordered = OrderedRecords.descending(ascending, values: SortColumn(of: records, field: field, isDate: isDate(field)))
         } else {
             ordered = OrderedRecords.sorted(records, by: keys, isDate: isDate)
         }
