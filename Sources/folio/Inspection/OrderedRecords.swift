@@ -33,29 +33,54 @@ struct OrderedRecords: RandomAccessCollection, Sendable {
 
     /// The records a sort of `base` by `keys` puts at `positions`, without sorting the rest: a page of a
     /// large table whose order is not made yet. With `candidates` (positions in `base`, ascending), only
-    /// those records are sorted; the values of every record of `base` are read.
+    /// those records are sorted.
     ///
-    /// - Complexity: O(*n* + *w* log *w*) comparisons on average for *n* records and a window of *w*
-    ///   positions (``OrderSelection/sort(_:in:by:)``).
+    /// The records are narrowed by their first key's values (``SortColumn/orderKeys(of:at:field:isDate:)``,
+    /// ``OrderSelection/narrow(_:to:limit:)``) to those that could be in the window; only theirs are
+    /// compared, and only their values of the other keys read. If they all hold one value of the first
+    /// key, they are selected by the other keys alone.
+    ///
+    /// - Parameter limit: how few records end the narrowing, to be compared whole.
+    /// - Complexity: O(*n*) for *n* records, then O(*m* + *w* log *w*) comparisons on average for the *m*
+    ///   records left and a window of *w* positions (``OrderSelection/sort(_:in:by:)``).
     static func window(
         of base: [StoredRecord], among candidates: [Int]? = nil, by keys: [RecordQuery.SortKey], positions: Range<Int>,
-        isDate: (String) -> Bool
+        isDate: (String) -> Bool, narrowingTo limit: Int = 2_048
     ) -> [StoredRecord] {
-        var order = candidates ?? Array(base.indices)
-        let window = Swift.max(0, Swift.min(positions.lowerBound, order.count))..<Swift.max(0, Swift.min(positions.upperBound, order.count))
+        let count = candidates?.count ?? base.count
+        let window = Swift.max(0, Swift.min(positions.lowerBound, count))..<Swift.max(0, Swift.min(positions.upperBound, count))
         guard !window.isEmpty else { return [] }
-        OrderSelection.sort(window, in: &order, by: precedes(in: base, by: keys, isDate: isDate))
-        return order[window].map { base[$0] }
+        guard let first = keys.first else { return window.map { base[candidates?[$0] ?? $0] } }
+        var orderKeys = SortColumn.orderKeys(of: base, at: candidates, field: first.field, isDate: isDate(first.field))
+        if first.descending { orderKeys = orderKeys.map { ~$0 } }
+        let (before, left) = OrderSelection.narrow(orderKeys, to: window, limit: limit)
+        let inner = (window.lowerBound - before)..<(window.upperBound - before)
+        let records = left.map { base[candidates?[$0] ?? $0] }
+        let column = SortColumn(of: records, field: first.field, isDate: isDate(first.field))
+        let rest = Array(keys.dropFirst())
+        if records.indices.allSatisfy({ column.compare($0, 0) == .orderedSame }) {
+            return Self.window(of: records, by: rest, positions: inner, isDate: isDate, narrowingTo: limit)
+        }
+        var order = Array(records.indices)
+        let columns = [(column, first.descending)] + rest.map { (SortColumn(of: records, field: $0.field, isDate: isDate($0.field)), $0.descending) }
+        OrderSelection.sort(inner, in: &order, by: precedes(by: columns))
+        return order[inner].map { records[$0] }
     }
 
     /// Whether the record at one position of `base` comes before the one at another when sorted by
     /// `keys`, then by identifier (the position in `base`): a strict total order.
     private static func precedes(in base: [StoredRecord], by keys: [RecordQuery.SortKey], isDate: (String) -> Bool) -> (Int, Int) -> Bool {
+        precedes(by: keys.map { (SortColumn(of: base, field: $0.field, isDate: isDate($0.field)), $0.descending) })
+    }
+
+    /// Whether the value at one position comes before the one at another by `columns` (each
+    /// descending or not), then by position: a strict total order.
+    private static func precedes(by columns: [(SortColumn, descending: Bool)]) -> (Int, Int) -> Bool {
         // A chain of closures, each holding its column: indexing an array of columns at every
         // comparison would copy a column's arrays' references.
         var compare: (Int, Int) -> ComparisonResult = { a, b in a < b ? .orderedAscending : (a > b ? .orderedDescending : .orderedSame) }
-        for key in keys.reversed() {
-            let (column, next, isDescending) = (SortColumn(of: base, field: key.field, isDate: isDate(key.field)), compare, key.descending)
+        for (column, isDescending) in columns.reversed() {
+            let next = compare
             compare = { a, b in
                 let comparison = column.compare(a, b)
                 if comparison == .orderedSame { return next(a, b) }

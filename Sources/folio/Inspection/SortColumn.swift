@@ -63,60 +63,83 @@ struct SortColumn: Sendable {
         lengths.reserveCapacity(records.count)
         var slotCache: (layout: RecordLayout, slot: Int?)?
         for (position, record) in records.enumerated() {
-            let held = record.values.withScalar(named: field, slotCache: &slotCache) { scalar in
-                append(scalar, at: position, isDate: isDate)
-            }
-            if !held { appendMissing(of: record, at: position, isDate: isDate) }
+            append(Self.entry(of: record, field: field, isDate: isDate, slotCache: &slotCache), at: position)
         }
     }
 
-    private mutating func append(_ scalar: PackedScalar, at position: Int, isDate: Bool) {
-        switch scalar {
-        case .null: append(.null)
-        case .bool(let value): append(.bool, first: value ? 1 : 0)
-        // A date field's number is its seconds, read as a `Double`, like its dates' seconds.
-        case .int(let value) where isDate: append(.double, first: Double(value).bitPattern)
-        case .int(let value): append(.integer, first: UInt64(bitPattern: value))
-        case .double(let value): append(.double, first: value.bitPattern)
-        case .text(let utf8, let isASCII):
-            if isDate, let date = DateText.parse(bytes: utf8) {
-                append(.double, first: date.timeIntervalSinceReferenceDate.bitPattern)
-            } else if isASCII {
-                append(.text, first: Self.word(utf8, from: 0), second: Self.word(utf8, from: 8), length: utf8.count)
-            } else {
-                append(.text, string: String(decoding: utf8, as: UTF8.self), at: position)
-            }
-        case .container:
-            append(.other, string: ValueFormatting.json(records[position].values[field] ?? .null), at: position)
-        }
+    /// The ``orderKey(of:)`` of the value of `field` in each of `records` (or in those at `positions`),
+    /// without keeping the values: what narrows a selection before a column of the records left is read.
+    ///
+    /// - Complexity: O(*n*), allocating nothing per record but for texts beyond ASCII, arrays and objects.
+    static func orderKeys(of records: [StoredRecord], at positions: [Int]?, field: String, isDate: Bool) -> [UInt64] {
+        var slotCache: (layout: RecordLayout, slot: Int?)?
+        guard let positions else { return records.map { orderKey(of: entry(of: $0, field: field, isDate: isDate, slotCache: &slotCache)) } }
+        return positions.map { orderKey(of: entry(of: records[$0], field: field, isDate: isDate, slotCache: &slotCache)) }
     }
 
-    /// A value the record does not hold: null, or the identifier or entity the field names.
-    private mutating func appendMissing(of record: StoredRecord, at position: Int, isDate: Bool) {
+    /// One value as a column keeps it: its kind, words and length, and the canonical composition of a
+    /// text beyond ASCII or of another value's JSON.
+    private struct Entry {
+        var kind: Kind
+        var first: UInt64 = 0
+        var second: UInt64 = 0
+        var length = 0
+        var composed: String?
+    }
+
+    /// The value of `field` in `record`, as `Filter.value(at:in:)` reads it: an `id` or `entity` the
+    /// record does not hold is its identifier or entity.
+    private static func entry(of record: StoredRecord, field: String, isDate: Bool, slotCache: inout (layout: RecordLayout, slot: Int?)?) -> Entry {
+        var found: Entry?
+        let held = record.values.withScalar(named: field, slotCache: &slotCache) { scalar in
+            found = entry(scalar, isDate: isDate) { ValueFormatting.json(record.values[field] ?? .null) }
+        }
+        if held, let found { return found }
         switch field {
-        case "id": append(.int(record.id), at: position, isDate: isDate)
+        case "id": return entry(.int(record.id), isDate: isDate) { String(record.id) }
         case "entity":
             var entity = record.entity
-            entity.withUTF8 { append(.text($0, isASCII: $0.allSatisfy { $0 < 0x80 }), at: position, isDate: isDate) }
-        default: append(.null)
+            return entity.withUTF8 { entry(.text($0, isASCII: $0.allSatisfy { $0 < 0x80 }), isDate: isDate) { "" } }
+        default: return Entry(kind: .null)
         }
     }
 
-    private mutating func append(_ kind: Kind, first: UInt64 = 0, second: UInt64 = 0, length: Int = 0) {
-        kinds.append(kind)
-        firstWords.append(first)
-        secondWords.append(second)
-        lengths.append(length)
-        if !composedStarts.isEmpty { composedStarts.append(-1) }
+    /// How a column keeps `scalar`; `json` is the value's JSON, for arrays and objects.
+    private static func entry(_ scalar: PackedScalar, isDate: Bool, json: () -> String) -> Entry {
+        switch scalar {
+        case .null: return Entry(kind: .null)
+        case .bool(let value): return Entry(kind: .bool, first: value ? 1 : 0)
+        // A date field's number is its seconds, read as a `Double`, like its dates' seconds.
+        case .int(let value) where isDate: return Entry(kind: .double, first: Double(value).bitPattern)
+        case .int(let value): return Entry(kind: .integer, first: UInt64(bitPattern: value))
+        case .double(let value): return Entry(kind: .double, first: value.bitPattern)
+        case .text(let utf8, let isASCII):
+            if isDate, let date = DateText.parse(bytes: utf8) { return Entry(kind: .double, first: date.timeIntervalSinceReferenceDate.bitPattern) }
+            if isASCII { return Entry(kind: .text, first: word(utf8, from: 0), second: word(utf8, from: 8), length: utf8.count) }
+            return composedEntry(.text, String(decoding: utf8, as: UTF8.self))
+        case .container: return composedEntry(.other, json())
+        }
     }
 
-    /// Keeps the canonical composition of `string`, with its words and length.
-    private mutating func append(_ kind: Kind, string: String, at position: Int) {
+    /// The entry of `string`'s canonical composition.
+    private static func composedEntry(_ kind: Kind, _ string: String) -> Entry {
         var composed = string.canonicalComposition
-        composed.withUTF8 { append(kind, first: Self.word($0, from: 0), second: Self.word($0, from: 8), length: $0.count) }
-        if composedStarts.isEmpty { composedStarts = Array(repeating: -1, count: position + 1) }
-        composedStarts[position] = composedBytes.count
-        composedBytes.append(contentsOf: composed.utf8)
+        let (first, second, length) = composed.withUTF8 { (word($0, from: 0), word($0, from: 8), $0.count) }
+        return Entry(kind: kind, first: first, second: second, length: length, composed: composed)
+    }
+
+    private mutating func append(_ entry: Entry, at position: Int) {
+        kinds.append(entry.kind)
+        firstWords.append(entry.first)
+        secondWords.append(entry.second)
+        lengths.append(entry.length)
+        if let composed = entry.composed {
+            if composedStarts.isEmpty { composedStarts = Array(repeating: -1, count: position) }
+            composedStarts.append(composedBytes.count)
+            composedBytes.append(contentsOf: composed.utf8)
+        } else if !composedStarts.isEmpty {
+            composedStarts.append(-1)
+        }
     }
 
     /// Eight bytes of `utf8` from `start`, big-endian, zero-padded: two texts whose words differ are in
@@ -145,6 +168,28 @@ struct SortColumn: Sendable {
             if lengths[a] <= 16, lengths[b] <= 16 { return Self.order(lengths[a], lengths[b]) }
             return withComposedText(at: a) { first in withComposedText(at: b) { second in Self.byteOrder(first, second) } }
         }
+    }
+
+    /// A key of a value that orders values wherever keys differ: a value before another never has a
+    /// greater key, and equal values have equal keys. The top three bits hold the kind's rank; below
+    /// them a number's place among doubles (an integer's nearest double) or a text's first bytes.
+    private static func orderKey(of entry: Entry) -> UInt64 {
+        let bits: UInt64
+        switch entry.kind {
+        case .null: bits = 0
+        case .bool: bits = entry.first << 60
+        case .integer: bits = numberKey(Double(Int64(bitPattern: entry.first)))
+        case .double: bits = numberKey(Double(bitPattern: entry.first))
+        case .text, .other: bits = entry.first
+        }
+        return UInt64(entry.kind.rank) << 61 | bits >> 3
+    }
+
+    /// A double's place among doubles as an unsigned integer: `-0.0` with `0.0`, NaN last.
+    private static func numberKey(_ value: Double) -> UInt64 {
+        if value.isNaN { return .max }
+        let bits = (value == 0 ? 0.0 : value).bitPattern
+        return bits >> 63 == 1 ? ~bits : bits | 1 << 63
     }
 
     /// Two numbers' order, from their kinds and bits: exact, NaN last.

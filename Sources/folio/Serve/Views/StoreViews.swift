@@ -56,7 +56,7 @@ final class StoreViews: RecordSource {
     }
 
     /// Tables of at least this many records whose order is not kept answer a page by selecting it
-    /// (``OrderedRecords/window(of:by:positions:isDate:)``), in time linear in the records, rather than
+    /// (``OrderedRecords/window(of:among:by:positions:isDate:narrowingTo:)``), in time linear in the records, rather than
     /// wait for a sort; the order is made meanwhile on a background thread, for the pages after it.
     let selectionRecordCount: Int
     /// The widest window selected; a wider one (a whole table's CSV) waits for the order.
@@ -98,12 +98,7 @@ final class StoreViews: RecordSource {
             return kept.window(positions, keeping: { keeps[order?[$0] ?? $0] })
         }
         let candidates = keeps.indices.filter { keeps[$0] }
-        // Reading the sort's values of every record costs less than copying most of them out; a few
-        // are copied, and only their values read.
-        if candidates.count >= base.count / 4 {
-            return selectWindow(of: base, among: candidates, entities: entities, keys: keys, positions: positions, isDate: isDate)
-        }
-        return selectWindow(of: candidates.map { base[$0] }, entities: entities, keys: keys, positions: positions, isDate: isDate)
+        return selectWindow(of: base, among: candidates, entities: entities, keys: keys, positions: positions, isDate: isDate)
     }
 
     /// The window of `base` (or of its `candidates`) sorted by `keys`, selected, with the order made
