@@ -42,21 +42,6 @@ struct WindowSelectionTests {
         }
     }
 
-    @Test func orderKeysReadOnEveryCoreAreEachRecordsKey() {
-        let seed = ServeViewsTests.seed()
-        var random = SplitMix64(seed: seed)
-        let count = ParallelRuns.minimumCount * 4 + Int(random.next() % 1_000)
-        let records = (0..<count).map { index in
-            StoredRecord(entity: "E", id: Int64(index + 1), values: ["a": ServeViewsTests.randomValue(&random)])
-        }
-        let positions = records.indices.filter { _ in random.next() % 2 == 0 }
-        let one = { (position: Int) in SortColumn.orderKeys(of: [records[position]], at: nil, field: "a", isDate: false) }
-        #expect(
-            SortColumn.orderKeys(of: records, at: nil, field: "a", isDate: false) == records.indices.flatMap(one), "seed \(seed): every record")
-        #expect(
-            SortColumn.orderKeys(of: records, at: positions, field: "a", isDate: false) == positions.flatMap(one), "seed \(seed): some records")
-    }
-
     @Test func narrowingKeepsTheWindowAndCountsWhatSortsBeforeIt() {
         let seed = ServeViewsTests.seed()
         var random = SplitMix64(seed: seed)

@@ -72,14 +72,9 @@ struct SortColumn: Sendable {
     ///
     /// - Complexity: O(*n*), allocating nothing per record but for texts beyond ASCII, arrays and objects.
     static func orderKeys(of records: [StoredRecord], at positions: [Int]?, field: String, isDate: Bool) -> [UInt64] {
-        let count = positions?.count ?? records.count
-        let keys = { (part: Range<Int>) -> [UInt64] in
-            var slotCache: (layout: RecordLayout, slot: Int?)?
-            return part.map { orderKey(of: entry(of: records[positions?[$0] ?? $0], field: field, isDate: isDate, slotCache: &slotCache)) }
-        }
-        // The records are read on every core, in runs of consecutive positions.
-        let parts = (try? ParallelRuns.runs(count: count, keys)) ?? [keys(0..<count)]
-        return parts.count == 1 ? parts[0] : Array(parts.joined())
+        var slotCache: (layout: RecordLayout, slot: Int?)?
+        guard let positions else { return records.map { orderKey(of: entry(of: $0, field: field, isDate: isDate, slotCache: &slotCache)) } }
+        return positions.map { orderKey(of: entry(of: records[$0], field: field, isDate: isDate, slotCache: &slotCache)) }
     }
 
     /// One value as a column keeps it: its kind, words and length, and the canonical composition of a
