@@ -56,6 +56,37 @@ extension RecordValues {
     }
 }
 
+extension StoredRecord {
+    /// Calls `body` with the index of each of `records` (or of those at `positions`) and its value named
+    /// `name` read in place (see ``PackedScalar``), or nil when the record has no such value.
+    ///
+    /// One call for a column of many records: read here, beside the buffers, no record is copied.
+    ///
+    /// - Complexity: O(*n*) for *n* records, and O(*m*) for each string of *m* bytes.
+    package static func forEachScalar(
+        named name: String, in records: [StoredRecord], at positions: [Int]?, _ body: (Int, PackedScalar?) -> Void
+    ) {
+        var slotCache: (layout: RecordLayout, slot: Int?)?
+        for index in 0..<(positions?.count ?? records.count) {
+            // Each record is reached through the array, never bound to a name: a copy would retain its
+            // buffers.
+            let position = positions?[index] ?? index
+            let slot: Int?
+            if let cached = slotCache, cached.layout === records[position].values.layout {
+                slot = cached.slot
+            } else {
+                slot = records[position].values.layout.slot(of: name)
+                slotCache = (records[position].values.layout, slot)
+            }
+            guard let slot else {
+                body(index, nil)
+                continue
+            }
+            records[position].values.values.withScalar(atSlot: slot) { body(index, $0) }
+        }
+    }
+}
+
 extension PackedReader {
     /// Gives the next value to `body` as a ``PackedScalar``; false, without calling it, if the bytes
     /// are broken or the value does not end where the reader's bytes do.

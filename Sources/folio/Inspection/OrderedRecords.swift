@@ -40,18 +40,21 @@ struct OrderedRecords: RandomAccessCollection, Sendable {
     /// compared, and only their values of the other keys read. If they all hold one value of the first
     /// key, they are selected by the other keys alone.
     ///
-    /// - Parameter limit: how few records end the narrowing, to be compared whole.
+    /// - Parameters:
+    ///   - firstKeys: the first key's ``SortColumn/orderKeys(of:at:field:isDate:)`` of the candidates
+    ///     (or of `base`), when the caller read them already.
+    ///   - limit: how few records end the narrowing, to be compared whole.
     /// - Complexity: O(*n*) for *n* records, then O(*m* + *w* log *w*) comparisons on average for the *m*
     ///   records left and a window of *w* positions (``OrderSelection/sort(_:in:by:)``).
     static func window(
         of base: [StoredRecord], among candidates: [Int]? = nil, by keys: [RecordQuery.SortKey], positions: Range<Int>,
-        isDate: (String) -> Bool, narrowingTo limit: Int = 2_048
+        isDate: (String) -> Bool, firstKeys: [UInt64]? = nil, narrowingTo limit: Int = 2_048
     ) -> [StoredRecord] {
         let count = candidates?.count ?? base.count
         let window = Swift.max(0, Swift.min(positions.lowerBound, count))..<Swift.max(0, Swift.min(positions.upperBound, count))
         guard !window.isEmpty else { return [] }
         guard let first = keys.first else { return window.map { base[candidates?[$0] ?? $0] } }
-        var orderKeys = SortColumn.orderKeys(of: base, at: candidates, field: first.field, isDate: isDate(first.field))
+        var orderKeys = firstKeys ?? SortColumn.orderKeys(of: base, at: candidates, field: first.field, isDate: isDate(first.field))
         if first.descending { orderKeys = orderKeys.map { ~$0 } }
         let (before, left) = OrderSelection.narrow(orderKeys, to: window, limit: limit)
         let inner = (window.lowerBound - before)..<(window.upperBound - before)

@@ -61,9 +61,8 @@ struct SortColumn: Sendable {
         firstWords.reserveCapacity(records.count)
         secondWords.reserveCapacity(records.count)
         lengths.reserveCapacity(records.count)
-        var slotCache: (layout: RecordLayout, slot: Int?)?
-        for (position, record) in records.enumerated() {
-            append(Self.entry(of: record, field: field, isDate: isDate, slotCache: &slotCache), at: position)
+        StoredRecord.forEachScalar(named: field, in: records, at: nil) { position, scalar in
+            append(Self.entry(scalar, of: records, at: position, field: field, isDate: isDate), at: position)
         }
     }
 
@@ -72,9 +71,11 @@ struct SortColumn: Sendable {
     ///
     /// - Complexity: O(*n*), allocating nothing per record but for texts beyond ASCII, arrays and objects.
     static func orderKeys(of records: [StoredRecord], at positions: [Int]?, field: String, isDate: Bool) -> [UInt64] {
-        var slotCache: (layout: RecordLayout, slot: Int?)?
-        guard let positions else { return records.map { orderKey(of: entry(of: $0, field: field, isDate: isDate, slotCache: &slotCache)) } }
-        return positions.map { orderKey(of: entry(of: records[$0], field: field, isDate: isDate, slotCache: &slotCache)) }
+        var keys = [UInt64](repeating: 0, count: positions?.count ?? records.count)
+        StoredRecord.forEachScalar(named: field, in: records, at: positions) { index, scalar in
+            keys[index] = orderKey(of: entry(scalar, of: records, at: positions?[index] ?? index, field: field, isDate: isDate))
+        }
+        return keys
     }
 
     /// One value as a column keeps it: its kind, words and length, and the canonical composition of a
@@ -87,25 +88,23 @@ struct SortColumn: Sendable {
         var composed: String?
     }
 
-    /// The value of `field` in `record`, as `Filter.value(at:in:)` reads it: an `id` or `entity` the
-    /// record does not hold is its identifier or entity.
-    private static func entry(of record: StoredRecord, field: String, isDate: Bool, slotCache: inout (layout: RecordLayout, slot: Int?)?) -> Entry {
-        var found: Entry?
-        let held = record.values.withScalar(named: field, slotCache: &slotCache) { scalar in
-            found = entry(scalar, isDate: isDate) { ValueFormatting.json(record.values[field] ?? .null) }
-        }
-        if held, let found { return found }
+    /// The entry of a value of the record at `position` read in place (see ``PackedScalar``), or, when
+    /// the record has none (nil), of what `Filter.value(at:in:)` reads: the identifier or entity the
+    /// field names, or null. The record is looked up only then, or for an array's or object's JSON.
+    private static func entry(_ scalar: PackedScalar?, of records: [StoredRecord], at position: Int, field: String, isDate: Bool) -> Entry {
+        let record = { records[position] }
+        if let scalar { return entry(scalar, isDate: isDate) ?? composedEntry(.other, ValueFormatting.json(record().values[field] ?? .null)) }
         switch field {
-        case "id": return entry(.int(record.id), isDate: isDate) { String(record.id) }
+        case "id": return entry(.int(record().id), isDate: isDate) ?? Entry(kind: .null)
         case "entity":
-            var entity = record.entity
-            return entity.withUTF8 { entry(.text($0, isASCII: $0.allSatisfy { $0 < 0x80 }), isDate: isDate) { "" } }
+            var entity = record().entity
+            return entity.withUTF8 { entry(.text($0, isASCII: $0.allSatisfy { $0 < 0x80 }), isDate: isDate) } ?? Entry(kind: .null)
         default: return Entry(kind: .null)
         }
     }
 
-    /// How a column keeps `scalar`; `json` is the value's JSON, for arrays and objects.
-    private static func entry(_ scalar: PackedScalar, isDate: Bool, json: () -> String) -> Entry {
+    /// How a column keeps `scalar`; nil for an array or an object, kept by its JSON.
+    private static func entry(_ scalar: PackedScalar, isDate: Bool) -> Entry? {
         switch scalar {
         case .null: return Entry(kind: .null)
         case .bool(let value): return Entry(kind: .bool, first: value ? 1 : 0)
@@ -117,7 +116,7 @@ struct SortColumn: Sendable {
             if isDate, let date = DateText.parse(bytes: utf8) { return Entry(kind: .double, first: date.timeIntervalSinceReferenceDate.bitPattern) }
             if isASCII { return Entry(kind: .text, first: word(utf8, from: 0), second: word(utf8, from: 8), length: utf8.count) }
             return composedEntry(.text, String(decoding: utf8, as: UTF8.self))
-        case .container: return composedEntry(.other, json())
+        case .container: return nil
         }
     }
 

@@ -91,23 +91,34 @@ final class StoreViews: RecordSource {
         // The filters run over the records in identifier order, the order they lie in memory, not in a
         // sort's order, which would visit them at random, and on every core, each part with a test of
         // its own: then only the window's records are read.
-        let parts = try? ParallelRuns.runs(count: base.count) { part in base[part].map(makeMatcher()) }
-        let keeps = parts.map { Array($0.joined()) } ?? base.map(makeMatcher())
+        // Without a kept order, each part also reads the first sort key of the records it keeps, for the
+        // selection, while they are in the cache.
+        let keyRead = kept == nil ? keys.first : nil
+        let candidatesIn = { (part: Range<Int>) -> (positions: [Int], keys: [UInt64]) in
+            let matches = makeMatcher()
+            let positions = part.filter { matches(base[$0]) }
+            guard let key = keyRead else { return (positions, []) }
+            return (positions, SortColumn.orderKeys(of: base, at: positions, field: key.field, isDate: isDate(key.field)))
+        }
+        let parts = (try? ParallelRuns.runs(count: base.count, candidatesIn)) ?? [candidatesIn(base.indices)]
+        let candidates = Array(parts.map(\.positions).joined())
         if let kept = kept ?? (keys.isEmpty ? OrderedRecords(base: base, order: nil) : nil) {
+            var keeps = [Bool](repeating: false, count: base.count)
+            for position in candidates { keeps[position] = true }
             let order = kept.order
             return kept.window(positions, keeping: { keeps[order?[$0] ?? $0] })
         }
-        let candidates = keeps.indices.filter { keeps[$0] }
-        return selectWindow(of: base, among: candidates, entities: entities, keys: keys, positions: positions, isDate: isDate)
+        let firstKeys = keyRead.map { _ in Array(parts.map(\.keys).joined()) }
+        return selectWindow(of: base, among: candidates, firstKeys: firstKeys, entities: entities, keys: keys, positions: positions, isDate: isDate)
     }
 
     /// The window of `base` (or of its `candidates`) sorted by `keys`, selected, with the order made
     /// afterwards on the background queue; and how many records were sorted.
     private func selectWindow(
-        of base: [StoredRecord], among candidates: [Int]? = nil, entities: [String], keys: [RecordQuery.SortKey], positions: Range<Int>,
-        isDate: @escaping (String) -> Bool
+        of base: [StoredRecord], among candidates: [Int]? = nil, firstKeys: [UInt64]? = nil, entities: [String], keys: [RecordQuery.SortKey],
+        positions: Range<Int>, isDate: @escaping (String) -> Bool
     ) -> (records: [StoredRecord], count: Int) {
-        let window = OrderedRecords.window(of: base, among: candidates, by: keys, positions: positions, isDate: isDate)
+        let window = OrderedRecords.window(of: base, among: candidates, by: keys, positions: positions, isDate: isDate, firstKeys: firstKeys)
         // After the selection, so that the sort does not compete with it for the cores.
         makeInBackground(entities: entities, keys: keys, dateFields: Set(keys.map(\.field).filter(isDate)))
         return (window, candidates?.count ?? base.count)
