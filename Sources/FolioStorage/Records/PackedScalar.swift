@@ -38,21 +38,36 @@ extension RecordValues {
     /// Calls `body` with the value named `name` read in place (see ``PackedScalar``); false, without
     /// calling it, when the record has no such value.
     ///
-    /// - Parameter slotCache: the layout and slot last looked up, kept by a caller reading many records:
-    ///   records of one entity share a few layouts, so most reads skip the search for `name`.
+    /// - Parameter slotCache: the slot last looked up, kept by a caller reading many records.
     package func withScalar(
-        named name: String, slotCache: inout (layout: RecordLayout, slot: Int?)?, _ body: (PackedScalar) -> Void
+        named name: String, slotCache: inout SlotCache, _ body: (PackedScalar) -> Void
     ) -> Bool {
-        let slot: Int?
-        if let cached = slotCache, cached.layout === layout {
-            slot = cached.slot
-        } else {
-            slot = layout.slot(of: name)
-            slotCache = (layout, slot)
-        }
-        guard let slot else { return false }
+        guard let slot = slotCache.slot(of: name, in: layout) else { return false }
         values.withScalar(atSlot: slot, body)
         return true
+    }
+}
+
+/// The slot of one name in the layout a reader of many records saw last: records of one entity share a
+/// few layouts, so most reads skip the search for the name.
+///
+/// Layouts are told apart by identity, and the layout of the record read is not retained: a reference
+/// count that every thread reading a column changes at every record would make the cores wait on one
+/// another.
+package struct SlotCache {
+    /// The layout last seen, kept alive so that its identifier names no other layout.
+    private var layout: RecordLayout?
+    private var identifier: ObjectIdentifier?
+    private var slot: Int?
+
+    /// A cache that has seen no layout.
+    package init() {}
+
+    /// The slot of `name` in `layout`, or nil if it has none.
+    package mutating func slot(of name: String, in layout: RecordLayout) -> Int? {
+        if identifier == ObjectIdentifier(layout) { return slot }
+        (self.layout, identifier, slot) = (layout, ObjectIdentifier(layout), layout.slot(of: name))
+        return slot
     }
 }
 
@@ -66,19 +81,12 @@ extension StoredRecord {
     package static func forEachScalar(
         named name: String, in records: [StoredRecord], at positions: [Int]?, _ body: (Int, PackedScalar?) -> Void
     ) {
-        var slotCache: (layout: RecordLayout, slot: Int?)?
+        var slotCache = SlotCache()
         for index in 0..<(positions?.count ?? records.count) {
             // Each record is reached through the array, never bound to a name: a copy would retain its
             // buffers.
             let position = positions?[index] ?? index
-            let slot: Int?
-            if let cached = slotCache, cached.layout === records[position].values.layout {
-                slot = cached.slot
-            } else {
-                slot = records[position].values.layout.slot(of: name)
-                slotCache = (records[position].values.layout, slot)
-            }
-            guard let slot else {
+            guard let slot = slotCache.slot(of: name, in: records[position].values.layout) else {
                 body(index, nil)
                 continue
             }

@@ -23,7 +23,7 @@ extension Filter {
         case .comparison(let path, let op, let literal):
             let comparison = PreparedComparison(path: path, op: op, literal: literal, dateField: path.count == 1 && isDate(path[0]))
             // Records of one entity share a few layouts: most skip the search for the field's slot.
-            var slotCache: (layout: RecordLayout, slot: Int?)?
+            var slotCache = SlotCache()
             return { comparison.matches($0, slotCache: &slotCache) }
         }
     }
@@ -52,7 +52,7 @@ private struct PreparedComparison: Sendable {
         asciiNeedle = op == .contains && !bytes.isEmpty && bytes.allSatisfy(Self.isPrintableASCII) ? bytes.map(Self.lowercased) : nil
     }
 
-    func matches(_ record: StoredRecord, slotCache: inout (layout: RecordLayout, slot: Int?)?) -> Bool {
+    func matches(_ record: StoredRecord, slotCache: inout SlotCache) -> Bool {
         var decided: Bool?
         if path.count == 1 {
             _ = record.values.withScalar(named: path[0], slotCache: &slotCache) { scalar in decided = inPlace(scalar) }

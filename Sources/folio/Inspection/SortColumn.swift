@@ -224,7 +224,7 @@ struct SortColumn: Sendable {
             return composedBytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<(start + lengths[p])])) }
         }
         let record = records[p]
-        var slotCache: (layout: RecordLayout, slot: Int?)?
+        var slotCache = SlotCache()
         var result: R?
         let held = record.values.withScalar(named: field, slotCache: &slotCache) { scalar in
             guard case .text(let utf8, _) = scalar else { return }

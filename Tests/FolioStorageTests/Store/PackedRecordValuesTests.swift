@@ -256,7 +256,7 @@ struct PackedRecordValuesTests {
         #expect(Self.scalarValue(record.values, slot: sampleValues.count) == .null)
         #expect(Self.scalarValue(record.values, slot: -1) == .null)
         // By name, with the slot of the last layout kept: a record of another layout looks again.
-        var cache: (layout: RecordLayout, slot: Int?)?
+        var cache = SlotCache()
         var seen: [JSONValue] = []
         for values in [RecordValues(["a": .int(1), "b": .string("x")]), RecordValues(["b": .bool(true)]), RecordValues(["c": .null])] {
             let held = values.withScalar(named: "b", slotCache: &cache) { scalar in
