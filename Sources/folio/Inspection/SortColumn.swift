@@ -6,7 +6,7 @@ import FolioStorage
 /// that a sort compares them without a `String`.
 ///
 /// A value is read from the record's packed bytes in place
-/// (``RecordValues/withScalar(named:slotCache:_:)``): integers stay `Int64`, other numbers and dates
+/// (``StoredRecord/forEachScalar(named:in:at:_:)``): integers stay `Int64`, other numbers and dates
 /// become a `Double`; a text keeps the first 16 bytes of its canonical composition as two big-endian
 /// words, and its length, which decide almost every comparison. Two ASCII texts those leave tied are
 /// read again from their records: ASCII text is its own composition. Only the compositions of texts
