@@ -50,8 +50,7 @@ struct OrderedRecords: RandomAccessCollection, Sendable {
         of base: [StoredRecord], among candidates: [Int]? = nil, by keys: [RecordQuery.SortKey], positions: Range<Int>,
         isDate: (String) -> Bool, firstKeys: [UInt64]? = nil, narrowingTo limit: Int = 2_048
     ) -> [StoredRecord] {
-        let count = candidates?.count ?? base.count
-        let window = Swift.max(0, Swift.min(positions.lowerBound, count))..<Swift.max(0, Swift.min(positions.upperBound, count))
+        let window = positions.clamped(to: 0..<(candidates?.count ?? base.count))
         guard !window.isEmpty else { return [] }
         guard let first = keys.first else { return window.map { base[candidates?[$0] ?? $0] } }
         var orderKeys = firstKeys ?? SortColumn.orderKeys(of: base, at: candidates, field: first.field, isDate: isDate(first.field))

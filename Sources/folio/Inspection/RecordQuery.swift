@@ -27,15 +27,10 @@ extension RecordSource {
 }
 
 extension OrderedRecords {
-    /// `positions` within the collection's bounds.
-    func clamped(_ positions: Range<Int>) -> Range<Int> {
-        Swift.max(0, Swift.min(positions.lowerBound, count))..<Swift.max(0, Swift.min(positions.upperBound, count))
-    }
-
     /// The records at `positions` among those a test `makeMatcher` makes keeps (all of them when it is
     /// nil), in order, and how many it keeps in all.
     func window(_ positions: Range<Int>, matching makeMatcher: (() -> (StoredRecord) -> Bool)?) -> (records: [StoredRecord], count: Int) {
-        guard let matches = makeMatcher?() else { return (Array(self[clamped(positions)]), count) }
+        guard let matches = makeMatcher?() else { return (Array(self[positions.clamped(to: indices)]), count) }
         return window(positions, keeping: { matches(self[$0]) })
     }
 

@@ -90,9 +90,8 @@ final class StoreViews: RecordSource {
         }
         // The filters run over the records in identifier order, the order they lie in memory, not in a
         // sort's order, which would visit them at random, and on every core, each part with a test of
-        // its own: then only the window's records are read.
-        // Without a kept order, each part also reads the first sort key of the records it keeps, for the
-        // selection, while they are in the cache.
+        // its own. Without a kept order, each part also reads the first sort key of the records it
+        // keeps, for the selection, while they are in the cache.
         let keyRead = kept == nil ? keys.first : nil
         let candidatesIn = { (part: Range<Int>) -> (positions: [Int], keys: [UInt64]) in
             let matches = makeMatcher()
